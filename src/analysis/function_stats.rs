@@ -1,0 +1,1 @@
+//! Per-function statistics across processes.

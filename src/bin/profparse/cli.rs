@@ -1,0 +1,67 @@
+//! The argument definitions (clap derive). `///` comments are the help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands;
+
+/// Where did the time go? Reports from AMReX bl_prof databases, Omni libtlog
+/// traces and timer trees.
+///
+/// Exit codes: 0 success; 1 damaged data, failed checks, or warnings with
+/// --strict; 2 usage errors or input that cannot be read at all.
+#[derive(Parser, Debug)]
+#[command(name = "profparse", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command understands.
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Treat warnings (damaged or suspicious data) as errors: exit code 1.
+    #[arg(long, global = true)]
+    pub strict: bool,
+    /// Do not print warnings or progress on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Say more on stderr (blocks and bytes read); repeat for more.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Worker threads (default: one per core). Output is the same for any value.
+    #[arg(short = 'j', long = "jobs", global = true, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// What a bl_prof database holds: parts, versions, processes, files,
+    /// blocks, records, time span, functions, regions, host names.
+    Info(commands::info::InfoArgs),
+    /// Function summary across processes (amrprofparser's default / -ws report).
+    Summary(commands::summary::SummaryArgs),
+    /// Omni libtlog trace files.
+    Tlog(commands::tlog::TlogArgs),
+    /// Timer trees: print and merge serialized trees.
+    Tree(commands::tree::TreeArgs),
+}
+
+/// The bl_prof database directory argument, shared by the bl_prof commands.
+#[derive(Args, Debug, Clone)]
+pub struct DatabaseArg {
+    /// The bl_prof database directory (the `bl_prof` folder a run wrote).
+    #[arg(value_name = "DB")]
+    pub db: PathBuf,
+}
+
+/// `-o FILE`, shared by every command that writes a report.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArg {
+    /// Write the report to FILE instead of standard output (`-` = stdout).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}

@@ -1,0 +1,7 @@
+//! One module per command: each turns its arguments into library options,
+//! calls the library, and hands the result to a renderer.
+
+pub mod info;
+pub mod summary;
+pub mod tlog;
+pub mod tree;

@@ -1,0 +1,101 @@
+//! Run-wide state of one invocation: how to show warnings, and the exit code.
+
+use std::cell::Cell;
+use std::process::ExitCode;
+
+use profparse::{Error, Warning};
+
+use crate::cli::GlobalArgs;
+
+/// Exit codes scripts can rely on (docs/ERRORS.md).
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_DATA: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+pub struct Context {
+    pub strict: bool,
+    pub quiet: bool,
+    pub verbose: u8,
+    warnings: Cell<usize>,
+}
+
+impl Context {
+    pub fn new(args: &GlobalArgs) -> Self {
+        Context {
+            strict: args.strict,
+            quiet: args.quiet,
+            verbose: args.verbose,
+            warnings: Cell::new(0),
+        }
+    }
+
+    /// Prints one warning (unless `-q`) and counts it for `--strict`.
+    pub fn warn(&self, w: &Warning) {
+        self.warnings.set(self.warnings.get() + 1);
+        if !self.quiet {
+            eprintln!("warning: {w}");
+        }
+    }
+
+    pub fn warn_all<'a>(&self, ws: impl IntoIterator<Item = &'a Warning>) {
+        for w in ws {
+            self.warn(w);
+        }
+    }
+
+    /// Verbose-only information on stderr.
+    pub fn info(&self, level: u8, msg: impl AsRef<str>) {
+        if self.verbose >= level {
+            eprintln!("{}", msg.as_ref());
+        }
+    }
+
+    /// Turns a command's result into the process exit code, printing errors.
+    pub fn exit_code(&self, result: anyhow::Result<ExitCode>) -> ExitCode {
+        match result {
+            Ok(code) => {
+                if self.strict && self.warnings.get() > 0 {
+                    eprintln!("error: {}", Error::Strict { count: self.warnings.get() });
+                    ExitCode::from(EXIT_DATA)
+                } else {
+                    code
+                }
+            }
+            Err(e) => {
+                if is_broken_pipe(&e) {
+                    // `profparse … | head` is not an error.
+                    return ExitCode::from(EXIT_OK);
+                }
+                eprint!("error: {e}");
+                for cause in e.chain().skip(1) {
+                    eprint!(": {cause}");
+                }
+                eprintln!();
+                ExitCode::from(exit_code_of(&e))
+            }
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn exit_code_of(e: &anyhow::Error) -> u8 {
+    for cause in e.chain() {
+        if let Some(err) = cause.downcast_ref::<Error>() {
+            return if err.is_unreadable_input() {
+                EXIT_USAGE
+            } else {
+                EXIT_DATA
+            };
+        }
+        if cause.downcast_ref::<crate::output::UsageError>().is_some() {
+            return EXIT_USAGE;
+        }
+    }
+    EXIT_DATA
+}

@@ -1,0 +1,30 @@
+//! The `profparse` command line: parses arguments once, then hands off to one
+//! command module. All the work lives in the library.
+
+mod cli;
+mod commands;
+mod context;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::context::Context;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ctx = Context::new(&cli.global);
+    if let Some(n) = cli.global.jobs {
+        // Only fails when a global pool exists already, which it cannot here.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+    }
+    let result = match &cli.command {
+        Command::Info(args) => commands::info::run(args, &ctx),
+        Command::Summary(args) => commands::summary::run(args, &ctx),
+        Command::Tlog(args) => commands::tlog::run(args, &ctx),
+        Command::Tree(args) => commands::tree::run(args, &ctx),
+    };
+    ctx.exit_code(result)
+}

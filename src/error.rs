@@ -1,0 +1,131 @@
+//! The library's error and warning types.
+//!
+//! Every error says *where* (file, line or byte offset) and *what*. Warnings are
+//! collected instead of printed so that the binary decides how to show them and
+//! whether `--strict` turns them into errors.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where in the input something was found.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Location {
+    /// A whole file or directory.
+    File { path: PathBuf },
+    /// A 1-based line of a text file.
+    Line { path: PathBuf, line: usize },
+    /// A byte offset in a binary file.
+    Offset { path: PathBuf, offset: u64 },
+}
+
+impl Location {
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Location::File { path: path.into() }
+    }
+    pub fn line(path: impl Into<PathBuf>, line: usize) -> Self {
+        Location::Line {
+            path: path.into(),
+            line,
+        }
+    }
+    pub fn offset(path: impl Into<PathBuf>, offset: u64) -> Self {
+        Location::Offset {
+            path: path.into(),
+            offset,
+        }
+    }
+    pub fn path(&self) -> &Path {
+        match self {
+            Location::File { path } | Location::Line { path, .. } | Location::Offset { path, .. } => {
+                path
+            }
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::File { path } => write!(f, "{}", path.display()),
+            Location::Line { path, line } => write!(f, "{}:{line}", path.display()),
+            Location::Offset { path, offset } => {
+                write!(f, "{}: byte offset {offset}", path.display())
+            }
+        }
+    }
+}
+
+/// What went wrong, and where.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file or directory could not be opened or read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The input is not what it claims to be (not a database, not a header, …).
+    #[error("{location}: {message}")]
+    Invalid { location: Location, message: String },
+    /// A requested process, region or item does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// `--strict` was given and warnings were issued.
+    #[error("{count} warning(s) and --strict was given")]
+    Strict { count: usize },
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+    pub fn invalid(location: Location, message: impl Into<String>) -> Self {
+        Error::Invalid {
+            location,
+            message: message.into(),
+        }
+    }
+    /// True when the input could not be read at all (missing file, not a
+    /// database), as opposed to data that was read and found damaged.
+    pub fn is_unreadable_input(&self) -> bool {
+        matches!(self, Error::Io { .. } | Error::NotFound(_))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Something suspicious that did not stop the work.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Warning {
+    pub location: Location,
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(location: Location, message: impl Into<String>) -> Self {
+        Warning {
+            location,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+impl From<Warning> for Error {
+    fn from(w: Warning) -> Self {
+        Error::Invalid {
+            location: w.location,
+            message: w.message,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! AMReX bl_prof databases.

@@ -1,0 +1,3 @@
+//! On-disk formats: one module per format, readers only.
+
+pub mod blprof;

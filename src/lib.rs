@@ -1,0 +1,19 @@
+//! profparse: performance data of parallel runs turned into answers.
+//!
+//! Readers for AMReX `bl_prof` databases, Omni libtlog trace files and
+//! serialized timer trees; format-neutral models; analyses (merging across
+//! processes, region filters); and one renderer per output format.
+//!
+//! Layers: [`formats`] (bytes → records, nothing about printing) →
+//! [`model`] → [`analysis`] → [`report`]. The `profparse` binary only wires them.
+
+pub mod analysis;
+pub mod error;
+pub mod formats;
+pub mod model;
+pub mod report;
+pub mod source;
+pub mod timer_tree;
+pub mod tlog;
+
+pub use error::{Error, Location, Result, Warning};

@@ -1,0 +1,275 @@
+//! The call-path tree shared by every nesting report (bl_prof `calltree`,
+//! tlog `tree`, timer-tree `merge`).
+//!
+//! A node is a *name at a position in the nesting*: the same name under the
+//! same parent path is one node whose metrics accumulate; the same name under
+//! another parent is another node. This is the timer-tree idea:
+//!
+//! ```text
+//! main ─┬─ Step ── Leaf      (Leaf called from Step)
+//!       └─ Exchange ── Leaf  (another node: Leaf called from Exchange)
+//! ```
+//!
+//! The tree is generic over its per-node metrics `M` so that one process's
+//! tree ([`Metrics`]) and a merge across processes (any spread type) share
+//! the same shape code.
+
+use std::collections::HashMap;
+
+/// Index of a node in a [`CallTree`]. The root is always `NodeId(0)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+/// Calls, inclusive and exclusive seconds of one node (one process or a sum).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct Metrics {
+    pub calls: u64,
+    pub inclusive: f64,
+    pub exclusive: f64,
+}
+
+impl Metrics {
+    pub fn add(&mut self, other: &Metrics) {
+        self.calls += other.calls;
+        self.inclusive += other.inclusive;
+        self.exclusive += other.exclusive;
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Node<M> {
+    name: u32,
+    parent: Option<NodeId>,
+    children: Vec<NodeId>,
+    pub metrics: M,
+}
+
+impl<M> Node<M> {
+    pub fn parent(&self) -> Option<NodeId> {
+        self.parent
+    }
+    /// Children in creation order (first use first).
+    pub fn children(&self) -> &[NodeId] {
+        &self.children
+    }
+}
+
+/// A tree of named nodes under an unnamed root.
+#[derive(Debug, Clone)]
+pub struct CallTree<M = Metrics> {
+    nodes: Vec<Node<M>>,
+    names: Vec<String>,
+    name_ids: HashMap<String, u32>,
+    child_index: HashMap<(NodeId, u32), NodeId>,
+}
+
+impl<M: Default> Default for CallTree<M> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<M: Default> CallTree<M> {
+    pub fn new() -> Self {
+        CallTree {
+            nodes: vec![Node {
+                name: u32::MAX,
+                parent: None,
+                children: Vec::new(),
+                metrics: M::default(),
+            }],
+            names: Vec::new(),
+            name_ids: HashMap::new(),
+            child_index: HashMap::new(),
+        }
+    }
+
+    /// The child of `parent` called `name`, created (last among its siblings)
+    /// on first use.
+    pub fn child(&mut self, parent: NodeId, name: &str) -> NodeId {
+        let name_id = self.intern(name);
+        if let Some(&id) = self.child_index.get(&(parent, name_id)) {
+            return id;
+        }
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            name: name_id,
+            parent: Some(parent),
+            children: Vec::new(),
+            metrics: M::default(),
+        });
+        self.nodes[parent.0 as usize].children.push(id);
+        self.child_index.insert((parent, name_id), id);
+        id
+    }
+
+    /// The node at `path` below the root, created as needed.
+    pub fn node_at_path<S: AsRef<str>>(&mut self, path: &[S]) -> NodeId {
+        let mut id = self.root();
+        for name in path {
+            id = self.child(id, name.as_ref());
+        }
+        id
+    }
+
+    /// Unifies `other` into `self` by path, combining metrics with `combine`.
+    pub fn merge_with<N>(&mut self, other: &CallTree<N>, mut combine: impl FnMut(&mut M, &N)) {
+        let mut stack = vec![(other.root(), self.root())];
+        while let Some((from, to)) = stack.pop() {
+            combine(&mut self.nodes[to.0 as usize].metrics, &other.node(from).metrics);
+            for &c in other.node(from).children().iter().rev() {
+                let target = self.child(to, other.name(c));
+                stack.push((c, target));
+            }
+        }
+    }
+
+    /// A tree of the same shape with metrics mapped by `f`.
+    pub fn map<N>(&self, mut f: impl FnMut(NodeId, &M) -> N) -> CallTree<N> {
+        CallTree {
+            nodes: self
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Node {
+                    name: n.name,
+                    parent: n.parent,
+                    children: n.children.clone(),
+                    metrics: f(NodeId(i as u32), &n.metrics),
+                })
+                .collect(),
+            names: self.names.clone(),
+            name_ids: self.name_ids.clone(),
+            child_index: self.child_index.clone(),
+        }
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.name_ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.name_ids.insert(name.to_owned(), id);
+        id
+    }
+}
+
+impl<M> CallTree<M> {
+    pub fn root(&self) -> NodeId {
+        NodeId(0)
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node<M> {
+        &self.nodes[id.0 as usize]
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node<M> {
+        &mut self.nodes[id.0 as usize]
+    }
+
+    /// Number of nodes, root excluded.
+    pub fn len(&self) -> usize {
+        self.nodes.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The node's name; the root's name is empty.
+    pub fn name(&self, id: NodeId) -> &str {
+        let n = self.node(id).name;
+        if n == u32::MAX {
+            ""
+        } else {
+            &self.names[n as usize]
+        }
+    }
+
+    /// Names from the first level below the root down to `id`.
+    pub fn path(&self, id: NodeId) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            if c == self.root() {
+                break;
+            }
+            out.push(self.name(c));
+            cur = self.node(c).parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// Depth below the root (children of the root have depth 0).
+    pub fn depth(&self, id: NodeId) -> usize {
+        self.path(id).len().saturating_sub(1)
+    }
+
+    /// All nodes but the root in pre-order (parents before children,
+    /// siblings in creation order), with their depth (0 = child of root).
+    pub fn preorder(&self) -> Vec<(NodeId, usize)> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut stack: Vec<(NodeId, usize)> = self
+            .node(self.root())
+            .children
+            .iter()
+            .rev()
+            .map(|&c| (c, 0))
+            .collect();
+        while let Some((id, depth)) = stack.pop() {
+            out.push((id, depth));
+            for &c in self.node(id).children.iter().rev() {
+                stack.push((c, depth + 1));
+            }
+        }
+        out
+    }
+
+    /// Reorders every node's children with `cmp` (reports sort by time or name).
+    pub fn sort_children_by(&mut self, mut cmp: impl FnMut(&Self, NodeId, NodeId) -> std::cmp::Ordering) {
+        for i in 0..self.nodes.len() {
+            let mut ch = std::mem::take(&mut self.nodes[i].children);
+            ch.sort_by(|&a, &b| cmp(self, a, b));
+            self.nodes[i].children = ch;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_name_same_parent_is_one_node() {
+        let mut t: CallTree = CallTree::new();
+        let main = t.child(t.root(), "main");
+        let a = t.child(main, "Leaf");
+        let step = t.child(main, "Step");
+        let b = t.child(step, "Leaf");
+        assert_ne!(a, b);
+        assert_eq!(t.child(main, "Leaf"), a);
+        assert_eq!(t.path(b), vec!["main", "Step", "Leaf"]);
+        assert_eq!(t.len(), 4);
+        let order: Vec<&str> = t.preorder().iter().map(|&(id, _)| t.name(id)).collect();
+        assert_eq!(order, vec!["main", "Leaf", "Step", "Leaf"]);
+        assert_eq!(t.depth(b), 2);
+    }
+
+    #[test]
+    fn merge_unifies_by_path() {
+        let mut a: CallTree = CallTree::new();
+        let x = a.node_at_path(&["main", "x"]);
+        a.node_mut(x).metrics.calls = 2;
+        let mut b: CallTree = CallTree::new();
+        let y = b.node_at_path(&["main", "y"]);
+        b.node_mut(y).metrics.calls = 1;
+        let x2 = b.node_at_path(&["main", "x"]);
+        b.node_mut(x2).metrics.calls = 3;
+        a.merge_with(&b, |m, n| m.add(n));
+        let x = a.node_at_path(&["main", "x"]);
+        assert_eq!(a.node(x).metrics.calls, 5);
+        assert_eq!(a.len(), 3);
+    }
+}

@@ -1,0 +1,3 @@
+//! Format-neutral data models shared by the readers and the reports.
+
+pub mod calltree;

@@ -1,0 +1,1 @@
+//! Number formatting in one place.

@@ -1,0 +1,1 @@
+//! Timer trees (placeholder: being built for issue 6).

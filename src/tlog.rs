@@ -1,0 +1,1 @@
+//! tlog trace files (placeholder: being built for issue 5).
