@@ -37,9 +37,9 @@ impl Location {
     }
     pub fn path(&self) -> &Path {
         match self {
-            Location::File { path } | Location::Line { path, .. } | Location::Offset { path, .. } => {
-                path
-            }
+            Location::File { path }
+            | Location::Line { path, .. }
+            | Location::Offset { path, .. } => path,
         }
     }
 }

@@ -116,7 +116,10 @@ impl<M: Default> CallTree<M> {
     pub fn merge_with<N>(&mut self, other: &CallTree<N>, mut combine: impl FnMut(&mut M, &N)) {
         let mut stack = vec![(other.root(), self.root())];
         while let Some((from, to)) = stack.pop() {
-            combine(&mut self.nodes[to.0 as usize].metrics, &other.node(from).metrics);
+            combine(
+                &mut self.nodes[to.0 as usize].metrics,
+                &other.node(from).metrics,
+            );
             for &c in other.node(from).children().iter().rev() {
                 let target = self.child(to, other.name(c));
                 stack.push((c, target));
@@ -228,7 +231,10 @@ impl<M> CallTree<M> {
     }
 
     /// Reorders every node's children with `cmp` (reports sort by time or name).
-    pub fn sort_children_by(&mut self, mut cmp: impl FnMut(&Self, NodeId, NodeId) -> std::cmp::Ordering) {
+    pub fn sort_children_by(
+        &mut self,
+        mut cmp: impl FnMut(&Self, NodeId, NodeId) -> std::cmp::Ordering,
+    ) {
         for i in 0..self.nodes.len() {
             let mut ch = std::mem::take(&mut self.nodes[i].children);
             ch.sort_by(|&a, &b| cmp(self, a, b));

@@ -55,7 +55,12 @@ impl Context {
         match result {
             Ok(code) => {
                 if self.strict && self.warnings.get() > 0 {
-                    eprintln!("error: {}", Error::Strict { count: self.warnings.get() });
+                    eprintln!(
+                        "error: {}",
+                        Error::Strict {
+                            count: self.warnings.get()
+                        }
+                    );
                     ExitCode::from(EXIT_DATA)
                 } else {
                     code

@@ -18,7 +18,9 @@ fn main() -> ExitCode {
     let ctx = Context::new(&cli.global);
     if let Some(n) = cli.global.jobs {
         // Only fails when a global pool exists already, which it cannot here.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
     }
     let result = match &cli.command {
         Command::Info(args) => commands::info::run(args, &ctx),

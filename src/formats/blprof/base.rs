@@ -1,0 +1,496 @@
+//! The base profile: `bl_prof_H` and the `bl_prof_D_*` blocks (one per
+//! process: i64 call counts, then exclusive seconds, in `phFName` order).
+
+use std::path::{Path, PathBuf};
+
+use super::files::{Part, file_number};
+use super::header::HeaderLine;
+use super::headerfile::{LineWarnings, non_negative, proc_number, visit_lines};
+use crate::error::{Error, Location, Result, Warning};
+use crate::source::InputFile;
+
+/// Where one process's base block lives.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BaseBlockRef {
+    pub proc: usize,
+    pub datafile: String,
+    pub seekpos: u64,
+    /// Line of the `BLProfProc` line in `bl_prof_H`.
+    pub line: usize,
+}
+
+/// The parsed `bl_prof_H`.
+#[derive(Debug, Clone, Default)]
+pub struct BaseHeader {
+    pub path: PathBuf,
+    pub version: Option<i64>,
+    pub nprocs: Option<u64>,
+    pub nout_files: Option<i64>,
+    /// Function names as written (quotes removed, spaces kept), in file order.
+    pub functions: Vec<String>,
+    /// One block per process, sorted by process; duplicates dropped.
+    pub blocks: Vec<BaseBlockRef>,
+    pub calc_end_time: Option<f64>,
+}
+
+impl BaseHeader {
+    /// Parses the text of a `bl_prof_H`. Fails only when nothing in it is a
+    /// base-profile line; everything else damaged becomes a warning.
+    pub fn parse(text: &str, path: &Path, warnings: &mut Vec<Warning>) -> Result<Self> {
+        let mut h = BaseHeader {
+            path: path.to_path_buf(),
+            ..Default::default()
+        };
+        let mut warn = LineWarnings::new(path, warnings);
+        let mut relevant = 0usize;
+        let mut pending: Vec<(i64, &str, i64, usize)> = Vec::new();
+        visit_lines(text, &mut warn, |n, line, warn| {
+            relevant += 1;
+            match line {
+                HeaderLine::BlProfVersion(v) => h.version = Some(v),
+                HeaderLine::NProcs(p) => match non_negative(p, "NProcs") {
+                    Ok(p) => h.nprocs = Some(p),
+                    Err(m) => warn.line(n, m),
+                },
+                HeaderLine::NOutFiles(f) => h.nout_files = Some(f),
+                HeaderLine::PhFName(name) => h.functions.push(name.to_owned()),
+                HeaderLine::BlProfProc {
+                    proc,
+                    datafile,
+                    seekpos,
+                } => pending.push((proc, datafile, seekpos, n)),
+                HeaderLine::CalcEndTime(t) => h.calc_end_time = Some(t),
+                other => {
+                    relevant -= 1;
+                    warn.line(
+                        n,
+                        format!(
+                            "{} line does not belong in bl_prof_H; ignored",
+                            line_kind(&other)
+                        ),
+                    );
+                }
+            }
+        });
+        if relevant == 0 {
+            warn.finish();
+            return Err(Error::invalid(
+                Location::file(path),
+                "not a bl_prof base header: no BLProfVersion, NProcs, phFName or BLProfProc line",
+            ));
+        }
+        for (proc, datafile, seekpos, n) in pending {
+            let checked = proc_number(proc, h.nprocs).and_then(|proc| {
+                let seekpos = non_negative(seekpos, "seekpos")?;
+                if file_number(datafile, Part::Base.data_prefix()).is_none() {
+                    return Err(format!(
+                        "data file name {datafile:?} is not bl_prof_D_<digits>"
+                    ));
+                }
+                Ok(BaseBlockRef {
+                    proc,
+                    datafile: datafile.to_owned(),
+                    seekpos,
+                    line: n,
+                })
+            });
+            match checked {
+                Ok(b) => h.blocks.push(b),
+                Err(m) => warn.line(n, format!("{m}; block ignored")),
+            }
+        }
+        // Stable sort keeps file order among duplicates, so the first wins.
+        h.blocks.sort_by_key(|b| b.proc);
+        let mut deduped: Vec<BaseBlockRef> = Vec::with_capacity(h.blocks.len());
+        for b in h.blocks.drain(..) {
+            match deduped.last() {
+                Some(prev) if prev.proc == b.proc => warn.line(
+                    b.line,
+                    format!(
+                        "second BLProfProc line for process {} (first at line {}); ignored",
+                        b.proc, prev.line
+                    ),
+                ),
+                _ => deduped.push(b),
+            }
+        }
+        h.blocks = deduped;
+        if h.nprocs.is_none() {
+            warn.file("no NProcs line; the number of processes is taken from the BLProfProc lines");
+        }
+        if h.calc_end_time.is_none() {
+            warn.file("no calcEndTime line: run time and coverage are unknown");
+        }
+        warn.finish();
+        Ok(h)
+    }
+
+    /// The number of processes: NProcs, or one more than the highest block.
+    pub fn nprocs(&self) -> u64 {
+        self.nprocs
+            .unwrap_or_else(|| self.blocks.last().map_or(0, |b| b.proc as u64 + 1))
+    }
+
+    /// Processes in `0..nprocs` that have no block line.
+    pub fn procs_without_block(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut next = self.blocks.iter().map(|b| b.proc as u64).peekable();
+        (0..self.nprocs()).filter(move |&p| {
+            while next.peek().is_some_and(|&q| q < p) {
+                next.next();
+            }
+            next.peek() != Some(&p)
+        })
+    }
+}
+
+/// A short name of a line kind for messages.
+pub(crate) fn line_kind(line: &HeaderLine<'_>) -> &'static str {
+    match line {
+        HeaderLine::BlProfVersion(_) => "BLProfVersion",
+        HeaderLine::NProcs(_) => "NProcs",
+        HeaderLine::NOutFiles(_) => "NOutFiles",
+        HeaderLine::PhFName(_) => "phFName",
+        HeaderLine::BlProfProc { .. } => "BLProfProc",
+        HeaderLine::CalcEndTime(_) => "calcEndTime",
+        HeaderLine::CallStatsVersion(_) => "CallStatsProfVersion",
+        HeaderLine::RegionName { .. } => "RegionName",
+        HeaderLine::HeaderFile(_) => "HeaderFile",
+        HeaderLine::CallStatsProc { .. } => "CallStatsProc",
+        HeaderLine::FName { .. } => "fName",
+        HeaderLine::TimeMinMax { .. } => "timeMinMax",
+        HeaderLine::CommProfVersion(_) => "CommProfVersion",
+        HeaderLine::CommStatsSize(_) => "CommStatsSize",
+        HeaderLine::FinestLevel(_) => "FinestLevel",
+        HeaderLine::MaxLevel(_) => "MaxLevel",
+        HeaderLine::RefRatio { .. } => "RefRatio",
+        HeaderLine::ProbDomain { .. } => "ProbDomain",
+        HeaderLine::CommProfProc { .. } => "CommProfProc",
+        HeaderLine::BNum { .. } => "bNum",
+        HeaderLine::NTagIndexed { .. } | HeaderLine::NTagNamed { .. } => "nTag",
+        HeaderLine::Red { .. } => "red",
+        HeaderLine::TimerTime(_) => "timerTime",
+        HeaderLine::NameTagNames(_) => "nameTagNames",
+        HeaderLine::TagRange { .. } => "tagRange",
+        HeaderLine::TagWraps(_) => "tagWraps",
+        HeaderLine::FilterInclude { .. }
+        | HeaderLine::FilterExclude { .. }
+        | HeaderLine::FilterPlaceholder { .. }
+        | HeaderLine::IncludeAll
+        | HeaderLine::IncludeNone => "region filter",
+        HeaderLine::Comment => "comment",
+    }
+}
+
+/// Width of the writer's `Real`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RealWidth {
+    F64,
+    F32,
+}
+
+impl RealWidth {
+    pub fn bytes(self) -> u64 {
+        match self {
+            RealWidth::F64 => 8,
+            RealWidth::F32 => 4,
+        }
+    }
+
+    /// Decodes one native-endian (little-endian on every AMReX platform) Real.
+    #[inline]
+    pub fn read(self, b: &[u8]) -> f64 {
+        match self {
+            RealWidth::F64 => f64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])),
+            RealWidth::F32 => f32::from_le_bytes(b[..4].try_into().unwrap_or([0; 4])) as f64,
+        }
+    }
+}
+
+/// One process's base block, decoded on access from the mapped bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct BaseBlock<'a> {
+    counts: &'a [u8],
+    times: &'a [u8],
+    real: RealWidth,
+}
+
+impl<'a> BaseBlock<'a> {
+    /// Views `bytes` (exactly `nfuncs · (8 + real)` long) as a base block.
+    pub fn new(bytes: &'a [u8], nfuncs: usize, real: RealWidth) -> Option<Self> {
+        let (counts, times) = bytes.split_at_checked(nfuncs.checked_mul(8)?)?;
+        (times.len() as u64 == nfuncs as u64 * real.bytes()).then_some(BaseBlock {
+            counts,
+            times,
+            real,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.len() / 8
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// Calls started of function `i`.
+    #[inline]
+    pub fn ncalls(&self, i: usize) -> i64 {
+        self.counts
+            .get(i * 8..i * 8 + 8)
+            .map_or(0, |b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+    }
+
+    /// Exclusive seconds of function `i`.
+    #[inline]
+    pub fn time(&self, i: usize) -> f64 {
+        let w = self.real.bytes() as usize;
+        self.times
+            .get(i * w..i * w + w)
+            .map_or(0.0, |b| self.real.read(b))
+    }
+}
+
+/// Decides the Real width of one base data file from its size: every block
+/// in it is `nfuncs · (8 + R)` bytes (BLPROF_FORMAT.md §5.6).
+pub fn detect_real_width(file_len: u64, blocks_in_file: u64, nfuncs: u64) -> Option<RealWidth> {
+    [RealWidth::F64, RealWidth::F32].into_iter().find(|r| {
+        blocks_in_file
+            .checked_mul(nfuncs)
+            .and_then(|x| x.checked_mul(8 + r.bytes()))
+            == Some(file_len)
+    })
+}
+
+/// Reads one process's block from its data file, bounds-checked.
+pub fn read_block<'f>(
+    file: &'f InputFile,
+    block: &BaseBlockRef,
+    nfuncs: usize,
+    real: RealWidth,
+) -> Result<BaseBlock<'f>> {
+    let size = (nfuncs as u64)
+        .checked_mul(8 + real.bytes())
+        .ok_or_else(|| Error::invalid(Location::file(file.path()), "block size overflows"))?;
+    let bytes = file.range(block.seekpos, size).map_err(|_| {
+        Error::invalid(
+            Location::offset(file.path(), block.seekpos),
+            format!(
+                "base block of process {} ({} functions, {size} bytes) at byte offset {} runs past the end of the file ({} bytes)",
+                block.proc,
+                nfuncs,
+                block.seekpos,
+                file.len()
+            ),
+        )
+    })?;
+    BaseBlock::new(bytes, nfuncs, real).ok_or_else(|| {
+        Error::invalid(
+            Location::offset(file.path(), block.seekpos),
+            "inconsistent base block size",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "BLProfVersion 1\nNProcs  2\nNOutFiles  1\nphFName \"a()\"\nphFName \"b c\"\n\
+BLProfProc 0 datafile bl_prof_D_00000 seekpos 0\nBLProfProc 1 datafile bl_prof_D_00000 seekpos 32\ncalcEndTime 1.5\n";
+
+    #[test]
+    fn parses_a_base_header() {
+        let mut w = Vec::new();
+        let h = BaseHeader::parse(HEADER, Path::new("bl_prof_H"), &mut w).unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(h.version, Some(1));
+        assert_eq!(h.nprocs(), 2);
+        assert_eq!(h.functions, vec!["a()", "b c"]);
+        assert_eq!(h.blocks.len(), 2);
+        assert_eq!(h.blocks[1].seekpos, 32);
+        assert_eq!(h.calc_end_time, Some(1.5));
+        assert_eq!(h.procs_without_block().count(), 0);
+    }
+
+    #[test]
+    fn bad_block_lines_are_warnings() {
+        let text = HEADER.replace(
+            "BLProfProc 1 datafile bl_prof_D_00000 seekpos 32",
+            "BLProfProc 7 datafile bl_prof_D_00000 seekpos 32",
+        ) + "BLProfProc 0 datafile ../etc/passwd seekpos 0\nBLProfProc 0 datafile bl_prof_D_00000 seekpos -5\n";
+        let mut w = Vec::new();
+        let h = BaseHeader::parse(&text, Path::new("bl_prof_H"), &mut w).unwrap();
+        assert_eq!(h.blocks.len(), 1);
+        assert_eq!(h.procs_without_block().collect::<Vec<_>>(), vec![1]);
+        let msgs: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+        assert!(
+            msgs.iter()
+                .any(|m| m.contains("bl_prof_H:7") && m.contains("not below NProcs")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.contains("bl_prof_H:9") && m.contains("../etc/passwd")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.contains("bl_prof_H:10") && m.contains("negative")),
+            "{msgs:?}"
+        );
+    }
+
+    #[test]
+    fn not_a_header_is_an_error() {
+        let mut w = Vec::new();
+        let e = BaseHeader::parse("hello\nworld\n", Path::new("bl_prof_H"), &mut w).unwrap_err();
+        assert!(e.to_string().contains("not a bl_prof base header"));
+    }
+
+    #[test]
+    fn real_width_from_file_size() {
+        assert_eq!(detect_real_width(2 * 22 * 16, 2, 22), Some(RealWidth::F64));
+        assert_eq!(detect_real_width(2 * 22 * 12, 2, 22), Some(RealWidth::F32));
+        assert_eq!(detect_real_width(100, 2, 22), None);
+        assert_eq!(detect_real_width(0, u64::MAX, u64::MAX), None);
+    }
+
+    #[test]
+    fn block_decoding() {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&3i64.to_le_bytes());
+        bytes.extend_from_slice(&5i64.to_le_bytes());
+        bytes.extend_from_slice(&0.25f64.to_le_bytes());
+        bytes.extend_from_slice(&1.5f64.to_le_bytes());
+        let b = BaseBlock::new(&bytes, 2, RealWidth::F64).unwrap();
+        assert_eq!((b.ncalls(1), b.time(0), b.time(1)), (5, 0.25, 1.5));
+        assert!(BaseBlock::new(&bytes, 3, RealWidth::F64).is_none());
+        let f = InputFile::from_bytes("bl_prof_D_00000", bytes);
+        let r = BaseBlockRef {
+            proc: 0,
+            datafile: "bl_prof_D_00000".into(),
+            seekpos: 8,
+            line: 1,
+        };
+        let e = read_block(&f, &r, 2, RealWidth::F64)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("byte offset 8") && e.contains("runs past the end"),
+            "{e}"
+        );
+    }
+}
+
+/// The base blocks of every process whose block could be read, ready for
+/// statistics. Damaged processes are left out with a warning each.
+pub struct BaseProfile<'h> {
+    pub header: &'h BaseHeader,
+    blocks: Vec<LoadedBlock>,
+}
+
+struct LoadedBlock {
+    proc: usize,
+    file: std::sync::Arc<InputFile>,
+    offset: u64,
+    real: RealWidth,
+}
+
+impl<'h> BaseProfile<'h> {
+    /// Opens the data files named by `header` through `open` and checks every
+    /// block against its file's length before anything is read.
+    pub fn load(
+        header: &'h BaseHeader,
+        mut open: impl FnMut(&str) -> Result<std::sync::Arc<InputFile>>,
+        warnings: &mut Vec<Warning>,
+    ) -> Self {
+        let nfuncs = header.functions.len();
+        let mut by_file: std::collections::BTreeMap<&str, Vec<&BaseBlockRef>> = Default::default();
+        for b in &header.blocks {
+            by_file.entry(b.datafile.as_str()).or_default().push(b);
+        }
+        let mut blocks = Vec::with_capacity(header.blocks.len());
+        for (name, refs) in by_file {
+            let file = match open(name) {
+                Ok(f) => f,
+                Err(e) => {
+                    let procs: Vec<String> = refs.iter().map(|b| b.proc.to_string()).collect();
+                    warnings.push(Warning::new(
+                        Location::file(header.path.with_file_name(name)),
+                        format!(
+                            "cannot read base data ({e}); processes {} left out",
+                            procs.join(", ")
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let real = detect_real_width(file.len(), refs.len() as u64, nfuncs as u64).unwrap_or_else(|| {
+                warnings.push(Warning::new(
+                    Location::file(file.path()),
+                    format!(
+                        "file size {} is not {} blocks of {nfuncs} functions (f64 or f32); reading as f64",
+                        file.len(),
+                        refs.len()
+                    ),
+                ));
+                RealWidth::F64
+            });
+            for b in refs {
+                match read_block(&file, b, nfuncs, real) {
+                    Ok(_) => blocks.push(LoadedBlock {
+                        proc: b.proc,
+                        file: file.clone(),
+                        offset: b.seekpos,
+                        real,
+                    }),
+                    Err(e) => warnings.push(Warning::new(
+                        match e {
+                            Error::Invalid { ref location, .. } => location.clone(),
+                            _ => Location::file(file.path()),
+                        },
+                        format!("process {} left out: {}", b.proc, error_message(&e)),
+                    )),
+                }
+            }
+        }
+        blocks.sort_by_key(|b| b.proc);
+        BaseProfile { header, blocks }
+    }
+
+    pub fn nfuncs(&self) -> usize {
+        self.header.functions.len()
+    }
+
+    /// Number of processes with a readable block.
+    pub fn len(&self) -> usize {
+        self.blocks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// Process number and block of the `i`-th readable process (ascending).
+    pub fn block(&self, i: usize) -> (usize, BaseBlock<'_>) {
+        let b = &self.blocks[i];
+        let size = self.nfuncs() as u64 * (8 + b.real.bytes());
+        // Checked in `load`; an empty block cannot occur for a valid range.
+        let bytes = b.file.range(b.offset, size).unwrap_or_default();
+        let block = BaseBlock::new(bytes, self.nfuncs(), b.real).unwrap_or(BaseBlock {
+            counts: &[],
+            times: &[],
+            real: b.real,
+        });
+        (b.proc, block)
+    }
+}
+
+fn error_message(e: &Error) -> String {
+    match e {
+        Error::Invalid { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,314 @@
+//! Call-trace headers: `bl_call_stats_H` (regions, per-file header list) and
+//! the `bl_call_stats_H_nnnnn` stanzas (one per process per trace write).
+
+use std::path::{Path, PathBuf};
+
+use super::base::line_kind;
+use super::files::{Part, file_number};
+use super::header::HeaderLine;
+use super::headerfile::{LineWarnings, non_negative, proc_number, visit_lines};
+use crate::error::{Error, Location, Result, Warning};
+
+/// A region as named in `bl_call_stats_H` (rank 0's numbering).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RegionName {
+    pub name: String,
+    pub number: i64,
+}
+
+/// The parsed `bl_call_stats_H`.
+#[derive(Debug, Clone, Default)]
+pub struct CallStatsHeader {
+    pub path: PathBuf,
+    pub version: Option<i64>,
+    pub nprocs: Option<u64>,
+    pub nout_files: Option<i64>,
+    pub regions: Vec<RegionName>,
+    /// Per-file header names, deduplicated, in order of appearance.
+    pub header_files: Vec<String>,
+}
+
+impl CallStatsHeader {
+    pub fn parse(text: &str, path: &Path, warnings: &mut Vec<Warning>) -> Result<Self> {
+        let mut h = CallStatsHeader {
+            path: path.to_path_buf(),
+            ..Default::default()
+        };
+        let mut warn = LineWarnings::new(path, warnings);
+        let mut relevant = 0usize;
+        visit_lines(text, &mut warn, |n, line, warn| {
+            relevant += 1;
+            match line {
+                HeaderLine::CallStatsVersion(v) => h.version = Some(v),
+                HeaderLine::NProcs(p) => match non_negative(p, "NProcs") {
+                    Ok(p) => h.nprocs = Some(p),
+                    Err(m) => warn.line(n, m),
+                },
+                HeaderLine::NOutFiles(f) => h.nout_files = Some(f),
+                HeaderLine::RegionName { name, number } => h.regions.push(RegionName {
+                    name: name.to_owned(),
+                    number,
+                }),
+                HeaderLine::HeaderFile(f) => {
+                    push_header_file(&mut h.header_files, f, Part::Trace, n, warn)
+                }
+                other => {
+                    relevant -= 1;
+                    warn.line(
+                        n,
+                        format!(
+                            "{} line does not belong in bl_call_stats_H; ignored",
+                            line_kind(&other)
+                        ),
+                    );
+                }
+            }
+        });
+        warn.finish();
+        if relevant == 0 {
+            return Err(Error::invalid(
+                Location::file(path),
+                "not a bl_prof call-stats header: no recognised line",
+            ));
+        }
+        Ok(h)
+    }
+}
+
+/// Adds a `HeaderFile` name after checking it names a per-file header of
+/// `part` (no directories: a header must not send us outside the database).
+pub(crate) fn push_header_file(
+    list: &mut Vec<String>,
+    name: &str,
+    part: Part,
+    line: usize,
+    warn: &mut LineWarnings<'_>,
+) {
+    let prefix = part.file_header_prefix().unwrap_or_default();
+    if file_number(name, prefix).is_none() {
+        warn.line(
+            line,
+            format!("HeaderFile {name:?} is not {prefix}<digits>; ignored"),
+        );
+    } else if !list.iter().any(|f| f == name) {
+        list.push(name.to_owned());
+    }
+}
+
+/// One trace block: `nrss` region records then `ntrace` call records
+/// (the first a sentinel) at `seekpos` of `datafile`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TraceBlockRef {
+    pub proc: usize,
+    pub nrss: u64,
+    pub ntrace: u64,
+    pub datafile: String,
+    pub seekpos: u64,
+    /// Cumulative min and max call *start* time on this process so far
+    /// (BLPROF_REAL_DATA.md §7); `None` when absent or `… -1` (never started).
+    pub time_min_max: Option<(f64, f64)>,
+    /// The per-file header and the line of its `CallStatsProc`.
+    pub header: PathBuf,
+    pub line: usize,
+}
+
+/// Function names of one process: rank-local number → name, as the union of
+/// all its stanzas (each stanza repeats the names known so far).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FunctionTable {
+    /// `(local number, name)`, sorted by number, numbers unique.
+    pub entries: Vec<(i64, String)>,
+}
+
+impl FunctionTable {
+    pub fn name(&self, number: i64) -> Option<&str> {
+        self.entries
+            .binary_search_by_key(&number, |(n, _)| *n)
+            .ok()
+            .map(|i| self.entries[i].1.as_str())
+    }
+
+    /// Adds `name` with `number`; a different name for a known number is a
+    /// conflict that the caller reports.
+    fn insert(&mut self, number: i64, name: &str) -> std::result::Result<(), String> {
+        match self.entries.binary_search_by_key(&number, |(n, _)| *n) {
+            Ok(i) if self.entries[i].1 == name => Ok(()),
+            Ok(i) => Err(format!(
+                "function number {number} is {name:?} here but {:?} in an earlier stanza of this process",
+                self.entries[i].1
+            )),
+            Err(i) => {
+                self.entries.insert(i, (number, name.to_owned()));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Everything one `bl_call_stats_H_nnnnn` file says.
+#[derive(Debug, Clone, Default)]
+pub struct CallStatsFile {
+    pub path: PathBuf,
+    /// Blocks in file order.
+    pub blocks: Vec<TraceBlockRef>,
+    /// Function tables of the processes in this file: `(proc, table)`.
+    pub functions: Vec<(usize, FunctionTable)>,
+}
+
+impl CallStatsFile {
+    pub fn parse(
+        text: &str,
+        path: &Path,
+        nprocs: Option<u64>,
+        warnings: &mut Vec<Warning>,
+    ) -> Self {
+        let mut f = CallStatsFile {
+            path: path.to_path_buf(),
+            ..Default::default()
+        };
+        let mut warn = LineWarnings::new(path, warnings);
+        // Index into `f.functions` of the process of the current stanza, and
+        // whether the current block is valid (lines after a rejected
+        // CallStatsProc belong to nothing).
+        let mut current: Option<usize> = None;
+        let mut block_open = false;
+        let mut table_of_proc: std::collections::HashMap<usize, usize> =
+            std::collections::HashMap::new();
+        visit_lines(text, &mut warn, |n, line, warn| match line {
+            HeaderLine::CallStatsProc {
+                proc,
+                nrss,
+                ntrace,
+                datafile,
+                seekpos,
+            } => {
+                block_open = false;
+                current = None;
+                let checked = proc_number(proc, nprocs).and_then(|proc| {
+                    let nrss = non_negative(nrss, "nRSS")?;
+                    let ntrace = non_negative(ntrace, "nTraceStats")?;
+                    let seekpos = non_negative(seekpos, "seekpos")?;
+                    if file_number(datafile, Part::Trace.data_prefix()).is_none() {
+                        return Err(format!(
+                            "data file name {datafile:?} is not bl_call_stats_D_<digits>"
+                        ));
+                    }
+                    Ok(TraceBlockRef {
+                        proc,
+                        nrss,
+                        ntrace,
+                        datafile: datafile.to_owned(),
+                        seekpos,
+                        time_min_max: None,
+                        header: path.to_path_buf(),
+                        line: n,
+                    })
+                });
+                match checked {
+                    Ok(b) => {
+                        let idx = *table_of_proc.entry(b.proc).or_insert_with(|| {
+                            f.functions.push((b.proc, FunctionTable::default()));
+                            f.functions.len() - 1
+                        });
+                        current = Some(idx);
+                        block_open = true;
+                        f.blocks.push(b);
+                    }
+                    Err(m) => warn.line(n, format!("{m}; block ignored")),
+                }
+            }
+            HeaderLine::FName { name, number } => match current {
+                Some(i) => {
+                    if number < 0 {
+                        warn.line(n, format!("negative function number {number}; ignored"));
+                    } else if let Err(m) = f.functions[i].1.insert(number, name) {
+                        warn.line(n, m);
+                    }
+                }
+                None => warn.line(n, "fName line outside a CallStatsProc stanza; ignored"),
+            },
+            HeaderLine::TimeMinMax { min, max } => match (block_open, f.blocks.last_mut()) {
+                (true, Some(b)) => {
+                    // `1.797…e+308 -1` means the process never started a timer.
+                    b.time_min_max =
+                        (min.is_finite() && max >= 0.0 && min <= max).then_some((min, max));
+                }
+                _ => warn.line(n, "timeMinMax line outside a CallStatsProc stanza; ignored"),
+            },
+            other => warn.line(
+                n,
+                format!(
+                    "{} line does not belong in a call-stats file header; ignored",
+                    line_kind(&other)
+                ),
+            ),
+        });
+        warn.finish();
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn global_header() {
+        let text = "CallStatsProfVersion  1\nNProcs  4\nNOutFiles  4\nRegionName \"R::Comm\" 4\n\
+RegionName \"__NoRegion__\" 0\nHeaderFile bl_call_stats_H_00000\nHeaderFile bl_call_stats_H_00001\n\
+HeaderFile bl_call_stats_H_00000\nHeaderFile ../x\n";
+        let mut w = Vec::new();
+        let h = CallStatsHeader::parse(text, Path::new("bl_call_stats_H"), &mut w).unwrap();
+        assert_eq!(h.version, Some(1));
+        assert_eq!(h.nprocs, Some(4));
+        assert_eq!(h.regions.len(), 2);
+        assert_eq!(
+            h.header_files,
+            vec!["bl_call_stats_H_00000", "bl_call_stats_H_00001"]
+        );
+        assert_eq!(w.len(), 1);
+        assert!(w[0].to_string().contains(":9"));
+    }
+
+    #[test]
+    fn stanzas_with_flushes() {
+        let text = "CallStatsProc 0 nRSS 25 nTraceStats 104  datafile  bl_call_stats_D_00000  seekpos  0\n\
+fName \"main()\" 2\nfName \"a\" 0\ntimeMinMax  0.5 1.5\n\
+CallStatsProc 1 nRSS 25 nTraceStats 112  datafile  bl_call_stats_D_00000  seekpos  4560\n\
+fName \"b\" 0\ntimeMinMax  1.797693134862316e+308 -1\n\
+CallStatsProc 0 nRSS 20 nTraceStats 89  datafile  bl_call_stats_D_00000  seekpos  9440\n\
+fName \"main()\" 2\nfName \"a\" 0\nfName \"late\" 3\ntimeMinMax  0.5 2.5\n";
+        let mut w = Vec::new();
+        let f = CallStatsFile::parse(text, Path::new("bl_call_stats_H_00000"), Some(2), &mut w);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(f.blocks.len(), 3);
+        assert_eq!(f.blocks[2].seekpos, 9440);
+        assert_eq!(f.blocks[0].time_min_max, Some((0.5, 1.5)));
+        assert_eq!(f.blocks[1].time_min_max, None);
+        let t0 = &f.functions.iter().find(|(p, _)| *p == 0).unwrap().1;
+        assert_eq!(t0.entries.len(), 3);
+        assert_eq!(t0.name(3), Some("late"));
+        assert_eq!(t0.name(1), None);
+    }
+
+    #[test]
+    fn conflicts_and_orphans_are_warnings() {
+        let text = "fName \"x\" 1\nCallStatsProc 0 nRSS 1 nTraceStats 1  datafile  bl_call_stats_D_00000  seekpos  0\n\
+fName \"a\" 0\nfName \"b\" 0\nCallStatsProc 0 nRSS -1 nTraceStats 1  datafile  bl_call_stats_D_00000  seekpos  0\n\
+timeMinMax 0.1 0.2\n";
+        let mut w = Vec::new();
+        let f = CallStatsFile::parse(text, Path::new("h"), None, &mut w);
+        assert_eq!(f.blocks.len(), 1);
+        let m: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+        assert!(m[0].starts_with("h:1:"), "{m:?}");
+        assert!(
+            m[1].starts_with("h:4:") && m[1].contains("earlier stanza"),
+            "{m:?}"
+        );
+        assert!(
+            m[2].starts_with("h:5:") && m[2].contains("nRSS is negative"),
+            "{m:?}"
+        );
+        assert!(m[3].starts_with("h:6:"), "{m:?}");
+    }
+}

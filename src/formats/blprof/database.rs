@@ -1,0 +1,464 @@
+//! A bl_prof directory: which parts exist, their headers, and lazily the
+//! per-file headers and memory-mapped data files.
+//!
+//! Opening reads only the three global headers. Per-file headers of the
+//! trace and comm parts are parsed on first use (in parallel over files), and
+//! data files are mapped on first use, so `summary` never touches trace or
+//! comm data.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
+
+use super::base::{BaseHeader, BaseProfile};
+use super::callstats::{CallStatsFile, CallStatsHeader, FunctionTable, TraceBlockRef};
+use super::comm::{CommBlockRef, CommFile, CommHeader};
+use super::files::{Part, file_number};
+use super::headerfile::read_text;
+use crate::error::{Error, Location, Result, Warning};
+use crate::source::InputFile;
+
+/// One process's trace blocks (in write order) and function names.
+#[derive(Debug, Clone)]
+pub struct ProcTrace {
+    pub proc: usize,
+    pub blocks: Vec<TraceBlockRef>,
+    pub functions: FunctionTable,
+}
+
+/// All per-file call-stats headers, grouped by process.
+#[derive(Debug, Default)]
+pub struct TraceIndex {
+    /// Sorted by process.
+    pub procs: Vec<ProcTrace>,
+    pub warnings: Vec<Warning>,
+}
+
+/// One process's comm blocks (in write order) and name-tag names.
+#[derive(Debug, Clone)]
+pub struct ProcComm {
+    pub proc: usize,
+    pub blocks: Vec<CommBlockRef>,
+    pub name_tag_names: Vec<String>,
+}
+
+/// All per-file comm headers, grouped by process.
+#[derive(Debug, Default)]
+pub struct CommIndex {
+    /// Sorted by process.
+    pub procs: Vec<ProcComm>,
+    pub warnings: Vec<Warning>,
+}
+
+/// An opened bl_prof database directory.
+pub struct Database {
+    dir: PathBuf,
+    pub base: Option<BaseHeader>,
+    pub call_stats: Option<CallStatsHeader>,
+    pub comm: Option<CommHeader>,
+    trace_files: Vec<PathBuf>,
+    comm_files: Vec<PathBuf>,
+    warnings: Vec<Warning>,
+    trace: OnceLock<TraceIndex>,
+    comm_index: OnceLock<CommIndex>,
+    data_files: Mutex<HashMap<String, Arc<InputFile>>>,
+}
+
+impl Database {
+    /// Opens `dir`: finds which parts exist and parses their global headers.
+    /// Fails when `dir` is not a directory or holds no part at all; a
+    /// damaged or missing single part is a warning.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
+        let dir = dir.as_ref();
+        let meta = std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
+        if !meta.is_dir() {
+            return Err(Error::NotFound(format!(
+                "{}: not a directory (give the bl_prof database directory)",
+                dir.display()
+            )));
+        }
+        let listing = list_dir(dir)?;
+        let mut warnings = Vec::new();
+
+        let base = open_global(dir, Part::Base, &listing, &mut warnings, BaseHeader::parse)?;
+        let call_stats = open_global(
+            dir,
+            Part::Trace,
+            &listing,
+            &mut warnings,
+            CallStatsHeader::parse,
+        )?;
+        let comm = open_global(dir, Part::Comm, &listing, &mut warnings, CommHeader::parse)?;
+
+        let trace_files = per_file_headers(
+            dir,
+            Part::Trace,
+            call_stats.as_ref().map(|h| h.header_files.as_slice()),
+            &listing,
+            &mut warnings,
+        );
+        let comm_files = per_file_headers(
+            dir,
+            Part::Comm,
+            comm.as_ref().map(|h| h.header_files.as_slice()),
+            &listing,
+            &mut warnings,
+        );
+        if base.is_none()
+            && call_stats.is_none()
+            && comm.is_none()
+            && trace_files.is_empty()
+            && comm_files.is_empty()
+        {
+            return Err(Error::NotFound(format!(
+                "{}: not a bl_prof database (none of bl_prof_H, bl_call_stats_H, bl_comm_prof_H found)",
+                dir.display()
+            )));
+        }
+        check_nprocs(&base, &call_stats, &comm, &mut warnings);
+        Ok(Database {
+            dir: dir.to_path_buf(),
+            base,
+            call_stats,
+            comm,
+            trace_files,
+            comm_files,
+            warnings,
+            trace: OnceLock::new(),
+            comm_index: OnceLock::new(),
+            data_files: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Warnings from opening (global headers, discovery).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// Which parts the database has.
+    pub fn parts(&self) -> Vec<Part> {
+        let mut v = Vec::new();
+        if self.base.is_some() {
+            v.push(Part::Base);
+        }
+        if self.call_stats.is_some() || !self.trace_files.is_empty() {
+            v.push(Part::Trace);
+        }
+        if self.comm.is_some() || !self.comm_files.is_empty() {
+            v.push(Part::Comm);
+        }
+        v
+    }
+
+    /// Number of processes, from the first header that states it.
+    pub fn nprocs(&self) -> Option<u64> {
+        self.base
+            .as_ref()
+            .and_then(|b| b.nprocs)
+            .or_else(|| self.call_stats.as_ref().and_then(|h| h.nprocs))
+            .or_else(|| self.comm.as_ref().and_then(|h| h.nprocs))
+    }
+
+    /// Per-file header paths of the trace part.
+    pub fn trace_header_files(&self) -> &[PathBuf] {
+        &self.trace_files
+    }
+
+    pub fn comm_header_files(&self) -> &[PathBuf] {
+        &self.comm_files
+    }
+
+    /// The base profile's blocks, loaded (mapped and bounds-checked).
+    pub fn base_profile(&self, warnings: &mut Vec<Warning>) -> Result<BaseProfile<'_>> {
+        let header = self.base.as_ref().ok_or_else(|| {
+            Error::NotFound(format!(
+                "{}: the database has no base profile (bl_prof_H)",
+                self.dir.display()
+            ))
+        })?;
+        Ok(BaseProfile::load(
+            header,
+            |name| self.data_file(name),
+            warnings,
+        ))
+    }
+
+    /// All call-stats stanzas, parsed on first use.
+    pub fn trace_index(&self) -> &TraceIndex {
+        self.trace.get_or_init(|| {
+            let nprocs = self
+                .call_stats
+                .as_ref()
+                .and_then(|h| h.nprocs)
+                .or(self.nprocs());
+            let parsed: Vec<(Result<CallStatsFile>, Vec<Warning>)> = self
+                .trace_files
+                .par_iter()
+                .map(|path| {
+                    let mut w = Vec::new();
+                    let r = read_text(path, &mut w)
+                        .map(|t| CallStatsFile::parse(&t, path, nprocs, &mut w));
+                    (r, w)
+                })
+                .collect();
+            let mut index = TraceIndex::default();
+            let mut by_proc: HashMap<usize, (PathBuf, ProcTrace)> = HashMap::new();
+            for (r, w) in parsed {
+                index.warnings.extend(w);
+                let file = match r {
+                    Ok(f) => f,
+                    Err(e) => {
+                        index
+                            .warnings
+                            .push(as_warning(e, "per-file header skipped"));
+                        continue;
+                    }
+                };
+                let mut tables: HashMap<usize, FunctionTable> =
+                    file.functions.into_iter().collect();
+                for b in file.blocks {
+                    let proc = b.proc;
+                    match by_proc.get_mut(&proc) {
+                        Some((path, _)) if *path != file.path => index.warnings.push(Warning::new(
+                            Location::line(&file.path, b.line),
+                            format!(
+                                "process {proc} already has blocks in {}; block ignored",
+                                path.display()
+                            ),
+                        )),
+                        Some((_, pt)) => pt.blocks.push(b),
+                        None => {
+                            let functions = tables.remove(&proc).unwrap_or_default();
+                            by_proc.insert(
+                                proc,
+                                (
+                                    file.path.clone(),
+                                    ProcTrace {
+                                        proc,
+                                        blocks: vec![b],
+                                        functions,
+                                    },
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            index.procs = by_proc.into_values().map(|(_, p)| p).collect();
+            index.procs.sort_by_key(|p| p.proc);
+            index
+        })
+    }
+
+    /// All comm stanzas, parsed on first use.
+    pub fn comm_index(&self) -> &CommIndex {
+        self.comm_index.get_or_init(|| {
+            let nprocs = self.comm.as_ref().and_then(|h| h.nprocs).or(self.nprocs());
+            let parsed: Vec<(Result<CommFile>, Vec<Warning>)> = self
+                .comm_files
+                .par_iter()
+                .map(|path| {
+                    let mut w = Vec::new();
+                    let r =
+                        read_text(path, &mut w).map(|t| CommFile::parse(&t, path, nprocs, &mut w));
+                    (r, w)
+                })
+                .collect();
+            let mut index = CommIndex::default();
+            let mut by_proc: HashMap<usize, (PathBuf, ProcComm)> = HashMap::new();
+            for (r, w) in parsed {
+                index.warnings.extend(w);
+                let file = match r {
+                    Ok(f) => f,
+                    Err(e) => {
+                        index
+                            .warnings
+                            .push(as_warning(e, "per-file header skipped"));
+                        continue;
+                    }
+                };
+                let mut names: HashMap<usize, Vec<String>> =
+                    file.name_tag_names.into_iter().collect();
+                for b in file.blocks {
+                    let proc = b.proc;
+                    match by_proc.get_mut(&proc) {
+                        Some((path, _)) if *path != file.path => index.warnings.push(Warning::new(
+                            Location::line(&file.path, b.line),
+                            format!(
+                                "process {proc} already has blocks in {}; block ignored",
+                                path.display()
+                            ),
+                        )),
+                        Some((_, pc)) => pc.blocks.push(b),
+                        None => {
+                            let name_tag_names = names.remove(&proc).unwrap_or_default();
+                            by_proc.insert(
+                                proc,
+                                (
+                                    file.path.clone(),
+                                    ProcComm {
+                                        proc,
+                                        blocks: vec![b],
+                                        name_tag_names,
+                                    },
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            index.procs = by_proc.into_values().map(|(_, p)| p).collect();
+            index.procs.sort_by_key(|p| p.proc);
+            index
+        })
+    }
+
+    /// A data file of this database, mapped on first use and shared after.
+    /// `name` must be a bare file name (headers are validated for that).
+    pub fn data_file(&self, name: &str) -> Result<Arc<InputFile>> {
+        if name.contains('/') || name.contains('\\') || name == ".." {
+            return Err(Error::invalid(
+                Location::file(self.dir.join(name)),
+                "data file names must not contain a directory",
+            ));
+        }
+        let mut files = self.data_files.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = files.get(name) {
+            return Ok(f.clone());
+        }
+        let f = Arc::new(InputFile::open(self.dir.join(name))?);
+        files.insert(name.to_owned(), f.clone());
+        Ok(f)
+    }
+}
+
+fn as_warning(e: Error, what: &str) -> Warning {
+    match e {
+        Error::Invalid { location, message } => {
+            Warning::new(location, format!("{message}; {what}"))
+        }
+        Error::Io { path, source } => {
+            Warning::new(Location::file(path), format!("{source}; {what}"))
+        }
+        other => Warning::new(Location::file(""), format!("{other}; {what}")),
+    }
+}
+
+fn list_dir(dir: &Path) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        if let Some(n) = entry.file_name().to_str() {
+            names.push(n.to_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Parses a part's global header if the file exists.
+fn open_global<H>(
+    dir: &Path,
+    part: Part,
+    listing: &[String],
+    warnings: &mut Vec<Warning>,
+    parse: impl Fn(&str, &Path, &mut Vec<Warning>) -> Result<H>,
+) -> Result<Option<H>> {
+    let name = part.global_header();
+    if !listing.iter().any(|n| n == name) {
+        return Ok(None);
+    }
+    let path = dir.join(name);
+    let text = read_text(&path, warnings)?;
+    parse(&text, &path, warnings).map(Some)
+}
+
+/// The per-file headers of `part`: the global header's `HeaderFile` list, or
+/// — when the global header is missing — the files named by the naming rule.
+fn per_file_headers(
+    dir: &Path,
+    part: Part,
+    listed: Option<&[String]>,
+    listing: &[String],
+    warnings: &mut Vec<Warning>,
+) -> Vec<PathBuf> {
+    let Some(prefix) = part.file_header_prefix() else {
+        return Vec::new();
+    };
+    match listed {
+        Some(names) => names
+            .iter()
+            .filter(|n| {
+                let present = listing.iter().any(|l| l == *n);
+                if !present {
+                    warnings.push(Warning::new(
+                        Location::file(dir.join(n)),
+                        format!(
+                            "listed in {} but missing; its processes have no {}",
+                            part.global_header(),
+                            part.name()
+                        ),
+                    ));
+                }
+                present
+            })
+            .map(|n| dir.join(n))
+            .collect(),
+        None => {
+            let mut found: Vec<(u64, &String)> = listing
+                .iter()
+                .filter_map(|n| file_number(n, prefix).map(|k| (k, n)))
+                .collect();
+            found.sort();
+            if !found.is_empty() {
+                warnings.push(Warning::new(
+                    Location::file(dir.join(part.global_header())),
+                    format!(
+                        "missing; reading the {} per-file headers found by name",
+                        found.len()
+                    ),
+                ));
+            }
+            found.into_iter().map(|(_, n)| dir.join(n)).collect()
+        }
+    }
+}
+
+fn check_nprocs(
+    base: &Option<BaseHeader>,
+    trace: &Option<CallStatsHeader>,
+    comm: &Option<CommHeader>,
+    warnings: &mut Vec<Warning>,
+) {
+    let stated: Vec<(&Path, u64)> = [
+        base.as_ref()
+            .and_then(|h| h.nprocs.map(|n| (h.path.as_path(), n))),
+        trace
+            .as_ref()
+            .and_then(|h| h.nprocs.map(|n| (h.path.as_path(), n))),
+        comm.as_ref()
+            .and_then(|h| h.nprocs.map(|n| (h.path.as_path(), n))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if let Some(&(first_path, first)) = stated.first() {
+        for &(path, n) in &stated[1..] {
+            if n != first {
+                warnings.push(Warning::new(
+                    Location::file(path),
+                    format!(
+                        "NProcs {n} disagrees with NProcs {first} in {}",
+                        first_path.display()
+                    ),
+                ));
+            }
+        }
+    }
+}
