@@ -104,3 +104,21 @@ fn exit_code_of(e: &anyhow::Error) -> u8 {
     }
     EXIT_DATA
 }
+
+impl Context {
+    /// Table layout for a report going to `-o` or stdout.
+    pub fn table_style(
+        &self,
+        output: &crate::cli::OutputArg,
+    ) -> profparse::report::table::TableStyle {
+        use std::io::IsTerminal;
+        let to_stdout = output
+            .output
+            .as_deref()
+            .is_none_or(|p| p == std::path::Path::new("-"));
+        profparse::report::table::TableStyle {
+            terminal: to_stdout && std::io::stdout().is_terminal(),
+            wide: false,
+        }
+    }
+}

@@ -1,16 +1,50 @@
+//! `profparse info DB`.
+
+use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use profparse::analysis::info::database_info;
+use profparse::formats::blprof::Database;
+use profparse::report::{json, table};
 
-use crate::cli::DatabaseArg;
+use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
+use crate::output;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InfoFormat {
+    Table,
+    Json,
+}
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     #[command(flatten)]
     pub db: DatabaseArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = InfoFormat::Table)]
+    pub format: InfoFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
 }
 
-pub fn run(_args: &InfoArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not yet implemented")
+pub fn run(args: &InfoArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let db = Database::open(&args.db.db)?;
+    let info = database_info(&db);
+    let mut warnings = db.warnings().to_vec();
+    if info.trace.is_some() {
+        warnings.extend(db.trace_index().warnings.iter().cloned());
+    }
+    if info.comm.is_some() {
+        warnings.extend(db.comm_index().warnings.iter().cloned());
+    }
+    ctx.warn_all(&warnings);
+    let mut out = output::open(args.output.output.as_deref())?;
+    match args.format {
+        InfoFormat::Table => table::write_info(&mut out, &info, ctx.table_style(&args.output))?,
+        InfoFormat::Json => json::write_info(&mut out, &info, &warnings)?,
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,16 +1,186 @@
+//! `profparse summary DB`: amrprofparser's default / `-ws` report.
+
+use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use profparse::analysis::base_summary::base_summary;
+use profparse::analysis::function_stats::SortKey;
+use profparse::formats::blprof::Database;
+use profparse::report::{csv, json, reference, table};
 
-use crate::cli::DatabaseArg;
+use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
+use crate::output::{self, UsageError};
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummaryFormat {
+    /// Aligned tables for people.
+    Table,
+    /// One JSON object (docs/JSON.md).
+    Json,
+    /// One row per function, full precision.
+    Csv,
+    /// amrprofparser's own text layout (both tables, 4 decimals).
+    Reference,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    Name,
+    Ncalls,
+    Min,
+    Avg,
+    Max,
+    Stddev,
+    Cv,
+    Percent,
+    Imbalance,
+}
+
+impl From<SortArg> for SortKey {
+    fn from(s: SortArg) -> SortKey {
+        match s {
+            SortArg::Name => SortKey::Name,
+            SortArg::Ncalls => SortKey::Ncalls,
+            SortArg::Min => SortKey::Min,
+            SortArg::Avg => SortKey::Avg,
+            SortArg::Max => SortKey::Max,
+            SortArg::Stddev => SortKey::Stddev,
+            SortArg::Cv => SortKey::Cv,
+            SortArg::Percent => SortKey::Percent,
+            SortArg::Imbalance => SortKey::Imbalance,
+        }
+    }
+}
+
+/// Per-function statistics over processes from the base profile: NCalls (of
+/// one process), Min/Avg/Max/StdDev of exclusive seconds over processes,
+/// coefficient of variation, share of all timers, and imbalance (Max/Avg).
+///
+/// Without --sort, two tables are printed as amrprofparser does: by name and
+/// by average time. Numbers are seconds.
 #[derive(Args, Debug)]
 pub struct SummaryArgs {
     #[command(flatten)]
     pub db: DatabaseArg,
+    /// Process whose call counts fill the NCalls column.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub proc: usize,
+    /// Print one table in this order (names ascending, numbers descending).
+    #[arg(long, value_enum)]
+    pub sort: Option<SortArg>,
+    /// Keep only the first N rows of each table.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Also show total calls and the processes holding Min and Max.
+    #[arg(long)]
+    pub wide: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
+    pub format: SummaryFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
 }
 
-pub fn run(_args: &SummaryArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not yet implemented")
+pub fn run(args: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let db = Database::open(&args.db.db)?;
+    ctx.warn_all(db.warnings());
+    let mut warnings = Vec::new();
+    let profile = db.base_profile(&mut warnings)?;
+    ctx.warn_all(&warnings);
+    let nprocs = profile.header.nprocs();
+    if args.proc as u64 >= nprocs {
+        return Err(UsageError(format!(
+            "--proc {} is out of range: the database has {nprocs} process(es), 0..{}",
+            args.proc,
+            nprocs.saturating_sub(1)
+        ))
+        .into());
+    }
+    if profile.is_empty() {
+        anyhow::bail!(profparse::Error::invalid(
+            profparse::Location::file(&profile.header.path),
+            "no process has a readable base block",
+        ));
+    }
+    ctx.info(
+        1,
+        format!(
+            "read {} base blocks of {} functions",
+            profile.len(),
+            profile.nfuncs()
+        ),
+    );
+    let summary = base_summary(&profile, args.proc);
+    let cut = |order: Vec<usize>| -> Vec<usize> {
+        match args.top {
+            Some(n) => order.into_iter().take(n).collect(),
+            None => order,
+        }
+    };
+    let sort = args.sort.map(SortKey::from);
+    let mut out = output::open(args.output.output.as_deref())?;
+    let database = args.db.db.display().to_string();
+    match args.format {
+        SummaryFormat::Reference => reference::write_stats_report(&mut out, &summary, None)?,
+        SummaryFormat::Json => json::write_summary(
+            &mut out,
+            &database,
+            &summary,
+            &cut(sort.unwrap_or(SortKey::Name).order(&summary.functions)),
+            sort,
+            &[db.warnings(), &warnings].concat(),
+        )?,
+        SummaryFormat::Csv => csv::write_summary(
+            &mut out,
+            &summary,
+            &cut(sort.unwrap_or(SortKey::Name).order(&summary.functions)),
+        )?,
+        SummaryFormat::Table => {
+            let mut style = ctx.table_style(&args.output);
+            style.wide = args.wide;
+            writeln!(
+                out,
+                "{database}: {} processes, {} functions. NCalls = calls on process {}; times in seconds.\n",
+                summary.nprocs,
+                summary.functions.len(),
+                summary.selected_proc
+            )?;
+            let orders: Vec<(String, SortKey)> = match sort {
+                Some(k) => vec![(format!("Functions by {}", sort_title(k)), k)],
+                None => vec![
+                    ("Functions by name".to_owned(), SortKey::Name),
+                    ("Functions by average time".to_owned(), SortKey::Avg),
+                ],
+            };
+            for (title, key) in orders {
+                table::write_summary(
+                    &mut out,
+                    &summary,
+                    &cut(key.order(&summary.functions)),
+                    &title,
+                    style,
+                )?;
+                writeln!(out)?;
+            }
+            table::write_summary_totals(&mut out, &summary)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sort_title(k: SortKey) -> &'static str {
+    match k {
+        SortKey::Name => "name",
+        SortKey::Ncalls => "total calls",
+        SortKey::Min => "minimum time",
+        SortKey::Avg => "average time",
+        SortKey::Max => "maximum time",
+        SortKey::Stddev => "standard deviation",
+        SortKey::Cv => "coefficient of variation",
+        SortKey::Percent => "share of all timers",
+        SortKey::Imbalance => "imbalance (Max/Avg)",
+    }
 }

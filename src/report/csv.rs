@@ -1,0 +1,46 @@
+//! CSV renderers (RFC 4180 via the `csv` crate), full-precision numbers.
+
+use std::io::{self, Write};
+
+use crate::analysis::function_stats::FunctionSummary;
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// `summary --format csv`: one row per function in `order`.
+pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) -> io::Result<()> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record([
+        "name",
+        "ncalls",
+        "ncalls_total",
+        "min",
+        "avg",
+        "max",
+        "stddev",
+        "coeff_var",
+        "percent",
+        "min_proc",
+        "max_proc",
+        "imbalance",
+    ])?;
+    for &i in order {
+        let f = &s.functions[i];
+        out.write_record([
+            f.name.clone(),
+            f.ncalls.to_string(),
+            f.ncalls_total.to_string(),
+            f.min.to_string(),
+            f.avg.to_string(),
+            f.max.to_string(),
+            f.stddev.to_string(),
+            f.coeff_var.to_string(),
+            f.percent.to_string(),
+            opt(f.min_proc),
+            opt(f.max_proc),
+            opt(f.imbalance),
+        ])?;
+    }
+    out.flush()
+}

@@ -1,0 +1,93 @@
+//! amrprofparser's text layout of the `-ws`/`-wts` statistics report
+//! (BLPROF_FORMAT.md §8.3), for users whose scripts read it.
+//!
+//! Differences on purpose: the Avg-ordered table lists every function (the
+//! reference keeps only the first of several with an identical Avg), and
+//! `MaxCallStackDepth` is printed only when a trace was scanned.
+
+use std::io::{self, Write};
+
+use super::numfmt::{fixed, right};
+use crate::analysis::function_stats::{FunctionSummary, SortKey};
+
+/// The reference's display form of a function name: spaces become `_`.
+pub fn reference_name(name: &str) -> String {
+    name.replace(' ', "_")
+}
+
+/// Writes both tables (by name, by Avg descending) and the totals.
+/// `max_depth` and `recursive` come from a trace scan (`-wts`); `None` for `-ws`.
+pub fn write_stats_report(
+    w: &mut dyn Write,
+    s: &FunctionSummary,
+    trace: Option<(usize, &[String])>,
+) -> io::Result<()> {
+    let names: Vec<String> = s
+        .functions
+        .iter()
+        .map(|f| reference_name(&f.name))
+        .collect();
+    let m = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    let width = m + 88;
+    let header = format!(
+        "{}{}{}{}{}{}{}{}",
+        right("Function Name", m + 2),
+        right("NCalls", 12),
+        right("Min", 12),
+        right("Avg", 12),
+        right("Max", 12),
+        right("StdDev", 12),
+        right("CoeffVar", 12),
+        right("Percent %", 14)
+    );
+    let rule = format!("{:-<width$}", "Total times ");
+    let row = |w: &mut dyn Write, i: usize| -> io::Result<()> {
+        let f = &s.functions[i];
+        write!(
+            w,
+            "{}  {}",
+            right(&names[i], m + 2),
+            right(&f.ncalls.to_string(), 10)
+        )?;
+        for v in [f.min, f.avg, f.max, f.stddev, f.coeff_var] {
+            write!(w, "  {}", right(&fixed(v, 4), 10))?;
+        }
+        writeln!(w, "  {} %", right(&fixed(f.percent, 2), 10))
+    };
+    // The reference leaves the stream in fixed-2 after the rows, %g without rows.
+    let total = |v: f64| {
+        if s.functions.is_empty() {
+            right(&format!("{v}"), 10)
+        } else {
+            right(&fixed(v, 2), 10)
+        }
+    };
+
+    writeln!(w, "\n\n{rule}\n{header}")?;
+    for i in 0..s.functions.len() {
+        row(w, i)?;
+    }
+    writeln!(w)?;
+    writeln!(w, "Total Timers     = {} seconds.", total(s.total_timers))?;
+    if let Some(r) = s.run_time.filter(|&r| r > 0.0) {
+        writeln!(w, "Calc Run Time    = {} seconds.", total(r))?;
+        writeln!(
+            w,
+            "Percent Coverage = {} %",
+            total(100.0 * s.total_timers / r)
+        )?;
+    }
+    writeln!(w, "\n\n{rule}\n{header}")?;
+    for i in SortKey::Avg.order(&s.functions) {
+        row(w, i)?;
+    }
+    writeln!(w, "{:=<width$}\n", "")?;
+    if let Some((depth, recursive)) = trace {
+        writeln!(w, " MaxCallStackDepth = {depth}")?;
+        for r in recursive {
+            writeln!(w, " Recursive function:  {r}")?;
+        }
+        writeln!(w)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,244 @@
+//! Human-readable tables (comfy-table). On a terminal the tables fit its
+//! width (long names wrap); elsewhere they are never wrapped.
+
+use std::io::{self, Write};
+
+use comfy_table::{Cell, CellAlignment, ContentArrangement, LineStyle, Table, TableStyle as Style};
+
+use super::numfmt::{bytes as _bytes, percent, seconds};
+use crate::analysis::function_stats::FunctionSummary;
+use crate::analysis::info::DatabaseInfo;
+
+/// How tables are laid out.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TableStyle {
+    /// Output goes to a terminal: fit its width.
+    pub terminal: bool,
+    /// Show every column (process numbers, total calls).
+    pub wide: bool,
+}
+
+/// Only a rule under the header: dense, readable, and easy to grep.
+const STYLE: Style = Style::new().header_separator(LineStyle::none().fill('─').junction(' '));
+
+fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
+    let mut t = Table::new();
+    t.load_style(STYLE);
+    if style.terminal {
+        t.set_content_arrangement(ContentArrangement::Dynamic);
+    } else {
+        t.force_no_tty();
+        t.set_content_arrangement(ContentArrangement::Disabled);
+    }
+    t.set_header(header);
+    t
+}
+
+fn right_align_from(t: &mut Table, first: usize) {
+    let n = t.column_count();
+    for i in 0..n {
+        if let Some(c) = t.column_mut(i) {
+            c.set_padding((0, 1));
+            if i >= first {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+}
+
+fn opt_num<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+/// The function statistics table for the rows in `order`.
+pub fn write_summary(
+    w: &mut dyn Write,
+    s: &FunctionSummary,
+    order: &[usize],
+    title: &str,
+    style: TableStyle,
+) -> io::Result<()> {
+    let mut header = vec![
+        "Function", "NCalls", "Min", "Avg", "Max", "StdDev", "CV %", "Max/Avg", "%",
+    ];
+    if style.wide {
+        header.extend(["Calls (all)", "Min proc", "Max proc"]);
+    }
+    let mut t = new_table(style, header);
+    for &i in order {
+        let f = &s.functions[i];
+        let mut row = vec![
+            Cell::new(&f.name),
+            Cell::new(f.ncalls),
+            Cell::new(seconds(f.min)),
+            Cell::new(seconds(f.avg)),
+            Cell::new(seconds(f.max)),
+            Cell::new(seconds(f.stddev)),
+            Cell::new(percent(f.coeff_var)),
+            Cell::new(
+                f.imbalance
+                    .map_or_else(|| "-".to_owned(), |x| format!("{x:.2}")),
+            ),
+            Cell::new(percent(f.percent)),
+        ];
+        if style.wide {
+            row.extend([
+                Cell::new(f.ncalls_total),
+                Cell::new(opt_num(f.min_proc)),
+                Cell::new(opt_num(f.max_proc)),
+            ]);
+        }
+        t.add_row(row);
+    }
+    right_align_from(&mut t, 1);
+    writeln!(w, "{title}")?;
+    writeln!(w, "{t}")
+}
+
+/// The totals under the summary tables.
+pub fn write_summary_totals(w: &mut dyn Write, s: &FunctionSummary) -> io::Result<()> {
+    writeln!(
+        w,
+        "Total timers (sum of Avg)   {} s",
+        seconds(s.total_timers)
+    )?;
+    match s.run_time {
+        Some(r) => writeln!(w, "Calc run time               {} s", seconds(r))?,
+        None => writeln!(w, "Calc run time               unknown")?,
+    }
+    if let Some(c) = s.percent_coverage {
+        writeln!(w, "Percent coverage            {} %", percent(c))?;
+    }
+    Ok(())
+}
+
+/// `info`: one key/value table per part.
+pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, style: TableStyle) -> io::Result<()> {
+    let span = |s: Option<(f64, f64)>| {
+        s.map_or_else(|| "-".to_owned(), |(a, b)| format!("{a:.6} .. {b:.6} s"))
+    };
+    let mm = |m: Option<crate::analysis::info::MinMax>| {
+        m.map_or_else(
+            || "-".to_owned(),
+            |m| {
+                if m.min == m.max {
+                    m.min.to_string()
+                } else {
+                    format!("{} .. {}", m.min, m.max)
+                }
+            },
+        )
+    };
+    let parts: Vec<&str> = info
+        .parts
+        .iter()
+        .map(|p| match p {
+            crate::formats::blprof::Part::Base => "base",
+            crate::formats::blprof::Part::Trace => "trace",
+            crate::formats::blprof::Part::Comm => "comm",
+        })
+        .collect();
+    writeln!(w, "Database   {}", info.dir)?;
+    writeln!(w, "Processes  {}", opt_num(info.nprocs))?;
+    writeln!(w, "NOutFiles  {}", opt_num(info.nfiles))?;
+    writeln!(w, "Parts      {}", parts.join(", "))?;
+    let mut section = |title: &str, rows: Vec<(&str, String)>| -> io::Result<()> {
+        let mut t = new_table(style, vec![title, ""]);
+        for (k, v) in rows {
+            t.add_row(vec![k.to_owned(), v]);
+        }
+        writeln!(w, "\n{t}")
+    };
+    if let Some(b) = &info.base {
+        section(
+            "Base profile (bl_prof_H)",
+            vec![
+                ("version", opt_num(b.version)),
+                ("processes with a block", b.procs_with_block.to_string()),
+                (
+                    "processes without a block",
+                    if b.procs_without_block.is_empty() {
+                        "none".into()
+                    } else {
+                        b.procs_without_block
+                            .iter()
+                            .map(|p| p.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    },
+                ),
+                ("data files", b.data_files.to_string()),
+                ("functions", b.functions.len().to_string()),
+                ("records (procs × functions)", b.records.to_string()),
+                (
+                    "calcEndTime",
+                    b.calc_end_time
+                        .map_or_else(|| "-".into(), |t| format!("{t} s")),
+                ),
+            ],
+        )?;
+    }
+    if let Some(t) = &info.trace {
+        section(
+            "Call traces (bl_call_stats_H)",
+            vec![
+                ("version", opt_num(t.version)),
+                ("per-file headers", t.header_files.to_string()),
+                ("data files", t.data_files.to_string()),
+                ("processes", t.procs.to_string()),
+                ("blocks", t.blocks.to_string()),
+                ("blocks per process", mm(t.blocks_per_proc)),
+                ("call records", t.call_records.to_string()),
+                ("region records", t.region_records.to_string()),
+                ("functions", t.functions.to_string()),
+                (
+                    "regions",
+                    format!("{}: {}", t.regions.len(), t.regions.join(", ")),
+                ),
+                ("call start times", span(t.time_span)),
+            ],
+        )?;
+    }
+    if let Some(c) = &info.comm {
+        section(
+            "Communication (bl_comm_prof_H)",
+            vec![
+                ("version", opt_num(c.version)),
+                (
+                    "record size",
+                    format!("{} bytes ({:?})", c.record_size, c.real).to_lowercase(),
+                ),
+                ("per-file headers", c.header_files.to_string()),
+                ("data files", c.data_files.to_string()),
+                ("processes", c.procs.to_string()),
+                ("blocks", format!("{} ({} empty)", c.blocks, c.empty_blocks)),
+                ("blocks per process", mm(c.blocks_per_proc)),
+                (
+                    "records",
+                    format!(
+                        "{} ({})",
+                        c.records,
+                        _bytes(c.records.saturating_mul(c.record_size))
+                    ),
+                ),
+                ("barriers", c.barriers.to_string()),
+                (
+                    "name tags",
+                    format!("{} ({} names)", c.name_tags, c.name_tag_names),
+                ),
+                ("time span", span(c.time_span)),
+                (
+                    "finest / max level",
+                    format!("{} / {}", opt_num(c.finest_level), opt_num(c.max_level)),
+                ),
+                ("hosts", c.hosts.join(", ")),
+                (
+                    "timer read cost",
+                    c.timer_time
+                        .map_or_else(|| "-".into(), |t| format!("{t:.3e} s")),
+                ),
+            ],
+        )?;
+    }
+    Ok(())
+}
