@@ -43,6 +43,13 @@ pub enum Command {
     /// blocks, records, time span, functions, regions, host names.
     Info(commands::info::InfoArgs),
     /// Function summary across processes (amrprofparser's default / -ws report).
+    ///
+    /// Per function, from the base profile: NCalls (of one process, --proc),
+    /// Min/Avg/Max/StdDev of exclusive seconds over processes, the
+    /// coefficient of variation (CV %), the share of all timers (%), and the
+    /// imbalance Max/Avg. Without --sort two tables are printed, as
+    /// amrprofparser does: by name and by average time. Processes whose data
+    /// is damaged are left out with a warning.
     Summary(commands::summary::SummaryArgs),
     /// Omni libtlog trace files.
     Tlog(commands::tlog::TlogArgs),

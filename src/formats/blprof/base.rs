@@ -293,6 +293,134 @@ pub fn read_block<'f>(
     })
 }
 
+/// The base blocks of every process whose block could be read, ready for
+/// statistics. Damaged processes are left out with a warning each.
+pub struct BaseProfile<'h> {
+    pub header: &'h BaseHeader,
+    blocks: Vec<LoadedBlock>,
+}
+
+struct LoadedBlock {
+    proc: usize,
+    file: std::sync::Arc<InputFile>,
+    offset: u64,
+    real: RealWidth,
+}
+
+impl<'h> BaseProfile<'h> {
+    /// Opens the data files named by `header` through `open` and checks every
+    /// block against its file's length before anything is read.
+    pub fn load(
+        header: &'h BaseHeader,
+        mut open: impl FnMut(&str) -> Result<std::sync::Arc<InputFile>>,
+        warnings: &mut Vec<Warning>,
+    ) -> Self {
+        let nfuncs = header.functions.len();
+        let mut by_file: std::collections::BTreeMap<&str, Vec<&BaseBlockRef>> = Default::default();
+        for b in &header.blocks {
+            by_file.entry(b.datafile.as_str()).or_default().push(b);
+        }
+        let mut blocks = Vec::with_capacity(header.blocks.len());
+        for (name, refs) in by_file {
+            let file = match open(name) {
+                Ok(f) => f,
+                Err(e) => {
+                    let procs: Vec<String> = refs.iter().map(|b| b.proc.to_string()).collect();
+                    warnings.push(Warning::new(
+                        Location::file(header.path.with_file_name(name)),
+                        format!(
+                            "cannot read base data ({e}); processes {} left out",
+                            procs.join(", ")
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let real = detect_real_width(file.len(), refs.len() as u64, nfuncs as u64).unwrap_or_else(|| {
+                warnings.push(Warning::new(
+                    Location::file(file.path()),
+                    format!(
+                        "file size {} is not {} blocks of {nfuncs} functions (f64 or f32); reading as f64",
+                        file.len(),
+                        refs.len()
+                    ),
+                ));
+                RealWidth::F64
+            });
+            for b in refs {
+                match read_block(&file, b, nfuncs, real) {
+                    Ok(_) => blocks.push(LoadedBlock {
+                        proc: b.proc,
+                        file: file.clone(),
+                        offset: b.seekpos,
+                        real,
+                    }),
+                    Err(e) => warnings.push(Warning::new(
+                        match e {
+                            Error::Invalid { ref location, .. } => location.clone(),
+                            _ => Location::file(file.path()),
+                        },
+                        format!("process {} left out: {}", b.proc, error_message(&e)),
+                    )),
+                }
+            }
+        }
+        let missing = header.nprocs().saturating_sub(header.blocks.len() as u64);
+        if missing > 0 {
+            let listed: Vec<String> = header
+                .procs_without_block()
+                .take(10)
+                .map(|p| p.to_string())
+                .collect();
+            warnings.push(Warning::new(
+                Location::file(&header.path),
+                format!(
+                    "{missing} of {} processes have no BLProfProc line ({}{}); left out",
+                    header.nprocs(),
+                    listed.join(", "),
+                    if missing > 10 { ", …" } else { "" }
+                ),
+            ));
+        }
+        blocks.sort_by_key(|b| b.proc);
+        BaseProfile { header, blocks }
+    }
+
+    pub fn nfuncs(&self) -> usize {
+        self.header.functions.len()
+    }
+
+    /// Number of processes with a readable block.
+    pub fn len(&self) -> usize {
+        self.blocks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// Process number and block of the `i`-th readable process (ascending).
+    pub fn block(&self, i: usize) -> (usize, BaseBlock<'_>) {
+        let b = &self.blocks[i];
+        let size = self.nfuncs() as u64 * (8 + b.real.bytes());
+        // Checked in `load`; an empty block cannot occur for a valid range.
+        let bytes = b.file.range(b.offset, size).unwrap_or_default();
+        let block = BaseBlock::new(bytes, self.nfuncs(), b.real).unwrap_or(BaseBlock {
+            counts: &[],
+            times: &[],
+            real: b.real,
+        });
+        (b.proc, block)
+    }
+}
+
+fn error_message(e: &Error) -> String {
+    match e {
+        Error::Invalid { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,116 +509,5 @@ BLProfProc 0 datafile bl_prof_D_00000 seekpos 0\nBLProfProc 1 datafile bl_prof_D
             e.contains("byte offset 8") && e.contains("runs past the end"),
             "{e}"
         );
-    }
-}
-
-/// The base blocks of every process whose block could be read, ready for
-/// statistics. Damaged processes are left out with a warning each.
-pub struct BaseProfile<'h> {
-    pub header: &'h BaseHeader,
-    blocks: Vec<LoadedBlock>,
-}
-
-struct LoadedBlock {
-    proc: usize,
-    file: std::sync::Arc<InputFile>,
-    offset: u64,
-    real: RealWidth,
-}
-
-impl<'h> BaseProfile<'h> {
-    /// Opens the data files named by `header` through `open` and checks every
-    /// block against its file's length before anything is read.
-    pub fn load(
-        header: &'h BaseHeader,
-        mut open: impl FnMut(&str) -> Result<std::sync::Arc<InputFile>>,
-        warnings: &mut Vec<Warning>,
-    ) -> Self {
-        let nfuncs = header.functions.len();
-        let mut by_file: std::collections::BTreeMap<&str, Vec<&BaseBlockRef>> = Default::default();
-        for b in &header.blocks {
-            by_file.entry(b.datafile.as_str()).or_default().push(b);
-        }
-        let mut blocks = Vec::with_capacity(header.blocks.len());
-        for (name, refs) in by_file {
-            let file = match open(name) {
-                Ok(f) => f,
-                Err(e) => {
-                    let procs: Vec<String> = refs.iter().map(|b| b.proc.to_string()).collect();
-                    warnings.push(Warning::new(
-                        Location::file(header.path.with_file_name(name)),
-                        format!(
-                            "cannot read base data ({e}); processes {} left out",
-                            procs.join(", ")
-                        ),
-                    ));
-                    continue;
-                }
-            };
-            let real = detect_real_width(file.len(), refs.len() as u64, nfuncs as u64).unwrap_or_else(|| {
-                warnings.push(Warning::new(
-                    Location::file(file.path()),
-                    format!(
-                        "file size {} is not {} blocks of {nfuncs} functions (f64 or f32); reading as f64",
-                        file.len(),
-                        refs.len()
-                    ),
-                ));
-                RealWidth::F64
-            });
-            for b in refs {
-                match read_block(&file, b, nfuncs, real) {
-                    Ok(_) => blocks.push(LoadedBlock {
-                        proc: b.proc,
-                        file: file.clone(),
-                        offset: b.seekpos,
-                        real,
-                    }),
-                    Err(e) => warnings.push(Warning::new(
-                        match e {
-                            Error::Invalid { ref location, .. } => location.clone(),
-                            _ => Location::file(file.path()),
-                        },
-                        format!("process {} left out: {}", b.proc, error_message(&e)),
-                    )),
-                }
-            }
-        }
-        blocks.sort_by_key(|b| b.proc);
-        BaseProfile { header, blocks }
-    }
-
-    pub fn nfuncs(&self) -> usize {
-        self.header.functions.len()
-    }
-
-    /// Number of processes with a readable block.
-    pub fn len(&self) -> usize {
-        self.blocks.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
-    /// Process number and block of the `i`-th readable process (ascending).
-    pub fn block(&self, i: usize) -> (usize, BaseBlock<'_>) {
-        let b = &self.blocks[i];
-        let size = self.nfuncs() as u64 * (8 + b.real.bytes());
-        // Checked in `load`; an empty block cannot occur for a valid range.
-        let bytes = b.file.range(b.offset, size).unwrap_or_default();
-        let block = BaseBlock::new(bytes, self.nfuncs(), b.real).unwrap_or(BaseBlock {
-            counts: &[],
-            times: &[],
-            real: b.real,
-        });
-        (b.proc, block)
-    }
-}
-
-fn error_message(e: &Error) -> String {
-    match e {
-        Error::Invalid { message, .. } => message.clone(),
-        other => other.to_string(),
     }
 }

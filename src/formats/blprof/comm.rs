@@ -23,8 +23,7 @@ pub struct CommHeader {
     pub finest_level: Option<i64>,
     pub max_level: Option<i64>,
     pub ref_ratios: Vec<(i64, Vec<i64>)>,
-    /// `(level, lo, hi, index type)`.
-    pub prob_domains: Vec<(i64, Vec<i64>, Vec<i64>, Vec<i64>)>,
+    pub prob_domains: Vec<ProbDomain>,
     pub header_files: Vec<String>,
 }
 
@@ -60,7 +59,12 @@ impl CommHeader {
                     lo,
                     hi,
                     index_type,
-                } => h.prob_domains.push((level, lo, hi, index_type)),
+                } => h.prob_domains.push(ProbDomain {
+                    level,
+                    lo,
+                    hi,
+                    index_type,
+                }),
                 HeaderLine::HeaderFile(f) => {
                     push_header_file(&mut h.header_files, f, Part::Comm, n, warn)
                 }
@@ -98,6 +102,15 @@ impl CommHeader {
     pub fn record_size(&self) -> u64 {
         self.stats_size.unwrap_or(24)
     }
+}
+
+/// `ProbDomain <level> ((lo) (hi) (type))`: the AMR level's index box.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ProbDomain {
+    pub level: i64,
+    pub lo: Vec<i64>,
+    pub hi: Vec<i64>,
+    pub index_type: Vec<i64>,
 }
 
 /// A barrier entered during a block: `bNum <number> "<name>" <record index>`.
@@ -300,7 +313,7 @@ RefRatio  0  (2,2,2)\nProbDomain  0  ((0,0,0) (31,31,31) (0,0,0))\nHeaderFile bl
         assert_eq!(h.real_width(), RealWidth::F64);
         assert_eq!((h.finest_level, h.max_level), (Some(1), Some(2)));
         assert_eq!(h.ref_ratios, vec![(0, vec![2, 2, 2])]);
-        assert_eq!(h.prob_domains[0].2, vec![31, 31, 31]);
+        assert_eq!(h.prob_domains[0].hi, vec![31, 31, 31]);
         assert_eq!(h.header_files, vec!["bl_comm_prof_H_00000"]);
     }
 

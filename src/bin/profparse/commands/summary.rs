@@ -54,12 +54,6 @@ impl From<SortArg> for SortKey {
     }
 }
 
-/// Per-function statistics over processes from the base profile: NCalls (of
-/// one process), Min/Avg/Max/StdDev of exclusive seconds over processes,
-/// coefficient of variation, share of all timers, and imbalance (Max/Avg).
-///
-/// Without --sort, two tables are printed as amrprofparser does: by name and
-/// by average time. Numbers are seconds.
 #[derive(Args, Debug)]
 pub struct SummaryArgs {
     #[command(flatten)]
