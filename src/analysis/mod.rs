@@ -1,5 +1,9 @@
-//! Analyses over the models: merging across processes, statistics.
+//! Analyses over the models: merging across processes, statistics, regions.
 
 pub mod base_summary;
+pub mod filter;
 pub mod function_stats;
 pub mod info;
+pub mod ranges;
+pub mod regions;
+pub mod trace_summary;

@@ -106,3 +106,136 @@ pub fn write_pretty(w: &mut dyn Write, value: &impl Serialize) -> io::Result<()>
     serde_json::to_writer_pretty(&mut *w, value).map_err(io::Error::other)?;
     writeln!(w)
 }
+
+#[derive(Serialize)]
+struct NameTime<'a> {
+    name: &'a str,
+    time: f64,
+}
+
+/// `trace-summary --format json`: the summary object plus the trace fields.
+#[allow(clippy::too_many_arguments)]
+pub fn write_trace_summary(
+    w: &mut dyn Write,
+    database: &str,
+    t: &crate::analysis::trace_summary::TraceSummary,
+    order: &[usize],
+    sort: Option<SortKey>,
+    filter: &crate::analysis::filter::RegionFilter,
+    warnings: &[Warning],
+) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct TraceSummaryJson<'a> {
+        #[serde(flatten)]
+        summary: SummaryJson<'a>,
+        inclusive: Vec<NameTime<'a>>,
+        max_call_stack_depth: usize,
+        recursive_functions: &'a [String],
+        calc_run_time: f64,
+        range_run_time: f64,
+        region_filter: RegionFilterJson,
+    }
+    let s = &t.summary;
+    let doc = TraceSummaryJson {
+        summary: SummaryJson {
+            database,
+            nprocs: s.nprocs,
+            selected_proc: s.selected_proc,
+            sort,
+            functions: order
+                .iter()
+                .map(|&i| FunctionJson::from(&s.functions[i]))
+                .collect(),
+            total_timers: s.total_timers,
+            calc_run_time: s.run_time,
+            percent_coverage: s.percent_coverage,
+            warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        },
+        inclusive: t
+            .inclusive
+            .iter()
+            .map(|(n, v)| NameTime { name: n, time: *v })
+            .collect(),
+        max_call_stack_depth: t.max_call_stack_depth,
+        recursive_functions: &t.recursive_functions,
+        calc_run_time: t.calc_run_time,
+        range_run_time: t.range_run_time,
+        region_filter: RegionFilterJson::from(filter),
+    };
+    write_pretty(w, &doc)
+}
+
+#[derive(Serialize)]
+struct RegionFilterJson {
+    include_all: bool,
+    include: Vec<String>,
+    exclude: Vec<String>,
+}
+
+impl From<&crate::analysis::filter::RegionFilter> for RegionFilterJson {
+    fn from(f: &crate::analysis::filter::RegionFilter) -> Self {
+        use crate::analysis::filter::RegionSel;
+        let s = |v: &[RegionSel]| {
+            v.iter()
+                .map(|r| match r {
+                    RegionSel::Number(n) => n.to_string(),
+                    RegionSel::Name(n) => n.clone(),
+                })
+                .collect()
+        };
+        RegionFilterJson {
+            include_all: f.include_all,
+            include: s(&f.include),
+            exclude: s(&f.exclude),
+        }
+    }
+}
+
+/// `regions --format json`.
+pub fn write_regions(
+    w: &mut dyn Write,
+    stats: &[crate::analysis::regions::RegionStats],
+    proc: Option<&crate::analysis::regions::ProcRegions>,
+    names: &dyn Fn(i32) -> String,
+    warnings: &[Warning],
+) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct ProcRange {
+        region: String,
+        number: i32,
+        start: f64,
+        stop: f64,
+    }
+    #[derive(Serialize)]
+    struct RegionsJson<'a> {
+        regions: &'a [crate::analysis::regions::RegionStats],
+        proc: Option<usize>,
+        ranges: Option<Vec<ProcRange>>,
+        warnings: Vec<String>,
+    }
+    let ranges = proc.map(|p| {
+        let mut v: Vec<ProcRange> = p
+            .ranges
+            .iter()
+            .flat_map(|(n, rs)| {
+                rs.iter().map(move |r| ProcRange {
+                    region: names(*n),
+                    number: *n,
+                    start: r.start,
+                    stop: r.stop,
+                })
+            })
+            .collect();
+        v.sort_by(|a, b| a.start.total_cmp(&b.start));
+        v
+    });
+    write_pretty(
+        w,
+        &RegionsJson {
+            regions: stats,
+            proc: proc.map(|p| p.proc),
+            ranges,
+            warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        },
+    )
+}

@@ -91,3 +91,34 @@ pub fn write_stats_report(
     }
     Ok(())
 }
+
+/// The `-wts` "Inclusive times" section; `m` is the longest function name
+/// of the report (its column width).
+pub fn write_inclusive(w: &mut dyn Write, m: usize, inclusive: &[(String, f64)]) -> io::Result<()> {
+    let width = m + 16;
+    writeln!(w, "\n\n{:-<width$}", "Inclusive times ")?;
+    writeln!(
+        w,
+        "{}{}",
+        right("Function Name", m + 2),
+        right("Time s", 14)
+    )?;
+    for (name, t) in inclusive {
+        writeln!(
+            w,
+            "{}  {} s",
+            right(&reference_name(name), m + 2),
+            right(&fixed(*t, 4), 10)
+        )?;
+    }
+    writeln!(w, "{:=<width$}\n", "")
+}
+
+/// Width of the function-name column of a report on `names`.
+pub fn name_width<'a>(names: impl IntoIterator<Item = &'a str>) -> usize {
+    names
+        .into_iter()
+        .map(|n| reference_name(n).len())
+        .max()
+        .unwrap_or(0)
+}

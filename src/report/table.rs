@@ -242,3 +242,93 @@ pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, style: TableStyle) -> 
     }
     Ok(())
 }
+
+/// The inclusive-time table and the trace facts under a trace summary.
+pub fn write_trace_extras(
+    w: &mut dyn Write,
+    t: &crate::analysis::trace_summary::TraceSummary,
+    top: Option<usize>,
+    style: TableStyle,
+) -> io::Result<()> {
+    let mut tab = new_table(style, vec!["Function", "Inclusive s"]);
+    for (name, v) in t.inclusive.iter().take(top.unwrap_or(usize::MAX)) {
+        tab.add_row(vec![Cell::new(name), Cell::new(seconds(*v))]);
+    }
+    right_align_from(&mut tab, 1);
+    writeln!(w, "Inclusive times of process {}", t.summary.selected_proc)?;
+    writeln!(w, "{tab}\n")?;
+    writeln!(w, "Max call stack depth        {}", t.max_call_stack_depth)?;
+    if !t.recursive_functions.is_empty() {
+        writeln!(
+            w,
+            "Recursive functions         {}",
+            t.recursive_functions.join(", ")
+        )?;
+    }
+    writeln!(
+        w,
+        "Calc run time (call starts) {} s",
+        seconds(t.calc_run_time)
+    )?;
+    writeln!(
+        w,
+        "Selected time (process {})   {} s",
+        t.summary.selected_proc,
+        seconds(t.range_run_time)
+    )
+}
+
+/// `regions`: one row per region.
+pub fn write_regions(
+    w: &mut dyn Write,
+    stats: &[crate::analysis::regions::RegionStats],
+    style: TableStyle,
+) -> io::Result<()> {
+    let mut t = new_table(
+        style,
+        vec![
+            "Region", "Number", "Ranges", "Total s", "Min s", "Avg s", "Max s", "Max proc",
+        ],
+    );
+    for s in stats {
+        t.add_row(vec![
+            Cell::new(&s.name),
+            Cell::new(s.number),
+            Cell::new(s.count),
+            Cell::new(seconds(s.total)),
+            Cell::new(seconds(s.min)),
+            Cell::new(seconds(s.avg)),
+            Cell::new(seconds(s.max)),
+            Cell::new(opt_num(s.max_proc)),
+        ]);
+    }
+    right_align_from(&mut t, 1);
+    writeln!(w, "{t}")
+}
+
+/// `regions --proc N`: the process's ranges in time order.
+pub fn write_proc_ranges(
+    w: &mut dyn Write,
+    p: &crate::analysis::regions::ProcRegions,
+    names: &dyn Fn(i32) -> String,
+    style: TableStyle,
+) -> io::Result<()> {
+    let mut rows: Vec<(f64, f64, i32)> = p
+        .ranges
+        .iter()
+        .flat_map(|(n, rs)| rs.iter().map(move |r| (r.start, r.stop, *n)))
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut t = new_table(style, vec!["Region", "Start s", "Stop s", "Length s"]);
+    for (a, b, n) in rows {
+        t.add_row(vec![
+            Cell::new(names(n)),
+            Cell::new(format!("{a:.6}")),
+            Cell::new(format!("{b:.6}")),
+            Cell::new(format!("{:.6}", b - a)),
+        ]);
+    }
+    right_align_from(&mut t, 1);
+    writeln!(w, "Ranges of process {}", p.proc)?;
+    writeln!(w, "{t}")
+}

@@ -51,6 +51,14 @@ pub enum Command {
     /// amrprofparser does: by name and by average time. Processes whose data
     /// is damaged are left out with a warning.
     Summary(commands::summary::SummaryArgs),
+    /// Function statistics from the call traces, honouring region filters
+    /// (amrprofparser -wts): exclusive times of calls that start inside the
+    /// selected regions, over all processes; inclusive times, the deepest
+    /// call stack and recursive functions of one process.
+    TraceSummary(commands::trace_summary::TraceSummaryArgs),
+    /// Regions: count and time per region over processes, one process's
+    /// ranges (--proc), and a RegionFilters template (--write-filter-file).
+    Regions(commands::regions::RegionsArgs),
     /// Omni libtlog trace files.
     Tlog(commands::tlog::TlogArgs),
     /// Timer trees: print and merge serialized trees.
@@ -71,4 +79,19 @@ pub struct OutputArg {
     /// Write the report to FILE instead of standard output (`-` = stdout).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Region selection, shared by every trace-based command.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RegionArgs {
+    /// Only time inside this region (exact name or glob, e.g. 'R::*'). Repeatable.
+    #[arg(long = "include-region", value_name = "R")]
+    pub include: Vec<String>,
+    /// Leave out time inside this region (exact name or glob). Repeatable.
+    #[arg(long = "exclude-region", value_name = "R")]
+    pub exclude: Vec<String>,
+    /// amrprofparser RegionFilters file (`__IncludeAll__`, `__IncludeNone__`,
+    /// `+ "name" n`, `- "name" n`); --include/--exclude-region add to it.
+    #[arg(long = "filter-file", value_name = "F")]
+    pub filter_file: Option<PathBuf>,
 }

@@ -25,6 +25,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Info(args) => commands::info::run(args, &ctx),
         Command::Summary(args) => commands::summary::run(args, &ctx),
+        Command::TraceSummary(args) => commands::trace_summary::run(args, &ctx),
+        Command::Regions(args) => commands::regions::run(args, &ctx),
         Command::Tlog(args) => commands::tlog::run(args, &ctx),
         Command::Tree(args) => commands::tree::run(args, &ctx),
     };

@@ -10,6 +10,7 @@ pub mod database;
 pub mod files;
 pub mod header;
 pub mod headerfile;
+pub mod trace;
 
 pub use base::{BaseBlock, BaseHeader, BaseProfile, RealWidth};
 pub use callstats::{CallStatsHeader, TraceBlockRef};

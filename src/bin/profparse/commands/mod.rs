@@ -2,6 +2,9 @@
 //! calls the library, and hands the result to a renderer.
 
 pub mod info;
+pub mod regions;
 pub mod summary;
 pub mod tlog;
+pub mod trace_common;
+pub mod trace_summary;
 pub mod tree;

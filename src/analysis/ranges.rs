@@ -1,0 +1,188 @@
+//! Time-range algebra for region filters (BLPROF_FORMAT.md §7.2).
+//!
+//! A [`RangeList`] is a sorted list of closed intervals `[start, stop]`.
+//! Adding merges overlapping and touching ranges; subtracting cuts:
+//!
+//! ```text
+//! list      [0 ─────────────── 10]
+//! remove          [3 ── 5]
+//! result    [0 ── 3]      [5 ── 10]      (split)
+//! remove    [-1 ── 1]                    (low end cut)  → [1 ── 3] [5 ── 10]
+//! remove                  [5 ─────── 12] (covers)       → [1 ── 3]
+//! ```
+
+/// A closed time interval in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct TimeRange {
+    pub start: f64,
+    pub stop: f64,
+}
+
+impl TimeRange {
+    pub fn new(start: f64, stop: f64) -> Self {
+        TimeRange { start, stop }
+    }
+
+    pub fn len(&self) -> f64 {
+        (self.stop - self.start).max(0.0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stop <= self.start
+    }
+
+    pub fn contains(&self, t: f64) -> bool {
+        self.start <= t && t <= self.stop
+    }
+}
+
+/// Sorted, non-overlapping closed intervals.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct RangeList {
+    ranges: Vec<TimeRange>,
+}
+
+impl RangeList {
+    pub fn new() -> Self {
+        RangeList::default()
+    }
+
+    pub fn single(r: TimeRange) -> Self {
+        RangeList { ranges: vec![r] }
+    }
+
+    pub fn ranges(&self) -> &[TimeRange] {
+        &self.ranges
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Union-add: insert `r`, merging every pair that overlaps or touches.
+    pub fn add(&mut self, r: TimeRange) {
+        let i = self.ranges.partition_point(|x| x.start < r.start);
+        self.ranges.insert(i, r);
+        let mut merged: Vec<TimeRange> = Vec::with_capacity(self.ranges.len());
+        for x in self.ranges.drain(..) {
+            match merged.last_mut() {
+                Some(prev) if prev.stop >= x.start => prev.stop = prev.stop.max(x.stop),
+                _ => merged.push(x),
+            }
+        }
+        self.ranges = merged;
+    }
+
+    /// Removes `r` from every range: ranges that merely touch `r` at an end
+    /// are unchanged, ranges strictly containing it are split.
+    pub fn subtract(&mut self, r: TimeRange) {
+        let mut out = Vec::with_capacity(self.ranges.len() + 1);
+        for t in self.ranges.drain(..) {
+            if r.stop <= t.start || r.start >= t.stop {
+                out.push(t);
+                continue;
+            }
+            if r.start > t.start {
+                out.push(TimeRange::new(t.start, r.start));
+            }
+            if r.stop < t.stop {
+                out.push(TimeRange::new(r.stop, t.stop));
+            }
+        }
+        self.ranges = out;
+    }
+
+    /// True when some range contains `t` (ends included).
+    pub fn contains(&self, t: f64) -> bool {
+        let i = self.ranges.partition_point(|x| x.stop < t);
+        self.ranges.get(i).is_some_and(|x| x.contains(t))
+    }
+
+    /// The parts of `p` covered by the list. A zero-length `p` inside a
+    /// range is returned as itself (an unfinished call still counts).
+    pub fn intersect(&self, p: TimeRange) -> impl Iterator<Item = TimeRange> + '_ {
+        let first = self.ranges.partition_point(|x| x.stop < p.start);
+        self.ranges[first..]
+            .iter()
+            .take_while(move |x| x.start <= p.stop)
+            .filter_map(move |x| {
+                let piece = TimeRange::new(p.start.max(x.start), p.stop.min(x.stop));
+                let keep = if p.stop > p.start {
+                    piece.stop > piece.start
+                } else {
+                    x.contains(p.start)
+                };
+                keep.then_some(piece)
+            })
+    }
+
+    /// Σ (stop − start).
+    pub fn total(&self) -> f64 {
+        self.ranges.iter().map(TimeRange::len).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(v: &[(f64, f64)]) -> RangeList {
+        let mut l = RangeList::new();
+        for &(a, b) in v {
+            l.add(TimeRange::new(a, b));
+        }
+        l
+    }
+
+    fn pairs(l: &RangeList) -> Vec<(f64, f64)> {
+        l.ranges().iter().map(|r| (r.start, r.stop)).collect()
+    }
+
+    #[test]
+    fn add_merges_overlapping_and_touching() {
+        let l = list(&[(5.0, 6.0), (0.0, 1.0), (1.0, 2.0), (1.5, 3.0), (8.0, 9.0)]);
+        assert_eq!(pairs(&l), vec![(0.0, 3.0), (5.0, 6.0), (8.0, 9.0)]);
+        let l = list(&[(0.0, 10.0), (2.0, 3.0)]);
+        assert_eq!(pairs(&l), vec![(0.0, 10.0)], "containment");
+    }
+
+    #[test]
+    fn subtract_cuts_splits_and_removes() {
+        let mut l = list(&[(0.0, 10.0)]);
+        l.subtract(TimeRange::new(3.0, 5.0));
+        assert_eq!(pairs(&l), vec![(0.0, 3.0), (5.0, 10.0)], "split");
+        l.subtract(TimeRange::new(-1.0, 1.0));
+        assert_eq!(pairs(&l), vec![(1.0, 3.0), (5.0, 10.0)], "low end cut");
+        l.subtract(TimeRange::new(9.0, 12.0));
+        assert_eq!(pairs(&l), vec![(1.0, 3.0), (5.0, 9.0)], "high end cut");
+        l.subtract(TimeRange::new(5.0, 9.0));
+        assert_eq!(pairs(&l), vec![(1.0, 3.0)], "exact cover removes");
+        l.subtract(TimeRange::new(3.0, 4.0));
+        assert_eq!(pairs(&l), vec![(1.0, 3.0)], "touching end: unchanged");
+        l.subtract(TimeRange::new(0.0, 1.0));
+        assert_eq!(pairs(&l), vec![(1.0, 3.0)], "touching start: unchanged");
+    }
+
+    #[test]
+    fn membership_includes_ends() {
+        let l = list(&[(1.0, 2.0), (4.0, 5.0)]);
+        assert!(l.contains(1.0) && l.contains(2.0) && l.contains(4.5));
+        assert!(!l.contains(3.0) && !l.contains(0.5) && !l.contains(5.5));
+        assert!(!RangeList::new().contains(1.0));
+    }
+
+    #[test]
+    fn intersect_clips_to_the_ranges() {
+        let l = list(&[(1.0, 2.0), (4.0, 5.0)]);
+        let v: Vec<_> = l
+            .intersect(TimeRange::new(1.5, 4.5))
+            .map(|r| (r.start, r.stop))
+            .collect();
+        assert_eq!(v, vec![(1.5, 2.0), (4.0, 4.5)]);
+        let v: Vec<_> = l.intersect(TimeRange::new(2.0, 4.0)).collect();
+        assert!(v.is_empty(), "touching only: nothing covered");
+        let v: Vec<_> = l.intersect(TimeRange::new(1.5, 1.5)).collect();
+        assert_eq!(v.len(), 1, "zero-length call inside a range");
+        assert_eq!(l.total(), 2.0);
+    }
+}

@@ -1,0 +1,291 @@
+//! The trace summary (amrprofparser `-wts`, BLPROF_FORMAT.md §8.5): function
+//! statistics from the call records inside the selected time ranges, plus
+//! inclusive times, the deepest call stack and recursive functions.
+//!
+//! * Exclusive statistics, over all processes: a call counts when it
+//!   *starts* inside a selected range, with its whole exclusive time.
+//! * Inclusive times, of the selected process: each call that starts inside
+//!   a selected range contributes its overlap with the selected ranges;
+//!   calls of a function already on the stack (recursion) add nothing.
+//!
+//! ```text
+//! ranges      [=====]        [=====]
+//! call  f       |-----------------|      starts inside → counts
+//! inclusive     [===]        [====]      only the overlap
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use super::function_stats::{FunctionSummary, ProcessRows, summarize};
+use super::ranges::{RangeList, TimeRange};
+use crate::error::{Location, Warning};
+use crate::formats::blprof::database::{Database, ProcTrace};
+use crate::formats::blprof::trace::{CallRecord, TraceBlock};
+
+/// Function numbers above this are treated as damage (no process has a
+/// million distinct timers), so that a corrupt number cannot size a table.
+const MAX_FUNCTION_NUMBER: i64 = 1 << 20;
+
+/// Global function list: the sorted union of every process's names, and
+/// per process its local number → global index.
+pub struct FunctionIndex {
+    pub names: Vec<String>,
+    remaps: Vec<Vec<u32>>,
+}
+
+impl FunctionIndex {
+    pub fn new(procs: &[ProcTrace]) -> Self {
+        let mut names: Vec<String> = procs
+            .iter()
+            .flat_map(|p| p.functions.entries.iter().map(|(_, n)| n.clone()))
+            .collect();
+        names.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        names.dedup();
+        let remaps = procs
+            .iter()
+            .map(|p| {
+                let max = p
+                    .functions
+                    .entries
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .filter(|&n| n <= MAX_FUNCTION_NUMBER)
+                    .max()
+                    .map_or(0, |m| m as usize + 1);
+                let mut remap = vec![u32::MAX; max];
+                for (n, name) in &p.functions.entries {
+                    if let (Some(slot), Ok(g)) =
+                        (remap.get_mut(*n as usize), names.binary_search(name))
+                    {
+                        *slot = g as u32;
+                    }
+                }
+                remap
+            })
+            .collect();
+        FunctionIndex { names, remaps }
+    }
+
+    /// Global index of process row `row`'s local function `fnum`.
+    #[inline]
+    pub fn global(&self, row: usize, fnum: i32) -> Option<usize> {
+        self.remaps[row]
+            .get(usize::try_from(fnum).ok()?)
+            .filter(|&&g| g != u32::MAX)
+            .map(|&g| g as usize)
+    }
+}
+
+/// Time ranges that select calls, per process row.
+pub struct Selection {
+    /// `None`: everything is selected (no regions recorded at all).
+    pub ranges: Option<Vec<RangeList>>,
+}
+
+impl Selection {
+    #[inline]
+    pub fn contains(&self, row: usize, t: f64) -> bool {
+        match &self.ranges {
+            None => true,
+            Some(r) => r.get(row).is_some_and(|l| l.contains(t)),
+        }
+    }
+}
+
+/// Streams the call records of one process's blocks, warning about blocks
+/// that cannot be read (the others still count).
+pub fn for_each_call(
+    db: &Database,
+    p: &ProcTrace,
+    warnings: &Mutex<Vec<Warning>>,
+    mut f: impl FnMut(&CallRecord),
+) {
+    for b in &p.blocks {
+        let r = db.data_file(&b.datafile).and_then(|file| {
+            let block = TraceBlock::read(&file, b)?;
+            for c in block.calls() {
+                if !c.is_sentinel() {
+                    f(&c);
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
+            w.push(Warning::new(
+                Location::line(&b.header, b.line),
+                format!("process {}: trace block skipped: {e}", p.proc),
+            ));
+        }
+    }
+}
+
+struct TraceRows<'a> {
+    db: &'a Database,
+    procs: &'a [ProcTrace],
+    functions: &'a FunctionIndex,
+    selection: &'a Selection,
+    warnings: Mutex<Vec<Warning>>,
+}
+
+impl ProcessRows for TraceRows<'_> {
+    fn rows(&self) -> usize {
+        self.procs.len()
+    }
+
+    fn read_row(&self, row: usize, calls: &mut [i64], times: &mut [f64]) -> usize {
+        calls.fill(0);
+        times.fill(0.0);
+        let p = &self.procs[row];
+        for_each_call(self.db, p, &self.warnings, |c| {
+            if self.selection.contains(row, c.start)
+                && let Some(g) = self.functions.global(row, c.fnum)
+            {
+                calls[g] += 1;
+                times[g] += c.exclusive;
+            }
+        });
+        p.proc
+    }
+}
+
+/// Everything `-wts` reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TraceSummary {
+    /// Exclusive statistics over all processes (functions: the global list).
+    pub summary: FunctionSummary,
+    /// Inclusive seconds of the selected process's functions, descending.
+    pub inclusive: Vec<(String, f64)>,
+    pub max_call_stack_depth: usize,
+    pub recursive_functions: Vec<String>,
+    /// Span of call start times over all blocks (`timeMinMax`).
+    pub calc_run_time: f64,
+    /// Total length of the selected process's ranges.
+    pub range_run_time: f64,
+}
+
+/// Computes the trace summary. `selection.ranges` is indexed like `db.trace_index().procs`.
+pub fn trace_summary(
+    db: &Database,
+    selection: &Selection,
+    selected_proc: usize,
+) -> (TraceSummary, Vec<Warning>) {
+    let index = db.trace_index();
+    let functions = FunctionIndex::new(&index.procs);
+    let (min, max) = index
+        .procs
+        .iter()
+        .flat_map(|p| &p.blocks)
+        .filter_map(|b| b.time_min_max)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, y)| {
+            (a.min(x), b.max(y))
+        });
+    let calc_run_time = if max >= min { max - min } else { 0.0 };
+    let rows = TraceRows {
+        db,
+        procs: &index.procs,
+        functions: &functions,
+        selection,
+        warnings: Mutex::new(Vec::new()),
+    };
+    let summary = summarize(&functions.names, &rows, selected_proc, Some(calc_run_time));
+    let mut warnings = rows
+        .warnings
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+
+    let row = index.procs.iter().position(|p| p.proc == selected_proc);
+    let (inclusive, max_depth, recursive, range_run_time) = match row {
+        Some(row) => {
+            let w = Mutex::new(Vec::new());
+            let r = inclusive_scan(db, &index.procs[row], row, selection, &w);
+            warnings.extend(w.into_inner().unwrap_or_else(|p| p.into_inner()));
+            r
+        }
+        None => (Vec::new(), 0, Vec::new(), 0.0),
+    };
+    (
+        TraceSummary {
+            summary,
+            inclusive,
+            max_call_stack_depth: max_depth,
+            recursive_functions: recursive,
+            calc_run_time,
+            range_run_time,
+        },
+        warnings,
+    )
+}
+
+type InclusiveScan = (Vec<(String, f64)>, usize, Vec<String>, f64);
+
+/// Inclusive times, max depth and recursion of one process (§8.3, §8.5 step 3).
+fn inclusive_scan(
+    db: &Database,
+    p: &ProcTrace,
+    row: usize,
+    selection: &Selection,
+    warnings: &Mutex<Vec<Warning>>,
+) -> InclusiveScan {
+    let ranges = selection.ranges.as_ref().and_then(|r| r.get(row));
+    let mut incl: BTreeMap<i32, f64> = BTreeMap::new();
+    let mut recursive: BTreeMap<i32, ()> = BTreeMap::new();
+    // The function of the latest record at each depth.
+    let mut stack: Vec<i32> = Vec::new();
+    let mut max_depth = 0usize;
+    let mut visit = |depth: usize, fnum: i32, len: f64| {
+        max_depth = max_depth.max(depth);
+        let is_recursive = stack.iter().take(depth).any(|&f| f == fnum);
+        if stack.len() <= depth {
+            stack.resize(depth + 1, -1);
+        }
+        stack[depth] = fnum;
+        if is_recursive {
+            recursive.insert(fnum, ());
+        } else {
+            *incl.entry(fnum).or_default() += len;
+        }
+    };
+    for_each_call(db, p, warnings, |c| {
+        let Ok(depth) = usize::try_from(c.depth) else {
+            return;
+        };
+        if !selection.contains(row, c.start) {
+            return;
+        }
+        match ranges {
+            None => visit(depth, c.fnum, c.inclusive),
+            Some(list) => {
+                for piece in list.intersect(TimeRange::new(c.start, c.end())) {
+                    visit(depth, c.fnum, piece.len());
+                }
+            }
+        }
+    });
+    let name = |f: i32| {
+        p.functions
+            .name(f as i64)
+            .map_or_else(|| format!("function {f}"), str::to_owned)
+    };
+    // Every function of the process's table, the uncalled ones with 0.
+    let mut inclusive: Vec<(String, f64)> = p
+        .functions
+        .entries
+        .iter()
+        .map(|(n, nm)| {
+            (
+                nm.clone(),
+                i32::try_from(*n)
+                    .ok()
+                    .and_then(|n| incl.get(&n))
+                    .copied()
+                    .unwrap_or(0.0),
+            )
+        })
+        .collect();
+    inclusive.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let recursive = recursive.keys().map(|&f| name(f)).collect();
+    let range_run_time = ranges.map_or(0.0, RangeList::total);
+    (inclusive, max_depth, recursive, range_run_time)
+}

@@ -1,0 +1,70 @@
+//! Helpers shared by the trace-based commands.
+
+use profparse::Warning;
+use profparse::analysis::filter::RegionFilter;
+use profparse::analysis::ranges::RangeList;
+use profparse::analysis::regions::Regions;
+use profparse::analysis::trace_summary::Selection;
+use profparse::formats::blprof::Database;
+
+use crate::cli::RegionArgs;
+use crate::context::Context;
+
+/// Opens a database that must have call traces.
+pub fn open_trace_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<Database> {
+    let db = Database::open(path)?;
+    ctx.warn_all(db.warnings());
+    if !db
+        .parts()
+        .contains(&profparse::formats::blprof::Part::Trace)
+    {
+        return Err(profparse::Error::NotFound(format!(
+            "{}: the database has no call traces (bl_call_stats_H); the run needs TRACE_PROFILE=TRUE",
+            path.display()
+        ))
+        .into());
+    }
+    ctx.warn_all(&db.trace_index().warnings);
+    Ok(db)
+}
+
+/// The region filter the arguments ask for.
+pub fn region_filter(args: &RegionArgs) -> anyhow::Result<(RegionFilter, Vec<Warning>)> {
+    let mut warnings = Vec::new();
+    let mut f = match &args.filter_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| profparse::Error::io(path, e))?;
+            RegionFilter::parse_filter_file(&text, path, &mut warnings)?
+        }
+        None => RegionFilter::from_names(&args.include, &[]),
+    };
+    if args.filter_file.is_some() {
+        f.include.extend(
+            args.include
+                .iter()
+                .map(|n| profparse::analysis::filter::RegionSel::Name(n.clone())),
+        );
+    }
+    f.exclude.extend(
+        args.exclude
+            .iter()
+            .map(|n| profparse::analysis::filter::RegionSel::Name(n.clone())),
+    );
+    Ok((f, warnings))
+}
+
+/// Regions, the filter's time ranges per process, and the selection built from them.
+pub fn selection(
+    db: &Database,
+    filter: &RegionFilter,
+    ctx: &Context,
+) -> anyhow::Result<(Regions, Selection)> {
+    let regions = Regions::load(db);
+    ctx.warn_all(&regions.warnings);
+    let ranges: Option<Vec<RangeList>> = if regions.span.is_none() && filter.is_everything() {
+        None
+    } else {
+        Some(filter.time_ranges(&regions)?)
+    };
+    Ok((regions, Selection { ranges }))
+}

@@ -1,0 +1,134 @@
+//! `profparse trace-summary DB`: amrprofparser's `-wts`, with working region filters.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::analysis::function_stats::SortKey;
+use profparse::analysis::trace_summary::trace_summary;
+use profparse::report::{csv, json, reference, table};
+
+use super::summary::{SortArg, SummaryFormat};
+use super::trace_common::{open_trace_db, region_filter, selection};
+use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
+use crate::context::Context;
+use crate::output::{self, UsageError};
+
+#[derive(Args, Debug)]
+pub struct TraceSummaryArgs {
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    #[command(flatten)]
+    pub regions: RegionArgs,
+    /// Process whose calls fill NCalls and the inclusive-time table.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub proc: usize,
+    /// Print one table in this order (names ascending, numbers descending).
+    #[arg(long, value_enum)]
+    pub sort: Option<SortArg>,
+    /// Keep only the first N rows of each table.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Also show total calls and the processes holding Min and Max.
+    #[arg(long)]
+    pub wide: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
+    pub format: SummaryFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
+}
+
+pub fn run(args: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let db = open_trace_db(&args.db.db, ctx)?;
+    let (filter, fw) = region_filter(&args.regions)?;
+    ctx.warn_all(&fw);
+    let nprocs = db.nprocs().unwrap_or(0);
+    if args.proc as u64 >= nprocs.max(1) {
+        return Err(UsageError(format!(
+            "--proc {} is out of range: the database has {nprocs} process(es)",
+            args.proc
+        ))
+        .into());
+    }
+    let (_regions, sel) = selection(&db, &filter, ctx)?;
+    let (t, warnings) = trace_summary(&db, &sel, args.proc);
+    ctx.warn_all(&warnings);
+    let s = &t.summary;
+    let cut = |order: Vec<usize>| -> Vec<usize> {
+        order
+            .into_iter()
+            .take(args.top.unwrap_or(usize::MAX))
+            .collect()
+    };
+    let sort = args.sort.map(SortKey::from);
+    let database = args.db.db.display().to_string();
+    let mut out = output::open(args.output.output.as_deref())?;
+    match args.format {
+        SummaryFormat::Reference => {
+            reference::write_stats_report(
+                &mut out,
+                s,
+                Some((t.max_call_stack_depth, &t.recursive_functions)),
+            )?;
+            let m = reference::name_width(s.functions.iter().map(|f| f.name.as_str()));
+            reference::write_inclusive(&mut out, m, &t.inclusive)?;
+        }
+        SummaryFormat::Json => {
+            let all: Vec<_> = db
+                .warnings()
+                .iter()
+                .chain(&db.trace_index().warnings)
+                .chain(&fw)
+                .chain(&warnings)
+                .cloned()
+                .collect();
+            json::write_trace_summary(
+                &mut out,
+                &database,
+                &t,
+                &cut(sort.unwrap_or(SortKey::Name).order(&s.functions)),
+                sort,
+                &filter,
+                &all,
+            )?
+        }
+        SummaryFormat::Csv => csv::write_summary(
+            &mut out,
+            s,
+            &cut(sort.unwrap_or(SortKey::Name).order(&s.functions)),
+        )?,
+        SummaryFormat::Table => {
+            let mut style = ctx.table_style(&args.output);
+            style.wide = args.wide;
+            writeln!(
+                out,
+                "{database}: call traces of {} processes, {} functions{}. NCalls = calls on process {}; exclusive times in seconds.\n",
+                s.nprocs,
+                s.functions.len(),
+                if filter.is_everything() {
+                    String::new()
+                } else {
+                    ", region filter applied".to_owned()
+                },
+                s.selected_proc
+            )?;
+            let orders: Vec<(String, SortKey)> = match sort {
+                Some(k) => vec![("Functions".to_owned(), k)],
+                None => vec![
+                    ("Functions by name".to_owned(), SortKey::Name),
+                    ("Functions by average time".to_owned(), SortKey::Avg),
+                ],
+            };
+            for (title, key) in orders {
+                table::write_summary(&mut out, s, &cut(key.order(&s.functions)), &title, style)?;
+                writeln!(out)?;
+            }
+            table::write_summary_totals(&mut out, s)?;
+            writeln!(out)?;
+            table::write_trace_extras(&mut out, &t, args.top, style)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

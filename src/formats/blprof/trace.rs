@@ -1,0 +1,285 @@
+//! Call-trace data blocks (`bl_call_stats_D_*`): `nRSS` region start/stop
+//! records, then `nTraceStats` call records, the first a sentinel
+//! (BLPROF_FORMAT.md §5.2–5.4, BLPROF_REAL_DATA.md §3–4).
+//!
+//! Records are decoded on the fly from the mapped bytes; nothing is copied.
+
+use super::base::RealWidth;
+use super::callstats::TraceBlockRef;
+use crate::error::{Error, Location, Result};
+use crate::source::InputFile;
+
+/// A region start or stop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RegionRecord {
+    pub time: f64,
+    /// Rank-local region number.
+    pub number: i32,
+    pub start: bool,
+}
+
+/// One timed call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallRecord {
+    /// Nesting depth; the outermost timed call is 0.
+    pub depth: i32,
+    /// Rank-local function number (`fName` table of the process).
+    pub fnum: i32,
+    pub ncalls: i64,
+    /// Inclusive seconds.
+    pub inclusive: f64,
+    /// Exclusive seconds.
+    pub exclusive: f64,
+    /// Start time (seconds since the process's profiler start).
+    pub start: f64,
+}
+
+impl CallRecord {
+    /// The per-block dummy (and anything else with negative depth or function).
+    pub fn is_sentinel(&self) -> bool {
+        self.depth < 0 || self.fnum < 0
+    }
+
+    pub fn end(&self) -> f64 {
+        self.start + self.inclusive
+    }
+}
+
+fn region_size(real: RealWidth) -> u64 {
+    real.bytes() + 8
+}
+
+fn call_size(real: RealWidth) -> u64 {
+    match real {
+        RealWidth::F64 => 40,
+        RealWidth::F32 => 32,
+    }
+}
+
+fn i32_at(b: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn i64_at(b: &[u8], at: usize) -> i64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    i64::from_le_bytes(a)
+}
+
+/// One trace block's bytes, split into its two record arrays.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceBlock<'a> {
+    regions: &'a [u8],
+    calls: &'a [u8],
+    real: RealWidth,
+}
+
+impl<'a> TraceBlock<'a> {
+    /// Locates `block` in `file`, detecting the Real width from the
+    /// sentinel (f64 unless only the f32 layout shows one), and checking
+    /// that the whole block lies inside the file.
+    pub fn read(file: &'a InputFile, block: &TraceBlockRef) -> Result<TraceBlock<'a>> {
+        let f64_block = Self::read_as(file, block, RealWidth::F64);
+        if matches!(&f64_block, Ok(b) if b.has_sentinel()) {
+            return f64_block;
+        }
+        match Self::read_as(file, block, RealWidth::F32) {
+            Ok(b) if b.has_sentinel() => Ok(b),
+            _ => f64_block,
+        }
+    }
+
+    /// Locates `block` assuming `real`.
+    pub fn read_as(
+        file: &'a InputFile,
+        block: &TraceBlockRef,
+        real: RealWidth,
+    ) -> Result<TraceBlock<'a>> {
+        let too_big = || {
+            Error::invalid(
+                Location::line(&block.header, block.line),
+                format!(
+                    "trace block of process {} claims {} region and {} call records: more than any file can hold",
+                    block.proc, block.nrss, block.ntrace
+                ),
+            )
+        };
+        let rbytes = block
+            .nrss
+            .checked_mul(region_size(real))
+            .ok_or_else(too_big)?;
+        let cbytes = block
+            .ntrace
+            .checked_mul(call_size(real))
+            .ok_or_else(too_big)?;
+        let total = rbytes.checked_add(cbytes).ok_or_else(too_big)?;
+        let bytes = file.range(block.seekpos, total).map_err(|_| {
+            Error::invalid(
+                Location::offset(file.path(), block.seekpos),
+                format!(
+                    "trace block of process {} ({} region + {} call records, {total} bytes; header {}:{}) runs past the end of the file ({} bytes)",
+                    block.proc,
+                    block.nrss,
+                    block.ntrace,
+                    block.header.display(),
+                    block.line,
+                    file.len()
+                ),
+            )
+        })?;
+        let (regions, calls) = bytes.split_at(rbytes as usize);
+        Ok(TraceBlock {
+            regions,
+            calls,
+            real,
+        })
+    }
+
+    pub fn real(&self) -> RealWidth {
+        self.real
+    }
+
+    fn has_sentinel(&self) -> bool {
+        self.calls_len() > 0 && {
+            let c = self.call(0);
+            c.depth == -1 && c.fnum == -1 && c.ncalls == -1 && (c.inclusive + 1.1).abs() < 1e-6
+        }
+    }
+
+    pub fn regions_len(&self) -> usize {
+        self.regions.len() / region_size(self.real) as usize
+    }
+
+    pub fn calls_len(&self) -> usize {
+        self.calls.len() / call_size(self.real) as usize
+    }
+
+    pub fn regions(&self) -> impl ExactSizeIterator<Item = RegionRecord> + 'a {
+        let real = self.real;
+        self.regions
+            .chunks_exact(region_size(real) as usize)
+            .map(move |r| {
+                let w = real.bytes() as usize;
+                RegionRecord {
+                    time: real.read(r),
+                    number: i32_at(r, w),
+                    start: i32_at(r, w + 4) != 0,
+                }
+            })
+    }
+
+    /// Call record `i` (`i < calls_len()`).
+    pub fn call(&self, i: usize) -> CallRecord {
+        let s = call_size(self.real) as usize;
+        decode_call(&self.calls[i * s..(i + 1) * s], self.real)
+    }
+
+    /// All call records, the sentinel included.
+    pub fn calls(&self) -> impl ExactSizeIterator<Item = CallRecord> + 'a {
+        let real = self.real;
+        self.calls
+            .chunks_exact(call_size(real) as usize)
+            .map(move |c| decode_call(c, real))
+    }
+}
+
+fn decode_call(c: &[u8], real: RealWidth) -> CallRecord {
+    let w = real.bytes() as usize;
+    CallRecord {
+        depth: i32_at(c, 0),
+        fnum: i32_at(c, 4),
+        ncalls: i64_at(c, 8),
+        inclusive: real.read(&c[16..]),
+        exclusive: real.read(&c[16 + w..]),
+        start: real.read(&c[16 + 2 * w..]),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// Bytes of one f64 trace block: region records then calls (a sentinel first).
+    pub fn block_bytes(
+        regions: &[(f64, i32, bool)],
+        calls: &[(i32, i32, f64, f64, f64)],
+    ) -> Vec<u8> {
+        let mut v = Vec::new();
+        for &(t, n, s) in regions {
+            v.extend_from_slice(&t.to_le_bytes());
+            v.extend_from_slice(&n.to_le_bytes());
+            v.extend_from_slice(&(s as i32).to_le_bytes());
+        }
+        let mut call = |d: i32, f: i32, n: i64, inc: f64, exc: f64, st: f64| {
+            v.extend_from_slice(&d.to_le_bytes());
+            v.extend_from_slice(&f.to_le_bytes());
+            v.extend_from_slice(&n.to_le_bytes());
+            v.extend_from_slice(&inc.to_le_bytes());
+            v.extend_from_slice(&exc.to_le_bytes());
+            v.extend_from_slice(&st.to_le_bytes());
+        };
+        call(-1, -1, -1, -1.1, -1.2, -1.3);
+        for &(d, f, inc, exc, st) in calls {
+            call(d, f, 1, inc, exc, st);
+        }
+        v
+    }
+
+    pub fn block_ref(proc: usize, nrss: u64, ntrace: u64, seekpos: u64) -> TraceBlockRef {
+        TraceBlockRef {
+            proc,
+            nrss,
+            ntrace,
+            datafile: "bl_call_stats_D_00000".into(),
+            seekpos,
+            time_min_max: None,
+            header: PathBuf::from("bl_call_stats_H_00000"),
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn decodes_regions_calls_and_sentinel() {
+        let bytes = block_bytes(&[(0.5, 0, false), (0.4, 2, true)], &[(0, 3, 2.0, 1.0, 0.4)]);
+        let f = InputFile::from_bytes("d", bytes);
+        let b = TraceBlock::read(&f, &block_ref(0, 2, 2, 0)).unwrap();
+        assert_eq!(b.real(), RealWidth::F64);
+        let r: Vec<_> = b.regions().collect();
+        assert_eq!(
+            r[1],
+            RegionRecord {
+                time: 0.4,
+                number: 2,
+                start: true
+            }
+        );
+        let c: Vec<_> = b.calls().collect();
+        assert!(c[0].is_sentinel());
+        assert_eq!(
+            (c[1].depth, c[1].fnum, c[1].inclusive, c[1].start),
+            (0, 3, 2.0, 0.4)
+        );
+        assert_eq!(c[1].end(), 2.4);
+    }
+
+    #[test]
+    fn block_past_the_end_names_offset_and_header_line() {
+        let bytes = block_bytes(&[], &[(0, 0, 1.0, 1.0, 0.0)]);
+        let f = InputFile::from_bytes("bl_call_stats_D_00000", bytes);
+        let e = TraceBlock::read(&f, &block_ref(3, 0, 3, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("byte offset 0") && e.contains("process 3"),
+            "{e}"
+        );
+        let e = TraceBlock::read(&f, &block_ref(3, u64::MAX / 2, 3, 0))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("more than any file can hold") || e.contains("past the end"),
+            "{e}"
+        );
+    }
+}
