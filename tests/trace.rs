@@ -1,0 +1,413 @@
+//! Call-trace integration tests: `trace-summary` against amrprofparser's
+//! intended `-wts` output (the `__batchfix` goldens: the pristine tool
+//! crashes, BLPROF_FORMAT.md §9 bug 14), region filters, `regions`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
+
+fn fixture(db: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/blprof")
+        .join(db)
+}
+
+fn filters(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/blprof/filters")
+        .join(name)
+}
+
+fn profparse() -> Command {
+    Command::cargo_bin("profparse").unwrap()
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = profparse().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The golden run's report: from the first "Total times" to the end of
+/// the inclusive table.
+fn report(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Total times"))
+        .map(str::to_owned)
+        .collect();
+    if let Some(end) = v.iter().rposition(|l| l.starts_with("=====")) {
+        v.truncate(end + 1);
+    }
+    v
+}
+
+/// Splits a report into (name table + totals, Avg table, depth/recursion
+/// lines, inclusive rows).
+fn sections(lines: &[String]) -> (Vec<String>, Vec<String>, Vec<String>, Vec<String>) {
+    let second = 1 + lines[1..]
+        .iter()
+        .position(|l| l.starts_with("Total times"))
+        .unwrap();
+    let avg_end = second
+        + lines[second..]
+            .iter()
+            .position(|l| l.starts_with("====="))
+            .unwrap();
+    let incl = lines
+        .iter()
+        .position(|l| l.starts_with("Inclusive times"))
+        .unwrap();
+    let facts = lines[avg_end + 1..incl]
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .cloned()
+        .collect();
+    let incl_rows = lines[incl + 2..lines.len() - 1].to_vec();
+    (
+        lines[..second].to_vec(),
+        lines[second..avg_end].to_vec(),
+        facts,
+        incl_rows,
+    )
+}
+
+fn check(db: &str, golden: &str, extra: &[&str]) {
+    let g = fs::read_to_string(fixture(db).join("golden").join(golden).join("stdout.txt")).unwrap();
+    let dir = fixture(db).join("bl_prof");
+    let mut args = vec![
+        "-q",
+        "trace-summary",
+        dir.to_str().unwrap(),
+        "--format",
+        "reference",
+    ];
+    args.extend_from_slice(extra);
+    let ours = run_ok(&args);
+    let (g1, g2, g3, g4) = sections(&report(&g));
+    let (o1, o2, o3, o4) = sections(&report(&ours));
+    assert_eq!(g1, o1, "{db} {golden}: name-ordered table and totals");
+    // Our Avg table lists the rows the reference drops for tying an earlier Avg.
+    let mut it = o2.iter();
+    for line in &g2 {
+        assert!(
+            it.any(|l| l == line),
+            "{db} {golden}: Avg table row missing or out of order: {line}"
+        );
+    }
+    assert_eq!(
+        g3, o3,
+        "{db} {golden}: MaxCallStackDepth and recursive functions"
+    );
+    // Functions with equal printed inclusive time may come in either order.
+    let mut gs = g4.clone();
+    let mut os = o4.clone();
+    gs.sort();
+    os.sort();
+    assert_eq!(gs, os, "{db} {golden}: inclusive times");
+}
+
+#[test]
+fn trace_summary_matches_intended_wts() {
+    for db in DATABASES {
+        check(db, "wts__batchfix", &[]);
+    }
+}
+
+#[test]
+fn trace_summary_proc1_matches_intended_proc1_wts() {
+    for db in DATABASES.iter().filter(|&&d| d != "single") {
+        check(db, "proc1_wts__batchfix", &["--proc", "1"]);
+    }
+}
+
+#[test]
+fn region_filter_files_match_intended_filtered_wts() {
+    let exclude = filters("exclude_RComm.txt");
+    let include = filters("include_only_RCompute.txt");
+    for db in DATABASES {
+        check(
+            db,
+            "wts_filter_excludeRComm__batchfix",
+            &["--filter-file", exclude.to_str().unwrap()],
+        );
+        check(
+            db,
+            "wts_filter_includeOnlyRCompute__batchfix",
+            &["--filter-file", include.to_str().unwrap()],
+        );
+    }
+}
+
+#[test]
+fn region_options_equal_the_filter_files() {
+    let dir = fixture("flush").join("bl_prof");
+    let d = dir.to_str().unwrap();
+    let by_file = run_ok(&[
+        "-q",
+        "trace-summary",
+        d,
+        "--format",
+        "json",
+        "--filter-file",
+        filters("exclude_RComm.txt").to_str().unwrap(),
+    ]);
+    let by_opt = run_ok(&[
+        "-q",
+        "trace-summary",
+        d,
+        "--format",
+        "json",
+        "--exclude-region",
+        "R::Comm",
+    ]);
+    let strip = |s: &str| {
+        let mut v: Value = serde_json::from_str(s).unwrap();
+        v.as_object_mut().unwrap().remove("region_filter");
+        v
+    };
+    assert_eq!(strip(&by_file), strip(&by_opt));
+    let by_file = run_ok(&[
+        "-q",
+        "trace-summary",
+        d,
+        "--format",
+        "json",
+        "--filter-file",
+        filters("include_only_RCompute.txt").to_str().unwrap(),
+    ]);
+    let by_glob = run_ok(&[
+        "-q",
+        "trace-summary",
+        d,
+        "--format",
+        "json",
+        "--include-region",
+        "R::Comp*",
+    ]);
+    assert_eq!(strip(&by_file), strip(&by_glob));
+}
+
+#[test]
+fn trace_summary_json_contract() {
+    let dir = fixture("small4").join("bl_prof");
+    let v: Value = serde_json::from_str(&run_ok(&[
+        "trace-summary",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    for key in [
+        "functions",
+        "inclusive",
+        "max_call_stack_depth",
+        "recursive_functions",
+        "calc_run_time",
+        "range_run_time",
+        "total_timers",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["max_call_stack_depth"], 9);
+    assert_eq!(v["recursive_functions"], serde_json::json!(["Recurse()"]));
+    // calcRunTime rangeRunTime = 0.058722716  0.066414904 in the golden.
+    assert!((v["calc_run_time"].as_f64().unwrap() - 0.058722716).abs() < 1e-9);
+    assert!((v["range_run_time"].as_f64().unwrap() - 0.066414904).abs() < 1e-9);
+    let f = &v["functions"].as_array().unwrap()[0];
+    for key in [
+        "name",
+        "ncalls",
+        "min",
+        "avg",
+        "max",
+        "stddev",
+        "coeff_var",
+        "percent",
+    ] {
+        assert!(f.get(key).is_some(), "missing {key}");
+    }
+    let main = v["inclusive"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "main()")
+        .unwrap()
+        .clone();
+    assert!((main["time"].as_f64().unwrap() - 0.0274).abs() < 5e-5);
+}
+
+#[test]
+fn trace_reports_are_identical_at_one_and_two_threads() {
+    for db in DATABASES {
+        let dir = fixture(db).join("bl_prof");
+        for args in [
+            vec!["trace-summary", dir.to_str().unwrap(), "--format", "json"],
+            vec![
+                "trace-summary",
+                dir.to_str().unwrap(),
+                "--exclude-region",
+                "R::Comm",
+            ],
+            vec!["regions", dir.to_str().unwrap(), "--format", "json"],
+        ] {
+            let a = run_ok(&[&["-j1"], &args[..]].concat());
+            let b = run_ok(&[&["-j2"], &args[..]].concat());
+            assert_eq!(a, b, "{db} {args:?}");
+        }
+    }
+}
+
+#[test]
+fn regions_report_and_filter_template() {
+    let dir = fixture("small4").join("bl_prof");
+    let tmp = tempfile::tempdir().unwrap();
+    let tpl = tmp.path().join("RegionFilters.txt");
+    let v: Value = serde_json::from_str(&run_ok(&[
+        "regions",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+        "--proc",
+        "0",
+        "--write-filter-file",
+        tpl.to_str().unwrap(),
+    ]))
+    .unwrap();
+    let regions = v["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 7);
+    let step = regions.iter().find(|r| r["name"] == "R::Step").unwrap();
+    // 20 steps on each of 4 processes.
+    assert_eq!(step["count"], 80);
+    assert_eq!(step["number"], 2);
+    assert!(step["total"].as_f64().unwrap() > 0.0);
+    let ranges = v["ranges"].as_array().unwrap();
+    assert!(ranges.iter().filter(|r| r["region"] == "R::Step").count() == 20);
+    // The reference's -mff writes only the first two lines (bug); we list every region.
+    let golden =
+        fs::read_to_string(fixture("small4").join("golden/mff/RegionFilters.txt")).unwrap();
+    let ours = fs::read_to_string(&tpl).unwrap();
+    assert!(ours.starts_with(&golden), "{ours}");
+    assert!(
+        ours.contains(": \"__NoRegion__\" 0\n") && ours.contains(": \"R::Final\" 6\n"),
+        "{ours}"
+    );
+    // The template is a valid filter file that selects everything.
+    let all = run_ok(&[
+        "-q",
+        "trace-summary",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let with = run_ok(&[
+        "-q",
+        "trace-summary",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+        "--filter-file",
+        tpl.to_str().unwrap(),
+    ]);
+    let f = |s: &str| serde_json::from_str::<Value>(s).unwrap()["functions"].clone();
+    assert_eq!(f(&all), f(&with));
+}
+
+#[test]
+fn bad_region_names_and_filter_files_are_usage_errors() {
+    let dir = fixture("small4").join("bl_prof");
+    profparse()
+        .args([
+            "trace-summary",
+            dir.to_str().unwrap(),
+            "--include-region",
+            "NoSuchRegion",
+        ])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("no region matches")
+                .and(predicate::str::contains("R::Compute")),
+        );
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("F.txt");
+    fs::write(&f, "__IncludeAll__\n- R::Comm 4\n").unwrap();
+    profparse()
+        .args([
+            "trace-summary",
+            dir.to_str().unwrap(),
+            "--filter-file",
+            f.to_str().unwrap(),
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("F.txt:2"));
+}
+
+#[test]
+fn damaged_trace_block_leaves_the_other_blocks() {
+    let tmp = tempfile::tempdir().unwrap();
+    for e in fs::read_dir(fixture("flush").join("bl_prof")).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
+    }
+    // Point process 3's last block past the end of its data file.
+    let h = tmp.path().join("bl_call_stats_H_00001");
+    let text = fs::read_to_string(&h).unwrap();
+    let at = text.rfind("CallStatsProc 3 ").unwrap();
+    let line_end = at + text[at..].find('\n').unwrap();
+    let line = &text[at..line_end];
+    let seek = line.rsplit("seekpos  ").next().unwrap();
+    let damaged = line.replace(&format!("seekpos  {seek}"), "seekpos  99999999");
+    fs::write(
+        &h,
+        format!("{}{}{}", &text[..at], damaged, &text[line_end..]),
+    )
+    .unwrap();
+    let out = profparse()
+        .args([
+            "trace-summary",
+            tmp.path().to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bl_call_stats_D_00001: byte offset 99999999"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("process 3"), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nprocs"], 4);
+    profparse()
+        .args(["--strict", "trace-summary", tmp.path().to_str().unwrap()])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn database_without_traces_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::copy(
+        fixture("single").join("bl_prof/bl_prof_H"),
+        tmp.path().join("bl_prof_H"),
+    )
+    .unwrap();
+    profparse()
+        .args(["trace-summary", tmp.path().to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("TRACE_PROFILE"));
+}
