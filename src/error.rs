@@ -60,10 +60,11 @@ impl fmt::Display for Location {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file or directory could not be opened or read.
+    /// (The I/O error is part of the message, not a separate cause, so that
+    /// it is printed once.)
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
         source: std::io::Error,
     },
     /// The input is not what it claims to be (not a database, not a header, …).

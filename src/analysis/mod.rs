@@ -1,6 +1,7 @@
 //! Analyses over the models: merging across processes, statistics, regions.
 
 pub mod base_summary;
+pub mod calltree;
 pub mod filter;
 pub mod function_stats;
 pub mod info;
