@@ -668,6 +668,16 @@ fn suspicious_times_are_warnings_and_strict_fails() {
             .status
             .success()
     );
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, r#"{"tree": [], "name": [], "time": []}"#).unwrap();
+    let out = run(&["tree", "merge", "doc_example.json", empty.to_str().unwrap()]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("empty.json: the tree has no timers"),
+        "{stderr}"
+    );
 }
 
 #[test]

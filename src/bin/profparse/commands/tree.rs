@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use profparse::Error;
 use profparse::model::calltree::CallTree;
 use profparse::timer_tree::file::{read_timer_tree_file, suspicious_times};
 use profparse::timer_tree::json::write_json;
@@ -16,6 +15,7 @@ use profparse::timer_tree::truchas::write_truchas;
 use profparse::timer_tree::write::write_tree;
 use profparse::timer_tree::xml::write_xml;
 use profparse::timer_tree::{Handle, Precision, Serialized, TimerError, Timing, WriteOptions};
+use profparse::{Error, Location, Warning};
 
 use crate::cli::OutputArg;
 use crate::context::{Context, EXIT_OK};
@@ -133,10 +133,9 @@ fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 precision,
             };
             write_tree(&mut text, &tree, &opts).map_err(|e| match e {
-                TimerError::Empty => Error::invalid(
-                    profparse::Location::file(&args.file),
-                    "the tree has no timers",
-                ),
+                TimerError::Empty => {
+                    Error::invalid(Location::file(&args.file), "the tree has no timers")
+                }
                 TimerError::BadHandle { .. } => {
                     Error::NotFound(format!("{}: {e}", args.file.display()))
                 }
@@ -154,18 +153,26 @@ fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 }
 
 fn merge(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let trees = args
-        .files
-        .iter()
-        .map(|p| read(p, ctx))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut trees = Vec::with_capacity(args.files.len());
+    for path in &args.files {
+        let tree = read(path, ctx)?;
+        if tree.is_empty() {
+            ctx.warn(&Warning::new(
+                Location::file(path),
+                "the tree has no timers",
+            ));
+        }
+        trees.push(tree);
+    }
     let labels: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
     let merged = merge_trees(&trees);
-    let mut out = output::open(args.output.output.as_deref())?;
+    let mut text = Vec::new();
     match args.format {
-        MergeFormat::Table => write_merge_table(&mut out, &merged, &labels)?,
-        MergeFormat::Json => write_merge_json(&mut out, &merged, &labels)?,
+        MergeFormat::Table => write_merge_table(&mut text, &merged, &labels)?,
+        MergeFormat::Json => write_merge_json(&mut text, &merged, &labels)?,
     }
+    let mut out = output::open(args.output.output.as_deref())?;
+    out.write_all(&text)?;
     out.flush()?;
     Ok(ExitCode::from(EXIT_OK))
 }
