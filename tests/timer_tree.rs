@@ -149,6 +149,24 @@ fn show_matches_reference_goldens_byte_for_byte() {
 }
 
 #[test]
+fn table_layout_shows_exclusive_time_and_shares() {
+    let table = stdout_ok(&["tree", "show", "measured_example.json", "--layout", "table"]);
+    check_own_golden("measured_example.table.txt", &table);
+    // Top-level shares add up to 100 %, children's shares are of the parent.
+    let shares: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().last().unwrap())
+        .collect();
+    assert_eq!(
+        shares,
+        [
+            "60.0", "22.2", "44.4", "50.0", "40.0", "33.3", "33.3", "33.3"
+        ]
+    );
+}
+
+#[test]
 fn show_writes_to_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.txt");
@@ -631,6 +649,11 @@ fn cli_errors_have_the_documented_exit_codes() {
             &["tree", "show", "doc_example.json", "--layout", "html"],
             2,
             "invalid value 'html'",
+        ),
+        (
+            &["tree", "show", "doc_example.json", "--indent", "65"],
+            2,
+            "65 is not in 0..=64",
         ),
         (&["tree", "merge"], 2, "required"),
         (

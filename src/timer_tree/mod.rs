@@ -38,7 +38,8 @@
 //! ```
 //!
 //! Modules: [`tree`] (the type, clock, guard), [`write`] (reference layout and
-//! Fortran `ES` formatting), [`truchas`] (Truchas' summary), [`serial`]
+//! Fortran `ES` formatting), [`truchas`] (Truchas' summary), [`table`]
+//! (inclusive/exclusive table), [`serial`]
 //! (arrays and their validation), [`json`] and [`xml`] (file forms),
 //! [`file`] (reading files), [`global`] (the process-wide tree), [`merge`]
 //! and [`merge_report`] (several trees unified by path). Every tree is a
@@ -51,6 +52,7 @@ pub mod json;
 pub mod merge;
 pub mod merge_report;
 pub mod serial;
+pub mod table;
 pub mod tree;
 pub mod truchas;
 pub mod write;

@@ -322,14 +322,12 @@ fn take_attr(attrs: &[(&str, String)], key: &str) -> Option<String> {
 fn parse_time(s: &str) -> Option<f64> {
     let s = s.trim();
     special_value(s).or_else(|| {
-        // Rust also accepts "inf" and "nan" spellings; only numbers here.
-        if s.bytes()
-            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
-        {
-            s.parse().ok()
-        } else {
-            None
-        }
+        // Rust also accepts "inf" and "nan" spellings, and overflowing
+        // decimals (1e999) parse as infinity: only finite numbers here.
+        let numeric = s
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+        s.parse().ok().filter(|x: &f64| numeric && x.is_finite())
     })
 }
 
@@ -421,6 +419,7 @@ mod tests {
             ),
             ("<TIMER NAME=\"A\" TIME=\"fast\"/>", "is not a number"),
             ("<TIMER NAME=\"A\" TIME=\"inf\"/>", "is not a number"),
+            ("<TIMER NAME=\"A\" TIME=\"1e999\"/>", "is not a number"),
             ("\n\n</TIMER>", "t.xml:3: </TIMER> without an open"),
             (
                 "<TIMER NAME=\"&bogus;\" TIME=\"1\"/>",

@@ -11,6 +11,7 @@ use profparse::timer_tree::file::{read_timer_tree_file, suspicious_times};
 use profparse::timer_tree::json::write_json;
 use profparse::timer_tree::merge::merge_trees;
 use profparse::timer_tree::merge_report::{write_merge_json, write_merge_table};
+use profparse::timer_tree::table::write_table;
 use profparse::timer_tree::truchas::write_truchas;
 use profparse::timer_tree::write::write_tree;
 use profparse::timer_tree::xml::write_xml;
@@ -49,6 +50,8 @@ pub enum Layout {
     TimerTree,
     /// Truchas' "TIMING SUMMARY": ES9.3 seconds, ` --- `, name.
     Truchas,
+    /// A table: inclusive and exclusive seconds, % of parent.
+    Table,
     /// The JSON file form (serialized arrays).
     Json,
     /// The nested XML file form, names escaped.
@@ -60,9 +63,10 @@ pub struct ShowArgs {
     /// The serialized timer tree (JSON or XML).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Blanks per nesting level (timer-tree layout; 0 is allowed).
-    #[arg(long, value_name = "N", default_value_t = 2)]
-    pub indent: usize,
+    /// Blanks per nesting level (timer-tree layout; 0 to 64).
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u8).range(0..=64))]
+    pub indent: u8,
     /// Print only the subtree of this timer, its root unindented (timer-tree
     /// layout). Handle k is the k-th timer of the file (from 1).
     #[arg(long, value_name = "H")]
@@ -128,7 +132,7 @@ fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     match args.layout {
         Layout::TimerTree => {
             let opts = WriteOptions {
-                indent: args.indent,
+                indent: usize::from(args.indent),
                 handle: args.handle.map(Handle::new),
                 precision,
             };
@@ -143,6 +147,7 @@ fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             })?;
         }
         Layout::Truchas => write_truchas(&mut text, &tree, precision)?,
+        Layout::Table => write_table(&mut text, &tree, precision)?,
         Layout::Json => write_json(&mut text, &Serialized::from_call_tree(&tree))?,
         Layout::Xml => write_xml(&mut text, &tree)?,
     }
