@@ -37,11 +37,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Modules: [`tree`] (the type, clock, guard), [`write`] (reference layout and
+//! Modules: [`tree`] (the type, clock, guard), [`write`](mod@write) (reference layout and
 //! Fortran `ES` formatting), [`truchas`] (Truchas' summary), [`table`]
 //! (inclusive/exclusive table), [`serial`]
 //! (arrays and their validation), [`json`] and [`xml`] (file forms),
-//! [`file`] (reading files), [`global`] (the process-wide tree), [`merge`]
+//! [`file`](mod@file) (reading files), [`global`] (the process-wide tree), [`merge`]
 //! and [`merge_report`] (several trees unified by path). Every tree is a
 //! [`CallTree`](crate::model::calltree::CallTree), the model the other call-path
 //! reports share; handle k is node id k.
