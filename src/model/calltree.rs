@@ -120,10 +120,15 @@ impl<M: Default> CallTree<M> {
                 &mut self.nodes[to.0 as usize].metrics,
                 &other.node(from).metrics,
             );
-            for &c in other.node(from).children().iter().rev() {
-                let target = self.child(to, other.name(c));
-                stack.push((c, target));
-            }
+            // Create the targets in sibling order (new children keep
+            // `other`'s order), then push them reversed for a pre-order walk.
+            let targets: Vec<(NodeId, NodeId)> = other
+                .node(from)
+                .children()
+                .iter()
+                .map(|&c| (c, self.child(to, other.name(c))))
+                .collect();
+            stack.extend(targets.into_iter().rev());
         }
     }
 
@@ -221,6 +226,40 @@ impl<M> CallTree<M> {
             .rev()
             .map(|&c| (c, 0))
             .collect();
+        while let Some((id, depth)) = stack.pop() {
+            out.push((id, depth));
+            for &c in self.node(id).children.iter().rev() {
+                stack.push((c, depth + 1));
+            }
+        }
+        out
+    }
+
+    /// The existing child of `parent` called `name`, without creating it.
+    pub fn find_child(&self, parent: NodeId, name: &str) -> Option<NodeId> {
+        let name_id = *self.name_ids.get(name)?;
+        self.child_index.get(&(parent, name_id)).copied()
+    }
+
+    /// The existing node at `path` below the root, without creating any.
+    pub fn find_path<S: AsRef<str>>(&self, path: &[S]) -> Option<NodeId> {
+        path.iter()
+            .try_fold(self.root(), |id, name| self.find_child(id, name.as_ref()))
+    }
+
+    /// True when `id` names a node of this tree (the root included).
+    pub fn contains(&self, id: NodeId) -> bool {
+        (id.0 as usize) < self.nodes.len()
+    }
+
+    /// The subtree of `top` in pre-order with depths relative to `top`
+    /// (`top` itself at depth 0; for the root, its children at depth 0).
+    pub fn preorder_from(&self, top: NodeId) -> Vec<(NodeId, usize)> {
+        if top == self.root() {
+            return self.preorder();
+        }
+        let mut out = Vec::new();
+        let mut stack = vec![(top, 0)];
         while let Some((id, depth)) = stack.pop() {
             out.push((id, depth));
             for &c in self.node(id).children.iter().rev() {

@@ -1,1 +1,0 @@
-//! Timer trees (placeholder: being built for issue 6).
