@@ -36,7 +36,7 @@ pub fn process_tree(
     selection: &Selection,
     warnings: &Mutex<Vec<Warning>>,
 ) -> CallTree {
-    let mut tree = CallTree::new();
+    let mut tree: CallTree = CallTree::new();
     let mut stack: Vec<NodeId> = Vec::new();
     let mut jumps = 0usize;
     let mut names: Vec<Option<String>> = Vec::new();
