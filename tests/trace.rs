@@ -411,3 +411,174 @@ fn database_without_traces_is_a_clear_error() {
         .code(2)
         .stderr(predicate::str::contains("TRACE_PROFILE"));
 }
+
+#[test]
+fn calltrace_is_byte_identical_to_ttrace() {
+    for db in DATABASES {
+        let dir = fixture(db).join("bl_prof");
+        let ours = run_ok(&["calltrace", dir.to_str().unwrap(), "--reference-names"]);
+        let golden = fs::read_to_string(fixture(db).join("golden/ttrace/CallTrace.txt")).unwrap();
+        assert!(ours == golden, "{db}: calltrace differs from CallTrace.txt");
+    }
+    // Our own names keep their spaces; --no-combine lists every call.
+    let dir = fixture("asym4").join("bl_prof");
+    let ours = run_ok(&["calltrace", dir.to_str().unwrap(), "--delimiter", ";"]);
+    assert!(ours.contains(";Name with spaces(int, double);"));
+    let all = run_ok(&["calltrace", dir.to_str().unwrap(), "--no-combine"]);
+    assert!(all.lines().count() >= ours.lines().count());
+}
+
+/// `(path, calls, inclusive, exclusive)` of every node of an htmlnc page.
+fn htmlnc_nodes(path: &Path) -> Vec<(String, u64, f64, f64)> {
+    let text = fs::read_to_string(path).unwrap();
+    let mut stack: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| l.contains(" :: ") && !l.starts_with("<h3>"))
+    {
+        let inner = line
+            .trim_start_matches("<li>")
+            .trim_end_matches("</li>")
+            .trim_end_matches("</a>");
+        let inner = inner.rsplit('>').next().unwrap();
+        let f: Vec<&str> = inner.split(" :: ").collect();
+        let depth: usize = f[6].trim().parse().unwrap();
+        stack.truncate(depth);
+        stack.push(f[1].to_owned());
+        out.push((
+            stack.join(" > "),
+            f[5].trim().parse().unwrap(),
+            f[2].parse().unwrap(),
+            f[3].parse().unwrap(),
+        ));
+    }
+    out
+}
+
+fn flatten(v: &Value, prefix: &str, out: &mut Vec<(String, u64, f64, f64)>) {
+    for n in v.as_array().unwrap() {
+        let path = if prefix.is_empty() {
+            n["name"].as_str().unwrap().replace(' ', "_")
+        } else {
+            format!(
+                "{prefix} > {}",
+                n["name"].as_str().unwrap().replace(' ', "_")
+            )
+        };
+        out.push((
+            path.clone(),
+            n["calls"].as_u64().unwrap(),
+            n["inclusive"].as_f64().unwrap(),
+            n["exclusive"].as_f64().unwrap(),
+        ));
+        flatten(&n["children"], &path, out);
+    }
+}
+
+#[test]
+fn calltree_of_process_0_matches_htmlnc() {
+    for db in DATABASES {
+        let golden = htmlnc_nodes(&fixture(db).join("golden/htmlnc/CallTraceNC.html"));
+        let dir = fixture(db).join("bl_prof");
+        let v: Value = serde_json::from_str(&run_ok(&[
+            "calltree",
+            dir.to_str().unwrap(),
+            "--proc",
+            "0",
+            "--format",
+            "json",
+        ]))
+        .unwrap();
+        let mut ours = Vec::new();
+        flatten(&v["roots"], "", &mut ours);
+        assert_eq!(ours.len(), golden.len(), "{db}: number of call paths");
+        let close = |a: f64, b: f64| (a - b).abs() <= 5e-6 * b.abs().max(a.abs()) + 1e-12;
+        for (path, calls, incl, excl) in &golden {
+            let o = ours
+                .iter()
+                .find(|o| &o.0 == path)
+                .unwrap_or_else(|| panic!("{db}: {path} missing"));
+            assert_eq!(o.1, *calls, "{db} {path}: calls");
+            assert!(
+                close(o.2, *incl),
+                "{db} {path}: inclusive {} vs {incl}",
+                o.2
+            );
+            assert!(
+                close(o.3, *excl),
+                "{db} {path}: exclusive {} vs {excl}",
+                o.3
+            );
+        }
+    }
+}
+
+#[test]
+fn calltree_merged_formats_and_bounds() {
+    let dir = fixture("small4").join("bl_prof");
+    let d = dir.to_str().unwrap();
+    let v: Value = serde_json::from_str(&run_ok(&["calltree", d, "--format", "json"])).unwrap();
+    assert_eq!(v["nprocs"], 4);
+    let main = v["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "main()")
+        .unwrap();
+    assert_eq!(main["calls"], 4);
+    assert_eq!(main["procs"], 4);
+    for key in [
+        "name",
+        "calls",
+        "inclusive",
+        "exclusive",
+        "children",
+        "inclusive_max",
+        "max_proc",
+        "untimed",
+    ] {
+        assert!(main.get(key).is_some(), "missing {key}");
+    }
+    // Leaf() under Compute() and under Exchange::ring are different nodes.
+    let text = run_ok(&["calltree", d]);
+    assert!(text.matches("Leaf()").count() >= 3, "{text}");
+    // Inclusive ≥ Σ children everywhere in real data: no warning.
+    profparse()
+        .args(["calltree", d])
+        .assert()
+        .success()
+        .stderr("");
+    // --depth 0 shows only the outermost calls.
+    let top = run_ok(&["calltree", d, "--depth", "0"]);
+    assert!(!top.contains("Step()"), "{top}");
+    // Folded stacks: `a;b;c <µs>` with whole microseconds.
+    let folded = run_ok(&["calltree", d, "--format", "folded"]);
+    assert!(folded.lines().all(|l| {
+        let (stack, n) = l.rsplit_once(' ').unwrap();
+        !stack.is_empty() && n.parse::<u64>().is_ok()
+    }));
+    assert!(
+        folded.contains("main();Step();Exchange();Exchange::ring "),
+        "{folded}"
+    );
+    // HTML: one self-contained page.
+    let html = run_ok(&["calltree", d, "--format", "html"]);
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    assert_eq!(
+        html.matches("<details").count(),
+        html.matches("</details>").count()
+    );
+    assert!(!html.contains("http://") && !html.contains("https://"));
+    // A region filter narrows the tree to calls inside R::Compute.
+    let only = run_ok(&[
+        "calltree",
+        d,
+        "--include-region",
+        "R::Compute",
+        "--format",
+        "folded",
+    ]);
+    assert!(!only.contains("Exchange::ring"), "{only}");
+    assert!(only.contains("Work()"), "{only}");
+}

@@ -1,6 +1,8 @@
 //! Renderers: one module per output format, all writing to `impl Write`.
 //! Number formatting lives in [`numfmt`] only.
 
+pub mod calltrace;
+pub mod calltree;
 pub mod csv;
 pub mod json;
 pub mod numfmt;

@@ -59,6 +59,12 @@ pub enum Command {
     /// Regions: count and time per region over processes, one process's
     /// ranges (--proc), and a RegionFilters template (--write-filter-file).
     Regions(commands::regions::RegionsArgs),
+    /// Call-path tree: a node is a function at a position in the nesting;
+    /// calls, inclusive and exclusive time per node, merged over processes
+    /// or for one (--proc). Text, JSON, folded stacks or HTML.
+    Calltree(commands::calltree::CallTreeArgs),
+    /// Chronological text call trace of one process (amrprofparser -ttrace).
+    Calltrace(commands::calltrace::CallTraceArgs),
     /// Omni libtlog trace files.
     Tlog(commands::tlog::TlogArgs),
     /// Timer trees: print and merge serialized trees.

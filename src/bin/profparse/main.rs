@@ -27,6 +27,8 @@ fn main() -> ExitCode {
         Command::Summary(args) => commands::summary::run(args, &ctx),
         Command::TraceSummary(args) => commands::trace_summary::run(args, &ctx),
         Command::Regions(args) => commands::regions::run(args, &ctx),
+        Command::Calltree(args) => commands::calltree::run(args, &ctx),
+        Command::Calltrace(args) => commands::calltrace::run(args, &ctx),
         Command::Tlog(args) => commands::tlog::run(args, &ctx),
         Command::Tree(args) => commands::tree::run(args, &ctx),
     };

@@ -1,6 +1,8 @@
 //! One module per command: each turns its arguments into library options,
 //! calls the library, and hands the result to a renderer.
 
+pub mod calltrace;
+pub mod calltree;
 pub mod info;
 pub mod regions;
 pub mod summary;

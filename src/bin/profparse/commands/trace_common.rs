@@ -53,15 +53,28 @@ pub fn region_filter(args: &RegionArgs) -> anyhow::Result<(RegionFilter, Vec<War
     Ok((f, warnings))
 }
 
+/// How "no filter" selects calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfiltered {
+    /// amrprofparser's include-all: from the first to the last region
+    /// record of the database (-wts parity).
+    RegionSpan,
+    /// Every call.
+    Everything,
+}
+
 /// Regions, the filter's time ranges per process, and the selection built from them.
 pub fn selection(
     db: &Database,
     filter: &RegionFilter,
+    unfiltered: Unfiltered,
     ctx: &Context,
 ) -> anyhow::Result<(Regions, Selection)> {
     let regions = Regions::load(db);
     ctx.warn_all(&regions.warnings);
-    let ranges: Option<Vec<RangeList>> = if regions.span.is_none() && filter.is_everything() {
+    let everything =
+        filter.is_everything() && (regions.span.is_none() || unfiltered == Unfiltered::Everything);
+    let ranges: Option<Vec<RangeList>> = if everything {
         None
     } else {
         Some(filter.time_ranges(&regions)?)

@@ -9,7 +9,7 @@ use profparse::analysis::trace_summary::trace_summary;
 use profparse::report::{csv, json, reference, table};
 
 use super::summary::{SortArg, SummaryFormat};
-use super::trace_common::{open_trace_db, region_filter, selection};
+use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection};
 use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::output::{self, UsageError};
@@ -51,7 +51,7 @@ pub fn run(args: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    let (_regions, sel) = selection(&db, &filter, ctx)?;
+    let (_regions, sel) = selection(&db, &filter, Unfiltered::RegionSpan, ctx)?;
     let (t, warnings) = trace_summary(&db, &sel, args.proc);
     ctx.warn_all(&warnings);
     let s = &t.summary;

@@ -1,0 +1,59 @@
+//! `profparse calltrace DB --proc N`: the text call trace (amrprofparser -ttrace).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::report::calltrace::write_calltrace;
+
+use super::trace_common::open_trace_db;
+use crate::cli::{DatabaseArg, OutputArg};
+use crate::context::Context;
+use crate::output::{self, UsageError};
+
+#[derive(Args, Debug)]
+pub struct CallTraceArgs {
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    /// The process whose calls are listed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub proc: usize,
+    /// Field separator (default: a tab).
+    #[arg(long, value_name = "S", default_value = "\t")]
+    pub delimiter: String,
+    /// List every call; do not combine repeated calls of the same function.
+    #[arg(long = "no-combine")]
+    pub no_combine: bool,
+    /// Print names as amrprofparser does (spaces become `_`).
+    #[arg(long = "reference-names")]
+    pub reference_names: bool,
+    #[command(flatten)]
+    pub output: OutputArg,
+}
+
+pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let db = open_trace_db(&args.db.db, ctx)?;
+    let p = db
+        .trace_index()
+        .procs
+        .iter()
+        .find(|t| t.proc == args.proc)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "--proc {}: no call traces for that process",
+                args.proc
+            ))
+        })?;
+    let mut out = output::open(args.output.output.as_deref())?;
+    let warnings = write_calltrace(
+        &mut out,
+        &db,
+        p,
+        &args.delimiter,
+        !args.no_combine,
+        args.reference_names,
+    )?;
+    out.flush()?;
+    ctx.warn_all(&warnings);
+    Ok(ExitCode::SUCCESS)
+}

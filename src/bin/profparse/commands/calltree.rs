@@ -1,0 +1,100 @@
+//! `profparse calltree DB`: the call-path tree (amrprofparser -html/-htmlnc intent).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use profparse::analysis::calltree::{call_tree, inconsistent_nodes};
+use profparse::report::calltree::{TreeView, write_folded, write_html, write_json, write_text};
+use profparse::{Location, Warning};
+
+use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection};
+use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
+use crate::context::Context;
+use crate::output::{self, UsageError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TreeFormat {
+    /// Indented text, numbers first and the call path last.
+    Text,
+    /// Nested JSON (`roots` → `children`), docs/JSON.md.
+    Json,
+    /// `a;b;c <microseconds of exclusive time>` for flame graph tools.
+    Folded,
+    /// One self-contained page with collapsible branches.
+    Html,
+}
+
+#[derive(Args, Debug)]
+pub struct CallTreeArgs {
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    #[command(flatten)]
+    pub regions: RegionArgs,
+    /// Only this process's tree (default: merged over all processes).
+    #[arg(long, value_name = "N")]
+    pub proc: Option<usize>,
+    /// Show levels 0..=N only.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    /// Hide branches below P percent of the total inclusive time.
+    #[arg(long = "min-percent", value_name = "P", default_value_t = 0.0)]
+    pub min_percent: f64,
+    /// Show at most N children per node (largest inclusive time first).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
+    pub format: TreeFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
+}
+
+pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let db = open_trace_db(&args.db.db, ctx)?;
+    if let Some(p) = args.proc
+        && !db.trace_index().procs.iter().any(|t| t.proc == p)
+    {
+        return Err(UsageError(format!("--proc {p}: no call traces for that process")).into());
+    }
+    let (filter, fw) = region_filter(&args.regions)?;
+    ctx.warn_all(&fw);
+    let (_regions, sel) = selection(&db, &filter, Unfiltered::Everything, ctx)?;
+    let (tree, nprocs, warnings) = call_tree(&db, &sel, args.proc);
+    ctx.warn_all(&warnings);
+    for id in inconsistent_nodes(&tree) {
+        ctx.warn(&Warning::new(
+            Location::file(db.dir()),
+            format!(
+                "call path {}: inclusive time is less than its children's",
+                tree.path(id).join(" > ")
+            ),
+        ));
+    }
+    let view = TreeView {
+        max_depth: args.depth,
+        min_percent: args.min_percent,
+        top: args.top,
+        nprocs,
+    };
+    let mut out = output::open(args.output.output.as_deref())?;
+    match args.format {
+        TreeFormat::Text => {
+            let scope = match args.proc {
+                Some(p) => format!("process {p}"),
+                None => format!("{nprocs} processes (times are averages over processes)"),
+            };
+            writeln!(
+                out,
+                "{}: call tree of {scope}; seconds.\n",
+                args.db.db.display()
+            )?;
+            write_text(&mut out, &tree, &view)?
+        }
+        TreeFormat::Json => write_json(&mut out, &tree, &view, args.proc)?,
+        TreeFormat::Folded => write_folded(&mut out, &tree, &view)?,
+        TreeFormat::Html => write_html(&mut out, &tree, &view, &args.db.db.display().to_string())?,
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

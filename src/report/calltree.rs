@@ -1,0 +1,339 @@
+//! Renderers of a call-path tree merged over processes: indented text,
+//! JSON, folded stacks (flame graphs) and a self-contained HTML page.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::numfmt::seconds;
+use crate::analysis::calltree::{Spread, subtree_calls};
+use crate::model::calltree::{CallTree, NodeId};
+
+/// What part of the tree to show.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TreeView {
+    /// Deepest level shown (0 = only the outermost calls).
+    pub max_depth: Option<usize>,
+    /// Hide nodes below this share of the total inclusive time.
+    pub min_percent: f64,
+    /// At most this many children per node (largest first).
+    pub top: Option<usize>,
+    /// Number of processes merged (for averages).
+    pub nprocs: usize,
+}
+
+/// The visible nodes: pre-order, children by inclusive time (largest
+/// first), with each node's depth.
+pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)> {
+    let calls = subtree_calls(tree);
+    let total = total_inclusive(tree);
+    let mut out = Vec::new();
+    let mut stack: Vec<(NodeId, usize)> = children_sorted(tree, tree.root(), view, &calls, total)
+        .into_iter()
+        .rev()
+        .map(|c| (c, 0))
+        .collect();
+    while let Some((id, depth)) = stack.pop() {
+        out.push((id, depth));
+        if view.max_depth.is_some_and(|m| depth >= m) {
+            continue;
+        }
+        for c in children_sorted(tree, id, view, &calls, total)
+            .into_iter()
+            .rev()
+        {
+            stack.push((c, depth + 1));
+        }
+    }
+    out
+}
+
+fn children_sorted(
+    tree: &CallTree<Spread>,
+    id: NodeId,
+    view: &TreeView,
+    calls: &[u64],
+    total: f64,
+) -> Vec<NodeId> {
+    let mut kids: Vec<NodeId> = tree
+        .node(id)
+        .children()
+        .iter()
+        .copied()
+        .filter(|c| calls[c.0 as usize] > 0)
+        .filter(|c| {
+            total <= 0.0
+                || 100.0 * tree.node(*c).metrics.total.inclusive / total >= view.min_percent
+        })
+        .collect();
+    kids.sort_by(|a, b| {
+        tree.node(*b)
+            .metrics
+            .total
+            .inclusive
+            .total_cmp(&tree.node(*a).metrics.total.inclusive)
+    });
+    if let Some(n) = view.top {
+        kids.truncate(n);
+    }
+    kids
+}
+
+/// Σ inclusive of the outermost calls.
+pub fn total_inclusive(tree: &CallTree<Spread>) -> f64 {
+    tree.node(tree.root())
+        .children()
+        .iter()
+        .map(|c| tree.node(*c).metrics.total.inclusive)
+        .sum()
+}
+
+/// Inclusive time of a node not covered by its timed children.
+pub fn untimed(tree: &CallTree<Spread>, id: NodeId) -> f64 {
+    let n = tree.node(id);
+    let kids: f64 = n
+        .children()
+        .iter()
+        .map(|c| tree.node(*c).metrics.total.inclusive)
+        .sum();
+    n.metrics.total.inclusive - kids
+}
+
+/// Indented text: one line per node, numbers first, the call path last.
+pub fn write_text(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -> io::Result<()> {
+    let p = view.nprocs.max(1) as f64;
+    let multi = view.nprocs > 1;
+    if multi {
+        writeln!(
+            w,
+            "{:>10} {:>10} {:>10} {:>10} {:>6}  Call path",
+            "Incl avg", "Excl avg", "Calls", "Incl max", "proc"
+        )?;
+    } else {
+        writeln!(
+            w,
+            "{:>10} {:>10} {:>10}  Call path",
+            "Inclusive", "Exclusive", "Calls"
+        )?;
+    }
+    let nodes = visible(tree, view);
+    for (i, &(id, depth)) in nodes.iter().enumerate() {
+        let m = &tree.node(id).metrics;
+        let indent = "  ".repeat(depth);
+        let name = tree.name(id);
+        if multi {
+            writeln!(
+                w,
+                "{:>10} {:>10} {:>10} {:>10} {:>6}  {indent}{name}",
+                seconds(m.total.inclusive / p),
+                seconds(m.total.exclusive / p),
+                m.total.calls,
+                seconds(m.inclusive_max),
+                m.inclusive_max_proc
+                    .map_or_else(|| "-".to_owned(), |x| x.to_string()),
+            )?;
+        } else {
+            writeln!(
+                w,
+                "{:>10} {:>10} {:>10}  {indent}{name}",
+                seconds(m.total.inclusive),
+                seconds(m.total.exclusive),
+                m.total.calls
+            )?;
+        }
+        // The remainder after this node's visible children, once they end.
+        let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
+        if has_children {
+            let rest = untimed(tree, id);
+            // Only where it shows at the printed precision.
+            if rest / p >= 0.5e-4 {
+                let pad = "  ".repeat(depth + 1);
+                let cols = if multi {
+                    format!(
+                        "{:>10} {:>10} {:>10} {:>10} {:>6}",
+                        seconds(rest / p),
+                        "",
+                        "",
+                        "",
+                        ""
+                    )
+                } else {
+                    format!("{:>10} {:>10} {:>10}", seconds(rest), "", "")
+                };
+                writeln!(w, "{cols}  {pad}(untimed)")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct NodeJson<'a> {
+    name: &'a str,
+    calls: u64,
+    /// Sums over processes.
+    inclusive: f64,
+    exclusive: f64,
+    inclusive_avg: f64,
+    exclusive_avg: f64,
+    inclusive_min: f64,
+    inclusive_max: f64,
+    max_proc: Option<usize>,
+    procs: usize,
+    /// inclusive − Σ children's inclusive.
+    untimed: f64,
+    children: Vec<NodeJson<'a>>,
+}
+
+fn node_json<'a>(
+    tree: &'a CallTree<Spread>,
+    id: NodeId,
+    view: &TreeView,
+    depth: usize,
+    calls: &[u64],
+    total: f64,
+) -> NodeJson<'a> {
+    let m = &tree.node(id).metrics;
+    let p = view.nprocs.max(1) as f64;
+    let children = if view.max_depth.is_some_and(|d| depth >= d) {
+        Vec::new()
+    } else {
+        children_sorted(tree, id, view, calls, total)
+            .into_iter()
+            .map(|c| node_json(tree, c, view, depth + 1, calls, total))
+            .collect()
+    };
+    NodeJson {
+        name: tree.name(id),
+        calls: m.total.calls,
+        inclusive: m.total.inclusive,
+        exclusive: m.total.exclusive,
+        inclusive_avg: m.total.inclusive / p,
+        exclusive_avg: m.total.exclusive / p,
+        inclusive_min: m.inclusive_min,
+        inclusive_max: m.inclusive_max,
+        max_proc: m.inclusive_max_proc,
+        procs: m.procs,
+        untimed: untimed(tree, id),
+        children,
+    }
+}
+
+/// `{"nprocs": n, "proc": p|null, "roots": [nested nodes]}`.
+pub fn write_json(
+    w: &mut dyn Write,
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+    proc: Option<usize>,
+) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        nprocs: usize,
+        proc: Option<usize>,
+        total_inclusive: f64,
+        roots: Vec<NodeJson<'a>>,
+    }
+    let calls = subtree_calls(tree);
+    let total = total_inclusive(tree);
+    let roots = children_sorted(tree, tree.root(), view, &calls, total)
+        .into_iter()
+        .map(|c| node_json(tree, c, view, 0, &calls, total))
+        .collect();
+    super::json::write_pretty(
+        w,
+        &Doc {
+            nprocs: view.nprocs,
+            proc,
+            total_inclusive: total,
+            roots,
+        },
+    )
+}
+
+/// Folded stacks, `a;b;c <µs>`: each node's exclusive time (summed over
+/// processes) in whole microseconds — the input of flame graph tools.
+/// A `;` inside a name would split the frame, so it is written as `:`.
+pub fn write_folded(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -> io::Result<()> {
+    for (id, _) in visible(tree, view) {
+        let us = (tree.node(id).metrics.total.exclusive * 1e6).round();
+        if us >= 1.0 {
+            let path: Vec<String> = tree.path(id).iter().map(|n| n.replace(';', ":")).collect();
+            writeln!(w, "{} {}", path.join(";"), us as u64)?;
+        }
+    }
+    Ok(())
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// One self-contained page: nested `<details>` (collapsible without
+/// scripts); branches above 5 % of the total start open.
+pub fn write_html(
+    w: &mut dyn Write,
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+    title: &str,
+) -> io::Result<()> {
+    let total = total_inclusive(tree);
+    let p = view.nprocs.max(1) as f64;
+    writeln!(
+        w,
+        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>Call tree: {}</title>",
+        html_escape(title)
+    )?;
+    writeln!(
+        w,
+        "<style>body{{font-family:sans-serif}} details{{margin-left:1.2em}} summary{{font-family:monospace;white-space:pre}} .hot{{color:#800000}} .leaf{{margin-left:2.4em;font-family:monospace;white-space:pre}}</style>\n</head>\n<body>"
+    )?;
+    writeln!(
+        w,
+        "<h3>Call tree of {} ({} process{}): name :: inclusive s :: exclusive s :: 1-e/i % :: calls (times are averages over processes)</h3>",
+        html_escape(title),
+        view.nprocs,
+        if view.nprocs == 1 { "" } else { "es" }
+    )?;
+    let nodes = visible(tree, view);
+    let mut open: Vec<usize> = Vec::new();
+    for (i, &(id, depth)) in nodes.iter().enumerate() {
+        while open.last().is_some_and(|&d| d >= depth) {
+            open.pop();
+            writeln!(w, "</details>")?;
+        }
+        let m = &tree.node(id).metrics;
+        let incl = m.total.inclusive / p;
+        let excl = m.total.exclusive / p;
+        let pct = if incl > 0.0 {
+            100.0 * (1.0 - excl / incl)
+        } else {
+            0.0
+        };
+        let text = format!(
+            "{} :: {} :: {} :: {pct:.1} % :: {}",
+            html_escape(tree.name(id)),
+            seconds(incl),
+            seconds(excl),
+            m.total.calls
+        );
+        let hot = total > 0.0 && m.total.inclusive > 0.05 * total;
+        let class = if hot { " class=\"hot\"" } else { "" };
+        if nodes.get(i + 1).is_some_and(|&(_, d)| d > depth) {
+            writeln!(
+                w,
+                "<details{}><summary{class}>{text}</summary>",
+                if hot { " open" } else { "" }
+            )?;
+            open.push(depth);
+        } else {
+            writeln!(w, "<div class=\"leaf\">{text}</div>")?;
+        }
+    }
+    for _ in open {
+        writeln!(w, "</details>")?;
+    }
+    writeln!(w, "</body>\n</html>")
+}
