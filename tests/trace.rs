@@ -582,3 +582,92 @@ fn calltree_merged_formats_and_bounds() {
     assert!(!only.contains("Exchange::ring"), "{only}");
     assert!(only.contains("Work()"), "{only}");
 }
+
+/// Σ calls, inclusive and exclusive per (name, depth) of a list of
+/// `(name, depth, calls, inclusive, exclusive)`.
+fn sums(
+    items: impl Iterator<Item = (String, u64, u64, f64, f64)>,
+) -> std::collections::BTreeMap<(String, u64), (u64, f64, f64)> {
+    let mut m = std::collections::BTreeMap::new();
+    for (name, depth, calls, incl, excl) in items {
+        let e = m.entry((name, depth)).or_insert((0, 0.0, 0.0));
+        e.0 += calls;
+        e.1 += incl;
+        e.2 += excl;
+    }
+    m
+}
+
+#[test]
+fn calltrace_agrees_with_the_intended_html_call_trace() {
+    // The reference's -html crashes; its intended page is wts_html__batchfix.
+    // Combining differs between the two, so compare sums per function and depth.
+    for db in DATABASES {
+        let html = fs::read_to_string(fixture(db).join("golden/wts_html__batchfix/CallTrace.html"))
+            .unwrap();
+        let golden = sums(
+            html.lines()
+                .filter(|l| l.contains(" :: ") && !l.starts_with("<h3>"))
+                .map(|l| {
+                    let inner = l
+                        .trim_start_matches("<li>")
+                        .trim_end_matches("</li>")
+                        .trim_end_matches("</a>");
+                    let f: Vec<String> = inner
+                        .rsplit('>')
+                        .next()
+                        .unwrap()
+                        .split(" :: ")
+                        .map(str::to_owned)
+                        .collect();
+                    (
+                        f[1].clone(),
+                        f[6].parse().unwrap(),
+                        f[5].parse().unwrap(),
+                        f[2].parse().unwrap(),
+                        f[3].parse().unwrap(),
+                    )
+                }),
+        );
+        let dir = fixture(db).join("bl_prof");
+        let text = run_ok(&[
+            "calltrace",
+            dir.to_str().unwrap(),
+            "--no-combine",
+            "--reference-names",
+        ]);
+        let ours = sums(text.lines().skip(2).map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[2].to_owned(),
+                f[6].parse().unwrap(),
+                f[5].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        }));
+        assert_eq!(
+            golden.keys().collect::<Vec<_>>(),
+            ours.keys().collect::<Vec<_>>(),
+            "{db}"
+        );
+        for (k, g) in &golden {
+            let o = ours[k];
+            assert_eq!(o.0, g.0, "{db} {k:?} calls");
+            // The page prints 6 significant digits per item; sums carry the rounding.
+            let tol = |v: f64| 1e-5 * v.abs() + 1e-9;
+            assert!(
+                (o.1 - g.1).abs() <= tol(g.1),
+                "{db} {k:?} inclusive {} vs {}",
+                o.1,
+                g.1
+            );
+            assert!(
+                (o.2 - g.2).abs() <= tol(g.2),
+                "{db} {k:?} exclusive {} vs {}",
+                o.2,
+                g.2
+            );
+        }
+    }
+}
