@@ -197,62 +197,23 @@ impl Database {
                 .as_ref()
                 .and_then(|h| h.nprocs)
                 .or(self.nprocs());
-            let parsed: Vec<(Result<CallStatsFile>, Vec<Warning>)> = self
-                .trace_files
-                .par_iter()
-                .map(|path| {
-                    let mut w = Vec::new();
-                    let r = read_text(path, &mut w)
-                        .map(|t| CallStatsFile::parse(&t, path, nprocs, &mut w));
-                    (r, w)
+            let (groups, warnings) = group_by_proc(
+                &self.trace_files,
+                |text, path, w| {
+                    let f = CallStatsFile::parse(text, path, nprocs, w);
+                    (f.blocks, f.functions)
+                },
+                |b: &TraceBlockRef| (b.proc, b.line),
+            );
+            let procs = groups
+                .into_iter()
+                .map(|(proc, blocks, functions)| ProcTrace {
+                    proc,
+                    blocks,
+                    functions,
                 })
                 .collect();
-            let mut index = TraceIndex::default();
-            let mut by_proc: HashMap<usize, (PathBuf, ProcTrace)> = HashMap::new();
-            for (r, w) in parsed {
-                index.warnings.extend(w);
-                let file = match r {
-                    Ok(f) => f,
-                    Err(e) => {
-                        index
-                            .warnings
-                            .push(as_warning(e, "per-file header skipped"));
-                        continue;
-                    }
-                };
-                let mut tables: HashMap<usize, FunctionTable> =
-                    file.functions.into_iter().collect();
-                for b in file.blocks {
-                    let proc = b.proc;
-                    match by_proc.get_mut(&proc) {
-                        Some((path, _)) if *path != file.path => index.warnings.push(Warning::new(
-                            Location::line(&file.path, b.line),
-                            format!(
-                                "process {proc} already has blocks in {}; block ignored",
-                                path.display()
-                            ),
-                        )),
-                        Some((_, pt)) => pt.blocks.push(b),
-                        None => {
-                            let functions = tables.remove(&proc).unwrap_or_default();
-                            by_proc.insert(
-                                proc,
-                                (
-                                    file.path.clone(),
-                                    ProcTrace {
-                                        proc,
-                                        blocks: vec![b],
-                                        functions,
-                                    },
-                                ),
-                            );
-                        }
-                    }
-                }
-            }
-            index.procs = by_proc.into_values().map(|(_, p)| p).collect();
-            index.procs.sort_by_key(|p| p.proc);
-            index
+            TraceIndex { procs, warnings }
         })
     }
 
@@ -260,62 +221,23 @@ impl Database {
     pub fn comm_index(&self) -> &CommIndex {
         self.comm_index.get_or_init(|| {
             let nprocs = self.comm.as_ref().and_then(|h| h.nprocs).or(self.nprocs());
-            let parsed: Vec<(Result<CommFile>, Vec<Warning>)> = self
-                .comm_files
-                .par_iter()
-                .map(|path| {
-                    let mut w = Vec::new();
-                    let r =
-                        read_text(path, &mut w).map(|t| CommFile::parse(&t, path, nprocs, &mut w));
-                    (r, w)
+            let (groups, warnings) = group_by_proc(
+                &self.comm_files,
+                |text, path, w| {
+                    let f = CommFile::parse(text, path, nprocs, w);
+                    (f.blocks, f.name_tag_names)
+                },
+                |b: &CommBlockRef| (b.proc, b.line),
+            );
+            let procs = groups
+                .into_iter()
+                .map(|(proc, blocks, name_tag_names)| ProcComm {
+                    proc,
+                    blocks,
+                    name_tag_names,
                 })
                 .collect();
-            let mut index = CommIndex::default();
-            let mut by_proc: HashMap<usize, (PathBuf, ProcComm)> = HashMap::new();
-            for (r, w) in parsed {
-                index.warnings.extend(w);
-                let file = match r {
-                    Ok(f) => f,
-                    Err(e) => {
-                        index
-                            .warnings
-                            .push(as_warning(e, "per-file header skipped"));
-                        continue;
-                    }
-                };
-                let mut names: HashMap<usize, Vec<String>> =
-                    file.name_tag_names.into_iter().collect();
-                for b in file.blocks {
-                    let proc = b.proc;
-                    match by_proc.get_mut(&proc) {
-                        Some((path, _)) if *path != file.path => index.warnings.push(Warning::new(
-                            Location::line(&file.path, b.line),
-                            format!(
-                                "process {proc} already has blocks in {}; block ignored",
-                                path.display()
-                            ),
-                        )),
-                        Some((_, pc)) => pc.blocks.push(b),
-                        None => {
-                            let name_tag_names = names.remove(&proc).unwrap_or_default();
-                            by_proc.insert(
-                                proc,
-                                (
-                                    file.path.clone(),
-                                    ProcComm {
-                                        proc,
-                                        blocks: vec![b],
-                                        name_tag_names,
-                                    },
-                                ),
-                            );
-                        }
-                    }
-                }
-            }
-            index.procs = by_proc.into_values().map(|(_, p)| p).collect();
-            index.procs.sort_by_key(|p| p.proc);
-            index
+            CommIndex { procs, warnings }
         })
     }
 
@@ -336,6 +258,64 @@ impl Database {
         files.insert(name.to_owned(), f.clone());
         Ok(f)
     }
+}
+
+/// Per-process groups: `(process, blocks in file order, per-process extra)`.
+type ProcGroups<B, X> = Vec<(usize, Vec<B>, X)>;
+
+/// Parses per-file headers in parallel (`parse` gives a file's blocks and
+/// per-process extras) and groups the blocks by process, sorted by process.
+/// A process's blocks must all come from one header file (the writer never
+/// moves a rank); blocks of a process found in a second file are dropped.
+fn group_by_proc<B: Send, X: Default + Send>(
+    files: &[PathBuf],
+    parse: impl Fn(&str, &Path, &mut Vec<Warning>) -> (Vec<B>, Vec<(usize, X)>) + Sync,
+    proc_and_line: impl Fn(&B) -> (usize, usize),
+) -> (ProcGroups<B, X>, Vec<Warning>) {
+    let parsed: Vec<(PathBuf, Result<(Vec<B>, Vec<(usize, X)>)>, Vec<Warning>)> = files
+        .par_iter()
+        .map(|path| {
+            let mut w = Vec::new();
+            let r = read_text(path, &mut w).map(|t| parse(&t, path, &mut w));
+            (path.clone(), r, w)
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    let mut by_proc: HashMap<usize, (PathBuf, Vec<B>, X)> = HashMap::new();
+    for (path, r, w) in parsed {
+        warnings.extend(w);
+        let (blocks, extras) = match r {
+            Ok(x) => x,
+            Err(e) => {
+                warnings.push(as_warning(e, "per-file header skipped"));
+                continue;
+            }
+        };
+        let mut extras: HashMap<usize, X> = extras.into_iter().collect();
+        for b in blocks {
+            let (proc, line) = proc_and_line(&b);
+            match by_proc.get_mut(&proc) {
+                Some((first, _, _)) if *first != path => warnings.push(Warning::new(
+                    Location::line(&path, line),
+                    format!(
+                        "process {proc} already has blocks in {}; block ignored",
+                        first.display()
+                    ),
+                )),
+                Some((_, v, _)) => v.push(b),
+                None => {
+                    let extra = extras.remove(&proc).unwrap_or_default();
+                    by_proc.insert(proc, (path.clone(), vec![b], extra));
+                }
+            }
+        }
+    }
+    let mut groups: ProcGroups<B, X> = by_proc
+        .into_iter()
+        .map(|(p, (_, b, x))| (p, b, x))
+        .collect();
+    groups.sort_by_key(|g| g.0);
+    (groups, warnings)
 }
 
 fn as_warning(e: Error, what: &str) -> Warning {
