@@ -263,6 +263,9 @@ impl Database {
 /// Per-process groups: `(process, blocks in file order, per-process extra)`.
 type ProcGroups<B, X> = Vec<(usize, Vec<B>, X)>;
 
+/// One per-file header: its blocks and per-process extras, or why it failed.
+type ParsedFile<B, X> = (PathBuf, Result<(Vec<B>, Vec<(usize, X)>)>, Vec<Warning>);
+
 /// Parses per-file headers in parallel (`parse` gives a file's blocks and
 /// per-process extras) and groups the blocks by process, sorted by process.
 /// A process's blocks must all come from one header file (the writer never
@@ -272,7 +275,7 @@ fn group_by_proc<B: Send, X: Default + Send>(
     parse: impl Fn(&str, &Path, &mut Vec<Warning>) -> (Vec<B>, Vec<(usize, X)>) + Sync,
     proc_and_line: impl Fn(&B) -> (usize, usize),
 ) -> (ProcGroups<B, X>, Vec<Warning>) {
-    let parsed: Vec<(PathBuf, Result<(Vec<B>, Vec<(usize, X)>)>, Vec<Warning>)> = files
+    let parsed: Vec<ParsedFile<B, X>> = files
         .par_iter()
         .map(|path| {
             let mut w = Vec::new();
