@@ -1,0 +1,160 @@
+//! Damaged copies of a real database through every bl_prof command: never a
+//! panic (exit code 101) or a signal, whatever the damage.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(db: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/blprof")
+        .join(db)
+        .join("bl_prof")
+}
+
+fn copy_db(db: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for e in fs::read_dir(fixture(db)).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
+    }
+    tmp
+}
+
+const COMMANDS: [&[&str]; 7] = [
+    &["info", "--format", "json"],
+    &["summary", "--format", "json"],
+    &["trace-summary", "--format", "json"],
+    &["regions", "--format", "json", "--proc", "0"],
+    &["calltree", "--format", "json"],
+    &["calltrace", "--proc", "1"],
+    &["summary", "--format", "reference"],
+];
+
+/// Runs every command on `dir`; fails on a panic or a signal.
+fn run_all(dir: &Path, what: &str) {
+    for cmd in COMMANDS {
+        let out = Command::new(assert_cmd::cargo::cargo_bin("profparse"))
+            .arg("-q")
+            .arg(cmd[0])
+            .arg(dir)
+            .args(&cmd[1..])
+            .output()
+            .unwrap();
+        let code = out.status.code();
+        assert!(
+            matches!(code, Some(0..=2)),
+            "{what}: `{}` ended with {:?}: {}",
+            cmd.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// A tiny deterministic generator (xorshift) so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn truncated_files_never_crash() {
+    let names = [
+        "bl_prof_D_00001",
+        "bl_call_stats_D_00000",
+        "bl_call_stats_H_00002",
+        "bl_prof_H",
+        "bl_call_stats_H",
+    ];
+    for name in names {
+        let len = fs::metadata(fixture("flush").join(name))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        for cut in [0, 1, 7, len / 3, len / 2, len.saturating_sub(1)] {
+            let db = copy_db("flush");
+            let p = db.path().join(name);
+            if !p.exists() {
+                continue;
+            }
+            let bytes = fs::read(&p).unwrap();
+            fs::write(&p, &bytes[..(cut as usize).min(bytes.len())]).unwrap();
+            run_all(db.path(), &format!("{name} cut at {cut}"));
+        }
+    }
+}
+
+#[test]
+fn flipped_bytes_never_crash() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let names = [
+        "bl_prof_H",
+        "bl_call_stats_H",
+        "bl_call_stats_H_00000",
+        "bl_call_stats_D_00001",
+        "bl_prof_D_00000",
+    ];
+    for round in 0..12 {
+        let db = copy_db("small4");
+        let name = names[round % names.len()];
+        let p = db.path().join(name);
+        let mut bytes = fs::read(&p).unwrap();
+        for _ in 0..8 {
+            let i = (rng.next() % bytes.len() as u64) as usize;
+            bytes[i] = (rng.next() & 0xff) as u8;
+        }
+        fs::write(&p, &bytes).unwrap();
+        run_all(
+            db.path(),
+            &format!("round {round}: bytes of {name} flipped"),
+        );
+    }
+}
+
+#[test]
+fn absurd_header_values_never_crash() {
+    let edits: [(&str, &str, &str); 6] = [
+        (
+            "bl_call_stats_H_00000",
+            "nRSS 213",
+            "nRSS 4611686018427387904",
+        ),
+        ("bl_call_stats_H_00000", "nTraceStats ", "nTraceStats 9"),
+        (
+            "bl_call_stats_H_00000",
+            "seekpos  0",
+            "seekpos  18446744073709551615",
+        ),
+        ("bl_call_stats_H", "NProcs  4", "NProcs  0"),
+        ("bl_prof_H", "NProcs  4", "NProcs  -3"),
+        (
+            "bl_call_stats_H_00001",
+            "fName \"main()\" 2",
+            "fName \"main()\" 2000000000",
+        ),
+    ];
+    for (file, from, to) in edits {
+        let db = copy_db("small4");
+        let p = db.path().join(file);
+        let text = fs::read_to_string(&p).unwrap();
+        fs::write(&p, text.replacen(from, to, 1)).unwrap();
+        run_all(db.path(), &format!("{file}: {from} -> {to}"));
+    }
+    // Files missing, or a directory in their place.
+    for name in [
+        "bl_call_stats_H_00001",
+        "bl_call_stats_D_00002",
+        "bl_prof_H",
+    ] {
+        let db = copy_db("small4");
+        fs::remove_file(db.path().join(name)).unwrap();
+        run_all(db.path(), &format!("{name} missing"));
+        fs::create_dir(db.path().join(name)).unwrap();
+        run_all(db.path(), &format!("{name} is a directory"));
+    }
+}
