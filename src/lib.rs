@@ -13,6 +13,7 @@ pub mod formats;
 pub mod model;
 pub mod report;
 pub mod source;
+pub mod synth;
 pub mod timer_tree;
 pub mod tlog;
 

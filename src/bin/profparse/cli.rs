@@ -65,6 +65,9 @@ pub enum Command {
     Calltree(commands::calltree::CallTreeArgs),
     /// Chronological text call trace of one process (amrprofparser -ttrace).
     Calltrace(commands::calltrace::CallTraceArgs),
+    /// Write synthetic inputs of any size (benchmarks, scale tests).
+    #[command(hide = true)]
+    Synth(commands::synth::SynthArgs),
     /// Omni libtlog trace files.
     Tlog(commands::tlog::TlogArgs),
     /// Timer trees: print and merge serialized trees.

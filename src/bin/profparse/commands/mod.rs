@@ -6,6 +6,7 @@ pub mod calltree;
 pub mod info;
 pub mod regions;
 pub mod summary;
+pub mod synth;
 pub mod tlog;
 pub mod trace_common;
 pub mod trace_summary;
