@@ -207,7 +207,7 @@ impl BlprofConfig {
         }
         let target = self.calls_per_block.max(1) as usize;
         while calls.len() < target {
-            let region = 1 + (g.rng.next() % self.regions.max(1) as u64) as i32;
+            let region = 1 + (g.rng.next_u64() % self.regions.max(1) as u64) as i32;
             // `__NoRegion__` stops just after the user region starts (as AMReX stamps it).
             let t_start = g.time;
             regions.push((t_start + 1e-7, 0, false));
@@ -243,7 +243,7 @@ impl BlprofConfig {
 
     /// Calls at `depth` until the block is full: each call may have children.
     fn nested(&self, g: &mut ProcGen, calls: &mut Vec<Call>, depth: i32, target: usize) {
-        let fnum = 1 + (g.rng.next() % self.functions.max(1) as u64) as i32;
+        let fnum = 1 + (g.rng.next_u64() % self.functions.max(1) as u64) as i32;
         let start = g.time;
         let me = calls.len();
         calls.push(Call {
@@ -255,11 +255,11 @@ impl BlprofConfig {
         });
         g.min_start = g.min_start.min(start);
         g.max_start = g.max_start.max(start);
-        let own = 1e-6 * (1 + g.rng.next() % 50) as f64;
+        let own = 1e-6 * (1 + g.rng.next_u64() % 50) as f64;
         g.time += own / 2.0;
         let mut children = 0.0;
         if depth < self.depth as i32 {
-            let n = g.rng.next() % 4;
+            let n = g.rng.next_u64() % 4;
             for _ in 0..n {
                 if calls.len() >= target {
                     break;
