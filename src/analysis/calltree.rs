@@ -39,7 +39,8 @@ pub fn process_tree(
     let mut tree: CallTree = CallTree::new();
     let mut stack: Vec<NodeId> = Vec::new();
     let mut jumps = 0usize;
-    let mut names: Vec<Option<String>> = Vec::new();
+    // Interned name per local function number, resolved once per function.
+    let mut names: Vec<Option<u32>> = Vec::new();
     for_each_call(db, p, warnings, |c| {
         let Ok(depth) = usize::try_from(c.depth) else {
             return;
@@ -54,17 +55,17 @@ pub fn process_tree(
         if names.len() <= fnum && fnum < 1 << 20 {
             names.resize(fnum + 1, None);
         }
-        let name = match names.get_mut(fnum) {
-            Some(slot) => slot
-                .get_or_insert_with(|| {
-                    p.functions
-                        .name(c.fnum as i64)
-                        .map_or_else(|| format!("function {}", c.fnum), str::to_owned)
-                })
-                .clone(),
-            None => format!("function {}", c.fnum),
+        let name_of = |f: i32| {
+            p.functions
+                .name(f as i64)
+                .map_or_else(|| format!("function {f}"), str::to_owned)
         };
-        let node = tree.child(parent, &name);
+        let name_id = match names.get_mut(fnum) {
+            Some(Some(id)) => *id,
+            Some(slot) => *slot.insert(tree.intern(&name_of(c.fnum))),
+            None => tree.intern(&name_of(c.fnum)),
+        };
+        let node = tree.child_by_name_id(parent, name_id);
         stack.push(node);
         if selection.contains(row, c.start) {
             let m = &mut tree.node_mut(node).metrics;

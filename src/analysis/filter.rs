@@ -145,22 +145,22 @@ impl RegionFilter {
             .procs
             .iter()
             .map(|p| {
+                let ranges_of = |numbers: &[i32]| {
+                    RangeList::union_of(
+                        numbers
+                            .iter()
+                            .flat_map(|n| p.ranges.get(n).into_iter().flatten().copied())
+                            .collect(),
+                    )
+                };
                 let mut list = RangeList::new();
                 if self.include_all
                     && let Some((a, b)) = regions.span
                 {
                     list.add(TimeRange::new(a, b));
                 }
-                for n in &include {
-                    for r in p.ranges.get(n).into_iter().flatten() {
-                        list.add(*r);
-                    }
-                }
-                for n in &exclude {
-                    for r in p.ranges.get(n).into_iter().flatten() {
-                        list.subtract(*r);
-                    }
-                }
+                list.add_all(&ranges_of(&include));
+                list.subtract_all(&ranges_of(&exclude));
                 list
             })
             .collect())

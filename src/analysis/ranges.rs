@@ -73,6 +73,53 @@ impl RangeList {
         self.ranges = merged;
     }
 
+    /// The union of `ranges` (any order), built in one sort and one pass.
+    pub fn union_of(mut ranges: Vec<TimeRange>) -> Self {
+        ranges.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let mut merged: Vec<TimeRange> = Vec::with_capacity(ranges.len());
+        for x in ranges {
+            match merged.last_mut() {
+                Some(prev) if prev.stop >= x.start => prev.stop = prev.stop.max(x.stop),
+                _ => merged.push(x),
+            }
+        }
+        RangeList { ranges: merged }
+    }
+
+    /// Union-adds every range of `other` (one merge pass).
+    pub fn add_all(&mut self, other: &RangeList) {
+        let mut all = std::mem::take(&mut self.ranges);
+        all.extend_from_slice(&other.ranges);
+        *self = RangeList::union_of(all);
+    }
+
+    /// Subtracts every range of `other` in one sweep: the same result as
+    /// [`Self::subtract`] range by range, in linear time.
+    pub fn subtract_all(&mut self, other: &RangeList) {
+        let cut = &other.ranges;
+        let mut out = Vec::with_capacity(self.ranges.len());
+        let mut j = 0;
+        for t in self.ranges.drain(..) {
+            while j < cut.len() && cut[j].stop <= t.start {
+                j += 1;
+            }
+            let mut cursor = t.start;
+            let mut k = j;
+            while k < cut.len() && cut[k].start < t.stop {
+                let r = cut[k];
+                if r.start > cursor {
+                    out.push(TimeRange::new(cursor, r.start));
+                }
+                cursor = cursor.max(r.stop);
+                k += 1;
+            }
+            if cursor < t.stop {
+                out.push(TimeRange::new(cursor, t.stop));
+            }
+        }
+        self.ranges = out;
+    }
+
     /// Removes `r` from every range: ranges that merely touch `r` at an end
     /// are unchanged, ranges strictly containing it are split.
     pub fn subtract(&mut self, r: TimeRange) {
@@ -161,6 +208,30 @@ mod tests {
         assert_eq!(pairs(&l), vec![(1.0, 3.0)], "touching end: unchanged");
         l.subtract(TimeRange::new(0.0, 1.0));
         assert_eq!(pairs(&l), vec![(1.0, 3.0)], "touching start: unchanged");
+    }
+
+    #[test]
+    fn bulk_operations_equal_one_by_one() {
+        let cuts = [
+            (3.0, 5.0),
+            (-1.0, 1.0),
+            (9.0, 12.0),
+            (5.0, 6.0),
+            (7.0, 7.5),
+            (7.5, 8.0),
+        ];
+        let mut one = list(&[(0.0, 10.0), (11.0, 20.0)]);
+        for &(a, b) in &cuts {
+            one.subtract(TimeRange::new(a, b));
+        }
+        let mut bulk = list(&[(0.0, 10.0), (11.0, 20.0)]);
+        bulk.subtract_all(&RangeList::union_of(
+            cuts.iter().map(|&(a, b)| TimeRange::new(a, b)).collect(),
+        ));
+        assert_eq!(pairs(&one), pairs(&bulk));
+        let mut a = list(&[(0.0, 1.0)]);
+        a.add_all(&list(&[(1.0, 2.0), (5.0, 6.0)]));
+        assert_eq!(pairs(&a), vec![(0.0, 2.0), (5.0, 6.0)]);
     }
 
     #[test]

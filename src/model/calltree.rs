@@ -88,6 +88,12 @@ impl<M: Default> CallTree<M> {
     /// on first use.
     pub fn child(&mut self, parent: NodeId, name: &str) -> NodeId {
         let name_id = self.intern(name);
+        self.child_by_name_id(parent, name_id)
+    }
+
+    /// Like [`Self::child`] with a name from [`Self::intern`]: no string
+    /// hashing, for building trees from millions of records.
+    pub fn child_by_name_id(&mut self, parent: NodeId, name_id: u32) -> NodeId {
         if let Some(&id) = self.child_index.get(&(parent, name_id)) {
             return id;
         }
@@ -152,7 +158,8 @@ impl<M: Default> CallTree<M> {
         }
     }
 
-    fn intern(&mut self, name: &str) -> u32 {
+    /// The id of `name` in this tree's name table (added on first use).
+    pub fn intern(&mut self, name: &str) -> u32 {
         if let Some(&id) = self.name_ids.get(name) {
             return id;
         }

@@ -212,7 +212,7 @@ impl BlprofConfig {
             let t_start = g.time;
             regions.push((t_start + 1e-7, 0, false));
             regions.push((t_start, region, true));
-            self.nested(g, &mut calls, 1, target);
+            self.nested(g, &mut calls, 1, target, None);
             regions.push((g.time, region, false));
             regions.push((g.time, 0, true));
             g.time += 1e-6;
@@ -241,9 +241,21 @@ impl BlprofConfig {
         (calls, regions)
     }
 
-    /// Calls at `depth` until the block is full: each call may have children.
-    fn nested(&self, g: &mut ProcGen, calls: &mut Vec<Call>, depth: i32, target: usize) {
-        let fnum = 1 + (g.rng.next_u64() % self.functions.max(1) as u64) as i32;
+    /// One call at `depth` with its children. Like real code, each function
+    /// calls only a few fixed others, so call paths repeat.
+    fn nested(
+        &self,
+        g: &mut ProcGen,
+        calls: &mut Vec<Call>,
+        depth: i32,
+        target: usize,
+        parent: Option<i32>,
+    ) {
+        let n = self.functions.max(1) as u64;
+        let fnum = match parent {
+            None => 1 + (g.rng.next_u64() % n) as i32,
+            Some(f) => 1 + ((f as u64 * 7 + g.rng.next_u64() % 3) % n) as i32,
+        };
         let start = g.time;
         let me = calls.len();
         calls.push(Call {
@@ -265,7 +277,7 @@ impl BlprofConfig {
                     break;
                 }
                 let t0 = g.time;
-                self.nested(g, calls, depth + 1, target);
+                self.nested(g, calls, depth + 1, target, Some(fnum));
                 children += g.time - t0;
             }
         }
