@@ -41,6 +41,7 @@ pub fn process_tree(
     let mut jumps = 0usize;
     // Interned name per local function number, resolved once per function.
     let mut names: Vec<Option<u32>> = Vec::new();
+    let mut selected = selection.for_row(row);
     for_each_call(db, p, warnings, |c| {
         let Ok(depth) = usize::try_from(c.depth) else {
             return;
@@ -67,7 +68,7 @@ pub fn process_tree(
         };
         let node = tree.child_by_name_id(parent, name_id);
         stack.push(node);
-        if selection.contains(row, c.start) {
+        if selected.contains(c.start) {
             let m = &mut tree.node_mut(node).metrics;
             m.calls += 1;
             m.inclusive += c.inclusive;

@@ -91,6 +91,35 @@ impl Selection {
             Some(r) => r.get(row).is_some_and(|l| l.contains(t)),
         }
     }
+
+    /// A membership test of one process for start times in record order.
+    pub fn for_row(&self, row: usize) -> RowSelection<'_> {
+        match &self.ranges {
+            None => RowSelection::All,
+            Some(r) => match r.get(row) {
+                Some(l) => RowSelection::Ranges(l.cursor()),
+                None => RowSelection::Nothing,
+            },
+        }
+    }
+}
+
+/// See [`Selection::for_row`].
+pub enum RowSelection<'a> {
+    All,
+    Nothing,
+    Ranges(crate::analysis::ranges::RangeCursor<'a>),
+}
+
+impl RowSelection<'_> {
+    #[inline]
+    pub fn contains(&mut self, t: f64) -> bool {
+        match self {
+            RowSelection::All => true,
+            RowSelection::Nothing => false,
+            RowSelection::Ranges(c) => c.contains(t),
+        }
+    }
 }
 
 /// Streams the call records of one process's blocks, warning about blocks
@@ -138,8 +167,9 @@ impl ProcessRows for TraceRows<'_> {
         calls.fill(0);
         times.fill(0.0);
         let p = &self.procs[row];
+        let mut selected = self.selection.for_row(row);
         for_each_call(self.db, p, &self.warnings, |c| {
-            if self.selection.contains(row, c.start)
+            if selected.contains(c.start)
                 && let Some(g) = self.functions.global(row, c.fnum)
             {
                 calls[g] += 1;

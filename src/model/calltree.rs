@@ -14,7 +14,7 @@
 //! tree ([`Metrics`]) and a merge across processes (any spread type) share
 //! the same shape code.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Index of a node in a [`CallTree`]. The root is always `NodeId(0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,8 +79,8 @@ impl<M: Default> CallTree<M> {
                 metrics: M::default(),
             }],
             names: Vec::new(),
-            name_ids: HashMap::new(),
-            child_index: HashMap::new(),
+            name_ids: HashMap::default(),
+            child_index: HashMap::default(),
         }
     }
 
