@@ -12,6 +12,10 @@ use crate::error::{Error, Location, Result};
 pub struct InputFile {
     path: PathBuf,
     bytes: Bytes,
+    /// File offset of `bytes[0]` (non-zero for a mapped part of a file).
+    base: u64,
+    /// Length of the whole file.
+    file_len: u64,
 }
 
 enum Bytes {
@@ -44,17 +48,64 @@ impl InputFile {
         } else {
             Bytes::Owned(read_all(path, file)?)
         };
+        let file_len = match &bytes {
+            Bytes::Mapped(m) => m.len() as u64,
+            Bytes::Owned(v) => v.len() as u64,
+        };
         Ok(InputFile {
             path: path.to_path_buf(),
             bytes,
+            base: 0,
+            file_len,
+        })
+    }
+
+    /// Maps only `[offset, offset + len)` of `path` (clamped to the file), so
+    /// that a reader streaming over big blocks keeps only the block it works
+    /// on resident. Offsets given to [`Self::range`] stay file offsets.
+    pub fn open_part(path: impl AsRef<Path>, offset: u64, len: u64) -> Result<Self> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        if meta.is_dir() {
+            return Err(Error::invalid(
+                Location::file(path),
+                "is a directory, expected a file",
+            ));
+        }
+        let file_len = meta.len();
+        let start = offset.min(file_len);
+        let part = len.min(file_len - start);
+        let bytes = if meta.is_file() && part > 0 {
+            // SAFETY: as in `open`: a read-only private map of a finished file.
+            match unsafe {
+                memmap2::MmapOptions::new()
+                    .offset(start)
+                    .len(part as usize)
+                    .map(&file)
+            } {
+                Ok(map) => Bytes::Mapped(map),
+                Err(_) => Bytes::Owned(read_part(path, file, start, part)?),
+            }
+        } else {
+            Bytes::Owned(Vec::new())
+        };
+        Ok(InputFile {
+            path: path.to_path_buf(),
+            bytes,
+            base: start,
+            file_len,
         })
     }
 
     /// Wraps bytes that are already in memory (tests, fuzzers, benches).
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Self {
+        let file_len = bytes.len() as u64;
         InputFile {
             path: path.into(),
             bytes: Bytes::Owned(bytes),
+            base: 0,
+            file_len,
         }
     }
 
@@ -69,20 +120,24 @@ impl InputFile {
         }
     }
 
+    /// Length of the whole file (also for a mapped part).
     pub fn len(&self) -> u64 {
-        self.bytes().len() as u64
+        self.file_len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.bytes().is_empty()
+        self.file_len == 0
     }
 
     /// `len` bytes at `offset`, or an error naming the file and offset when
     /// the range is not inside the file. Overflowing arithmetic is an error too.
     pub fn range(&self, offset: u64, len: u64) -> Result<&[u8]> {
         let end = offset.checked_add(len);
+        let held = self.base + self.bytes().len() as u64;
         match end {
-            Some(end) if end <= self.len() => Ok(&self.bytes()[offset as usize..end as usize]),
+            Some(end) if end <= self.len() && offset >= self.base && end <= held => {
+                Ok(&self.bytes()[(offset - self.base) as usize..(end - self.base) as usize])
+            }
             _ => Err(Error::invalid(
                 Location::offset(&self.path, offset),
                 format!(
@@ -92,6 +147,17 @@ impl InputFile {
             )),
         }
     }
+}
+
+fn read_part(path: &Path, mut file: File, offset: u64, len: u64) -> Result<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| Error::io(path, e))?;
+    let mut v = Vec::new();
+    file.take(len)
+        .read_to_end(&mut v)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(v)
 }
 
 fn read_all(path: &Path, mut file: File) -> Result<Vec<u8>> {
@@ -113,6 +179,29 @@ mod tests {
         assert!(f.range(u64::MAX, 2).is_err());
         let msg = f.range(3, 2).unwrap_err().to_string();
         assert!(msg.contains("x: byte offset 3"), "{msg}");
+    }
+
+    #[test]
+    fn a_mapped_part_keeps_file_offsets() {
+        let dir = tempfile_dir();
+        let p = dir.join("part.bin");
+        std::fs::write(&p, (0u8..100).collect::<Vec<_>>()).unwrap();
+        let f = InputFile::open_part(&p, 10, 20).unwrap();
+        assert_eq!(f.len(), 100);
+        assert_eq!(f.range(12, 3).unwrap(), &[12, 13, 14]);
+        assert!(f.range(5, 3).is_err(), "before the part");
+        assert!(f.range(25, 10).is_err(), "past the part");
+        let f = InputFile::open_part(&p, 90, 1000).unwrap();
+        assert_eq!(f.range(95, 5).unwrap(), &[95, 96, 97, 98, 99]);
+        let f = InputFile::open_part(&p, 500, 10).unwrap();
+        assert!(f.range(500, 1).is_err());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn tempfile_dir() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("profparse-src-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
     }
 
     #[test]

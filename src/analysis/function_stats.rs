@@ -60,7 +60,12 @@ pub struct FunctionSummary {
     pub percent_coverage: Option<f64>,
 }
 
-const CHUNK: usize = 64;
+/// Rows per parallel task: depends on the row count only (never on the
+/// thread count), so that sums are combined in the same order for any `-j`.
+/// Few rows (a trace of 8 processes) get one task each.
+fn chunk_size(rows: usize) -> usize {
+    (rows / 64).clamp(1, 64)
+}
 
 #[derive(Clone)]
 struct Acc {
@@ -151,13 +156,14 @@ pub fn summarize(
 ) -> FunctionSummary {
     let nfuncs = names.len();
     let nrows = rows.rows();
-    let chunks: Vec<Vec<Acc>> = (0..nrows.div_ceil(CHUNK))
+    let chunk = chunk_size(nrows);
+    let chunks: Vec<Vec<Acc>> = (0..nrows.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut acc = vec![Acc::new(); nfuncs];
             let mut calls = vec![0i64; nfuncs];
             let mut times = vec![0f64; nfuncs];
-            for row in c * CHUNK..((c + 1) * CHUNK).min(nrows) {
+            for row in c * chunk..((c + 1) * chunk).min(nrows) {
                 let proc = rows.read_row(row, &mut calls, &mut times);
                 let selected = proc == selected_proc;
                 for f in 0..nfuncs {

@@ -182,7 +182,7 @@ fn load_proc(db: &Database, p: &ProcTrace) -> (ProcRegions, Vec<Warning>) {
     let mut records = Vec::new();
     for b in &p.blocks {
         let block = db
-            .data_file(&b.datafile)
+            .trace_block_file(b)
             .and_then(|f| TraceBlock::read(&f, b).map(|blk| blk.regions().collect::<Vec<_>>()));
         match block {
             Ok(r) => records.extend(r.into_iter().map(|r| (r.time, r.number, r.start))),

@@ -131,7 +131,7 @@ pub fn for_each_call(
     mut f: impl FnMut(&CallRecord),
 ) {
     for b in &p.blocks {
-        let r = db.data_file(&b.datafile).and_then(|file| {
+        let r = db.trace_block_file(b).and_then(|file| {
             let block = TraceBlock::read(&file, b)?;
             for c in block.calls() {
                 if !c.is_sentinel() {

@@ -65,7 +65,7 @@ pub fn write_calltrace(
         reference_names,
     };
     for b in &p.blocks {
-        let file = match db.data_file(&b.datafile) {
+        let file = match db.trace_block_file(b) {
             Ok(f) => f,
             Err(e) => {
                 warnings.push(Warning::new(

@@ -241,15 +241,22 @@ impl Database {
         })
     }
 
+    /// Maps only the bytes of one trace block (both Real layouts fit in the
+    /// f64 size), so that streaming over blocks keeps memory to the block at
+    /// hand instead of the whole file.
+    pub fn trace_block_file(&self, block: &TraceBlockRef) -> Result<InputFile> {
+        check_bare_name(&self.dir, &block.datafile)?;
+        let len = block
+            .nrss
+            .saturating_mul(16)
+            .saturating_add(block.ntrace.saturating_mul(40));
+        InputFile::open_part(self.dir.join(&block.datafile), block.seekpos, len)
+    }
+
     /// A data file of this database, mapped on first use and shared after.
     /// `name` must be a bare file name (headers are validated for that).
     pub fn data_file(&self, name: &str) -> Result<Arc<InputFile>> {
-        if name.contains('/') || name.contains('\\') || name == ".." {
-            return Err(Error::invalid(
-                Location::file(self.dir.join(name)),
-                "data file names must not contain a directory",
-            ));
-        }
+        check_bare_name(&self.dir, name)?;
         let mut files = self.data_files.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = files.get(name) {
             return Ok(f.clone());
@@ -319,6 +326,16 @@ fn group_by_proc<B: Send, X: Default + Send>(
         .collect();
     groups.sort_by_key(|g| g.0);
     (groups, warnings)
+}
+
+fn check_bare_name(dir: &Path, name: &str) -> Result<()> {
+    if name.contains('/') || name.contains('\\') || name == ".." {
+        return Err(Error::invalid(
+            Location::file(dir.join(name)),
+            "data file names must not contain a directory",
+        ));
+    }
+    Ok(())
 }
 
 fn as_warning(e: Error, what: &str) -> Warning {
