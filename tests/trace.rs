@@ -671,3 +671,77 @@ fn calltrace_agrees_with_the_intended_html_call_trace() {
         }
     }
 }
+
+#[test]
+fn chrome_export_follows_the_trace_event_rules() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t.json");
+    let dir = fixture("flush").join("bl_prof");
+    run_ok(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--chrome",
+        out.to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_slice(&fs::read(&out).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().unwrap();
+    let calls = events.iter().filter(|e| e["cat"] == "call").count();
+    let info: Value = serde_json::from_str(&run_ok(&[
+        "info",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        calls as u64,
+        info["trace"]["call_records"].as_u64().unwrap(),
+        "one X event per call record"
+    );
+    assert!(events.iter().any(|e| e["cat"] == "region" && e["tid"] == 1));
+    for e in events.iter().filter(|e| e["ph"] == "X") {
+        assert!(
+            e["ts"].as_f64().is_some() && e["dur"].as_f64().unwrap() >= 0.0,
+            "{e}"
+        );
+        assert!(
+            e["pid"].as_u64().is_some() && e["tid"].as_u64().is_some(),
+            "{e}"
+        );
+    }
+    // A window and a process keep the output small.
+    run_ok(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--chrome",
+        out.to_str().unwrap(),
+        "--proc",
+        "2",
+        "--time",
+        "0.3..0.35",
+    ]);
+    let v: Value = serde_json::from_slice(&fs::read(&out).unwrap()).unwrap();
+    let xs: Vec<&Value> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .collect();
+    assert!(!xs.is_empty() && xs.len() < calls);
+    for e in xs {
+        assert_eq!(e["pid"], 2);
+        let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
+        assert!(ts <= 0.35e6 && ts + dur >= 0.3e6, "{e}");
+    }
+    profparse()
+        .args([
+            "export",
+            dir.to_str().unwrap(),
+            "--chrome",
+            out.to_str().unwrap(),
+            "--time",
+            "5..1",
+        ])
+        .assert()
+        .code(2);
+}

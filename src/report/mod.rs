@@ -3,6 +3,7 @@
 
 pub mod calltrace;
 pub mod calltree;
+pub mod chrome;
 pub mod csv;
 pub mod json;
 pub mod numfmt;

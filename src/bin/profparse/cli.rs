@@ -65,6 +65,9 @@ pub enum Command {
     Calltree(commands::calltree::CallTreeArgs),
     /// Chronological text call trace of one process (amrprofparser -ttrace).
     Calltrace(commands::calltrace::CallTraceArgs),
+    /// Export call traces and regions as Chrome Trace Event JSON, for
+    /// Perfetto (ui.perfetto.dev) or chrome://tracing.
+    Export(commands::export::ExportArgs),
     /// Write synthetic inputs of any size (benchmarks, scale tests).
     #[command(hide = true)]
     Synth(commands::synth::SynthArgs),
