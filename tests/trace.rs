@@ -382,7 +382,7 @@ fn damaged_trace_block_leaves_the_other_blocks() {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(3), "partial result");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("bl_call_stats_D_00001: byte offset 99999999"),

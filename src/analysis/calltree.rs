@@ -105,8 +105,19 @@ pub fn call_tree(
             )
         })
         .collect();
+    let n = trees.len();
+    let merged = merge_trees(&trees);
+    (
+        merged,
+        n,
+        warnings.into_inner().unwrap_or_else(|p| p.into_inner()),
+    )
+}
+
+/// Unifies per-process trees by path into min/avg/max spreads.
+pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
     let mut merged: CallTree<Spread> = CallTree::new();
-    for (proc, t) in &trees {
+    for (proc, t) in trees {
         merged.merge_with(t, |s, m| {
             let first = s.procs == 0;
             s.total.add(m);
@@ -122,15 +133,10 @@ pub fn call_tree(
     }
     let n = trees.len();
     // A node missing in some process has 0 s there.
-    let merged = merged.map(|_, s| Spread {
+    merged.map(|_, s| Spread {
         inclusive_min: if s.procs < n { 0.0 } else { s.inclusive_min },
         ..*s
-    });
-    (
-        merged,
-        n,
-        warnings.into_inner().unwrap_or_else(|p| p.into_inner()),
-    )
+    })
 }
 
 /// Calls in the node's subtree (for hiding branches no selected call reached).

@@ -163,3 +163,64 @@ pub fn write_blprof_trace(
         warnings.into_inner().unwrap_or_else(|p| p.into_inner()),
     ))
 }
+
+/// Chrome trace of a tlog file: an `X` event per matched IN/OUT interval and
+/// an `i` event per single event, `pid` = process; returns the event count.
+pub fn write_tlog_trace(
+    w: &mut dyn Write,
+    t: &crate::tlog::TlogFile,
+    names: &crate::tlog::summary::EventNames,
+) -> io::Result<u64> {
+    use crate::tlog::EventKind;
+    w.write_all(b"{\"traceEvents\":[")?;
+    let mut out = EventWriter {
+        w,
+        first: true,
+        count: 0,
+    };
+    for p in t.procs() {
+        let pid = p as usize;
+        let mut open: Vec<(u8, f64)> = Vec::new();
+        for (_, r) in t.proc_events(p) {
+            if !r.time.is_finite() {
+                continue;
+            }
+            match EventKind::of(r.kind) {
+                EventKind::In(k) => open.push((k, r.time)),
+                EventKind::Out(k) => {
+                    if let Some(j) = open.iter().rposition(|o| o.0 == k) {
+                        let (_, t0) = open.remove(j);
+                        let name = names.pair(k);
+                        out.event(&Event {
+                            name: &name,
+                            ph: "X",
+                            ts: t0 * 1e6,
+                            dur: Some((r.time - t0).max(0.0) * 1e6),
+                            pid,
+                            tid: 0,
+                            cat: Some("interval"),
+                            args: None,
+                        })?;
+                    }
+                }
+                EventKind::Single(k) => {
+                    let name = names.single(k);
+                    out.event(&Event {
+                        name: &name,
+                        ph: "i",
+                        ts: r.time * 1e6,
+                        dur: None,
+                        pid,
+                        tid: 0,
+                        cat: Some("single"),
+                        args: None,
+                    })?;
+                }
+                EventKind::Start | EventKind::End | EventKind::Unknown(_) => {}
+            }
+        }
+    }
+    let count = out.count;
+    out.w.write_all(b"\n],\"displayTimeUnit\":\"ms\"}\n")?;
+    Ok(count)
+}

@@ -109,3 +109,112 @@ mod c_g_tests {
         assert_eq!(c_g(f64::INFINITY, 6), "inf");
     }
 }
+
+/// Java's `Double.toString`: the shortest decimal that reads back to `x`,
+/// plain between 10⁻³ and 10⁷, else `d.dddE<exp>`; when the shortest has one
+/// digit Java prints the closest one- or two-digit decimal (`4.9E-324`).
+pub fn java_double(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".to_owned();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let a = x.abs();
+    let split = |s: String| -> (String, i32) {
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        (m.replace('.', ""), e.parse().unwrap_or(0))
+    };
+    let (mut digits, mut exp) = split(format!("{a:e}"));
+    if digits.len() == 1 {
+        let (d2, e2) = split(format!("{a:.1e}"));
+        digits = d2.trim_end_matches('0').to_owned();
+        if digits.is_empty() {
+            digits = "0".to_owned();
+        }
+        exp = e2;
+    }
+    if (1e-3..1e7).contains(&a) {
+        let body = if exp >= 0 {
+            let int_len = exp as usize + 1;
+            let mut d = digits.clone();
+            while d.len() < int_len {
+                d.push('0');
+            }
+            let (i, f) = d.split_at(int_len);
+            format!("{i}.{}", if f.is_empty() { "0" } else { f })
+        } else {
+            format!("0.{}{digits}", "0".repeat((-exp - 1) as usize))
+        };
+        format!("{sign}{body}")
+    } else {
+        let (first, rest) = digits.split_at(1);
+        format!(
+            "{sign}{first}.{}E{exp}",
+            if rest.is_empty() { "0" } else { rest }
+        )
+    }
+}
+
+#[cfg(test)]
+mod java_tests {
+    use super::{c_g, java_double};
+
+    #[test]
+    fn like_java() {
+        for (x, s) in [
+            (6e-6, "6.0E-6"),
+            (2.76e-4, "2.76E-4"),
+            (0.6001409999999999, "0.6001409999999999"),
+            (12.001606, "12.001606"),
+            (1e7, "1.0E7"),
+            (9999999.0, "9999999.0"),
+            (0.00099999, "9.9999E-4"),
+            (0.001, "0.001"),
+            (1e-4, "1.0E-4"),
+            (1.5e-7, "1.5E-7"),
+            (1e16, "1.0E16"),
+            (9007199254740992.0, "9.007199254740992E15"),
+            (1e21, "1.0E21"),
+            (1.23456789e8, "1.23456789E8"),
+            (5e-324, "4.9E-324"),
+            (2.2250738585072014e-308, "2.2250738585072014E-308"),
+            (-0.0, "-0.0"),
+            (100.0, "100.0"),
+            (-3.5, "-3.5"),
+            (1e-300, "1.0E-300"),
+            (123456.5, "123456.5"),
+            (9999999.999, "9999999.999"),
+        ] {
+            assert_eq!(java_double(x), s, "{x:e}");
+        }
+        assert_eq!(java_double(f64::NAN), "NaN");
+        assert_eq!(java_double(f64::NEG_INFINITY), "-Infinity");
+    }
+
+    #[test]
+    fn c_g_six_digits() {
+        for (x, s) in [
+            (6e-6, "6e-06"),
+            (2.76e-4, "0.000276"),
+            (4.000407, "4.00041"),
+            (1e7, "1e+07"),
+            (9999999.999, "1e+07"),
+            (123456.5, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (0.00099999, "0.00099999"),
+            (12345.678, "12345.7"),
+            (9007199254740992.0, "9.0072e+15"),
+            (5e-324, "4.94066e-324"),
+            (1e300, "1e+300"),
+            (-0.0, "-0"),
+            (999999.5, "1e+06"),
+        ] {
+            assert_eq!(c_g(x, 6), s, "{x:e}");
+        }
+    }
+}

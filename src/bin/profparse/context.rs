@@ -11,6 +11,8 @@ use crate::cli::GlobalArgs;
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_DATA: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
+/// The report was produced, but the input was damaged or suspicious: see the warnings.
+pub const EXIT_PARTIAL: u8 = 3;
 
 pub struct Context {
     pub strict: bool,
@@ -54,16 +56,14 @@ impl Context {
     pub fn exit_code(&self, result: anyhow::Result<ExitCode>) -> ExitCode {
         match result {
             Ok(code) => {
-                if self.strict && self.warnings.get() > 0 {
-                    eprintln!(
-                        "error: {}",
-                        Error::Strict {
-                            count: self.warnings.get()
-                        }
-                    );
+                let warnings = self.warnings.get();
+                if warnings == 0 {
+                    code
+                } else if self.strict {
+                    eprintln!("error: {}", Error::Strict { count: warnings });
                     ExitCode::from(EXIT_DATA)
                 } else {
-                    code
+                    ExitCode::from(EXIT_PARTIAL)
                 }
             }
             Err(e) => {

@@ -1,10 +1,22 @@
-//! `profparse tlog …` (issue 5; placeholder until the tlog module lands).
+//! `profparse tlog dump|summary|tree|export FILE`: Omni libtlog traces.
+
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
+use profparse::analysis::calltree::merge_trees;
+use profparse::report::calltree::{TreeView, write_folded, write_json as tree_json, write_text};
+use profparse::report::chrome::write_tlog_trace;
+use profparse::report::json::write_pretty;
+use profparse::tlog::TlogFile;
+use profparse::tlog::dump::{DumpStyle, write_csv, write_dump, write_json};
+use profparse::tlog::summary::{EventNames, summarize};
+use profparse::{Error, Location};
 
+use crate::cli::OutputArg;
 use crate::context::Context;
+use crate::output::{self, UsageError};
 
 #[derive(Args, Debug)]
 pub struct TlogArgs {
@@ -12,15 +24,337 @@ pub struct TlogArgs {
     pub command: TlogCommand,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Style {
+    /// Java tlogDump: file order, `type=..,id=..,arg1=..,arg2=..,time=..`.
+    Tlogdump,
+    /// C tlog_dump: grouped by process with `-------` headers (see --nodes).
+    #[value(name = "tlog_dump")]
+    TlogDump,
+    /// The format document's sample program.
+    Sample,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DumpFormat {
+    /// The --style layout.
+    Text,
+    /// `{"events":[…]}`: unsigned process, role (start/end/in/out/single), pair number.
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummaryFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TreeFormat {
+    Text,
+    Json,
+    Folded,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum TlogCommand {
-    /// Dump the events of a tlog file.
+    /// Every event, in a reference layout (byte-identical) or as JSON/CSV.
     Dump {
         /// The tlog trace file.
         file: PathBuf,
+        #[arg(long, value_enum, default_value_t = Style::Tlogdump)]
+        style: Style,
+        /// Process count for tlog_dump/sample (default: inferred, 1 + the
+        /// largest process id). Larger adds empty sections; smaller is an error.
+        #[arg(long, value_name = "N")]
+        nodes: Option<usize>,
+        #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
+        format: DumpFormat,
+        /// Dump even data that does not look like a trace.
+        #[arg(long)]
+        raw: bool,
+        #[command(flatten)]
+        output: OutputArg,
+    },
+    /// Per process and event kind: matched IN/OUT intervals (count, total,
+    /// min/avg/max), single events, START..END span, unmatched events; and
+    /// over processes min/avg/max with the process holding the max.
+    Summary {
+        file: PathBuf,
+        /// Names of event kinds: lines `pair <1-9> <name>` / `single <1-9> <name>`.
+        #[arg(long = "event-names", value_name = "FILE")]
+        event_names: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
+        format: SummaryFormat,
+        #[command(flatten)]
+        output: OutputArg,
+    },
+    /// The nesting of intervals as a timer tree, merged over processes or of one (--proc).
+    Tree {
+        file: PathBuf,
+        #[arg(long, value_name = "N")]
+        proc: Option<u16>,
+        #[arg(long = "event-names", value_name = "FILE")]
+        event_names: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
+        format: TreeFormat,
+        #[command(flatten)]
+        output: OutputArg,
+    },
+    /// Chrome Trace Event JSON (X per interval, i per single event, pid = process).
+    Export {
+        file: PathBuf,
+        #[arg(long, value_name = "FILE")]
+        chrome: PathBuf,
+        #[arg(long = "event-names", value_name = "FILE")]
+        event_names: Option<PathBuf>,
     },
 }
 
-pub fn run(_args: &TlogArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not yet implemented")
+fn open(path: &PathBuf, ctx: &Context, raw: bool) -> anyhow::Result<TlogFile> {
+    let t = TlogFile::open(path)?;
+    ctx.warn_all(t.warnings());
+    if t.looks_like_garbage() && !raw {
+        return Err(Error::invalid(
+            Location::file(path),
+            "does not look like a tlog trace (see the warnings above); use `tlog dump --raw` to dump it anyway",
+        )
+        .into());
+    }
+    Ok(t)
+}
+
+fn names(path: &Option<PathBuf>) -> anyhow::Result<EventNames> {
+    Ok(match path {
+        Some(p) => EventNames::parse(&std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?, p)?,
+        None => EventNames::default(),
+    })
+}
+
+pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        TlogCommand::Dump {
+            file,
+            style,
+            nodes,
+            format,
+            raw,
+            output,
+        } => {
+            let t = open(file, ctx, *raw)?;
+            let nodes = nodes.unwrap_or(t.nprocs());
+            if matches!(style, Style::TlogDump | Style::Sample) {
+                if nodes == 0 {
+                    return Err(UsageError("--nodes must be at least 1".into()).into());
+                }
+                t.check_nodes(nodes)?;
+            }
+            let mut out = output::open(output.output.as_deref())?;
+            match format {
+                DumpFormat::Json => write_json(&mut out, &t)?,
+                DumpFormat::Csv => write_csv(&mut out, &t)?,
+                DumpFormat::Text => {
+                    let style = match style {
+                        Style::Tlogdump => DumpStyle::TlogDump,
+                        Style::TlogDump => DumpStyle::TlogDumpC { nodes },
+                        Style::Sample => DumpStyle::Sample { nodes },
+                    };
+                    write_dump(&mut out, &t, style)?
+                }
+            }
+            out.flush()?;
+        }
+        TlogCommand::Summary {
+            file,
+            event_names,
+            format,
+            output,
+        } => {
+            let t = open(file, ctx, false)?;
+            let s = summarize(&t, &names(event_names)?);
+            ctx.warn_all(&s.warnings);
+            let mut out = output::open(output.output.as_deref())?;
+            match format {
+                SummaryFormat::Json => {
+                    #[derive(serde::Serialize)]
+                    struct Doc<'a> {
+                        file: String,
+                        nprocs: usize,
+                        events: u64,
+                        processes: &'a [profparse::tlog::summary::ProcSummary],
+                        across: &'a [profparse::tlog::summary::AcrossStats],
+                        warnings: Vec<String>,
+                    }
+                    let warnings = t
+                        .warnings()
+                        .iter()
+                        .chain(&s.warnings)
+                        .map(|w| w.to_string())
+                        .collect();
+                    write_pretty(
+                        &mut out,
+                        &Doc {
+                            file: file.display().to_string(),
+                            nprocs: t.nprocs(),
+                            events: t.total_events(),
+                            processes: &s.procs,
+                            across: &s.across,
+                            warnings,
+                        },
+                    )?
+                }
+                SummaryFormat::Table => write_summary_table(&mut out, &t, &s)?,
+            }
+            out.flush()?;
+        }
+        TlogCommand::Tree {
+            file,
+            proc,
+            event_names,
+            format,
+            output,
+        } => {
+            let t = open(file, ctx, false)?;
+            let s = summarize(&t, &names(event_names)?);
+            ctx.warn_all(&s.warnings);
+            let trees: Vec<(usize, profparse::model::calltree::CallTree)> = s
+                .trees
+                .into_iter()
+                .filter(|(p, _)| proc.is_none_or(|x| x == *p))
+                .map(|(p, t)| (p as usize, t))
+                .collect();
+            if trees.is_empty() {
+                return Err(UsageError(format!(
+                    "--proc {}: no events of that process",
+                    proc.unwrap_or(0)
+                ))
+                .into());
+            }
+            let view = TreeView {
+                nprocs: trees.len(),
+                ..Default::default()
+            };
+            let tree = merge_trees(&trees);
+            let mut out = output::open(output.output.as_deref())?;
+            match format {
+                TreeFormat::Text => write_text(&mut out, &tree, &view)?,
+                TreeFormat::Json => tree_json(&mut out, &tree, &view, proc.map(usize::from))?,
+                TreeFormat::Folded => write_folded(&mut out, &tree, &view)?,
+            }
+            out.flush()?;
+        }
+        TlogCommand::Export {
+            file,
+            chrome,
+            event_names,
+        } => {
+            let t = open(file, ctx, false)?;
+            let f = std::fs::File::create(chrome).map_err(|e| Error::io(chrome, e))?;
+            let mut out = std::io::BufWriter::new(f);
+            let n = write_tlog_trace(&mut out, &t, &names(event_names)?)?;
+            out.flush()?;
+            ctx.info(1, format!("wrote {n} events to {}", chrome.display()));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_summary_table(
+    w: &mut dyn Write,
+    t: &TlogFile,
+    s: &profparse::tlog::summary::Summary,
+) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "{}: {} processes, {} events; times in seconds.\n",
+        t.path().display(),
+        t.nprocs(),
+        t.total_events()
+    )?;
+    writeln!(
+        w,
+        "{:>5} {:>9} {:>12} {:>12}  {:<12} {:>8} {:>10} {:>10} {:>10} {:>10}",
+        "proc", "events", "start", "end", "kind", "count", "total", "min", "avg", "max"
+    )?;
+    for p in &s.procs {
+        let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.6}"));
+        let mut first = true;
+        for k in &p.kinds {
+            let lead = if first {
+                format!(
+                    "{:>5} {:>9} {:>12} {:>12}",
+                    p.proc,
+                    p.events,
+                    opt(p.start),
+                    opt(p.end)
+                )
+            } else {
+                format!("{:>5} {:>9} {:>12} {:>12}", "", "", "", "")
+            };
+            first = false;
+            if k.role == "interval" {
+                writeln!(
+                    w,
+                    "{lead}  {:<12} {:>8} {:>10} {:>10} {:>10} {:>10}",
+                    k.name,
+                    k.count,
+                    us(k.total),
+                    us(k.min),
+                    us(k.avg),
+                    us(k.max)
+                )?;
+            } else {
+                writeln!(
+                    w,
+                    "{lead}  {:<12} {:>8} {:>10}",
+                    format!("{} (single)", k.name),
+                    k.count,
+                    ""
+                )?;
+            }
+        }
+        let u = &p.unmatched;
+        if u.ins + u.out + u.crossed > 0 {
+            writeln!(
+                w,
+                "{:>5} unmatched: {} IN, {} OUT, {} crossed",
+                "", u.ins, u.out, u.crossed
+            )?;
+        }
+    }
+    writeln!(
+        w,
+        "\nOver processes (intervals: total seconds per process; single events: count per process)"
+    )?;
+    writeln!(
+        w,
+        "{:<18} {:>6} {:>10} {:>10} {:>10} {:>9}",
+        "kind", "procs", "min", "avg", "max", "max proc"
+    )?;
+    for a in &s.across {
+        let f = |v: f64| {
+            if a.role == "interval" {
+                us(v)
+            } else {
+                format!("{v:.1}")
+            }
+        };
+        writeln!(
+            w,
+            "{:<18} {:>6} {:>10} {:>10} {:>10} {:>9}",
+            a.name,
+            a.procs,
+            f(a.min),
+            f(a.avg),
+            f(a.max),
+            a.max_proc
+        )?;
+    }
+    Ok(())
+}
+
+/// Seconds with microsecond resolution (the tlog clock's).
+fn us(v: f64) -> String {
+    format!("{v:.6}")
 }

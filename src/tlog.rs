@@ -1,1 +1,0 @@
-//! tlog trace files (placeholder: being built for issue 5).

@@ -1,0 +1,186 @@
+//! Event dumps: the three reference layouts byte for byte, and JSON / CSV.
+//!
+//! Large files are formatted in parallel, in fixed chunks of records written
+//! in order, so the output is the same for any thread count and memory stays
+//! at a few chunks.
+
+use std::io::{self, Write};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{EventKind, Record, TlogFile};
+use crate::report::numfmt::{c_g, java_double};
+
+/// Dump layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpStyle {
+    /// Java `tlogDump`: file order, `type=..,id=..,arg1=..,arg2=..,time=..`.
+    TlogDump,
+    /// C `tlog_dump F N`: grouped by process, `-------` headers, `%g` times.
+    TlogDumpC { nodes: usize },
+    /// The format document's sample program.
+    Sample { nodes: usize },
+}
+
+/// Records per parallel formatting task.
+const CHUNK: usize = 64 * 1024;
+
+fn java_line(out: &mut Vec<u8>, r: &Record) {
+    let _ = writeln!(
+        out,
+        "type={},id={},arg1={},arg2={},time={}",
+        r.kind,
+        r.proc as i16,
+        r.arg1,
+        r.arg2,
+        java_double(r.time)
+    );
+}
+
+fn c_line(out: &mut Vec<u8>, i: u64, r: &Record) {
+    let _ = writeln!(
+        out,
+        "{i}:proc_id={}, log_type={}, time={}",
+        r.proc,
+        r.kind,
+        c_g(r.time, 6)
+    );
+}
+
+/// Formats `items` in parallel chunks and writes them in order.
+fn write_chunked<T: Sync>(
+    w: &mut dyn Write,
+    items: &[T],
+    line: impl Fn(&mut Vec<u8>, usize, &T) + Sync,
+) -> io::Result<()> {
+    for group in items.chunks(CHUNK * rayon::current_num_threads().max(1)) {
+        let bufs: Vec<Vec<u8>> = group
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut out = Vec::with_capacity(chunk.len() * 48);
+                for (i, item) in chunk.iter().enumerate() {
+                    line(&mut out, c * CHUNK + i, item);
+                }
+                out
+            })
+            .collect();
+        for b in bufs {
+            w.write_all(&b)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the dump of `t` in `style`.
+pub fn write_dump(w: &mut dyn Write, t: &TlogFile, style: DumpStyle) -> io::Result<()> {
+    match style {
+        DumpStyle::TlogDump => {
+            // Stream in windows of records so memory stays bounded.
+            let mut window: Vec<Record> = Vec::with_capacity(CHUNK);
+            for (_, r) in t.iter() {
+                window.push(r);
+                if window.len() == CHUNK * 8 {
+                    write_chunked(w, &window, |o, _, r| java_line(o, r))?;
+                    window.clear();
+                }
+            }
+            write_chunked(w, &window, |o, _, r| java_line(o, r))
+        }
+        DumpStyle::TlogDumpC { nodes } | DumpStyle::Sample { nodes } => {
+            let sample = matches!(style, DumpStyle::Sample { .. });
+            for n in 0..nodes {
+                let p = u16::try_from(n).ok();
+                let count = p.map_or(0, |p| t.events_of(p));
+                if sample {
+                    writeln!(w, "--- Tlog exec profile dump: proc={n}, #data={count}")?;
+                } else {
+                    writeln!(w, "-------\nTlog exec profile dump: {n}, #data={count}")?;
+                }
+                let Some(p) = p else { continue };
+                let mut window: Vec<Record> = Vec::with_capacity(CHUNK);
+                let mut base = 0u64;
+                for (_, r) in t.proc_events(p) {
+                    window.push(r);
+                    if window.len() == CHUNK * 8 {
+                        write_chunked(w, &window, |o, i, r| c_line(o, base + i as u64, r))?;
+                        base += window.len() as u64;
+                        window.clear();
+                    }
+                }
+                write_chunked(w, &window, |o, i, r| c_line(o, base + i as u64, r))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// One event as JSON / CSV: unsigned process, named kind, pair number.
+#[derive(Serialize)]
+pub struct EventJson {
+    pub offset: usize,
+    pub proc: u16,
+    #[serde(rename = "type")]
+    pub kind: i8,
+    pub role: &'static str,
+    /// Pair (IN/OUT) or single-event number 1..9.
+    pub number: Option<u8>,
+    pub arg1: i8,
+    pub arg2: i32,
+    /// `null` when not finite (JSON has no NaN or infinity).
+    pub time: Option<f64>,
+}
+
+pub fn event_json(offset: usize, r: &Record) -> EventJson {
+    let (role, number) = match EventKind::of(r.kind) {
+        EventKind::Start => ("start", None),
+        EventKind::End => ("end", None),
+        EventKind::In(k) => ("in", Some(k)),
+        EventKind::Out(k) => ("out", Some(k)),
+        EventKind::Single(k) => ("single", Some(k)),
+        EventKind::Unknown(_) => ("unknown", None),
+    };
+    EventJson {
+        offset,
+        proc: r.proc,
+        kind: r.kind,
+        role,
+        number,
+        arg1: r.arg1,
+        arg2: r.arg2,
+        time: r.time.is_finite().then_some(r.time),
+    }
+}
+
+/// `{"events":[…]}`, one event per line, streamed.
+pub fn write_json(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
+    w.write_all(b"{\"events\":[")?;
+    for (i, (off, r)) in t.iter().enumerate() {
+        w.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+        serde_json::to_writer(&mut *w, &event_json(off, &r)).map_err(io::Error::other)?;
+    }
+    w.write_all(b"\n]}\n")
+}
+
+/// `offset,proc,type,role,number,arg1,arg2,time` per event (times in full precision).
+pub fn write_csv(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record([
+        "offset", "proc", "type", "role", "number", "arg1", "arg2", "time",
+    ])?;
+    for (off, r) in t.iter() {
+        let e = event_json(off, &r);
+        out.write_record([
+            off.to_string(),
+            r.proc.to_string(),
+            r.kind.to_string(),
+            e.role.to_owned(),
+            e.number.map(|n| n.to_string()).unwrap_or_default(),
+            r.arg1.to_string(),
+            r.arg2.to_string(),
+            r.time.to_string(),
+        ])?;
+    }
+    out.flush()
+}

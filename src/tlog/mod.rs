@@ -1,0 +1,441 @@
+//! Omni compiler libtlog trace files (TLOG_FORMAT.md): 1024-byte blocks of
+//! 64 big-endian 16-byte records, decoded on the fly from a memory map.
+//!
+//! Opening scans the file once and keeps, per process, only the numbers of
+//! the blocks that hold its records (4 bytes per 1 KiB block), so the file is
+//! never copied and there is no per-process limit. Everything suspicious is
+//! reported with its byte offset, block and process; nothing is dropped
+//! silently.
+
+pub mod dump;
+pub mod summary;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::error::{Error, Location, Result, Warning};
+use crate::source::InputFile;
+
+pub const BLOCK: usize = 1024;
+pub const RECORD: usize = 16;
+pub const RECORDS_PER_BLOCK: usize = BLOCK / RECORD;
+
+/// One event record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Record {
+    /// MPI rank of the writer (unsigned; Java's dump prints it signed).
+    pub proc: u16,
+    /// Event type (`log_type`): 1 START, 2 END, 10..27 IN/OUT pairs, 31..39 single events.
+    pub kind: i8,
+    /// Thread id (always 0 from the MPI writer).
+    pub arg1: i8,
+    pub arg2: i32,
+    /// Seconds since `tlog_initialize` on that rank.
+    pub time: f64,
+}
+
+impl Record {
+    /// Decodes 16 bytes (all multi-byte fields big-endian).
+    #[inline]
+    pub fn decode(b: &[u8]) -> Record {
+        let mut t = [0u8; 8];
+        t.copy_from_slice(&b[8..16]);
+        Record {
+            proc: u16::from_be_bytes([b[0], b[1]]),
+            kind: b[2] as i8,
+            arg1: b[3] as i8,
+            arg2: i32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+            time: f64::from_be_bytes(t),
+        }
+    }
+
+    pub fn is_padding(&self) -> bool {
+        self.kind == 0
+    }
+}
+
+/// What an event type means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    Start,
+    End,
+    /// Start of interval pair `k` (1..=9).
+    In(u8),
+    /// End of interval pair `k`.
+    Out(u8),
+    /// Instant event `k` (1..=9).
+    Single(u8),
+    /// Anything the library never writes.
+    Unknown(i8),
+}
+
+impl EventKind {
+    pub fn of(kind: i8) -> EventKind {
+        match kind {
+            1 => EventKind::Start,
+            2 => EventKind::End,
+            10..=27 => {
+                let k = ((kind - 10) / 2 + 1) as u8;
+                if kind % 2 == 0 {
+                    EventKind::In(k)
+                } else {
+                    EventKind::Out(k)
+                }
+            }
+            31..=39 => EventKind::Single((kind - 30) as u8),
+            other => EventKind::Unknown(other),
+        }
+    }
+}
+
+/// A process's records: the blocks that hold them and their number.
+#[derive(Debug, Clone, Default)]
+pub struct ProcIndex {
+    /// Block numbers in file order (each once).
+    pub blocks: Vec<u32>,
+    pub events: u64,
+}
+
+/// An opened tlog file.
+pub struct TlogFile {
+    file: InputFile,
+    procs: BTreeMap<u16, ProcIndex>,
+    warnings: Vec<Warning>,
+    /// Records in complete 16-byte units (the trailing partial record excluded).
+    records: usize,
+}
+
+/// At most this many located problems are listed, then a count.
+const MAX_ISSUES: usize = 20;
+
+impl TlogFile {
+    /// Opens and checks `path` (see [`TlogFile::from_input`]).
+    pub fn open(path: impl AsRef<Path>) -> Result<TlogFile> {
+        TlogFile::from_input(InputFile::open(path)?)
+    }
+
+    /// Scans the file once: builds the per-process index and collects
+    /// warnings for every broken invariant of TLOG_FORMAT.md §3 (truncation,
+    /// mixed or backwards ranks, padding before events, unknown types,
+    /// non-zero thread ids, bad or decreasing times).
+    pub fn from_input(file: InputFile) -> Result<TlogFile> {
+        let bytes = file.bytes();
+        let path = file.path().to_path_buf();
+        let mut warnings = Vec::new();
+        let mut issues = 0usize;
+        let mut issue = |w: &mut Vec<Warning>, offset: usize, msg: String| {
+            issues += 1;
+            if issues <= MAX_ISSUES {
+                w.push(Warning::new(Location::offset(&path, offset as u64), msg));
+            }
+        };
+        let len = bytes.len();
+        if len == 0 {
+            return Err(Error::invalid(
+                Location::file(&path),
+                "empty file (0 bytes), no tlog records",
+            ));
+        }
+        if !len.is_multiple_of(BLOCK) {
+            let last = len / BLOCK * BLOCK;
+            let stray = len % RECORD;
+            let mut msg = format!(
+                "file length {len} is not a multiple of the {BLOCK}-byte block size; last block at offset {last} is short ({} bytes)",
+                len - last
+            );
+            if stray > 0 {
+                msg.push_str(&format!(
+                    "; trailing {stray} bytes at offset {} do not form a whole {RECORD}-byte record and were not decoded",
+                    len - stray
+                ));
+            }
+            warnings.push(Warning::new(Location::offset(&path, last as u64), msg));
+        }
+        let records = len / RECORD;
+        let mut procs: BTreeMap<u16, ProcIndex> = BTreeMap::new();
+        let mut last_time: BTreeMap<u16, f64> = BTreeMap::new();
+        let mut prev_block_proc: Option<u16> = None;
+        for (bi, block) in bytes.chunks(BLOCK).enumerate() {
+            let mut block_proc: Option<u16> = None;
+            let mut padding_seen = false;
+            for (ri, raw) in block.chunks_exact(RECORD).enumerate() {
+                let off = bi * BLOCK + ri * RECORD;
+                let r = Record::decode(raw);
+                if r.is_padding() {
+                    if raw.iter().any(|&b| b != 0) {
+                        issue(
+                            &mut warnings,
+                            off,
+                            "padding record (type 0) with non-zero fields; skipped".into(),
+                        );
+                    }
+                    padding_seen = true;
+                    continue;
+                }
+                if padding_seen {
+                    issue(
+                        &mut warnings,
+                        off,
+                        format!("event of process {} after padding in block {bi}", r.proc),
+                    );
+                }
+                match block_proc {
+                    None => {
+                        block_proc = Some(r.proc);
+                        if let Some(p) = prev_block_proc
+                            && r.proc < p
+                        {
+                            issue(
+                                &mut warnings,
+                                off,
+                                format!(
+                                    "block {bi} of process {} follows a block of process {p}: rank order goes backwards",
+                                    r.proc
+                                ),
+                            );
+                        }
+                    }
+                    Some(p) if p != r.proc => issue(
+                        &mut warnings,
+                        off,
+                        format!(
+                            "block {bi} mixes processes {p} and {} (the writer never does)",
+                            r.proc
+                        ),
+                    ),
+                    _ => {}
+                }
+                if let EventKind::Unknown(k) = EventKind::of(r.kind) {
+                    issue(
+                        &mut warnings,
+                        off,
+                        format!("process {}: undefined event type {k}", r.proc),
+                    );
+                }
+                if r.arg1 != 0 {
+                    issue(
+                        &mut warnings,
+                        off,
+                        format!("process {}: thread id (arg1) {} is not 0", r.proc, r.arg1),
+                    );
+                }
+                if !r.time.is_finite() {
+                    issue(
+                        &mut warnings,
+                        off,
+                        format!("process {}: time {} is not finite", r.proc, r.time),
+                    );
+                } else if let Some(&t) = last_time.get(&r.proc)
+                    && r.time < t
+                {
+                    issue(
+                        &mut warnings,
+                        off,
+                        format!("process {}: time {} goes back from {t}", r.proc, r.time),
+                    );
+                }
+                if r.time.is_finite() {
+                    last_time.insert(r.proc, r.time);
+                }
+                let p = procs.entry(r.proc).or_default();
+                if p.blocks.last() != Some(&(bi as u32)) {
+                    p.blocks.push(bi as u32);
+                }
+                p.events += 1;
+            }
+            if block_proc.is_some() {
+                prev_block_proc = block_proc;
+            }
+        }
+        if issues > MAX_ISSUES {
+            warnings.push(Warning::new(
+                Location::file(&path),
+                format!("{} more problems not listed", issues - MAX_ISSUES),
+            ));
+        }
+        if procs.is_empty() {
+            warnings.push(Warning::new(
+                Location::file(&path),
+                "no events: every record is padding",
+            ));
+        }
+        Ok(TlogFile {
+            file,
+            procs,
+            warnings,
+            records,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+
+    /// Problems found while opening (empty for a valid file).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// True when the data does not look like a trace at all (most records
+    /// broken): reports then refuse unless asked for a raw dump.
+    pub fn looks_like_garbage(&self) -> bool {
+        let mixed_or_unknown = self.warnings.len() >= MAX_ISSUES;
+        let max_proc = self.procs.keys().next_back().copied().unwrap_or(0) as usize;
+        mixed_or_unknown && (max_proc > 4 * self.procs.len() || self.procs.len() > self.records / 2)
+    }
+
+    /// Process ids present, ascending.
+    pub fn procs(&self) -> impl Iterator<Item = u16> + '_ {
+        self.procs.keys().copied()
+    }
+
+    /// Number of processes inferred from the data: 1 + the largest id.
+    pub fn nprocs(&self) -> usize {
+        self.procs.keys().next_back().map_or(0, |&p| p as usize + 1)
+    }
+
+    /// Events of process `p` (0 for an absent process).
+    pub fn events_of(&self, p: u16) -> u64 {
+        self.procs.get(&p).map_or(0, |x| x.events)
+    }
+
+    pub fn total_events(&self) -> u64 {
+        self.procs.values().map(|p| p.events).sum()
+    }
+
+    /// Every event in file order with its byte offset.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, Record)> + '_ {
+        self.file
+            .bytes()
+            .chunks_exact(RECORD)
+            .enumerate()
+            .map(|(i, b)| (i * RECORD, Record::decode(b)))
+            .filter(|(_, r)| !r.is_padding())
+    }
+
+    /// Events of process `p` in file order, with byte offsets.
+    pub fn proc_events(&self, p: u16) -> impl Iterator<Item = (usize, Record)> + '_ {
+        let bytes = self.file.bytes();
+        let blocks: &[u32] = self.procs.get(&p).map_or(&[], |x| &x.blocks);
+        blocks.iter().flat_map(move |&b| {
+            let start = b as usize * BLOCK;
+            let end = (start + BLOCK).min(bytes.len());
+            bytes[start..end]
+                .chunks_exact(RECORD)
+                .enumerate()
+                .map(move |(i, raw)| (start + i * RECORD, Record::decode(raw)))
+                .filter(move |(_, r)| !r.is_padding() && r.proc == p)
+        })
+    }
+
+    /// The `i`-th event of process `p` (the original API's access).
+    pub fn event(&self, p: u16, i: u64) -> Option<Record> {
+        self.proc_events(p)
+            .nth(usize::try_from(i).ok()?)
+            .map(|(_, r)| r)
+    }
+
+    /// Checks a caller's process count (the C reader's `n_node`): the first
+    /// record whose process is not below it is an error naming its offset.
+    pub fn check_nodes(&self, nodes: usize) -> Result<()> {
+        if self.nprocs() <= nodes {
+            return Ok(());
+        }
+        let (off, r) = self
+            .iter()
+            .find(|(_, r)| r.proc as usize >= nodes)
+            .unwrap_or((0, Record::decode(&[0; 16])));
+        Err(Error::invalid(
+            Location::offset(self.path(), off as u64),
+            format!(
+                "record at offset {off:#x} (block {}) is from process {}, not below the given process count {nodes}",
+                off / BLOCK,
+                r.proc
+            ),
+        ))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn record(proc: u16, kind: i8, arg2: i32, time: f64) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b[0..2].copy_from_slice(&proc.to_be_bytes());
+        b[2] = kind as u8;
+        b[4..8].copy_from_slice(&arg2.to_be_bytes());
+        b[8..16].copy_from_slice(&time.to_be_bytes());
+        b
+    }
+
+    /// A file of whole blocks: each process's events, then padding.
+    pub fn file(procs: &[Vec<(i8, f64)>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (p, events) in procs.iter().enumerate() {
+            let mut block = Vec::new();
+            for &(k, t) in events {
+                block.extend_from_slice(&record(p as u16, k, 0, t));
+                if block.len() == BLOCK {
+                    out.append(&mut block);
+                }
+            }
+            if !block.is_empty() {
+                block.resize(BLOCK, 0);
+                out.append(&mut block);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn decodes_big_endian_fields() {
+        // np4.log at 0x08B0: proc 1, type 20, arg2 -1, time 4.0006225.
+        let b = [
+            0x00, 0x01, 0x14, 0x00, 0xff, 0xff, 0xff, 0xff, 0x40, 0x10, 0x00, 0xa3, 0x2f, 0x44,
+            0x91, 0x2a,
+        ];
+        let r = Record::decode(&b);
+        assert_eq!((r.proc, r.kind, r.arg1, r.arg2), (1, 20, 0, -1));
+        assert!((r.time - 4.0006225).abs() < 1e-9);
+        assert_eq!(EventKind::of(20), EventKind::In(6));
+        assert_eq!(EventKind::of(27), EventKind::Out(9));
+        assert_eq!(EventKind::of(39), EventKind::Single(9));
+        assert_eq!(EventKind::of(-128), EventKind::Unknown(-128));
+    }
+
+    #[test]
+    fn per_process_access_without_copies() {
+        let events: Vec<(i8, f64)> = (0..70).map(|i| (31, i as f64)).collect();
+        let bytes = file(&[events.clone(), vec![(1, 0.5), (2, 0.7)]]);
+        let t = TlogFile::from_input(InputFile::from_bytes("f", bytes)).unwrap();
+        assert!(t.warnings().is_empty(), "{:?}", t.warnings());
+        assert_eq!(t.nprocs(), 2);
+        assert_eq!(t.events_of(0), 70);
+        assert_eq!(t.event(0, 65).unwrap().time, 65.0);
+        assert_eq!(t.event(1, 1).unwrap().kind, 2);
+        assert!(t.event(1, 2).is_none());
+        assert!(t.check_nodes(2).is_ok());
+        let e = t.check_nodes(1).unwrap_err().to_string();
+        assert!(e.contains("offset 0x800") && e.contains("process 1"), "{e}");
+    }
+
+    #[test]
+    fn damage_is_located() {
+        let mut bytes = file(&[vec![(1, 0.0), (10, 2.0), (11, 1.0)]]);
+        bytes.truncate(1000);
+        let t = TlogFile::from_input(InputFile::from_bytes("f", bytes)).unwrap();
+        let w: Vec<String> = t.warnings().iter().map(|w| w.to_string()).collect();
+        assert!(
+            w.iter()
+                .any(|m| m.contains("not a multiple") && m.contains("offset 992")),
+            "{w:?}"
+        );
+        assert!(w.iter().any(|m| m.contains("goes back")), "{w:?}");
+        assert_eq!(t.total_events(), 3);
+        let e = TlogFile::from_input(InputFile::from_bytes("f", vec![]))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("empty file"));
+    }
+}
