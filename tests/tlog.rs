@@ -1,0 +1,324 @@
+//! tlog traces: byte-identical dumps against the reference readers' goldens,
+//! documented behaviour on every bad file, and summary numbers checked
+//! against an independent computation.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const GOOD: [&str; 4] = ["np1", "np4", "np4_flush_part1", "edge_values"];
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/tlog")
+        .join(rel)
+}
+
+fn profparse() -> Command {
+    Command::cargo_bin("profparse").unwrap()
+}
+
+fn output(args: &[&str]) -> std::process::Output {
+    profparse().args(args).output().unwrap()
+}
+
+#[test]
+fn dumps_are_byte_identical_to_the_reference_readers() {
+    for f in GOOD {
+        let log = fixture(&format!("{f}.log"));
+        let log = log.to_str().unwrap();
+        for (style, golden) in [
+            ("tlogdump", "tlogDump"),
+            ("tlog_dump", "tlog_dump"),
+            ("sample", "sample"),
+        ] {
+            let out = output(&["tlog", "dump", log, "--style", style]);
+            let expected = fs::read(fixture(&format!("golden/{f}.log.{golden}.txt"))).unwrap();
+            assert!(out.stdout == expected, "{f} {style} differs");
+            // edge_values holds crafted undefined types: a report with warnings.
+            let want = if f == "edge_values" { 3 } else { 0 };
+            assert_eq!(
+                out.status.code(),
+                Some(want),
+                "{f} {style}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn nodes_beyond_the_ranks_print_empty_sections() {
+    let out = output(&[
+        "tlog",
+        "dump",
+        fixture("np4.log").to_str().unwrap(),
+        "--style",
+        "tlog_dump",
+        "--nodes",
+        "6",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let golden = fs::read_to_string(fixture("golden/np4.log.tlog_dump.txt")).unwrap();
+    assert_eq!(
+        text,
+        golden
+            + "-------\nTlog exec profile dump: 4, #data=0\n-------\nTlog exec profile dump: 5, #data=0\n"
+    );
+}
+
+#[test]
+fn bad_files_behave_as_documented() {
+    // empty.log: an error, never a silent success.
+    let out = output(&["tlog", "dump", fixture("bad/empty.log").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty file (0 bytes), no tlog records"));
+
+    // truncated_mid_record.log: all 369 events, and the damage located; exit 3.
+    let t = fixture("bad/truncated_mid_record.log");
+    let out = output(&[
+        "tlog",
+        "dump",
+        t.to_str().unwrap(),
+        "--style",
+        "tlog_dump",
+        "--nodes",
+        "4",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        out.stdout,
+        fs::read(fixture("golden/np4.log.tlog_dump.txt")).unwrap()
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("file length 7068")
+            && err.contains("offset 6144")
+            && err.contains("924 bytes"),
+        "{err}"
+    );
+    assert!(err.contains("trailing 12 bytes at offset 7056"), "{err}");
+    let out = output(&["--strict", "tlog", "dump", t.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let java =
+        String::from_utf8(output(&["-q", "tlog", "dump", t.to_str().unwrap()]).stdout).unwrap();
+    assert_eq!(
+        java,
+        fs::read_to_string(fixture("golden/np4.log.tlogDump.txt")).unwrap(),
+        "no complete event is lost"
+    );
+
+    // procid7_in_np4.log: with --nodes 4 an error at offset 0x50; without, a warning about mixed ranks.
+    let p = fixture("bad/procid7_in_np4.log");
+    let out = output(&[
+        "tlog",
+        "dump",
+        p.to_str().unwrap(),
+        "--style",
+        "tlog_dump",
+        "--nodes",
+        "4",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("0x50") && err.contains("process 7") && err.contains("process count 4"),
+        "{err}"
+    );
+    let out = output(&["tlog", "summary", p.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mixes processes 0 and 7"), "{err}");
+    assert!(
+        err.contains("process 0: OUT of Reflect without an open IN"),
+        "{err}"
+    );
+
+    // random_3000.log: refused as not a trace (first bad offset named), dumped only with --raw.
+    let r = fixture("bad/random_3000.log");
+    let out = output(&["tlog", "summary", r.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("does not look like a tlog trace") && err.contains("byte offset 0"),
+        "{err}"
+    );
+    assert!(
+        err.contains("offset 2048") && err.contains("trailing 8 bytes at offset 2992"),
+        "{err}"
+    );
+    let out = output(&["tlog", "dump", r.to_str().unwrap(), "--raw"]);
+    assert_eq!(out.status.code(), Some(3));
+    // 2 whole blocks (128 records) plus 59 complete records of the short block, minus padding.
+    let lines = String::from_utf8(out.stdout).unwrap().lines().count();
+    assert!(lines > 128 && lines <= 187, "{lines}");
+}
+
+/// Independent interval computation: per process and pair, durations of
+/// properly nested IN/OUT records, straight from the bytes.
+fn intervals(bytes: &[u8]) -> std::collections::BTreeMap<(u16, u8), (u64, f64)> {
+    let mut m = std::collections::BTreeMap::new();
+    let mut open: std::collections::BTreeMap<u16, Vec<(u8, f64)>> = Default::default();
+    for r in bytes.chunks_exact(16) {
+        let (p, kind) = (u16::from_be_bytes([r[0], r[1]]), r[2] as i8);
+        let t = f64::from_be_bytes(r[8..16].try_into().unwrap());
+        if !(10..=27).contains(&kind) {
+            continue;
+        }
+        let k = ((kind - 10) / 2 + 1) as u8;
+        let stack = open.entry(p).or_default();
+        if kind % 2 == 0 {
+            stack.push((k, t));
+        } else if let Some(j) = stack.iter().rposition(|o| o.0 == k) {
+            let (_, t0) = stack.remove(j);
+            let e = m.entry((p, k)).or_insert((0, 0.0));
+            e.0 += 1;
+            e.1 += t - t0;
+        }
+    }
+    m
+}
+
+#[test]
+fn summary_agrees_with_an_independent_computation() {
+    for f in ["np1", "np4", "np4_flush_part1"] {
+        let log = fixture(&format!("{f}.log"));
+        let out = output(&["tlog", "summary", log.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{f}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let expected = intervals(&fs::read(&log).unwrap());
+        let mut seen = 0;
+        for p in v["processes"].as_array().unwrap() {
+            for key in ["proc", "events", "start", "end", "kinds", "unmatched"] {
+                assert!(p.get(key).is_some(), "missing {key}");
+            }
+            let proc = p["proc"].as_u64().unwrap() as u16;
+            for k in p["kinds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|k| k["role"] == "interval")
+            {
+                let kind = k["kind"].as_u64().unwrap() as u8;
+                let (count, total) = expected[&(proc, kind)];
+                assert_eq!(
+                    k["count"].as_u64().unwrap(),
+                    count,
+                    "{f} proc {proc} kind {kind}"
+                );
+                assert!((k["total"].as_f64().unwrap() - total).abs() < 1e-12);
+                let (min, avg, max) = (
+                    k["min"].as_f64().unwrap(),
+                    k["avg"].as_f64().unwrap(),
+                    k["max"].as_f64().unwrap(),
+                );
+                assert!(min <= avg && avg <= max);
+                for key in ["kind", "name", "count", "total", "min", "avg", "max"] {
+                    assert!(k.get(key).is_some(), "missing {key}");
+                }
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, expected.len(), "{f}: every (process, pair) reported");
+        if f == "np4_flush_part1" {
+            assert!(
+                v["processes"][0]["end"].is_null(),
+                "a flushed segment has no END"
+            );
+        }
+    }
+}
+
+#[test]
+fn event_names_tree_and_chrome_export() {
+    let log = fixture("np4.log");
+    let l = log.to_str().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let names = tmp.path().join("names.txt");
+    fs::write(&names, "# my names\npair 2 Sweep\nsingle 3 Checkpoint\n").unwrap();
+    let out = output(&[
+        "tlog",
+        "summary",
+        l,
+        "--event-names",
+        names.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds = v["processes"][0]["kinds"].as_array().unwrap();
+    assert!(
+        kinds
+            .iter()
+            .any(|k| k["name"] == "Sweep" && k["role"] == "interval")
+    );
+    assert!(
+        kinds
+            .iter()
+            .any(|k| k["name"] == "Checkpoint" && k["role"] == "single")
+    );
+    assert!(kinds.iter().any(|k| k["name"] == "Task"), "defaults stay");
+    fs::write(&names, "pair 12 X\n").unwrap();
+    let out = output(&[
+        "tlog",
+        "summary",
+        l,
+        "--event-names",
+        names.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("names.txt:1"));
+
+    let tree: Value =
+        serde_json::from_slice(&output(&["tlog", "tree", l, "--format", "json"]).stdout).unwrap();
+    assert_eq!(tree["nprocs"], 4);
+    assert!(!tree["roots"].as_array().unwrap().is_empty());
+    let one = output(&["tlog", "tree", l, "--proc", "1"]);
+    assert_eq!(one.status.code(), Some(0));
+
+    let chrome = tmp.path().join("t.json");
+    output(&["tlog", "export", l, "--chrome", chrome.to_str().unwrap()]);
+    let v: Value = serde_json::from_slice(&fs::read(&chrome).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    assert!(ev.iter().any(|e| e["ph"] == "i"));
+    for e in ev.iter().filter(|e| e["ph"] == "X") {
+        assert!(e["dur"].as_f64().unwrap() >= 0.0 && e["pid"].as_u64().unwrap() < 4);
+    }
+}
+
+#[test]
+fn json_and_csv_dumps_round_trip() {
+    let log = fixture("edge_values.log");
+    let out = output(&[
+        "-q",
+        "tlog",
+        "dump",
+        log.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let events = v["events"].as_array().unwrap();
+    assert_eq!(events.len(), 32);
+    // Process ids print unsigned; non-finite times are null.
+    assert!(events.iter().all(|e| e["proc"].as_u64().is_some()));
+    assert!(events.iter().any(|e| e["time"].is_null()));
+    let csv = output(&[
+        "-q",
+        "tlog",
+        "dump",
+        log.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    let mut r = csv::Reader::from_reader(&csv.stdout[..]);
+    assert_eq!(r.records().count(), 32);
+}
