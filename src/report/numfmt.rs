@@ -52,31 +52,88 @@ mod tests {
     }
 }
 
+/// Formats into a stack buffer (no allocation on hot paths).
+fn stack_fmt<'b>(buf: &'b mut [u8; 128], args: std::fmt::Arguments<'_>) -> &'b str {
+    use std::io::Write;
+    let mut cur = &mut buf[..];
+    let _ = cur.write_fmt(args);
+    let n = 128 - cur.len();
+    std::str::from_utf8(&buf[..n]).unwrap_or("")
+}
+
 /// C's `%.<prec>g`: `prec` significant digits, trailing zeros removed,
 /// exponent form when the exponent is < -4 or ≥ prec (at least two
 /// exponent digits), as printf and C++ streams print.
 pub fn c_g(x: f64, prec: usize) -> String {
+    let mut v = Vec::with_capacity(24);
+    write_c_g(&mut v, x, prec);
+    String::from_utf8(v).unwrap_or_default()
+}
+
+/// [`c_g`] appended to `out`.
+pub fn write_c_g(out: &mut Vec<u8>, x: f64, prec: usize) {
     if x.is_nan() {
-        return if x.is_sign_negative() { "-nan" } else { "nan" }.to_owned();
+        out.extend_from_slice(if x.is_sign_negative() {
+            b"-nan"
+        } else {
+            b"nan"
+        });
+        return;
     }
     if x.is_infinite() {
-        return if x < 0.0 { "-inf" } else { "inf" }.to_owned();
+        out.extend_from_slice(if x < 0.0 { b"-inf" } else { b"inf" });
+        return;
     }
-    let prec = prec.max(1);
+    let prec = prec.clamp(1, 40);
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0" } else { "0" }.to_owned();
+        out.extend_from_slice(if x.is_sign_negative() { b"-0" } else { b"0" });
+        return;
     }
     // Rounding to `prec` digits first decides the exponent (9.99995 → 1e+01).
-    let e_form = format!("{:.*e}", prec - 1, x);
-    let (mantissa, exp) = e_form.split_once('e').unwrap_or((&e_form, "0"));
+    let mut buf = [0u8; 128];
+    let e_form = stack_fmt(&mut buf, format_args!("{:.*e}", prec - 1, x));
+    let (mantissa, exp) = e_form.split_once('e').unwrap_or((e_form, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     if exp < -4 || exp >= prec as i32 {
-        let m = trim_fraction(mantissa);
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{m}e{sign}{:02}", exp.abs())
+        out.extend_from_slice(trim_fraction(mantissa).as_bytes());
+        out.push(b'e');
+        out.push(if exp < 0 { b'-' } else { b'+' });
+        let a = exp.unsigned_abs();
+        if a < 10 {
+            out.push(b'0');
+        }
+        let mut b2 = [0u8; 128];
+        out.extend_from_slice(stack_fmt(&mut b2, format_args!("{a}")).as_bytes());
     } else {
-        let decimals = (prec as i32 - 1 - exp).max(0) as usize;
-        trim_fraction(&format!("{x:.decimals$}")).to_owned()
+        // Fixed notation with prec-1-exp decimals has the same prec
+        // significant digits: place the point in the digits already rounded.
+        if x < 0.0 {
+            out.push(b'-');
+        }
+        let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+        let start = out.len();
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            out.extend_from_slice(&digits[..int_len.min(digits.len())]);
+            if digits.len() > int_len {
+                out.push(b'.');
+                out.extend_from_slice(&digits[int_len..]);
+            }
+        } else {
+            out.extend_from_slice(b"0.");
+            for _ in 0..(-exp - 1) {
+                out.push(b'0');
+            }
+            out.extend_from_slice(&digits);
+        }
+        if out[start..].contains(&b'.') {
+            while out.last() == Some(&b'0') {
+                out.pop();
+            }
+            if out.last() == Some(&b'.') {
+                out.pop();
+            }
+        }
     }
 }
 
@@ -88,75 +145,102 @@ fn trim_fraction(s: &str) -> &str {
     }
 }
 
-#[cfg(test)]
-mod c_g_tests {
-    use super::c_g;
-
-    #[test]
-    fn like_printf() {
-        assert_eq!(c_g(2.733300000012928e-05, 16), "2.733300000012928e-05");
-        assert_eq!(c_g(0.002488704000000008, 16), "0.002488704000000008");
-        assert_eq!(c_g(0.032572979, 16), "0.032572979");
-        assert_eq!(c_g(1.0, 16), "1");
-        assert_eq!(c_g(100000.0, 6), "100000");
-        assert_eq!(c_g(1000000.0, 6), "1e+06");
-        assert_eq!(c_g(0.0001, 6), "0.0001");
-        assert_eq!(c_g(0.00001, 6), "1e-05");
-        assert_eq!(c_g(9.999995, 6), "10");
-        assert_eq!(c_g(-1.5e-300, 6), "-1.5e-300");
-        assert_eq!(c_g(123456789.0, 10), "123456789");
-        assert_eq!(c_g(0.0, 6), "0");
-        assert_eq!(c_g(f64::INFINITY, 6), "inf");
-    }
-}
-
 /// Java's `Double.toString`: the shortest decimal that reads back to `x`,
 /// plain between 10⁻³ and 10⁷, else `d.dddE<exp>`; when the shortest has one
 /// digit Java prints the closest one- or two-digit decimal (`4.9E-324`).
 pub fn java_double(x: f64) -> String {
+    let mut v = Vec::with_capacity(24);
+    write_java_double(&mut v, x);
+    String::from_utf8(v).unwrap_or_default()
+}
+
+/// [`java_double`] appended to `out`.
+pub fn write_java_double(out: &mut Vec<u8>, x: f64) {
     if x.is_nan() {
-        return "NaN".to_owned();
+        out.extend_from_slice(b"NaN");
+        return;
     }
     if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
+        out.extend_from_slice(if x > 0.0 { b"Infinity" } else { b"-Infinity" });
+        return;
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
-    }
-    let sign = if x < 0.0 { "-" } else { "" };
-    let a = x.abs();
-    let split = |s: String| -> (String, i32) {
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        (m.replace('.', ""), e.parse().unwrap_or(0))
-    };
-    let (mut digits, mut exp) = split(format!("{a:e}"));
-    if digits.len() == 1 {
-        let (d2, e2) = split(format!("{a:.1e}"));
-        digits = d2.trim_end_matches('0').to_owned();
-        if digits.is_empty() {
-            digits = "0".to_owned();
-        }
-        exp = e2;
-    }
-    if (1e-3..1e7).contains(&a) {
-        let body = if exp >= 0 {
-            let int_len = exp as usize + 1;
-            let mut d = digits.clone();
-            while d.len() < int_len {
-                d.push('0');
-            }
-            let (i, f) = d.split_at(int_len);
-            format!("{i}.{}", if f.is_empty() { "0" } else { f })
+        out.extend_from_slice(if x.is_sign_negative() {
+            b"-0.0"
         } else {
-            format!("0.{}{digits}", "0".repeat((-exp - 1) as usize))
-        };
-        format!("{sign}{body}")
+            b"0.0"
+        });
+        return;
+    }
+    if x < 0.0 {
+        out.push(b'-');
+    }
+    let a = x.abs();
+    // Digits (no point) and decimal exponent of the shortest round-trip form.
+    let mut buf = [0u8; 128];
+    let mut digits = [0u8; 40];
+    let mut nd = 0usize;
+    let mut exp: i32 = 0;
+    let parse = |s: &str, digits: &mut [u8; 40], nd: &mut usize, exp: &mut i32| {
+        let (m, e) = s.split_once('e').unwrap_or((s, "0"));
+        *nd = 0;
+        for b in m.bytes().filter(u8::is_ascii_digit) {
+            if *nd < 40 {
+                digits[*nd] = b;
+                *nd += 1;
+            }
+        }
+        *exp = e.parse().unwrap_or(0);
+    };
+    parse(
+        stack_fmt(&mut buf, format_args!("{a:e}")),
+        &mut digits,
+        &mut nd,
+        &mut exp,
+    );
+    if nd == 1 {
+        let mut b2 = [0u8; 128];
+        parse(
+            stack_fmt(&mut b2, format_args!("{a:.1e}")),
+            &mut digits,
+            &mut nd,
+            &mut exp,
+        );
+        while nd > 1 && digits[nd - 1] == b'0' {
+            nd -= 1;
+        }
+    }
+    let d = &digits[..nd];
+    if (1e-3..1e7).contains(&a) {
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            for i in 0..int_len {
+                out.push(*d.get(i).unwrap_or(&b'0'));
+            }
+            out.push(b'.');
+            if nd > int_len {
+                out.extend_from_slice(&d[int_len..]);
+            } else {
+                out.push(b'0');
+            }
+        } else {
+            out.extend_from_slice(b"0.");
+            for _ in 0..(-exp - 1) {
+                out.push(b'0');
+            }
+            out.extend_from_slice(d);
+        }
     } else {
-        let (first, rest) = digits.split_at(1);
-        format!(
-            "{sign}{first}.{}E{exp}",
-            if rest.is_empty() { "0" } else { rest }
-        )
+        out.push(d[0]);
+        out.push(b'.');
+        if nd > 1 {
+            out.extend_from_slice(&d[1..]);
+        } else {
+            out.push(b'0');
+        }
+        out.push(b'E');
+        let mut b2 = [0u8; 128];
+        out.extend_from_slice(stack_fmt(&mut b2, format_args!("{exp}")).as_bytes());
     }
 }
 

@@ -167,6 +167,8 @@ pub fn summarize(t: &TlogFile, names: &EventNames) -> Summary {
     let mut procs = Vec::new();
     let mut trees = Vec::new();
     let mut warnings = Vec::new();
+    // Names resolved once, not per event.
+    let pair_names: Vec<String> = (0..=9).map(|k| names.pair(k)).collect();
     for p in t.procs() {
         let mut s = ProcSummary {
             proc: p,
@@ -200,7 +202,7 @@ pub fn summarize(t: &TlogFile, names: &EventNames) -> Summary {
                 EventKind::End => s.end = Some(r.time),
                 EventKind::In(k) => {
                     let parent = open.last().map_or(tree.root(), |o| o.3);
-                    let node = tree.child(parent, &names.pair(k));
+                    let node = tree.child(parent, &pair_names[k as usize]);
                     open.push((k, r.time, off, node));
                 }
                 EventKind::Out(k) => match open.iter().rposition(|o| o.0 == k) {

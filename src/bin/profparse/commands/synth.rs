@@ -43,6 +43,18 @@ pub enum SynthCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// A tlog trace file.
+    Tlog {
+        /// Output file.
+        file: PathBuf,
+        #[arg(long, default_value_t = 4)]
+        procs: u16,
+        /// Events per process (START and END included).
+        #[arg(long, default_value_t = 1000)]
+        events: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -71,6 +83,23 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
                 seed: *seed,
             };
             cfg.write(dir).map_err(|e| profparse::Error::io(dir, e))?;
+        }
+        SynthCommand::Tlog {
+            file,
+            procs,
+            events,
+            seed,
+        } => {
+            let cfg = profparse::synth::tlog::TlogConfig {
+                nprocs: (*procs).max(1),
+                events: *events,
+                seed: *seed,
+            };
+            let f = std::fs::File::create(file).map_err(|e| profparse::Error::io(file, e))?;
+            let mut w = std::io::BufWriter::new(f);
+            cfg.write(&mut w)
+                .map_err(|e| profparse::Error::io(file, e))?;
+            std::io::Write::flush(&mut w).map_err(|e| profparse::Error::io(file, e))?;
         }
     }
     Ok(ExitCode::SUCCESS)
