@@ -23,9 +23,6 @@ pub enum DumpStyle {
     Sample { nodes: usize },
 }
 
-/// Records per parallel formatting task.
-const CHUNK: usize = 64 * 1024;
-
 // Integers through `itoa`: this is the hot loop of a dump of millions of events.
 fn java_line(out: &mut Vec<u8>, r: &Record) {
     let mut b = itoa::Buffer::new();
@@ -54,20 +51,54 @@ fn c_line(out: &mut Vec<u8>, i: u64, r: &Record) {
     out.push(b'\n');
 }
 
-/// Formats `items` in parallel chunks and writes them in order.
-fn write_chunked<T: Sync>(
+/// Blocks per parallel task (64 K records).
+const BLOCKS_PER_TASK: usize = 1024;
+
+/// Formats the events of `blocks` (only those of `only`, if given) in
+/// parallel tasks of consecutive blocks, written in order: decoding and
+/// formatting both run in the workers. `line` gets each event's index among
+/// the selected events.
+fn write_blocks(
     w: &mut dyn Write,
-    items: &[T],
-    line: impl Fn(&mut Vec<u8>, usize, &T) + Sync,
+    t: &TlogFile,
+    blocks: &[usize],
+    only: Option<u16>,
+    line: impl Fn(&mut Vec<u8>, u64, &Record) + Sync,
 ) -> io::Result<()> {
-    for group in items.chunks(CHUNK * rayon::current_num_threads().max(1)) {
-        let bufs: Vec<Vec<u8>> = group
-            .par_chunks(CHUNK)
-            .enumerate()
-            .map(|(c, chunk)| {
-                let mut out = Vec::with_capacity(chunk.len() * 48);
-                for (i, item) in chunk.iter().enumerate() {
-                    line(&mut out, c * CHUNK + i, item);
+    let keep = |r: &Record| only.is_none_or(|p| r.proc == p);
+    let group = BLOCKS_PER_TASK * 2 * rayon::current_num_threads().max(1);
+    let mut base = 0u64;
+    for blocks in blocks.chunks(group) {
+        let tasks: Vec<&[usize]> = blocks.chunks(BLOCKS_PER_TASK).collect();
+        // Event counts first, so that each task knows its first index.
+        let counts: Vec<u64> = if only.is_some() {
+            tasks
+                .par_iter()
+                .map(|task| {
+                    task.iter()
+                        .map(|&b| t.block_events(b).filter(|(_, r)| keep(r)).count() as u64)
+                        .sum()
+                })
+                .collect()
+        } else {
+            vec![0; tasks.len()]
+        };
+        let mut starts = Vec::with_capacity(tasks.len());
+        for c in &counts {
+            starts.push(base);
+            base += c;
+        }
+        let bufs: Vec<Vec<u8>> = tasks
+            .par_iter()
+            .zip(starts)
+            .map(|(task, start)| {
+                let mut out = Vec::with_capacity(task.len() * 64 * 48);
+                let mut i = start;
+                for &b in task.iter() {
+                    for (_, r) in t.block_events(b).filter(|(_, r)| keep(r)) {
+                        line(&mut out, i, &r);
+                        i += 1;
+                    }
                 }
                 out
             })
@@ -83,16 +114,8 @@ fn write_chunked<T: Sync>(
 pub fn write_dump(w: &mut dyn Write, t: &TlogFile, style: DumpStyle) -> io::Result<()> {
     match style {
         DumpStyle::TlogDump => {
-            // Stream in windows of records so memory stays bounded.
-            let mut window: Vec<Record> = Vec::with_capacity(CHUNK);
-            for (_, r) in t.iter() {
-                window.push(r);
-                if window.len() == CHUNK * 8 {
-                    write_chunked(w, &window, |o, _, r| java_line(o, r))?;
-                    window.clear();
-                }
-            }
-            write_chunked(w, &window, |o, _, r| java_line(o, r))
+            let all: Vec<usize> = (0..t.blocks()).collect();
+            write_blocks(w, t, &all, None, |o, _, r| java_line(o, r))
         }
         DumpStyle::TlogDumpC { nodes } | DumpStyle::Sample { nodes } => {
             let sample = matches!(style, DumpStyle::Sample { .. });
@@ -105,17 +128,8 @@ pub fn write_dump(w: &mut dyn Write, t: &TlogFile, style: DumpStyle) -> io::Resu
                     writeln!(w, "-------\nTlog exec profile dump: {n}, #data={count}")?;
                 }
                 let Some(p) = p else { continue };
-                let mut window: Vec<Record> = Vec::with_capacity(CHUNK);
-                let mut base = 0u64;
-                for (_, r) in t.proc_events(p) {
-                    window.push(r);
-                    if window.len() == CHUNK * 8 {
-                        write_chunked(w, &window, |o, i, r| c_line(o, base + i as u64, r))?;
-                        base += window.len() as u64;
-                        window.clear();
-                    }
-                }
-                write_chunked(w, &window, |o, i, r| c_line(o, base + i as u64, r))?;
+                let blocks: Vec<usize> = t.proc_blocks(p).iter().map(|&b| b as usize).collect();
+                write_blocks(w, t, &blocks, Some(p), c_line)?;
             }
             Ok(())
         }

@@ -303,6 +303,33 @@ impl TlogFile {
         self.procs.values().map(|p| p.events).sum()
     }
 
+    /// The file's bytes (for parallel readers that split by block).
+    pub fn bytes(&self) -> &[u8] {
+        self.file.bytes()
+    }
+
+    /// Numbers of the blocks holding records of `p`, in file order.
+    pub fn proc_blocks(&self, p: u16) -> &[u32] {
+        self.procs.get(&p).map_or(&[], |x| &x.blocks)
+    }
+
+    /// Number of blocks, a short last block included.
+    pub fn blocks(&self) -> usize {
+        self.file.bytes().len().div_ceil(BLOCK)
+    }
+
+    /// The event records of block `b` (all processes), with byte offsets.
+    pub fn block_events(&self, b: usize) -> impl Iterator<Item = (usize, Record)> + '_ {
+        let bytes = self.file.bytes();
+        let start = (b * BLOCK).min(bytes.len());
+        let end = (start + BLOCK).min(bytes.len());
+        bytes[start..end]
+            .chunks_exact(RECORD)
+            .enumerate()
+            .map(move |(i, raw)| (start + i * RECORD, Record::decode(raw)))
+            .filter(|(_, r)| !r.is_padding())
+    }
+
     /// Every event in file order with its byte offset.
     pub fn iter(&self) -> impl Iterator<Item = (usize, Record)> + '_ {
         self.file
