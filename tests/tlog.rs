@@ -322,3 +322,83 @@ fn json_and_csv_dumps_round_trip() {
     let mut r = csv::Reader::from_reader(&csv.stdout[..]);
     assert_eq!(r.records().count(), 32);
 }
+
+#[test]
+fn generated_files_round_trip_through_dump_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (seed, procs, events) in [
+        (1u64, 1u16, 2u64),
+        (2, 3, 63),
+        (3, 4, 64),
+        (4, 2, 65),
+        (5, 5, 301),
+        (6, 7, 1000),
+    ] {
+        let f = tmp.path().join(format!("g{seed}.log"));
+        let fs_ = f.to_str().unwrap();
+        let args = [
+            "synth",
+            "tlog",
+            fs_,
+            "--procs",
+            &procs.to_string(),
+            "--events",
+            &events.to_string(),
+            "--seed",
+            &seed.to_string(),
+        ];
+        assert!(output(&args).status.success());
+        assert_eq!(fs::metadata(&f).unwrap().len() % 1024, 0);
+        // Valid: no warning, every event in the JSON, in per-process time order.
+        let out = output(&["tlog", "dump", fs_, "--format", "json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ev = v["events"].as_array().unwrap();
+        assert_eq!(ev.len() as u64, procs as u64 * events);
+        for p in 0..procs {
+            let times: Vec<f64> = ev
+                .iter()
+                .filter(|e| e["proc"] == p)
+                .map(|e| e["time"].as_f64().unwrap())
+                .collect();
+            assert_eq!(times.len() as u64, events);
+            assert!(times.windows(2).all(|w| w[0] <= w[1]));
+            let roles: Vec<&str> = ev
+                .iter()
+                .filter(|e| e["proc"] == p)
+                .map(|e| e["role"].as_str().unwrap())
+                .collect();
+            assert_eq!((roles[0], roles[roles.len() - 1]), ("start", "end"));
+        }
+        // The three text dumps agree with the JSON on every event.
+        let c = String::from_utf8(output(&["tlog", "dump", fs_, "--style", "tlog_dump"]).stdout)
+            .unwrap();
+        assert_eq!(
+            c.lines().count() as u64,
+            procs as u64 * events + 2 * procs as u64
+        );
+        let java = String::from_utf8(output(&["tlog", "dump", fs_]).stdout).unwrap();
+        for (line, e) in java.lines().zip(ev) {
+            let t: f64 = line.rsplit("time=").next().unwrap().parse().unwrap();
+            assert_eq!(
+                t,
+                e["time"].as_f64().unwrap(),
+                "Java-style times read back exactly"
+            );
+        }
+        let s: Value =
+            serde_json::from_slice(&output(&["tlog", "summary", fs_, "--format", "json"]).stdout)
+                .unwrap();
+        for p in s["processes"].as_array().unwrap() {
+            assert_eq!(
+                p["unmatched"],
+                serde_json::json!({"in": 0, "out": 0, "crossed": 0})
+            );
+        }
+    }
+}
