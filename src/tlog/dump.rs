@@ -54,6 +54,28 @@ fn c_line(out: &mut Vec<u8>, i: u64, r: &Record) {
 /// Blocks per parallel task (64 K records).
 const BLOCKS_PER_TASK: usize = 1024;
 
+/// Calls `f` for each event of `blocks` (in order), reading runs of
+/// consecutive blocks at once into `buf`.
+fn for_each_event(t: &TlogFile, blocks: &[usize], buf: &mut Vec<u8>, mut f: impl FnMut(&Record)) {
+    let mut i = 0;
+    while i < blocks.len() {
+        let mut j = i + 1;
+        while j < blocks.len() && blocks[j] == blocks[j - 1] + 1 {
+            j += 1;
+        }
+        for raw in t
+            .read_blocks(blocks[i], j - i, buf)
+            .chunks_exact(super::RECORD)
+        {
+            let r = Record::decode(raw);
+            if !r.is_padding() {
+                f(&r);
+            }
+        }
+        i = j;
+    }
+}
+
 /// Formats the events of `blocks` (only those of `only`, if given) in
 /// parallel tasks of consecutive blocks, written in order: decoding and
 /// formatting both run in the workers. `line` gets each event's index among
@@ -65,19 +87,42 @@ fn write_blocks(
     only: Option<u16>,
     line: impl Fn(&mut Vec<u8>, u64, &Record) + Sync,
 ) -> io::Result<()> {
+    // In a file without warnings a process's blocks are full but its last
+    // (padding only ends a process's run): no counting pass is needed.
+    let regular = only.filter(|_| t.warnings().is_empty()).and_then(|p| {
+        let last = *blocks.last()?;
+        let before = (blocks.len() as u64 - 1) * super::RECORDS_PER_BLOCK as u64;
+        Some((last, t.events_of(p).checked_sub(before)?))
+    });
     let keep = |r: &Record| only.is_none_or(|p| r.proc == p);
     let group = BLOCKS_PER_TASK * 2 * rayon::current_num_threads().max(1);
     let mut base = 0u64;
     for blocks in blocks.chunks(group) {
         let tasks: Vec<&[usize]> = blocks.chunks(BLOCKS_PER_TASK).collect();
         // Event counts first, so that each task knows its first index.
-        let counts: Vec<u64> = if only.is_some() {
+        let counts: Vec<u64> = if let Some((last, in_last)) = regular {
+            tasks
+                .iter()
+                .map(|task| {
+                    task.iter()
+                        .map(|&b| {
+                            if b == last {
+                                in_last
+                            } else {
+                                super::RECORDS_PER_BLOCK as u64
+                            }
+                        })
+                        .sum()
+                })
+                .collect()
+        } else if only.is_some() {
             tasks
                 .par_iter()
                 .map(|task| {
-                    task.iter()
-                        .map(|&b| t.block_events(b).filter(|(_, r)| keep(r)).count() as u64)
-                        .sum()
+                    let mut n = 0u64;
+                    let mut buf = Vec::new();
+                    for_each_event(t, task, &mut buf, |r| n += keep(r) as u64);
+                    n
                 })
                 .collect()
         } else {
@@ -94,12 +139,13 @@ fn write_blocks(
             .map(|(task, start)| {
                 let mut out = Vec::with_capacity(task.len() * 64 * 48);
                 let mut i = start;
-                for &b in task.iter() {
-                    for (_, r) in t.block_events(b).filter(|(_, r)| keep(r)) {
-                        line(&mut out, i, &r);
+                let mut buf = Vec::new();
+                for_each_event(t, task, &mut buf, |r| {
+                    if keep(r) {
+                        line(&mut out, i, r);
                         i += 1;
                     }
-                }
+                });
                 out
             })
             .collect();

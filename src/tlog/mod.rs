@@ -99,6 +99,10 @@ pub struct ProcIndex {
 /// An opened tlog file.
 pub struct TlogFile {
     file: InputFile,
+    /// For streaming reads (`pread` into small buffers) that leave the map
+    /// untouched, so resident memory stays small on big files. `None` for
+    /// in-memory inputs.
+    reader: Option<std::fs::File>,
     procs: BTreeMap<u16, ProcIndex>,
     warnings: Vec<Warning>,
     /// Records in complete 16-byte units (the trailing partial record excluded).
@@ -111,7 +115,12 @@ const MAX_ISSUES: usize = 20;
 impl TlogFile {
     /// Opens and checks `path` (see [`TlogFile::from_input`]).
     pub fn open(path: impl AsRef<Path>) -> Result<TlogFile> {
-        TlogFile::from_input(InputFile::open(path)?)
+        let path = path.as_ref();
+        let reader = std::fs::File::open(path).ok();
+        let mut t = TlogFile::scan(InputFile::open(path)?, reader)?;
+        // Reads through the handle from now on; the scan used it too.
+        t.reader = t.reader.take();
+        Ok(t)
     }
 
     /// Scans the file once: builds the per-process index and collects
@@ -119,7 +128,10 @@ impl TlogFile {
     /// mixed or backwards ranks, padding before events, unknown types,
     /// non-zero thread ids, bad or decreasing times).
     pub fn from_input(file: InputFile) -> Result<TlogFile> {
-        let bytes = file.bytes();
+        TlogFile::scan(file, None)
+    }
+
+    fn scan(file: InputFile, reader: Option<std::fs::File>) -> Result<TlogFile> {
         let path = file.path().to_path_buf();
         let mut warnings = Vec::new();
         let mut issues = 0usize;
@@ -129,7 +141,7 @@ impl TlogFile {
                 w.push(Warning::new(Location::offset(&path, offset as u64), msg));
             }
         };
-        let len = bytes.len();
+        let len = file.len() as usize;
         if len == 0 {
             return Err(Error::invalid(
                 Location::file(&path),
@@ -155,96 +167,102 @@ impl TlogFile {
         let mut procs: BTreeMap<u16, ProcIndex> = BTreeMap::new();
         let mut last_time: BTreeMap<u16, f64> = BTreeMap::new();
         let mut prev_block_proc: Option<u16> = None;
-        for (bi, block) in bytes.chunks(BLOCK).enumerate() {
-            let mut block_proc: Option<u16> = None;
-            let mut padding_seen = false;
-            for (ri, raw) in block.chunks_exact(RECORD).enumerate() {
-                let off = bi * BLOCK + ri * RECORD;
-                let r = Record::decode(raw);
-                if r.is_padding() {
-                    if raw.iter().any(|&b| b != 0) {
-                        issue(
-                            &mut warnings,
-                            off,
-                            "padding record (type 0) with non-zero fields; skipped".into(),
-                        );
-                    }
-                    padding_seen = true;
-                    continue;
-                }
-                if padding_seen {
-                    issue(
-                        &mut warnings,
-                        off,
-                        format!("event of process {} after padding in block {bi}", r.proc),
-                    );
-                }
-                match block_proc {
-                    None => {
-                        block_proc = Some(r.proc);
-                        if let Some(p) = prev_block_proc
-                            && r.proc < p
-                        {
+        let mut buf = Vec::new();
+        let window_blocks = 4096;
+        for first in (0..len.div_ceil(BLOCK)).step_by(window_blocks) {
+            let window = read_window(&file, reader.as_ref(), first, window_blocks, &mut buf);
+            for (wi, block) in window.chunks(BLOCK).enumerate() {
+                let bi = first + wi;
+                let mut block_proc: Option<u16> = None;
+                let mut padding_seen = false;
+                for (ri, raw) in block.chunks_exact(RECORD).enumerate() {
+                    let off = bi * BLOCK + ri * RECORD;
+                    let r = Record::decode(raw);
+                    if r.is_padding() {
+                        if raw.iter().any(|&b| b != 0) {
                             issue(
                                 &mut warnings,
                                 off,
-                                format!(
-                                    "block {bi} of process {} follows a block of process {p}: rank order goes backwards",
-                                    r.proc
-                                ),
+                                "padding record (type 0) with non-zero fields; skipped".into(),
                             );
                         }
+                        padding_seen = true;
+                        continue;
                     }
-                    Some(p) if p != r.proc => issue(
-                        &mut warnings,
-                        off,
-                        format!(
-                            "block {bi} mixes processes {p} and {} (the writer never does)",
-                            r.proc
+                    if padding_seen {
+                        issue(
+                            &mut warnings,
+                            off,
+                            format!("event of process {} after padding in block {bi}", r.proc),
+                        );
+                    }
+                    match block_proc {
+                        None => {
+                            block_proc = Some(r.proc);
+                            if let Some(p) = prev_block_proc
+                                && r.proc < p
+                            {
+                                issue(
+                                    &mut warnings,
+                                    off,
+                                    format!(
+                                        "block {bi} of process {} follows a block of process {p}: rank order goes backwards",
+                                        r.proc
+                                    ),
+                                );
+                            }
+                        }
+                        Some(p) if p != r.proc => issue(
+                            &mut warnings,
+                            off,
+                            format!(
+                                "block {bi} mixes processes {p} and {} (the writer never does)",
+                                r.proc
+                            ),
                         ),
-                    ),
-                    _ => {}
+                        _ => {}
+                    }
+                    if let EventKind::Unknown(k) = EventKind::of(r.kind) {
+                        issue(
+                            &mut warnings,
+                            off,
+                            format!("process {}: undefined event type {k}", r.proc),
+                        );
+                    }
+                    if r.arg1 != 0 {
+                        issue(
+                            &mut warnings,
+                            off,
+                            format!("process {}: thread id (arg1) {} is not 0", r.proc, r.arg1),
+                        );
+                    }
+                    if !r.time.is_finite() {
+                        issue(
+                            &mut warnings,
+                            off,
+                            format!("process {}: time {} is not finite", r.proc, r.time),
+                        );
+                    } else if let Some(&t) = last_time.get(&r.proc)
+                        && r.time < t
+                    {
+                        issue(
+                            &mut warnings,
+                            off,
+                            format!("process {}: time {} goes back from {t}", r.proc, r.time),
+                        );
+                    }
+                    if r.time.is_finite() {
+                        last_time.insert(r.proc, r.time);
+                    }
+                    let p = procs.entry(r.proc).or_default();
+                    if p.blocks.last() != Some(&(bi as u32)) {
+                        p.blocks.push(bi as u32);
+                    }
+                    p.events += 1;
                 }
-                if let EventKind::Unknown(k) = EventKind::of(r.kind) {
-                    issue(
-                        &mut warnings,
-                        off,
-                        format!("process {}: undefined event type {k}", r.proc),
-                    );
+                if block_proc.is_some() {
+                    prev_block_proc = block_proc;
                 }
-                if r.arg1 != 0 {
-                    issue(
-                        &mut warnings,
-                        off,
-                        format!("process {}: thread id (arg1) {} is not 0", r.proc, r.arg1),
-                    );
-                }
-                if !r.time.is_finite() {
-                    issue(
-                        &mut warnings,
-                        off,
-                        format!("process {}: time {} is not finite", r.proc, r.time),
-                    );
-                } else if let Some(&t) = last_time.get(&r.proc)
-                    && r.time < t
-                {
-                    issue(
-                        &mut warnings,
-                        off,
-                        format!("process {}: time {} goes back from {t}", r.proc, r.time),
-                    );
-                }
-                if r.time.is_finite() {
-                    last_time.insert(r.proc, r.time);
-                }
-                let p = procs.entry(r.proc).or_default();
-                if p.blocks.last() != Some(&(bi as u32)) {
-                    p.blocks.push(bi as u32);
-                }
-                p.events += 1;
-            }
-            if block_proc.is_some() {
-                prev_block_proc = block_proc;
             }
         }
         if issues > MAX_ISSUES {
@@ -261,6 +279,7 @@ impl TlogFile {
         }
         Ok(TlogFile {
             file,
+            reader,
             procs,
             warnings,
             records,
@@ -316,6 +335,12 @@ impl TlogFile {
     /// Number of blocks, a short last block included.
     pub fn blocks(&self) -> usize {
         self.file.bytes().len().div_ceil(BLOCK)
+    }
+
+    /// Blocks `first..first + n` into `buf` through the file handle (or a
+    /// slice of the map for in-memory inputs).
+    pub fn read_blocks<'a>(&'a self, first: usize, n: usize, buf: &'a mut Vec<u8>) -> &'a [u8] {
+        read_window(&self.file, self.reader.as_ref(), first, n, buf)
     }
 
     /// The event records of block `b` (all processes), with byte offsets.
@@ -381,6 +406,28 @@ impl TlogFile {
             ),
         ))
     }
+}
+
+/// Blocks `first..first + n` of `file`: read with `pread` into `buf` when a
+/// handle is given (the map stays untouched), else sliced from the map.
+fn read_window<'a>(
+    file: &'a InputFile,
+    reader: Option<&std::fs::File>,
+    first: usize,
+    n: usize,
+    buf: &'a mut Vec<u8>,
+) -> &'a [u8] {
+    let len = file.len() as usize;
+    let start = (first * BLOCK).min(len);
+    let end = ((first + n) * BLOCK).min(len);
+    if let Some(fh) = reader {
+        use std::os::unix::fs::FileExt;
+        buf.resize(end - start, 0);
+        if fh.read_exact_at(buf, start as u64).is_ok() {
+            return &buf[..];
+        }
+    }
+    &file.bytes()[start..end]
 }
 
 #[cfg(test)]
