@@ -380,6 +380,31 @@ impl TlogFile {
         })
     }
 
+    /// Calls `f(offset, record)` for every event of process `p` in file
+    /// order, reading runs of its blocks with `pread` (resident memory stays
+    /// at one run, whatever the file size).
+    pub fn for_each_proc_event(&self, p: u16, mut f: impl FnMut(usize, &Record)) {
+        let blocks = self.proc_blocks(p);
+        let mut buf = Vec::new();
+        let mut i = 0;
+        while i < blocks.len() {
+            let mut j = i + 1;
+            // Runs of consecutive blocks, at most 1024 (1 MiB) per read.
+            while j < blocks.len() && blocks[j] == blocks[j - 1] + 1 && j - i < 1024 {
+                j += 1;
+            }
+            let first = blocks[i] as usize;
+            let bytes = self.read_blocks(first, j - i, &mut buf);
+            for (k, raw) in bytes.chunks_exact(RECORD).enumerate() {
+                let r = Record::decode(raw);
+                if !r.is_padding() && r.proc == p {
+                    f(first * BLOCK + k * RECORD, &r);
+                }
+            }
+            i = j;
+        }
+    }
+
     /// The `i`-th event of process `p` (the original API's access).
     pub fn event(&self, p: u16, i: u64) -> Option<Record> {
         self.proc_events(p)

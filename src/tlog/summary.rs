@@ -194,58 +194,55 @@ pub fn summarize(t: &TlogFile, names: &EventNames) -> Summary {
                 ));
             }
         };
-        for (off, r) in t.proc_events(p) {
-            match EventKind::of(r.kind) {
-                EventKind::Start => {
-                    s.start.get_or_insert(r.time);
-                }
-                EventKind::End => s.end = Some(r.time),
-                EventKind::In(k) => {
-                    let parent = open.last().map_or(tree.root(), |o| o.3);
-                    let node = tree.child(parent, &pair_names[k as usize]);
-                    open.push((k, r.time, off, node));
-                }
-                EventKind::Out(k) => match open.iter().rposition(|o| o.0 == k) {
-                    Some(j) => {
-                        if j + 1 != open.len() {
-                            s.unmatched.crossed += 1;
-                            warn(
-                                &mut warnings,
-                                off,
-                                format!(
-                                    "OUT of {} crosses {} open interval(s) opened after its IN",
-                                    names.pair(k),
-                                    open.len() - j - 1
-                                ),
-                            );
-                        }
-                        let (_, t0, _, node) = open.remove(j);
-                        let d = r.time - t0;
-                        let e =
-                            pairs
-                                .entry(k)
-                                .or_insert((0, 0.0, f64::INFINITY, f64::NEG_INFINITY));
-                        e.0 += 1;
-                        e.1 += d;
-                        e.2 = e.2.min(d);
-                        e.3 = e.3.max(d);
-                        let m = &mut tree.node_mut(node).metrics;
-                        m.calls += 1;
-                        m.inclusive += d;
-                    }
-                    None => {
-                        s.unmatched.out += 1;
+        t.for_each_proc_event(p, |off, r| match EventKind::of(r.kind) {
+            EventKind::Start => {
+                s.start.get_or_insert(r.time);
+            }
+            EventKind::End => s.end = Some(r.time),
+            EventKind::In(k) => {
+                let parent = open.last().map_or(tree.root(), |o| o.3);
+                let node = tree.child(parent, &pair_names[k as usize]);
+                open.push((k, r.time, off, node));
+            }
+            EventKind::Out(k) => match open.iter().rposition(|o| o.0 == k) {
+                Some(j) => {
+                    if j + 1 != open.len() {
+                        s.unmatched.crossed += 1;
                         warn(
                             &mut warnings,
                             off,
-                            format!("OUT of {} without an open IN", names.pair(k)),
+                            format!(
+                                "OUT of {} crosses {} open interval(s) opened after its IN",
+                                names.pair(k),
+                                open.len() - j - 1
+                            ),
                         );
                     }
-                },
-                EventKind::Single(k) => *singles.entry(k).or_default() += 1,
-                EventKind::Unknown(_) => s.unknown_types += 1,
-            }
-        }
+                    let (_, t0, _, node) = open.remove(j);
+                    let d = r.time - t0;
+                    let e = pairs
+                        .entry(k)
+                        .or_insert((0, 0.0, f64::INFINITY, f64::NEG_INFINITY));
+                    e.0 += 1;
+                    e.1 += d;
+                    e.2 = e.2.min(d);
+                    e.3 = e.3.max(d);
+                    let m = &mut tree.node_mut(node).metrics;
+                    m.calls += 1;
+                    m.inclusive += d;
+                }
+                None => {
+                    s.unmatched.out += 1;
+                    warn(
+                        &mut warnings,
+                        off,
+                        format!("OUT of {} without an open IN", names.pair(k)),
+                    );
+                }
+            },
+            EventKind::Single(k) => *singles.entry(k).or_default() += 1,
+            EventKind::Unknown(_) => s.unknown_types += 1,
+        });
         for &(k, _, off, _) in &open {
             s.unmatched.ins += 1;
             warn(
