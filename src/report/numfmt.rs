@@ -110,7 +110,15 @@ pub fn write_c_g(out: &mut Vec<u8>, x: f64, prec: usize) {
         if x < 0.0 {
             out.push(b'-');
         }
-        let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+        let mut dbuf = [0u8; 48];
+        let mut nd = 0;
+        for b in mantissa.bytes().filter(u8::is_ascii_digit) {
+            if nd < dbuf.len() {
+                dbuf[nd] = b;
+                nd += 1;
+            }
+        }
+        let digits = &dbuf[..nd];
         let start = out.len();
         if exp >= 0 {
             let int_len = exp as usize + 1;
@@ -124,7 +132,7 @@ pub fn write_c_g(out: &mut Vec<u8>, x: f64, prec: usize) {
             for _ in 0..(-exp - 1) {
                 out.push(b'0');
             }
-            out.extend_from_slice(&digits);
+            out.extend_from_slice(digits);
         }
         if out[start..].contains(&b'.') {
             while out.last() == Some(&b'0') {
