@@ -52,7 +52,7 @@ fn c_line(out: &mut Vec<u8>, i: u64, r: &Record) {
 }
 
 /// Blocks per parallel task (64 K records).
-const BLOCKS_PER_TASK: usize = 1024;
+const BLOCKS_PER_TASK: usize = 256;
 
 /// Calls `f` for each event of `blocks` (in order), reading runs of
 /// consecutive blocks at once into `buf`.
@@ -95,7 +95,7 @@ fn write_blocks(
         Some((last, t.events_of(p).checked_sub(before)?))
     });
     let keep = |r: &Record| only.is_none_or(|p| r.proc == p);
-    let group = BLOCKS_PER_TASK * 2 * rayon::current_num_threads().max(1);
+    let group = BLOCKS_PER_TASK * 16 * rayon::current_num_threads().max(1);
     let mut base = 0u64;
     for blocks in blocks.chunks(group) {
         let tasks: Vec<&[usize]> = blocks.chunks(BLOCKS_PER_TASK).collect();
