@@ -58,16 +58,14 @@ pub struct SummaryJson<'a> {
     pub warnings: Vec<String>,
 }
 
-/// `summary --format json`: `order` selects and orders the functions.
-pub fn write_summary(
-    w: &mut dyn Write,
-    database: &str,
-    s: &FunctionSummary,
+fn summary_json<'a>(
+    database: &'a str,
+    s: &'a FunctionSummary,
     order: &[usize],
     sort: Option<SortKey>,
     warnings: &[Warning],
-) -> io::Result<()> {
-    let doc = SummaryJson {
+) -> SummaryJson<'a> {
+    SummaryJson {
         database,
         nprocs: s.nprocs,
         selected_proc: s.selected_proc,
@@ -80,7 +78,19 @@ pub fn write_summary(
         calc_run_time: s.run_time,
         percent_coverage: s.percent_coverage,
         warnings: warnings.iter().map(|w| w.to_string()).collect(),
-    };
+    }
+}
+
+/// `summary --format json`: `order` selects and orders the functions.
+pub fn write_summary(
+    w: &mut dyn Write,
+    database: &str,
+    s: &FunctionSummary,
+    order: &[usize],
+    sort: Option<SortKey>,
+    warnings: &[Warning],
+) -> io::Result<()> {
+    let doc = summary_json(database, s, order, sort, warnings);
     write_pretty(w, &doc)
 }
 
@@ -137,20 +147,7 @@ pub fn write_trace_summary(
     }
     let s = &t.summary;
     let doc = TraceSummaryJson {
-        summary: SummaryJson {
-            database,
-            nprocs: s.nprocs,
-            selected_proc: s.selected_proc,
-            sort,
-            functions: order
-                .iter()
-                .map(|&i| FunctionJson::from(&s.functions[i]))
-                .collect(),
-            total_timers: s.total_timers,
-            calc_run_time: s.run_time,
-            percent_coverage: s.percent_coverage,
-            warnings: warnings.iter().map(|w| w.to_string()).collect(),
-        },
+        summary: summary_json(database, s, order, sort, warnings),
         inclusive: t
             .inclusive
             .iter()

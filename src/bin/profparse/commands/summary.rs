@@ -58,7 +58,15 @@ impl From<SortArg> for SortKey {
 pub struct SummaryArgs {
     #[command(flatten)]
     pub db: DatabaseArg,
-    /// Process whose call counts fill the NCalls column.
+    #[command(flatten)]
+    pub table: TableOptions,
+}
+
+/// Options of the function-statistics reports (`summary`, `trace-summary`).
+#[derive(Args, Debug)]
+pub struct TableOptions {
+    /// Process whose call counts fill the NCalls column (and, for
+    /// trace-summary, the inclusive-time table).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub proc: usize,
     /// Print one table in this order (names ascending, numbers descending).
@@ -77,8 +85,9 @@ pub struct SummaryArgs {
     pub output: OutputArg,
 }
 
-pub fn run(args: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = Database::open(&args.db.db)?;
+pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let args = &all.table;
+    let db = Database::open(&all.db.db)?;
     ctx.warn_all(db.warnings());
     let mut warnings = Vec::new();
     let profile = db.base_profile(&mut warnings)?;
@@ -115,7 +124,7 @@ pub fn run(args: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let sort = args.sort.map(SortKey::from);
     let mut out = output::open(args.output.output.as_deref())?;
-    let database = args.db.db.display().to_string();
+    let database = all.db.db.display().to_string();
     match args.format {
         SummaryFormat::Reference => reference::write_stats_report(&mut out, &summary, None)?,
         SummaryFormat::Json => json::write_summary(

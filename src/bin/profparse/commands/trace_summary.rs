@@ -8,9 +8,9 @@ use profparse::analysis::function_stats::SortKey;
 use profparse::analysis::trace_summary::trace_summary;
 use profparse::report::{csv, json, reference, table};
 
-use super::summary::{SortArg, SummaryFormat};
+use super::summary::{SummaryFormat, TableOptions};
 use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection};
-use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
+use crate::cli::{DatabaseArg, RegionArgs};
 use crate::context::Context;
 use crate::output::{self, UsageError};
 
@@ -20,28 +20,14 @@ pub struct TraceSummaryArgs {
     pub db: DatabaseArg,
     #[command(flatten)]
     pub regions: RegionArgs,
-    /// Process whose calls fill NCalls and the inclusive-time table.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub proc: usize,
-    /// Print one table in this order (names ascending, numbers descending).
-    #[arg(long, value_enum)]
-    pub sort: Option<SortArg>,
-    /// Keep only the first N rows of each table.
-    #[arg(long, value_name = "N")]
-    pub top: Option<usize>,
-    /// Also show total calls and the processes holding Min and Max.
-    #[arg(long)]
-    pub wide: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
-    pub format: SummaryFormat,
     #[command(flatten)]
-    pub output: OutputArg,
+    pub table: TableOptions,
 }
 
-pub fn run(args: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = open_trace_db(&args.db.db, ctx)?;
-    let (filter, fw) = region_filter(&args.regions)?;
+pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let args = &all.table;
+    let db = open_trace_db(&all.db.db, ctx)?;
+    let (filter, fw) = region_filter(&all.regions)?;
     ctx.warn_all(&fw);
     let nprocs = db.nprocs().unwrap_or(0);
     if args.proc as u64 >= nprocs.max(1) {
@@ -62,7 +48,7 @@ pub fn run(args: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             .collect()
     };
     let sort = args.sort.map(SortKey::from);
-    let database = args.db.db.display().to_string();
+    let database = all.db.db.display().to_string();
     let mut out = output::open(args.output.output.as_deref())?;
     match args.format {
         SummaryFormat::Reference => {
