@@ -65,6 +65,8 @@ pub enum Command {
     Calltree(commands::calltree::CallTreeArgs),
     /// Chronological text call trace of one process (amrprofparser -ttrace).
     Calltrace(commands::calltrace::CallTraceArgs),
+    /// Communication profiles (COMM_PROFILE): statistics per MPI function.
+    Comm(commands::comm::CommArgs),
     /// Export call traces and regions as Chrome Trace Event JSON, for
     /// Perfetto (ui.perfetto.dev) or chrome://tracing.
     Export(commands::export::ExportArgs),

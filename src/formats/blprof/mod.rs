@@ -6,6 +6,7 @@
 pub mod base;
 pub mod callstats;
 pub mod comm;
+pub mod commdata;
 pub mod database;
 pub mod files;
 pub mod header;

@@ -3,6 +3,7 @@
 
 pub mod calltrace;
 pub mod calltree;
+pub mod comm;
 pub mod export;
 pub mod info;
 pub mod regions;

@@ -1,0 +1,236 @@
+//! Communication statistics (amrprofparser `-stats` intent, BLPROF_FORMAT.md
+//! §8.6): calls, records and bytes per CommFuncType, per process and in
+//! total, without the reference's bugs (TimerTime always 0, empty-block
+//! placeholders in the time span, locale-dependent numbers).
+//!
+//! Only blocks of the selected processes whose `timeMinMax` overlaps the
+//! time window are read; the bytes read are counted.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use crate::error::{Location, Warning};
+use crate::formats::blprof::commdata::{
+    AFTER_CALL, BEFORE_CALL, CommBlock, WAITSOME, func_name, is_send,
+};
+use crate::formats::blprof::database::{Database, ProcComm};
+
+/// Which blocks and records to look at.
+#[derive(Debug, Clone, Copy)]
+pub struct CommSelection<'a> {
+    /// Seconds; records outside are skipped, blocks outside are not read.
+    pub window: (f64, f64),
+    /// Only these processes (`None`: all).
+    pub procs: Option<&'a [usize]>,
+}
+
+impl CommSelection<'_> {
+    pub fn all() -> Self {
+        CommSelection {
+            window: (f64::NEG_INFINITY, f64::INFINITY),
+            procs: None,
+        }
+    }
+
+    fn wants_proc(&self, p: usize) -> bool {
+        self.procs.is_none_or(|v| v.contains(&p))
+    }
+}
+
+/// One CommFuncType.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct TypeStats {
+    #[serde(rename = "type")]
+    pub name: String,
+    pub number: i32,
+    /// Calls: a call that wrote a before/after pair of records counts once (as -stats counts).
+    pub count: u64,
+    pub records: u64,
+    /// Bytes sent (send types only).
+    pub bytes: u64,
+}
+
+/// One process.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ProcCommStats {
+    pub proc: usize,
+    pub host: Option<String>,
+    pub blocks: usize,
+    pub records: u64,
+    pub calls: u64,
+    pub sends: u64,
+    pub bytes_sent: u64,
+    pub barriers: u64,
+    pub name_tags: u64,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CommStats {
+    pub nprocs: usize,
+    /// Every record of the blocks read.
+    pub nrecords: u64,
+    pub by_type: Vec<TypeStats>,
+    pub procs: Vec<ProcCommStats>,
+    pub bytes_sent: u64,
+    pub msg_size_min: Option<i32>,
+    pub msg_size_max: Option<i32>,
+    pub time_min: Option<f64>,
+    pub time_max: Option<f64>,
+    /// Mean of the `timerTime` lines (the cost of one timer read).
+    pub timer_time: Option<f64>,
+    pub blocks_read: usize,
+    pub blocks_skipped: usize,
+    pub bytes_read: u64,
+}
+
+#[derive(Default)]
+struct Partial {
+    types: BTreeMap<i32, (u64, u64, u64)>,
+    proc: ProcCommStats,
+    min_size: Option<i32>,
+    max_size: Option<i32>,
+    time: Option<(f64, f64)>,
+    timer: (f64, u64),
+    read: usize,
+    skipped: usize,
+    bytes: u64,
+    warnings: Vec<Warning>,
+}
+
+fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
+    let mut out = Partial::default();
+    out.proc.proc = p.proc;
+    out.proc.host = p.blocks.iter().find_map(|b| b.host.clone());
+    out.proc.blocks = p.blocks.len();
+    let g = db.comm.as_ref();
+    let (size, real) = (
+        g.map_or(24, |h| h.record_size()),
+        g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
+    );
+    for b in &p.blocks {
+        // Empty blocks and blocks outside the window are never touched.
+        let overlaps = b
+            .time_min_max
+            .is_some_and(|(a, z)| z >= sel.window.0 && a <= sel.window.1);
+        if b.ncomm == 0 || !overlaps {
+            out.skipped += 1;
+            continue;
+        }
+        let file = match db.data_file(&b.datafile) {
+            Ok(f) => f,
+            Err(e) => {
+                out.warnings.push(Warning::new(
+                    Location::line(&b.header, b.line),
+                    format!("process {}: comm block skipped: {e}", p.proc),
+                ));
+                continue;
+            }
+        };
+        let block = match CommBlock::read(&file, b, size, real) {
+            Ok(x) => x,
+            Err(e) => {
+                out.warnings.push(Warning::new(
+                    Location::line(&b.header, b.line),
+                    format!("process {}: comm block skipped: {e}", p.proc),
+                ));
+                continue;
+            }
+        };
+        out.read += 1;
+        out.bytes += b.ncomm * size;
+        if let Some(t) = b.timer_time {
+            out.timer.0 += t;
+            out.timer.1 += 1;
+        }
+        out.proc.barriers += b.barriers.len() as u64;
+        out.proc.name_tags += b.name_tags.len() as u64;
+        for r in block.records() {
+            if r.time < sel.window.0 || r.time > sel.window.1 {
+                continue;
+            }
+            out.time = Some(match out.time {
+                None => (r.time, r.time),
+                Some((a, z)) => (a.min(r.time), z.max(r.time)),
+            });
+            out.proc.records += 1;
+            let e = out.types.entry(r.kind).or_default();
+            e.1 += 1;
+            if (r.size > -1 && r.kind != WAITSOME) || (r.size == BEFORE_CALL && r.kind == WAITSOME)
+            {
+                e.0 += 1;
+                out.proc.calls += 1;
+            }
+            if is_send(r.kind) && r.size != AFTER_CALL {
+                let bytes = r.size.max(0) as u64;
+                e.2 += bytes;
+                out.proc.bytes_sent += bytes;
+                out.proc.sends += 1;
+                out.min_size = Some(out.min_size.map_or(r.size, |m| m.min(r.size)));
+                out.max_size = Some(out.max_size.map_or(r.size, |m| m.max(r.size)));
+            }
+        }
+    }
+    out
+}
+
+/// Computes the statistics; per-process work runs in parallel and is
+/// combined in process order.
+pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<Warning>) {
+    let index = db.comm_index();
+    let parts: Vec<Partial> = index
+        .procs
+        .par_iter()
+        .filter(|p| sel.wants_proc(p.proc))
+        .map(|p| scan_proc(db, p, sel))
+        .collect();
+    let mut s = CommStats {
+        nprocs: parts.len(),
+        ..Default::default()
+    };
+    let mut types: BTreeMap<i32, (u64, u64, u64)> = BTreeMap::new();
+    let mut timer = (0.0, 0u64);
+    let mut warnings = Vec::new();
+    for p in parts {
+        for (k, (c, r, b)) in p.types {
+            let e = types.entry(k).or_default();
+            e.0 += c;
+            e.1 += r;
+            e.2 += b;
+        }
+        s.nrecords += p.proc.records;
+        s.bytes_sent += p.proc.bytes_sent;
+        s.msg_size_min = p
+            .min_size
+            .map(|m| s.msg_size_min.map_or(m, |x| x.min(m)))
+            .or(s.msg_size_min);
+        s.msg_size_max = p
+            .max_size
+            .map(|m| s.msg_size_max.map_or(m, |x| x.max(m)))
+            .or(s.msg_size_max);
+        if let Some((a, z)) = p.time {
+            s.time_min = Some(s.time_min.map_or(a, |x| x.min(a)));
+            s.time_max = Some(s.time_max.map_or(z, |x| x.max(z)));
+        }
+        timer.0 += p.timer.0;
+        timer.1 += p.timer.1;
+        s.blocks_read += p.read;
+        s.blocks_skipped += p.skipped;
+        s.bytes_read += p.bytes;
+        warnings.extend(p.warnings);
+        s.procs.push(p.proc);
+    }
+    s.timer_time = (timer.1 > 0).then(|| timer.0 / timer.1 as f64);
+    s.by_type = types
+        .into_iter()
+        .map(|(k, (count, records, bytes))| TypeStats {
+            name: func_name(k).map_or_else(|| format!("unknown type {k}"), str::to_owned),
+            number: k,
+            count,
+            records,
+            bytes,
+        })
+        .collect();
+    (s, warnings)
+}

@@ -1,0 +1,188 @@
+//! `profparse comm …`: communication profiles.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand, ValueEnum};
+use profparse::analysis::comm_stats::{CommSelection, CommStats, comm_stats};
+use profparse::formats::blprof::{Database, Part};
+use profparse::report::json::write_pretty;
+
+use super::export::parse_window;
+use crate::cli::{DatabaseArg, OutputArg};
+use crate::context::Context;
+use crate::output;
+
+#[derive(Args, Debug)]
+pub struct CommArgs {
+    #[command(subcommand)]
+    pub command: CommCommand,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CommFormat {
+    Table,
+    Json,
+}
+
+/// Which part of the communication data to read.
+#[derive(Args, Debug)]
+pub struct CommSelect {
+    /// Only records in this window, in seconds: `T0..T1`, `T0..` or `..T1`.
+    /// Blocks whose time range misses it are never read.
+    #[arg(long, value_name = "T0..T1", value_parser = parse_window)]
+    pub time: Option<(f64, f64)>,
+    /// Only this process (repeatable).
+    #[arg(long = "proc", value_name = "N")]
+    pub procs: Vec<usize>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CommCommand {
+    /// Calls, records and bytes per MPI function type, per process and in
+    /// total; message sizes, time span, timer cost (amrprofparser -stats).
+    Stats {
+        #[command(flatten)]
+        db: DatabaseArg,
+        #[command(flatten)]
+        select: CommSelect,
+        #[arg(long, value_enum, default_value_t = CommFormat::Table)]
+        format: CommFormat,
+        #[command(flatten)]
+        output: OutputArg,
+    },
+}
+
+fn open_comm_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<Database> {
+    let db = Database::open(path)?;
+    ctx.warn_all(db.warnings());
+    if !db.parts().contains(&Part::Comm) {
+        return Err(profparse::Error::NotFound(format!(
+            "{}: the database has no communication profile (bl_comm_prof_H); the run needs COMM_PROFILE=TRUE",
+            path.display()
+        ))
+        .into());
+    }
+    ctx.warn_all(&db.comm_index().warnings);
+    Ok(db)
+}
+
+pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        CommCommand::Stats {
+            db,
+            select,
+            format,
+            output,
+        } => {
+            let database = open_comm_db(&db.db, ctx)?;
+            let sel = CommSelection {
+                window: select.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
+                procs: (!select.procs.is_empty()).then_some(select.procs.as_slice()),
+            };
+            let (s, warnings) = comm_stats(&database, &sel);
+            ctx.warn_all(&warnings);
+            ctx.info(
+                1,
+                format!(
+                    "read {} comm blocks ({} bytes), skipped {} outside the selection or empty",
+                    s.blocks_read, s.bytes_read, s.blocks_skipped
+                ),
+            );
+            let mut out = output::open(output.output.as_deref())?;
+            match format {
+                CommFormat::Json => {
+                    #[derive(serde::Serialize)]
+                    struct Doc<'a> {
+                        database: String,
+                        version: Option<i64>,
+                        record_size: u64,
+                        #[serde(flatten)]
+                        stats: &'a CommStats,
+                        warnings: Vec<String>,
+                    }
+                    let g = database.comm.as_ref();
+                    write_pretty(
+                        &mut out,
+                        &Doc {
+                            database: db.db.display().to_string(),
+                            version: g.and_then(|h| h.version),
+                            record_size: g.map_or(24, |h| h.record_size()),
+                            stats: &s,
+                            warnings: warnings.iter().map(|w| w.to_string()).collect(),
+                        },
+                    )?
+                }
+                CommFormat::Table => write_table(&mut out, &database, &s)?,
+            }
+            out.flush()?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_table(w: &mut dyn Write, db: &Database, s: &CommStats) -> std::io::Result<()> {
+    let g = db.comm.as_ref();
+    let opt = |v: Option<i64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+    writeln!(
+        w,
+        "{}: communication of {} processes",
+        db.dir().display(),
+        s.nprocs
+    )?;
+    writeln!(
+        w,
+        "CommProfVersion {}   CommStatsSize {}   FinestLevel {}   MaxLevel {}",
+        opt(g.and_then(|h| h.version)),
+        g.map_or(24, |h| h.record_size()),
+        opt(g.and_then(|h| h.finest_level)),
+        opt(g.and_then(|h| h.max_level))
+    )?;
+    writeln!(
+        w,
+        "Records {}   Bytes sent {}   Message sizes {} .. {} bytes",
+        s.nrecords,
+        s.bytes_sent,
+        s.msg_size_min.map_or("-".into(), |v| v.to_string()),
+        s.msg_size_max.map_or("-".into(), |v| v.to_string())
+    )?;
+    match (s.time_min, s.time_max) {
+        (Some(a), Some(b)) => writeln!(w, "Time span {a:.9} .. {b:.9} s")?,
+        _ => writeln!(w, "Time span -")?,
+    }
+    if let Some(t) = s.timer_time {
+        writeln!(w, "Average timer read {t:.3e} s")?;
+    }
+    writeln!(
+        w,
+        "\n{:<14} {:>4} {:>10} {:>10} {:>14}",
+        "Function", "#", "Calls", "Records", "Bytes sent"
+    )?;
+    for t in &s.by_type {
+        writeln!(
+            w,
+            "{:<14} {:>4} {:>10} {:>10} {:>14}",
+            t.name, t.number, t.count, t.records, t.bytes
+        )?;
+    }
+    writeln!(
+        w,
+        "\n{:>5} {:>10} {:>10} {:>8} {:>12} {:>9} {:>9}  Host",
+        "Proc", "Records", "Calls", "Sends", "Bytes sent", "Barriers", "NameTags"
+    )?;
+    for p in &s.procs {
+        writeln!(
+            w,
+            "{:>5} {:>10} {:>10} {:>8} {:>12} {:>9} {:>9}  {}",
+            p.proc,
+            p.records,
+            p.calls,
+            p.sends,
+            p.bytes_sent,
+            p.barriers,
+            p.name_tags,
+            p.host.as_deref().unwrap_or("-")
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! Communication data blocks (`bl_comm_prof_D_*`): `nCommStats` records of
+//! `CommStatsSize` bytes (24 with f64 `Real`, 20 with f32), decoded on the fly.
+
+use super::base::RealWidth;
+use super::comm::CommBlockRef;
+use crate::error::{Error, Location, Result};
+use crate::source::InputFile;
+
+/// `size`/`commpid`/`tag` sentinel: the record before an MPI call.
+pub const BEFORE_CALL: i32 = -5;
+/// The record after an MPI call.
+pub const AFTER_CALL: i32 = -7;
+/// No tag.
+pub const NO_TAG: i32 = -3;
+
+/// The names of CommFuncType 0..=42, as amrprofparser prints them.
+pub const FUNC_NAMES: [&str; 43] = [
+    "InvalidCFT",
+    "AllReduceT",
+    "AllReduceR",
+    "AllReduceL",
+    "AllReduceI",
+    "AsendTsii",
+    "AsendTsiiM",
+    "AsendvTii",
+    "SendTsii",
+    "SendvTii",
+    "ArecvTsii",
+    "ArecvTsiiM",
+    "ArecvTii",
+    "ArecvvTii",
+    "RecvTsii",
+    "RecvvTii",
+    "ReduceT",
+    "ReduceR",
+    "ReduceL",
+    "ReduceI",
+    "BCastTsi",
+    "GatherTsT1Si",
+    "GatherTi",
+    "GatherRiRi",
+    "ScatterTsT1si",
+    "Barrier",
+    "Waitsome",
+    "NameTag",
+    "AllCFTypes",
+    "NoCFTypes",
+    "IOStart",
+    "IOEnd",
+    "TagWrap",
+    "Allgather",
+    "Alltoall",
+    "Alltoallv",
+    "Gatherv",
+    "Get_count",
+    "Iprobe",
+    "Test",
+    "Wait",
+    "Waitall",
+    "Waitany",
+];
+
+pub const BARRIER: i32 = 25;
+pub const WAITSOME: i32 = 26;
+pub const NAME_TAG: i32 = 27;
+
+/// The CommFuncType name of `kind`, or `None` outside 0..=42.
+pub fn func_name(kind: i32) -> Option<&'static str> {
+    usize::try_from(kind)
+        .ok()
+        .and_then(|k| FUNC_NAMES.get(k).copied())
+}
+
+/// True for the send types (5..=9).
+pub fn is_send(kind: i32) -> bool {
+    (5..=9).contains(&kind)
+}
+
+/// True for the receive types (10..=15).
+pub fn is_recv(kind: i32) -> bool {
+    (10..=15).contains(&kind)
+}
+
+/// One communication record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CommRecord {
+    pub kind: i32,
+    pub size: i32,
+    pub peer: i32,
+    pub tag: i32,
+    pub time: f64,
+}
+
+/// One block's records, decoded from the mapped bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct CommBlock<'a> {
+    bytes: &'a [u8],
+    stride: usize,
+    real: RealWidth,
+}
+
+impl<'a> CommBlock<'a> {
+    /// Locates `block` in `file`, checking `seekpos + n · record size`
+    /// against the file length (with overflow checks) before any read.
+    pub fn read(
+        file: &'a InputFile,
+        block: &CommBlockRef,
+        record_size: u64,
+        real: RealWidth,
+    ) -> Result<CommBlock<'a>> {
+        let len = block.ncomm.checked_mul(record_size).ok_or_else(|| {
+            Error::invalid(
+                Location::line(&block.header, block.line),
+                format!(
+                    "comm block of process {} claims {} records: more than any file can hold",
+                    block.proc, block.ncomm
+                ),
+            )
+        })?;
+        let bytes = file.range(block.seekpos, len).map_err(|_| {
+            Error::invalid(
+                Location::offset(file.path(), block.seekpos),
+                format!(
+                    "comm block of process {} ({} records of {record_size} bytes; header {}:{}) runs past the end of the file ({} bytes)",
+                    block.proc,
+                    block.ncomm,
+                    block.header.display(),
+                    block.line,
+                    file.len()
+                ),
+            )
+        })?;
+        Ok(CommBlock {
+            bytes,
+            stride: record_size as usize,
+            real,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.bytes.len() / self.stride.max(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Record `i` (`i < len()`).
+    pub fn get(&self, i: usize) -> Option<CommRecord> {
+        let r = self.bytes.get(i * self.stride..(i + 1) * self.stride)?;
+        Some(decode(r, self.real))
+    }
+
+    pub fn records(&self) -> impl ExactSizeIterator<Item = CommRecord> + 'a {
+        let real = self.real;
+        self.bytes
+            .chunks_exact(self.stride.max(1))
+            .map(move |r| decode(r, real))
+    }
+}
+
+fn decode(r: &[u8], real: RealWidth) -> CommRecord {
+    let i = |at: usize| i32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]);
+    CommRecord {
+        kind: i(0),
+        size: i(4),
+        peer: i(8),
+        tag: i(12),
+        time: real.read(&r[16..]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_and_checks_bounds() {
+        let mut bytes = Vec::new();
+        for (k, s, p, t, time) in [(25, 0, -5, 3, 0.5f64), (25, -7, -7, 3, 0.75)] {
+            for v in [k, s, p, t] {
+                bytes.extend_from_slice(&(v as i32).to_le_bytes());
+            }
+            bytes.extend_from_slice(&time.to_le_bytes());
+        }
+        let f = InputFile::from_bytes("bl_comm_prof_D_00000", bytes);
+        let mut b = CommBlockRef {
+            proc: 0,
+            ncomm: 2,
+            datafile: "bl_comm_prof_D_00000".into(),
+            seekpos: 0,
+            host: None,
+            barriers: vec![],
+            name_tags: vec![],
+            reductions: vec![],
+            time_min_max: None,
+            timer_time: None,
+            tag_range: None,
+            tag_wraps: vec![],
+            header: "h".into(),
+            line: 1,
+        };
+        let blk = CommBlock::read(&f, &b, 24, RealWidth::F64).unwrap();
+        assert_eq!(blk.len(), 2);
+        assert_eq!(
+            blk.get(1).unwrap(),
+            CommRecord {
+                kind: 25,
+                size: -7,
+                peer: -7,
+                tag: 3,
+                time: 0.75
+            }
+        );
+        assert_eq!(func_name(25), Some("Barrier"));
+        assert_eq!(func_name(43), None);
+        b.ncomm = 3;
+        let e = CommBlock::read(&f, &b, 24, RealWidth::F64)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("byte offset 0") && e.contains("runs past the end"),
+            "{e}"
+        );
+        b.ncomm = 1 << 62;
+        assert!(CommBlock::read(&f, &b, 24, RealWidth::F64).is_err());
+    }
+}
