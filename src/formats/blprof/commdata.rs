@@ -179,7 +179,7 @@ mod tests {
         let mut bytes = Vec::new();
         for (k, s, p, t, time) in [(25, 0, -5, 3, 0.5f64), (25, -7, -7, 3, 0.75)] {
             for v in [k, s, p, t] {
-                bytes.extend_from_slice(&(v as i32).to_le_bytes());
+                bytes.extend_from_slice(&v.to_le_bytes());
             }
             bytes.extend_from_slice(&time.to_le_bytes());
         }
