@@ -178,7 +178,7 @@ mod tests {
     fn decodes_and_checks_bounds() {
         let mut bytes = Vec::new();
         for (k, s, p, t, time) in [(25, 0, -5, 3, 0.5f64), (25, -7, -7, 3, 0.75)] {
-            for v in [k, s, p, t] {
+            for v in [k, s, p, t] as [i32; 4] {
                 bytes.extend_from_slice(&v.to_le_bytes());
             }
             bytes.extend_from_slice(&time.to_le_bytes());
