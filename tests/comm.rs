@@ -177,3 +177,98 @@ fn a_time_window_reads_only_overlapping_blocks() {
     let b = stats(&["-j2", "comm", "stats", d, "--format", "json"]).0;
     assert_eq!(a, b);
 }
+
+fn check(dir: &Path) -> (Option<i32>, String, String) {
+    let out = Command::cargo_bin("profparse")
+        .unwrap()
+        .args(["comm", "check", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn copy_db(db: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for e in fs::read_dir(fixture(db).join("bl_prof")).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
+    }
+    tmp
+}
+
+#[test]
+fn comm_check_is_clean_on_every_fixture() {
+    // The reference reports 108 false "bad Barriers" on `flush` (BLPROF_FORMAT.md
+    // §9.19: it reads unused barrier slots); every barrier there is well formed.
+    for db in DATABASES {
+        let (code, out, _) = check(&fixture(db).join("bl_prof"));
+        assert_eq!(code, Some(0), "{db}: {out}");
+        assert!(out.ends_with("clean\n"), "{db}: {out}");
+    }
+    let (_, out, _) = check(&fixture("flush").join("bl_prof"));
+    assert!(
+        out.contains("16 blocks, 2355 records, 72 barriers, 124 name tags"),
+        "{out}"
+    );
+}
+
+#[test]
+fn comm_check_finds_damage() {
+    // A record's time going backwards: record 10 of process 0's block gets time 0.
+    let db = copy_db("small4");
+    let f = db.path().join("bl_comm_prof_D_00000");
+    let mut bytes = fs::read(&f).unwrap();
+    bytes[10 * 24 + 16..10 * 24 + 24].copy_from_slice(&0.0f64.to_le_bytes());
+    fs::write(&f, bytes).unwrap();
+    let (code, out, _) = check(db.path());
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("bl_comm_prof_D_00000: byte offset 240") && out.contains("goes back"),
+        "{out}"
+    );
+
+    // A barrier whose record index points at another record.
+    let db = copy_db("small4");
+    let h = db.path().join("bl_comm_prof_H_00001");
+    let text = fs::read_to_string(&h).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("bNum"))
+        .unwrap()
+        .to_owned();
+    let idx = line.rsplit(' ').next().unwrap().to_owned();
+    let bad = format!(
+        "{} {}",
+        line.rsplit_once(' ').unwrap().0,
+        idx.parse::<i64>().unwrap() + 2
+    );
+    fs::write(&h, text.replacen(&line, &bad, 1)).unwrap();
+    let (code, out, _) = check(db.path());
+    assert_eq!(code, Some(1));
+    assert!(out.contains("is not a Barrier before/after pair"), "{out}");
+
+    // A block past the end of its data file.
+    let db = copy_db("nfiles2");
+    let h = db.path().join("bl_comm_prof_H_00001");
+    let text = fs::read_to_string(&h).unwrap();
+    let at = text.find("seekpos  ").unwrap() + "seekpos  ".len();
+    let end = at + text[at..].find(' ').unwrap();
+    fs::write(&h, format!("{}99999999{}", &text[..at], &text[end..])).unwrap();
+    let (code, out, _) = check(db.path());
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("bl_comm_prof_D_00001: byte offset 99999999"),
+        "{out}"
+    );
+    // Stats still report the intact processes, with exit code 3.
+    let o = Command::cargo_bin("profparse")
+        .unwrap()
+        .args(["comm", "stats", db.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+}

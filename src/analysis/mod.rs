@@ -2,6 +2,7 @@
 
 pub mod base_summary;
 pub mod calltree;
+pub mod comm_check;
 pub mod comm_stats;
 pub mod filter;
 pub mod function_stats;

@@ -51,6 +51,17 @@ pub enum CommCommand {
         #[command(flatten)]
         output: OutputArg,
     },
+    /// Integrity check: block layout and sizes, time order, every barrier a
+    /// before/after pair with its number, name-tag counts. Exit code 0 only
+    /// when clean, 1 when a problem was found (each named with its offset).
+    Check {
+        #[command(flatten)]
+        db: DatabaseArg,
+        #[arg(long, value_enum, default_value_t = CommFormat::Table)]
+        format: CommFormat,
+        #[command(flatten)]
+        output: OutputArg,
+    },
 }
 
 fn open_comm_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<Database> {
@@ -116,6 +127,38 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 CommFormat::Table => write_table(&mut out, &database, &s)?,
             }
             out.flush()?;
+        }
+        CommCommand::Check { db, format, output } => {
+            let database = open_comm_db(&db.db, ctx)?;
+            let r = profparse::analysis::comm_check::comm_check(&database);
+            let mut out = output::open(output.output.as_deref())?;
+            match format {
+                CommFormat::Json => write_pretty(&mut out, &r)?,
+                CommFormat::Table => {
+                    writeln!(
+                        out,
+                        "{}: checked {} processes, {} blocks, {} records, {} barriers, {} name tags",
+                        db.db.display(),
+                        r.procs,
+                        r.blocks,
+                        r.records,
+                        r.barriers,
+                        r.name_tags
+                    )?;
+                    if r.problems.is_empty() {
+                        writeln!(out, "clean")?;
+                    } else {
+                        writeln!(out, "{} problem(s):", r.problems.len())?;
+                        for p in &r.problems {
+                            writeln!(out, "  {p}")?;
+                        }
+                    }
+                }
+            }
+            out.flush()?;
+            if !r.problems.is_empty() {
+                return Ok(ExitCode::from(crate::context::EXIT_DATA));
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
