@@ -272,3 +272,133 @@ fn comm_check_finds_damage() {
         .unwrap();
     assert_eq!(o.status.code(), Some(3));
 }
+
+/// `(nx, ny, values)` of an amrprofparser 2-D FAB file (x fastest).
+fn read_fab(path: &Path) -> (usize, usize, Vec<f64>) {
+    let bytes = fs::read(path).unwrap();
+    let nl = bytes.iter().position(|&b| b == b'\n').unwrap();
+    let header = std::str::from_utf8(&bytes[..nl]).unwrap();
+    // ...((0,0) (nx-1,ny-1) (0,0)) 1
+    let hi = header.rsplit("((0,0) (").next().unwrap();
+    let hi = hi.split(')').next().unwrap();
+    let (x, y) = hi.split_once(',').unwrap();
+    let (nx, ny) = (
+        x.parse::<usize>().unwrap() + 1,
+        y.parse::<usize>().unwrap() + 1,
+    );
+    let values = bytes[nl + 1..]
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    (nx, ny, values)
+}
+
+#[test]
+fn barrier_waits_match_spd_and_sends_match_sendspf() {
+    for db in DATABASES {
+        let dir = fixture(db).join("bl_prof");
+        let (b, _) = stats(&[
+            "comm",
+            "barriers",
+            dir.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let (nx, ny, waits) = read_fab(&fixture(db).join("golden/spd/bwaits.2d.fab"));
+        let (_, _, exits) = read_fab(&fixture(db).join("golden/spd/bexits.2d.fab"));
+        let mut compared = 0;
+        for bar in b["barriers"].as_array().unwrap() {
+            let n = bar["number"].as_u64().unwrap() as usize;
+            // The reference sizes the table from the last header file only (§9.33).
+            if n >= nx {
+                continue;
+            }
+            for a in bar["procs"].as_array().unwrap() {
+                let p = a["proc"].as_u64().unwrap() as usize;
+                assert!(p < ny);
+                let (gw, ge) = (waits[p * nx + n], exits[p * nx + n]);
+                assert!(
+                    (a["wait"].as_f64().unwrap() - gw).abs() < 1e-12,
+                    "{db} barrier {n} proc {p}"
+                );
+                assert!(
+                    (a["exit"].as_f64().unwrap() - ge).abs() < 1e-12,
+                    "{db} barrier {n} proc {p}"
+                );
+                compared += 1;
+            }
+            // The last arrival waited least.
+            let last = bar["last_arrival"].as_u64().unwrap();
+            let min = bar["procs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .min_by(|x, y| {
+                    x["wait"]
+                        .as_f64()
+                        .unwrap()
+                        .total_cmp(&y["wait"].as_f64().unwrap())
+                })
+                .unwrap();
+            assert_eq!(min["proc"].as_u64().unwrap(), last);
+        }
+        assert!(compared > 0, "{db}");
+
+        let (m, _) = stats(&["comm", "matrix", dir.to_str().unwrap(), "--format", "json"]);
+        let xgr = |name: &str| -> Vec<u64> {
+            fs::read_to_string(fixture(db).join("golden/sendspf").join(name))
+                .unwrap()
+                .lines()
+                .map(|l| l.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() as u64)
+                .collect()
+        };
+        let row_sum = |key: &str| -> Vec<u64> {
+            m[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    r.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.as_u64().unwrap())
+                        .sum()
+                })
+                .collect()
+        };
+        assert_eq!(
+            row_sum("messages"),
+            xgr("totalSendsPerProc.xgr"),
+            "{db}: sends per process"
+        );
+        assert_eq!(
+            row_sum("bytes"),
+            xgr("totalSentDataPerProc.xgr"),
+            "{db}: bytes per process"
+        );
+    }
+}
+
+#[test]
+fn matrix_svg_is_a_picture_of_the_right_size() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svg = tmp.path().join("m.svg");
+    let dir = fixture("small4").join("bl_prof");
+    let out = Command::cargo_bin("profparse")
+        .unwrap()
+        .args([
+            "comm",
+            "matrix",
+            dir.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    // One cell per sender × receiver.
+    assert_eq!(text.matches("<rect x=").count(), 16);
+    assert!(text.contains("0 → 1: 61440 bytes, 100 messages"), "{text}");
+}

@@ -8,4 +8,5 @@ pub mod csv;
 pub mod json;
 pub mod numfmt;
 pub mod reference;
+pub mod svg;
 pub mod table;

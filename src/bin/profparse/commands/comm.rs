@@ -51,6 +51,30 @@ pub enum CommCommand {
         #[command(flatten)]
         output: OutputArg,
     },
+    /// Per barrier (by number) and process: arrival, exit and wait time, the
+    /// last process to arrive (the one everybody waited for), and wait totals
+    /// per process (amrprofparser -spd intent).
+    Barriers {
+        #[command(flatten)]
+        db: DatabaseArg,
+        #[arg(long, value_enum, default_value_t = CommFormat::Table)]
+        format: CommFormat,
+        #[command(flatten)]
+        output: OutputArg,
+    },
+    /// Messages and bytes per sender × receiver (amrprofparser -sendspf intent);
+    /// `--svg F` also draws the bytes as a heat map.
+    Matrix {
+        #[command(flatten)]
+        db: DatabaseArg,
+        #[arg(long, value_enum, default_value_t = CommFormat::Table)]
+        format: CommFormat,
+        /// Write an SVG heat map of the bytes to F.
+        #[arg(long, value_name = "F")]
+        svg: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        output: OutputArg,
+    },
     /// Integrity check: block layout and sizes, time order, every barrier a
     /// before/after pair with its number, name-tag counts. Exit code 0 only
     /// when clean, 1 when a problem was found (each named with its offset).
@@ -125,6 +149,61 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                     )?
                 }
                 CommFormat::Table => write_table(&mut out, &database, &s)?,
+            }
+            out.flush()?;
+        }
+        CommCommand::Barriers { db, format, output } => {
+            let database = open_comm_db(&db.db, ctx)?;
+            let (r, warnings) = profparse::analysis::comm_sync::barriers(&database);
+            ctx.warn_all(&warnings);
+            let mut out = output::open(output.output.as_deref())?;
+            match format {
+                CommFormat::Json => write_pretty(&mut out, &r)?,
+                CommFormat::Table => write_barriers(&mut out, &r)?,
+            }
+            out.flush()?;
+        }
+        CommCommand::Matrix {
+            db,
+            format,
+            svg,
+            output,
+        } => {
+            let database = open_comm_db(&db.db, ctx)?;
+            let (m, warnings) = profparse::analysis::comm_sync::send_matrix(&database);
+            ctx.warn_all(&warnings);
+            if let Some(path) = svg {
+                let f = std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?;
+                let mut w = std::io::BufWriter::new(f);
+                profparse::report::svg::matrix_svg(&m, &mut w)?;
+                w.flush()?;
+            }
+            let mut out = output::open(output.output.as_deref())?;
+            match format {
+                CommFormat::Json => write_pretty(&mut out, &m)?,
+                CommFormat::Table => {
+                    writeln!(out, "Messages (rows: sender, columns: receiver)")?;
+                    write!(out, "{:>6}", "")?;
+                    for to in 0..m.nprocs {
+                        write!(out, " {to:>8}")?;
+                    }
+                    writeln!(out)?;
+                    for (from, row) in m.messages.iter().enumerate() {
+                        write!(out, "{from:>6}")?;
+                        for v in row {
+                            write!(out, " {v:>8}")?;
+                        }
+                        writeln!(out)?;
+                    }
+                    writeln!(out, "\nBytes")?;
+                    for (from, row) in m.bytes.iter().enumerate() {
+                        write!(out, "{from:>6}")?;
+                        for v in row {
+                            write!(out, " {v:>8}")?;
+                        }
+                        writeln!(out)?;
+                    }
+                }
             }
             out.flush()?;
         }
@@ -225,6 +304,42 @@ fn write_table(w: &mut dyn Write, db: &Database, s: &CommStats) -> std::io::Resu
             p.barriers,
             p.name_tags,
             p.host.as_deref().unwrap_or("-")
+        )?;
+    }
+    Ok(())
+}
+
+fn write_barriers(
+    w: &mut dyn Write,
+    r: &profparse::analysis::comm_sync::BarrierReport,
+) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "{:>7}  {:<36} {:>6} {:>12} {:>12} {:>10}",
+        "Barrier", "Name", "Procs", "Wait total", "Wait max", "Last in"
+    )?;
+    for b in &r.barriers {
+        writeln!(
+            w,
+            "{:>7}  {:<36} {:>6} {:>12.6} {:>12.6} {:>10}",
+            b.number,
+            b.name,
+            b.procs.len(),
+            b.wait_total,
+            b.wait_max,
+            b.last_arrival.map_or("-".into(), |p| p.to_string())
+        )?;
+    }
+    writeln!(
+        w,
+        "\n{:>5} {:>9} {:>12} {:>14}",
+        "Proc", "Barriers", "Wait s", "Last arrivals"
+    )?;
+    for p in &r.procs {
+        writeln!(
+            w,
+            "{:>5} {:>9} {:>12.6} {:>14}",
+            p.proc, p.barriers, p.wait, p.last_arrivals
         )?;
     }
     Ok(())

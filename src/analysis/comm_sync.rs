@@ -1,0 +1,228 @@
+//! Barriers and send matrices from the communication records.
+//!
+//! Barriers (amrprofparser `-spd` intent): every `bNum` entry points at its
+//! before/after records, so per process we know when it arrived (before) and
+//! left (after). Across processes, barrier number `b` is the same
+//! synchronisation point (a per-process counter of the same collective
+//! calls); the last process to arrive is the one everybody waited for.
+//! Process clocks are not synchronised (each starts at its own zero), so the
+//! last arrival is found as the process that waited least inside the
+//! barrier, not by comparing arrival times across processes:
+//!
+//! ```text
+//! proc 0  ──arrive══════════ wait ══════════exit
+//! proc 1  ──────────────────────arrive(last)═exit   ← shortest wait
+//! ```
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use crate::error::{Location, Warning};
+use crate::formats::blprof::commdata::{AFTER_CALL, CommBlock, is_send};
+use crate::formats::blprof::database::{Database, ProcComm};
+
+/// One process at one barrier.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Arrival {
+    pub proc: usize,
+    pub arrival: f64,
+    pub exit: f64,
+    /// exit − arrival: time spent inside the barrier.
+    pub wait: f64,
+}
+
+/// One barrier (by number) over processes.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BarrierStats {
+    pub number: i64,
+    pub name: String,
+    pub procs: Vec<Arrival>,
+    /// The process that arrived last (everybody waited for it): the one with
+    /// the shortest wait.
+    pub last_arrival: Option<usize>,
+    pub wait_total: f64,
+    pub wait_max: f64,
+}
+
+/// Per-process barrier totals.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ProcBarrierTotals {
+    pub proc: usize,
+    pub barriers: usize,
+    pub wait: f64,
+    /// Barriers where this process was the last to arrive.
+    pub last_arrivals: usize,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct BarrierReport {
+    pub barriers: Vec<BarrierStats>,
+    pub procs: Vec<ProcBarrierTotals>,
+}
+
+type ProcBarriers = (usize, Vec<(i64, String, f64, f64)>, Vec<Warning>);
+
+fn proc_barriers(db: &Database, p: &ProcComm) -> ProcBarriers {
+    let g = db.comm.as_ref();
+    let (size, real) = (
+        g.map_or(24, |h| h.record_size()),
+        g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
+    );
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    for b in p.blocks.iter().filter(|b| !b.barriers.is_empty()) {
+        let block = db.data_file(&b.datafile).and_then(|f| {
+            let blk = CommBlock::read(&f, b, size, real)?;
+            Ok(b.barriers
+                .iter()
+                .filter_map(|bar| {
+                    let i = usize::try_from(bar.record_index).ok()?;
+                    Some((
+                        bar.number,
+                        bar.name.clone(),
+                        blk.get(i)?.time,
+                        blk.get(i + 1)?.time,
+                    ))
+                })
+                .collect::<Vec<_>>())
+        });
+        match block {
+            Ok(v) => out.extend(v),
+            Err(e) => warnings.push(Warning::new(
+                Location::line(&b.header, b.line),
+                format!("process {}: barriers of a block skipped: {e}", p.proc),
+            )),
+        }
+    }
+    (p.proc, out, warnings)
+}
+
+pub fn barriers(db: &Database) -> (BarrierReport, Vec<Warning>) {
+    let index = db.comm_index();
+    let per: Vec<ProcBarriers> = index
+        .procs
+        .par_iter()
+        .map(|p| proc_barriers(db, p))
+        .collect();
+    let mut by_number: BTreeMap<i64, BarrierStats> = BTreeMap::new();
+    let mut totals: Vec<ProcBarrierTotals> = Vec::new();
+    let mut warnings = Vec::new();
+    for (proc, list, w) in per {
+        warnings.extend(w);
+        let mut t = ProcBarrierTotals {
+            proc,
+            ..Default::default()
+        };
+        for (number, name, arrival, exit) in list {
+            let wait = exit - arrival;
+            t.barriers += 1;
+            t.wait += wait;
+            let e = by_number.entry(number).or_insert_with(|| BarrierStats {
+                number,
+                name: name.clone(),
+                procs: Vec::new(),
+                last_arrival: None,
+                wait_total: 0.0,
+                wait_max: 0.0,
+            });
+            e.procs.push(Arrival {
+                proc,
+                arrival,
+                exit,
+                wait,
+            });
+        }
+        totals.push(t);
+    }
+    let mut barriers: Vec<BarrierStats> = by_number.into_values().collect();
+    for b in &mut barriers {
+        b.last_arrival = b
+            .procs
+            .iter()
+            .min_by(|x, y| x.wait.total_cmp(&y.wait))
+            .map(|a| a.proc);
+        b.wait_total = b.procs.iter().map(|a| a.wait).sum();
+        b.wait_max = b.procs.iter().map(|a| a.wait).fold(0.0, f64::max);
+        if let Some(last) = b.last_arrival
+            && let Some(t) = totals.iter_mut().find(|t| t.proc == last)
+        {
+            t.last_arrivals += 1;
+        }
+    }
+    (
+        BarrierReport {
+            barriers,
+            procs: totals,
+        },
+        warnings,
+    )
+}
+
+/// Messages and bytes from each sender to each receiver.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct SendMatrix {
+    pub nprocs: usize,
+    /// `messages[from][to]`.
+    pub messages: Vec<Vec<u64>>,
+    pub bytes: Vec<Vec<u64>>,
+    /// Send records whose peer is outside `0..nprocs` (non-world communicators).
+    pub unknown_peer: u64,
+}
+
+pub fn send_matrix(db: &Database) -> (SendMatrix, Vec<Warning>) {
+    let index = db.comm_index();
+    let n = index.procs.iter().map(|p| p.proc + 1).max().unwrap_or(0);
+    let g = db.comm.as_ref();
+    let (size, real) = (
+        g.map_or(24, |h| h.record_size()),
+        g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
+    );
+    let rows: Vec<(usize, Vec<u64>, Vec<u64>, u64, Vec<Warning>)> = index
+        .procs
+        .par_iter()
+        .map(|p| {
+            let (mut m, mut b, mut unknown, mut w) =
+                (vec![0u64; n], vec![0u64; n], 0u64, Vec::new());
+            for blk in p.blocks.iter().filter(|b| b.ncomm > 0) {
+                let r = db.data_file(&blk.datafile).and_then(|f| {
+                    let c = CommBlock::read(&f, blk, size, real)?;
+                    for r in c
+                        .records()
+                        .filter(|r| is_send(r.kind) && r.size != AFTER_CALL)
+                    {
+                        match usize::try_from(r.peer).ok().filter(|&to| to < n) {
+                            Some(to) => {
+                                m[to] += 1;
+                                b[to] += r.size.max(0) as u64;
+                            }
+                            None => unknown += 1,
+                        }
+                    }
+                    Ok(())
+                });
+                if let Err(e) = r {
+                    w.push(Warning::new(
+                        Location::line(&blk.header, blk.line),
+                        format!("process {}: sends of a block skipped: {e}", p.proc),
+                    ));
+                }
+            }
+            (p.proc, m, b, unknown, w)
+        })
+        .collect();
+    let mut s = SendMatrix {
+        nprocs: n,
+        messages: vec![vec![0; n]; n],
+        bytes: vec![vec![0; n]; n],
+        unknown_peer: 0,
+    };
+    let mut warnings = Vec::new();
+    for (p, m, b, u, w) in rows {
+        s.messages[p] = m;
+        s.bytes[p] = b;
+        s.unknown_peer += u;
+        warnings.extend(w);
+    }
+    (s, warnings)
+}
