@@ -170,6 +170,9 @@ pub struct SendMatrix {
     pub unknown_peer: u64,
 }
 
+/// One sender: process, messages and bytes per receiver, unknown peers, warnings.
+type SendRow = (usize, Vec<u64>, Vec<u64>, u64, Vec<Warning>);
+
 pub fn send_matrix(db: &Database) -> (SendMatrix, Vec<Warning>) {
     let index = db.comm_index();
     let n = index.procs.iter().map(|p| p.proc + 1).max().unwrap_or(0);
@@ -178,7 +181,7 @@ pub fn send_matrix(db: &Database) -> (SendMatrix, Vec<Warning>) {
         g.map_or(24, |h| h.record_size()),
         g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
     );
-    let rows: Vec<(usize, Vec<u64>, Vec<u64>, u64, Vec<Warning>)> = index
+    let rows: Vec<SendRow> = index
         .procs
         .par_iter()
         .map(|p| {
