@@ -402,3 +402,41 @@ fn matrix_svg_is_a_picture_of_the_right_size() {
     assert_eq!(text.matches("<rect x=").count(), 16);
     assert!(text.contains("0 → 1: 61440 bytes, 100 messages"), "{text}");
 }
+
+#[test]
+fn every_send_finds_its_receive() {
+    for db in DATABASES {
+        let dir = fixture(db).join("bl_prof");
+        let d = dir.to_str().unwrap();
+        let (p, _) = stats(&["comm", "pairs", d, "--format", "json"]);
+        let (s, _) = stats(&["comm", "stats", d, "--format", "json"]);
+        let sends: u64 = s["procs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["sends"].as_u64().unwrap())
+            .sum();
+        let pairs = p["pairs"].as_array().unwrap();
+        let unmatched = p["unmatched_sends"].as_array().unwrap().len() as u64;
+        assert_eq!(pairs.len() as u64 + unmatched, sends, "{db}");
+        // In these runs every message was received.
+        assert_eq!(unmatched, 0, "{db}");
+        let (m, _) = stats(&["comm", "matrix", d, "--format", "json"]);
+        for pr in pairs {
+            let (from, to) = (
+                pr["from"].as_u64().unwrap() as usize,
+                pr["to"].as_u64().unwrap() as usize,
+            );
+            assert!(m["messages"][from][to].as_u64().unwrap() > 0, "{db}: {pr}");
+        }
+        let csv = Command::cargo_bin("profparse")
+            .unwrap()
+            .args(["comm", "pairs", d, "--format", "csv"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(csv.stdout).unwrap().lines().count(),
+            pairs.len() + 1
+        );
+    }
+}

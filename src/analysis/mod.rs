@@ -3,6 +3,7 @@
 pub mod base_summary;
 pub mod calltree;
 pub mod comm_check;
+pub mod comm_pairs;
 pub mod comm_stats;
 pub mod comm_sync;
 pub mod filter;

@@ -20,6 +20,14 @@ pub struct CommArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PairsFormat {
+    Table,
+    Json,
+    /// One row per matched message.
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CommFormat {
     Table,
     Json,
@@ -72,6 +80,17 @@ pub enum CommCommand {
         /// Write an SVG heat map of the bytes to F.
         #[arg(long, value_name = "F")]
         svg: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        output: OutputArg,
+    },
+    /// Pairs each send with its receive (k-th send p→q with tag t = k-th
+    /// receive on q from p with tag t): size and latency per message,
+    /// unmatched sends and receives listed (amrprofparser -sr/-srlist intent).
+    Pairs {
+        #[command(flatten)]
+        db: DatabaseArg,
+        #[arg(long, value_enum, default_value_t = PairsFormat::Table)]
+        format: PairsFormat,
         #[command(flatten)]
         output: OutputArg,
     },
@@ -204,6 +223,41 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                         writeln!(out)?;
                     }
                 }
+            }
+            out.flush()?;
+        }
+        CommCommand::Pairs { db, format, output } => {
+            let database = open_comm_db(&db.db, ctx)?;
+            let (r, warnings) = profparse::analysis::comm_pairs::pair_messages(&database);
+            ctx.warn_all(&warnings);
+            let mut out = output::open(output.output.as_deref())?;
+            match format {
+                PairsFormat::Json => write_pretty(&mut out, &r)?,
+                PairsFormat::Csv => {
+                    let mut c = csv::Writer::from_writer(&mut out);
+                    c.write_record([
+                        "from",
+                        "to",
+                        "tag",
+                        "size",
+                        "send_time",
+                        "recv_time",
+                        "latency",
+                    ])?;
+                    for p in &r.pairs {
+                        c.write_record([
+                            p.from.to_string(),
+                            p.to.to_string(),
+                            p.tag.to_string(),
+                            p.size.to_string(),
+                            p.send_time.to_string(),
+                            p.recv_time.to_string(),
+                            p.latency.to_string(),
+                        ])?;
+                    }
+                    c.flush()?;
+                }
+                PairsFormat::Table => write_pairs(&mut out, &r)?,
             }
             out.flush()?;
         }
@@ -341,6 +395,63 @@ fn write_barriers(
             "{:>5} {:>9} {:>12.6} {:>14}",
             p.proc, p.barriers, p.wait, p.last_arrivals
         )?;
+    }
+    Ok(())
+}
+
+fn write_pairs(
+    w: &mut dyn Write,
+    r: &profparse::analysis::comm_pairs::PairReport,
+) -> std::io::Result<()> {
+    use std::collections::BTreeMap;
+    writeln!(
+        w,
+        "{} messages paired; {} sends and {} receives unmatched.",
+        r.pairs.len(),
+        r.unmatched_sends.len(),
+        r.unmatched_recvs.len()
+    )?;
+    writeln!(
+        w,
+        "Latencies mix two processes' clocks: compare them per pair of processes.\n"
+    )?;
+    let mut agg: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
+    for p in &r.pairs {
+        let e = agg
+            .entry((p.from, p.to))
+            .or_insert((0, 0, 0.0, f64::NEG_INFINITY));
+        e.0 += 1;
+        e.1 += p.size.max(0) as u64;
+        e.2 += p.latency;
+        e.3 = e.3.max(p.latency);
+    }
+    writeln!(
+        w,
+        "{:>5} {:>5} {:>9} {:>12} {:>14} {:>14}",
+        "From", "To", "Messages", "Bytes", "Mean latency", "Max latency"
+    )?;
+    for ((from, to), (n, bytes, sum, max)) in agg {
+        writeln!(
+            w,
+            "{from:>5} {to:>5} {n:>9} {bytes:>12} {:>14.9} {max:>14.9}",
+            sum / n as f64
+        )?;
+    }
+    for (title, list) in [
+        ("Unmatched sends", &r.unmatched_sends),
+        ("Unmatched receives", &r.unmatched_recvs),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        writeln!(w, "\n{title} (first 20 of {}):", list.len())?;
+        for e in list.iter().take(20) {
+            writeln!(
+                w,
+                "  proc {} {} peer {} tag {} size {} at {:.9}",
+                e.proc, e.kind, e.peer, e.tag, e.size, e.time
+            )?;
+        }
     }
     Ok(())
 }
