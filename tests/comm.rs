@@ -440,3 +440,64 @@ fn every_send_finds_its_receive() {
         );
     }
 }
+
+#[test]
+fn timeline_pictures_and_chrome_trace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (svg, json) = (tmp.path().join("t.svg"), tmp.path().join("t.json"));
+    let dir = fixture("small4").join("bl_prof");
+    let out = Command::cargo_bin("profparse")
+        .unwrap()
+        .args([
+            "comm",
+            "timeline",
+            dir.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+            "--chrome",
+            json.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&fs::read(&json).unwrap()).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    // Every barrier is one X event from its before to its after record.
+    assert_eq!(
+        ev.iter()
+            .filter(|e| e["name"] == "Barrier" && e["ph"] == "X")
+            .count(),
+        100
+    );
+    assert_eq!(
+        ev.iter()
+            .filter(|e| e["name"] == "NameTag" && e["ph"] == "i")
+            .count(),
+        244
+    );
+    for e in ev.iter().filter(|e| e["ph"] == "X") {
+        assert!(
+            e["dur"].as_f64().unwrap() >= 0.0 && e["pid"].as_u64().unwrap() < 4,
+            "{e}"
+        );
+    }
+    let text = fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        text.matches("<rect x=").count(),
+        ev.len(),
+        "one bar per call"
+    );
+    assert!(text.contains(">proc 3</text>"));
+    // Nothing asked, nothing written: a usage error.
+    let out = Command::cargo_bin("profparse")
+        .unwrap()
+        .args(["comm", "timeline", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

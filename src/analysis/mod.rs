@@ -6,6 +6,7 @@ pub mod comm_check;
 pub mod comm_pairs;
 pub mod comm_stats;
 pub mod comm_sync;
+pub mod comm_timeline;
 pub mod filter;
 pub mod function_stats;
 pub mod info;

@@ -224,3 +224,33 @@ pub fn write_tlog_trace(
     out.w.write_all(b"\n],\"displayTimeUnit\":\"ms\"}\n")?;
     Ok(count)
 }
+
+/// Chrome trace of communication calls: `X` per call, `i` per instant, `pid` = process.
+pub fn write_comm_trace(
+    w: &mut dyn Write,
+    procs: &[(usize, Vec<crate::analysis::comm_timeline::CommCall>)],
+) -> io::Result<u64> {
+    w.write_all(b"{\"traceEvents\":[")?;
+    let mut out = EventWriter {
+        w,
+        first: true,
+        count: 0,
+    };
+    for (p, calls) in procs {
+        for c in calls {
+            out.event(&Event {
+                name: c.name,
+                ph: if c.instant { "i" } else { "X" },
+                ts: c.start * 1e6,
+                dur: (!c.instant).then(|| (c.end - c.start).max(0.0) * 1e6),
+                pid: *p,
+                tid: 0,
+                cat: Some("comm"),
+                args: None,
+            })?;
+        }
+    }
+    let count = out.count;
+    out.w.write_all(b"\n],\"displayTimeUnit\":\"ms\"}\n")?;
+    Ok(count)
+}

@@ -94,6 +94,21 @@ pub enum CommCommand {
         #[command(flatten)]
         output: OutputArg,
     },
+    /// Per-process timeline of communication calls (amrprofparser
+    /// -timelinepf intent): `--svg F` picture, `--chrome F` trace JSON.
+    Timeline {
+        #[command(flatten)]
+        db: DatabaseArg,
+        /// Only calls in this window, in seconds: `T0..T1`, `T0..` or `..T1`.
+        #[arg(long, value_name = "T0..T1", value_parser = parse_window)]
+        time: Option<(f64, f64)>,
+        /// Write an SVG timeline to F.
+        #[arg(long, value_name = "F")]
+        svg: Option<std::path::PathBuf>,
+        /// Write Chrome Trace Event JSON to F.
+        #[arg(long, value_name = "F")]
+        chrome: Option<std::path::PathBuf>,
+    },
     /// Integrity check: block layout and sizes, time order, every barrier a
     /// before/after pair with its number, name-tag counts. Exit code 0 only
     /// when clean, 1 when a problem was found (each named with its offset).
@@ -260,6 +275,37 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 PairsFormat::Table => write_pairs(&mut out, &r)?,
             }
             out.flush()?;
+        }
+        CommCommand::Timeline {
+            db,
+            time,
+            svg,
+            chrome,
+        } => {
+            if svg.is_none() && chrome.is_none() {
+                return Err(crate::output::UsageError(
+                    "comm timeline needs --svg F and/or --chrome F".into(),
+                )
+                .into());
+            }
+            let database = open_comm_db(&db.db, ctx)?;
+            let window = time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+            let (calls, warnings) =
+                profparse::analysis::comm_timeline::comm_calls(&database, window);
+            ctx.warn_all(&warnings);
+            if let Some(path) = svg {
+                let f = std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?;
+                let mut w = std::io::BufWriter::new(f);
+                profparse::report::svg::timeline_svg(&calls, &mut w)?;
+                w.flush()?;
+            }
+            if let Some(path) = chrome {
+                let f = std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?;
+                let mut w = std::io::BufWriter::new(f);
+                let n = profparse::report::chrome::write_comm_trace(&mut w, &calls)?;
+                w.flush()?;
+                ctx.info(1, format!("wrote {n} events to {}", path.display()));
+            }
         }
         CommCommand::Check { db, format, output } => {
             let database = open_comm_db(&db.db, ctx)?;
