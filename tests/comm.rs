@@ -501,3 +501,22 @@ fn timeline_pictures_and_chrome_trace() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn comm_reports_are_identical_at_one_and_two_threads() {
+    for db in DATABASES {
+        let dir = fixture(db).join("bl_prof");
+        let d = dir.to_str().unwrap();
+        for sub in ["stats", "check", "pairs", "barriers", "matrix"] {
+            let run = |j: &str| {
+                Command::cargo_bin("profparse")
+                    .unwrap()
+                    .args([j, "comm", sub, d, "--format", "json"])
+                    .output()
+                    .unwrap()
+                    .stdout
+            };
+            assert_eq!(run("-j1"), run("-j2"), "{db} {sub}");
+        }
+    }
+}
