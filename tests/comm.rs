@@ -520,3 +520,116 @@ fn comm_reports_are_identical_at_one_and_two_threads() {
         }
     }
 }
+
+#[test]
+fn selections_reductions_and_listings() {
+    let dir = fixture("flush").join("bl_prof");
+    let d = dir.to_str().unwrap();
+    let (all, _) = stats(&["comm", "barriers", d, "--format", "json"]);
+    let (early, _) = stats(&["comm", "barriers", d, "--format", "json", "--time", "..0.4"]);
+    let count = |v: &Value| {
+        v["barriers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["procs"].as_array().unwrap().len())
+            .sum::<usize>()
+    };
+    assert!(count(&early) > 0 && count(&early) < count(&all));
+    for b in early["barriers"].as_array().unwrap() {
+        for a in b["procs"].as_array().unwrap() {
+            assert!(a["arrival"].as_f64().unwrap() <= 0.4);
+        }
+    }
+    let (one, _) = stats(&["comm", "matrix", d, "--format", "json", "--proc", "1"]);
+    let rows: Vec<u64> = one["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .sum()
+        })
+        .collect();
+    assert!(
+        rows[1] > 0 && rows[0] == 0 && rows[2] == 0 && rows[3] == 0,
+        "{rows:?}"
+    );
+    let (pairs, _) = stats(&["comm", "pairs", d, "--format", "json", "--proc", "0"]);
+    assert!(
+        pairs["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["from"] == 0 || p["to"] == 0)
+    );
+
+    // All-reductions: 3 per step × 20 steps on each process of small4.
+    let (b, _) = stats(&[
+        "comm",
+        "barriers",
+        fixture("small4").join("bl_prof").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(b["reductions"].as_array().unwrap().len(), 60);
+    assert!(
+        b["reduction_procs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["barriers"] == 60)
+    );
+
+    // Barrier names counted from the bNum lines themselves.
+    let (s, _) = stats(&[
+        "comm",
+        "stats",
+        fixture("small4").join("bl_prof").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let mut expected: BTreeMap<String, u64> = BTreeMap::new();
+    for e in fs::read_dir(fixture("small4").join("bl_prof")).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("bl_comm_prof_H_")
+        {
+            for l in fs::read_to_string(&p)
+                .unwrap()
+                .lines()
+                .filter(|l| l.starts_with("bNum"))
+            {
+                let name = l.split('"').nth(1).unwrap().to_owned();
+                *expected.entry(name).or_default() += 1;
+            }
+        }
+    }
+    let ours: BTreeMap<String, u64> = s["barrier_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap().to_owned(),
+                n["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(ours, expected);
+    assert_eq!(
+        s["name_tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["count"].as_u64().unwrap())
+            .sum::<u64>(),
+        244
+    );
+}

@@ -67,7 +67,10 @@ fn end(proc: usize, r: &CommRecord) -> MsgEnd {
     }
 }
 
-pub fn pair_messages(db: &Database) -> (PairReport, Vec<Warning>) {
+pub fn pair_messages(
+    db: &Database,
+    sel: &super::comm_select::CommSelection<'_>,
+) -> (PairReport, Vec<Warning>) {
     let index = db.comm_index();
     let g = db.comm.as_ref();
     let (size, real) = (
@@ -80,10 +83,12 @@ pub fn pair_messages(db: &Database) -> (PairReport, Vec<Warning>) {
         .par_iter()
         .map(|p| {
             let (mut sends, mut recvs, mut w) = (Vec::new(), Vec::new(), Vec::new());
-            for b in p.blocks.iter().filter(|b| b.ncomm > 0) {
+            // Both ends are needed for pairing: the process set limits which
+            // pairs are reported, not which records are read.
+            for b in sel.blocks(p) {
                 let r = db.data_file(&b.datafile).and_then(|f| {
                     let blk = CommBlock::read(&f, b, size, real)?;
-                    for r in blk.records() {
+                    for r in blk.records().filter(|r| sel.contains(r.time)) {
                         if is_send(r.kind) && r.size != AFTER_CALL {
                             sends.push(end(p.proc, &r));
                         } else if is_recv(r.kind) && r.size >= 0 {
@@ -140,5 +145,12 @@ pub fn pair_messages(db: &Database) -> (PairReport, Vec<Warning>) {
     report
         .unmatched_recvs
         .extend(queues.into_values().flatten());
+    if sel.procs.is_some() {
+        report
+            .pairs
+            .retain(|p| sel.wants_proc(p.from) || sel.wants_proc(p.to));
+        report.unmatched_sends.retain(|e| sel.wants_proc(e.proc));
+        report.unmatched_recvs.retain(|e| sel.wants_proc(e.proc));
+    }
     (report, warnings)
 }

@@ -16,27 +16,7 @@ use crate::formats::blprof::commdata::{
 };
 use crate::formats::blprof::database::{Database, ProcComm};
 
-/// Which blocks and records to look at.
-#[derive(Debug, Clone, Copy)]
-pub struct CommSelection<'a> {
-    /// Seconds; records outside are skipped, blocks outside are not read.
-    pub window: (f64, f64),
-    /// Only these processes (`None`: all).
-    pub procs: Option<&'a [usize]>,
-}
-
-impl CommSelection<'_> {
-    pub fn all() -> Self {
-        CommSelection {
-            window: (f64::NEG_INFINITY, f64::INFINITY),
-            procs: None,
-        }
-    }
-
-    fn wants_proc(&self, p: usize) -> bool {
-        self.procs.is_none_or(|v| v.contains(&p))
-    }
-}
+pub use super::comm_select::CommSelection;
 
 /// One CommFuncType.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -49,6 +29,13 @@ pub struct TypeStats {
     pub records: u64,
     /// Bytes sent (send types only).
     pub bytes: u64,
+}
+
+/// A name and how often it occurs.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct NameCount {
+    pub name: String,
+    pub count: u64,
 }
 
 /// One process.
@@ -83,6 +70,12 @@ pub struct CommStats {
     pub blocks_read: usize,
     pub blocks_skipped: usize,
     pub bytes_read: u64,
+    /// Barriers (`bNum` lines) by name.
+    pub barrier_names: Vec<NameCount>,
+    /// Name tags (`nTag` lines) by name.
+    pub name_tags: Vec<NameCount>,
+    /// `red` lines (AMReX writes none).
+    pub reductions: u64,
 }
 
 #[derive(Default)]
@@ -97,6 +90,9 @@ struct Partial {
     skipped: usize,
     bytes: u64,
     warnings: Vec<Warning>,
+    barrier_names: BTreeMap<String, u64>,
+    tag_names: BTreeMap<String, u64>,
+    reductions: u64,
 }
 
 fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
@@ -146,6 +142,22 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
         }
         out.proc.barriers += b.barriers.len() as u64;
         out.proc.name_tags += b.name_tags.len() as u64;
+        out.reductions += b.reductions.len() as u64;
+        for bar in &b.barriers {
+            *out.barrier_names.entry(bar.name.clone()).or_default() += 1;
+        }
+        for t in &b.name_tags {
+            let name = match t {
+                crate::formats::blprof::comm::NameTagRef::Indexed { name_index, .. } => {
+                    usize::try_from(*name_index)
+                        .ok()
+                        .and_then(|i| p.name_tag_names.get(i).cloned())
+                        .unwrap_or_else(|| format!("name {name_index}"))
+                }
+                crate::formats::blprof::comm::NameTagRef::Named { name, .. } => name.clone(),
+            };
+            *out.tag_names.entry(name).or_default() += 1;
+        }
         for r in block.records() {
             if r.time < sel.window.0 || r.time > sel.window.1 {
                 continue;
@@ -192,7 +204,16 @@ pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<War
     let mut types: BTreeMap<i32, (u64, u64, u64)> = BTreeMap::new();
     let mut timer = (0.0, 0u64);
     let mut warnings = Vec::new();
+    let mut barrier_names: BTreeMap<String, u64> = BTreeMap::new();
+    let mut tag_names: BTreeMap<String, u64> = BTreeMap::new();
     for p in parts {
+        for (n, c) in p.barrier_names {
+            *barrier_names.entry(n).or_default() += c;
+        }
+        for (n, c) in p.tag_names {
+            *tag_names.entry(n).or_default() += c;
+        }
+        s.reductions += p.reductions;
         for (k, (c, r, b)) in p.types {
             let e = types.entry(k).or_default();
             e.0 += c;
@@ -222,6 +243,13 @@ pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<War
         s.procs.push(p.proc);
     }
     s.timer_time = (timer.1 > 0).then(|| timer.0 / timer.1 as f64);
+    let listing = |m: BTreeMap<String, u64>| {
+        m.into_iter()
+            .map(|(name, count)| NameCount { name, count })
+            .collect()
+    };
+    s.barrier_names = listing(barrier_names);
+    s.name_tags = listing(tag_names);
     s.by_type = types
         .into_iter()
         .map(|(k, (count, records, bytes))| TypeStats {

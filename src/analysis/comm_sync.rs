@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 
 use crate::error::{Location, Warning};
-use crate::formats::blprof::commdata::{AFTER_CALL, CommBlock, is_send};
+use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, CommBlock, func_name, is_send};
 use crate::formats::blprof::database::{Database, ProcComm};
 
 /// One process at one barrier.
@@ -58,58 +58,84 @@ pub struct ProcBarrierTotals {
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct BarrierReport {
     pub barriers: Vec<BarrierStats>,
+    /// Per process: barriers, total wait ("wait at barrier"), last arrivals.
     pub procs: Vec<ProcBarrierTotals>,
+    /// All-reductions by reduction number (the "wait at N×N" of collectives).
+    pub reductions: Vec<BarrierStats>,
+    pub reduction_procs: Vec<ProcBarrierTotals>,
 }
 
-type ProcBarriers = (usize, Vec<(i64, String, f64, f64)>, Vec<Warning>);
+/// `(number, name, before time, after time)` of one synchronisation.
+type Sync = (i64, String, f64, f64);
+/// One process: its barriers, its all-reductions, warnings.
+type ProcSyncs = (usize, Vec<Sync>, Vec<Sync>, Vec<Warning>);
 
-fn proc_barriers(db: &Database, p: &ProcComm) -> ProcBarriers {
+/// Barriers from the `bNum` entries (before record at the index, after
+/// record next); all-reductions (types 1–4) from their before/after records
+/// (peer −5 / −7, tag = reduction number).
+fn proc_syncs(
+    db: &Database,
+    p: &ProcComm,
+    sel: &super::comm_select::CommSelection<'_>,
+) -> ProcSyncs {
     let g = db.comm.as_ref();
     let (size, real) = (
         g.map_or(24, |h| h.record_size()),
         g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
     );
-    let mut out = Vec::new();
-    let mut warnings = Vec::new();
-    for b in p.blocks.iter().filter(|b| !b.barriers.is_empty()) {
-        let block = db.data_file(&b.datafile).and_then(|f| {
+    let (mut bars, mut reds, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    for b in sel.blocks(p) {
+        let r = db.data_file(&b.datafile).and_then(|f| {
             let blk = CommBlock::read(&f, b, size, real)?;
-            Ok(b.barriers
-                .iter()
-                .filter_map(|bar| {
-                    let i = usize::try_from(bar.record_index).ok()?;
-                    Some((
-                        bar.number,
-                        bar.name.clone(),
-                        blk.get(i)?.time,
-                        blk.get(i + 1)?.time,
-                    ))
-                })
-                .collect::<Vec<_>>())
+            for bar in &b.barriers {
+                let Ok(i) = usize::try_from(bar.record_index) else {
+                    continue;
+                };
+                if let (Some(x), Some(y)) = (blk.get(i), blk.get(i + 1))
+                    && sel.contains(x.time)
+                {
+                    bars.push((bar.number, bar.name.clone(), x.time, y.time));
+                }
+            }
+            let mut open: BTreeMap<(i32, i32), f64> = BTreeMap::new();
+            for r in blk
+                .records()
+                .filter(|r| (1..=4).contains(&r.kind) && sel.contains(r.time))
+            {
+                if r.peer == BEFORE_CALL {
+                    open.insert((r.kind, r.tag), r.time);
+                } else if r.peer == AFTER_CALL
+                    && let Some(t0) = open.remove(&(r.kind, r.tag))
+                {
+                    reds.push((
+                        i64::from(r.tag),
+                        func_name(r.kind).unwrap_or("?").to_owned(),
+                        t0,
+                        r.time,
+                    ));
+                }
+            }
+            Ok(())
         });
-        match block {
-            Ok(v) => out.extend(v),
-            Err(e) => warnings.push(Warning::new(
+        if let Err(e) = r {
+            warnings.push(Warning::new(
                 Location::line(&b.header, b.line),
-                format!("process {}: barriers of a block skipped: {e}", p.proc),
-            )),
+                format!(
+                    "process {}: synchronisations of a block skipped: {e}",
+                    p.proc
+                ),
+            ));
         }
     }
-    (p.proc, out, warnings)
+    (p.proc, bars, reds, warnings)
 }
 
-pub fn barriers(db: &Database) -> (BarrierReport, Vec<Warning>) {
-    let index = db.comm_index();
-    let per: Vec<ProcBarriers> = index
-        .procs
-        .par_iter()
-        .map(|p| proc_barriers(db, p))
-        .collect();
+/// Groups per-process synchronisations by number; the last arrival is the
+/// process that waited least.
+fn aggregate(per: Vec<(usize, Vec<Sync>)>) -> (Vec<BarrierStats>, Vec<ProcBarrierTotals>) {
     let mut by_number: BTreeMap<i64, BarrierStats> = BTreeMap::new();
     let mut totals: Vec<ProcBarrierTotals> = Vec::new();
-    let mut warnings = Vec::new();
-    for (proc, list, w) in per {
-        warnings.extend(w);
+    for (proc, list) in per {
         let mut t = ProcBarrierTotals {
             proc,
             ..Default::default()
@@ -118,25 +144,28 @@ pub fn barriers(db: &Database) -> (BarrierReport, Vec<Warning>) {
             let wait = exit - arrival;
             t.barriers += 1;
             t.wait += wait;
-            let e = by_number.entry(number).or_insert_with(|| BarrierStats {
-                number,
-                name: name.clone(),
-                procs: Vec::new(),
-                last_arrival: None,
-                wait_total: 0.0,
-                wait_max: 0.0,
-            });
-            e.procs.push(Arrival {
-                proc,
-                arrival,
-                exit,
-                wait,
-            });
+            by_number
+                .entry(number)
+                .or_insert_with(|| BarrierStats {
+                    number,
+                    name,
+                    procs: Vec::new(),
+                    last_arrival: None,
+                    wait_total: 0.0,
+                    wait_max: 0.0,
+                })
+                .procs
+                .push(Arrival {
+                    proc,
+                    arrival,
+                    exit,
+                    wait,
+                });
         }
         totals.push(t);
     }
-    let mut barriers: Vec<BarrierStats> = by_number.into_values().collect();
-    for b in &mut barriers {
+    let mut list: Vec<BarrierStats> = by_number.into_values().collect();
+    for b in &mut list {
         b.last_arrival = b
             .procs
             .iter()
@@ -150,10 +179,36 @@ pub fn barriers(db: &Database) -> (BarrierReport, Vec<Warning>) {
             t.last_arrivals += 1;
         }
     }
+    (list, totals)
+}
+
+/// Barrier and all-reduction waits ("wait at barrier", "wait at N×N").
+pub fn barriers(
+    db: &Database,
+    sel: &super::comm_select::CommSelection<'_>,
+) -> (BarrierReport, Vec<Warning>) {
+    let index = db.comm_index();
+    let per: Vec<ProcSyncs> = index
+        .procs
+        .par_iter()
+        .filter(|p| sel.wants_proc(p.proc))
+        .map(|p| proc_syncs(db, p, sel))
+        .collect();
+    let mut warnings = Vec::new();
+    let (mut bars, mut reds) = (Vec::new(), Vec::new());
+    for (p, b, r, w) in per {
+        warnings.extend(w);
+        bars.push((p, b));
+        reds.push((p, r));
+    }
+    let (barriers, procs) = aggregate(bars);
+    let (reductions, reduction_procs) = aggregate(reds);
     (
         BarrierReport {
             barriers,
-            procs: totals,
+            procs,
+            reductions,
+            reduction_procs,
         },
         warnings,
     )
@@ -173,7 +228,10 @@ pub struct SendMatrix {
 /// One sender: process, messages and bytes per receiver, unknown peers, warnings.
 type SendRow = (usize, Vec<u64>, Vec<u64>, u64, Vec<Warning>);
 
-pub fn send_matrix(db: &Database) -> (SendMatrix, Vec<Warning>) {
+pub fn send_matrix(
+    db: &Database,
+    sel: &super::comm_select::CommSelection<'_>,
+) -> (SendMatrix, Vec<Warning>) {
     let index = db.comm_index();
     let n = index.procs.iter().map(|p| p.proc + 1).max().unwrap_or(0);
     let g = db.comm.as_ref();
@@ -187,7 +245,10 @@ pub fn send_matrix(db: &Database) -> (SendMatrix, Vec<Warning>) {
         .map(|p| {
             let (mut m, mut b, mut unknown, mut w) =
                 (vec![0u64; n], vec![0u64; n], 0u64, Vec::new());
-            for blk in p.blocks.iter().filter(|b| b.ncomm > 0) {
+            if !sel.wants_proc(p.proc) {
+                return (p.proc, m, b, unknown, w);
+            }
+            for blk in sel.blocks(p) {
                 let r = db.data_file(&blk.datafile).and_then(|f| {
                     let c = CommBlock::read(&f, blk, size, real)?;
                     for r in c

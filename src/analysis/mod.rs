@@ -4,6 +4,7 @@ pub mod base_summary;
 pub mod calltree;
 pub mod comm_check;
 pub mod comm_pairs;
+pub mod comm_select;
 pub mod comm_stats;
 pub mod comm_sync;
 pub mod comm_timeline;

@@ -45,6 +45,15 @@ pub struct CommSelect {
     pub procs: Vec<usize>,
 }
 
+impl CommSelect {
+    pub fn selection(&self) -> CommSelection<'_> {
+        CommSelection {
+            window: self.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
+            procs: (!self.procs.is_empty()).then_some(self.procs.as_slice()),
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum CommCommand {
     /// Calls, records and bytes per MPI function type, per process and in
@@ -65,6 +74,8 @@ pub enum CommCommand {
     Barriers {
         #[command(flatten)]
         db: DatabaseArg,
+        #[command(flatten)]
+        select: CommSelect,
         #[arg(long, value_enum, default_value_t = CommFormat::Table)]
         format: CommFormat,
         #[command(flatten)]
@@ -75,8 +86,11 @@ pub enum CommCommand {
     Matrix {
         #[command(flatten)]
         db: DatabaseArg,
-        #[arg(long, value_enum, default_value_t = CommFormat::Table)]
-        format: CommFormat,
+        #[command(flatten)]
+        select: CommSelect,
+        /// `csv`: one row per sender and receiver that exchanged messages.
+        #[arg(long, value_enum, default_value_t = PairsFormat::Table)]
+        format: PairsFormat,
         /// Write an SVG heat map of the bytes to F.
         #[arg(long, value_name = "F")]
         svg: Option<std::path::PathBuf>,
@@ -89,6 +103,8 @@ pub enum CommCommand {
     Pairs {
         #[command(flatten)]
         db: DatabaseArg,
+        #[command(flatten)]
+        select: CommSelect,
         #[arg(long, value_enum, default_value_t = PairsFormat::Table)]
         format: PairsFormat,
         #[command(flatten)]
@@ -145,10 +161,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             output,
         } => {
             let database = open_comm_db(&db.db, ctx)?;
-            let sel = CommSelection {
-                window: select.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
-                procs: (!select.procs.is_empty()).then_some(select.procs.as_slice()),
-            };
+            let sel = select.selection();
             let (s, warnings) = comm_stats(&database, &sel);
             ctx.warn_all(&warnings);
             ctx.info(
@@ -186,9 +199,15 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             }
             out.flush()?;
         }
-        CommCommand::Barriers { db, format, output } => {
+        CommCommand::Barriers {
+            db,
+            select,
+            format,
+            output,
+        } => {
             let database = open_comm_db(&db.db, ctx)?;
-            let (r, warnings) = profparse::analysis::comm_sync::barriers(&database);
+            let (r, warnings) =
+                profparse::analysis::comm_sync::barriers(&database, &select.selection());
             ctx.warn_all(&warnings);
             let mut out = output::open(output.output.as_deref())?;
             match format {
@@ -199,12 +218,14 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         CommCommand::Matrix {
             db,
+            select,
             format,
             svg,
             output,
         } => {
             let database = open_comm_db(&db.db, ctx)?;
-            let (m, warnings) = profparse::analysis::comm_sync::send_matrix(&database);
+            let (m, warnings) =
+                profparse::analysis::comm_sync::send_matrix(&database, &select.selection());
             ctx.warn_all(&warnings);
             if let Some(path) = svg {
                 let f = std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?;
@@ -214,8 +235,23 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             }
             let mut out = output::open(output.output.as_deref())?;
             match format {
-                CommFormat::Json => write_pretty(&mut out, &m)?,
-                CommFormat::Table => {
+                PairsFormat::Json => write_pretty(&mut out, &m)?,
+                PairsFormat::Csv => {
+                    let mut c = csv::Writer::from_writer(&mut out);
+                    c.write_record(["from", "to", "messages", "bytes"])?;
+                    for (from, row) in m.messages.iter().enumerate() {
+                        for (to, &n) in row.iter().enumerate().filter(|(_, n)| **n > 0) {
+                            c.write_record([
+                                from.to_string(),
+                                to.to_string(),
+                                n.to_string(),
+                                m.bytes[from][to].to_string(),
+                            ])?;
+                        }
+                    }
+                    c.flush()?;
+                }
+                PairsFormat::Table => {
                     writeln!(out, "Messages (rows: sender, columns: receiver)")?;
                     write!(out, "{:>6}", "")?;
                     for to in 0..m.nprocs {
@@ -241,9 +277,15 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             }
             out.flush()?;
         }
-        CommCommand::Pairs { db, format, output } => {
+        CommCommand::Pairs {
+            db,
+            select,
+            format,
+            output,
+        } => {
             let database = open_comm_db(&db.db, ctx)?;
-            let (r, warnings) = profparse::analysis::comm_pairs::pair_messages(&database);
+            let (r, warnings) =
+                profparse::analysis::comm_pairs::pair_messages(&database, &select.selection());
             ctx.warn_all(&warnings);
             let mut out = output::open(output.output.as_deref())?;
             match format {
