@@ -633,3 +633,51 @@ fn selections_reductions_and_listings() {
         244
     );
 }
+
+#[test]
+fn paired_sends_are_the_sends_srlist_lists() {
+    // -srlist lists every send (and receive) without pairing them (bug §9.21);
+    // the send side of our pairs must be exactly its send entries.
+    for db in DATABASES {
+        let list = fs::read_to_string(fixture(db).join("golden/srlist/SendRecvList.txt")).unwrap();
+        let mut golden: Vec<(String, i64, i64, i64, i64)> = list
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+            .filter(|f| f[1].starts_with("Asend") || f[1].starts_with("Send"))
+            .map(|f| {
+                (
+                    format!("{:.9}", f[0].parse::<f64>().unwrap()),
+                    f[2].parse().unwrap(),
+                    f[3].parse().unwrap(),
+                    f[4].parse().unwrap(),
+                    f[5].parse().unwrap(),
+                )
+            })
+            .collect();
+        let (p, _) = stats(&[
+            "comm",
+            "pairs",
+            fixture(db).join("bl_prof").to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let mut ours: Vec<(String, i64, i64, i64, i64)> = p["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    format!("{:.9}", x["send_time"].as_f64().unwrap()),
+                    x["from"].as_i64().unwrap(),
+                    x["to"].as_i64().unwrap(),
+                    x["size"].as_i64().unwrap(),
+                    x["tag"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        golden.sort();
+        ours.sort();
+        assert_eq!(ours, golden, "{db}");
+    }
+}
