@@ -34,6 +34,14 @@ fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
     t
 }
 
+/// Writes a table without the padding blanks at the ends of its lines.
+fn write_table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
+    for line in t.lines() {
+        writeln!(w, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
 fn right_align_from(t: &mut Table, first: usize) {
     let n = t.column_count();
     for i in 0..n {
@@ -92,7 +100,7 @@ pub fn write_summary(
     }
     right_align_from(&mut t, 1);
     writeln!(w, "{title}")?;
-    writeln!(w, "{t}")
+    write_table(w, &t)
 }
 
 /// The totals under the summary tables.
@@ -147,7 +155,8 @@ pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, style: TableStyle) -> 
         for (k, v) in rows {
             t.add_row(vec![k.to_owned(), v]);
         }
-        writeln!(w, "\n{t}")
+        writeln!(w)?;
+        write_table(w, &t)
     };
     if let Some(b) = &info.base {
         section(
@@ -256,7 +265,8 @@ pub fn write_trace_extras(
     }
     right_align_from(&mut tab, 1);
     writeln!(w, "Inclusive times of process {}", t.summary.selected_proc)?;
-    writeln!(w, "{tab}\n")?;
+    write_table(w, &tab)?;
+    writeln!(w)?;
     writeln!(w, "Max call stack depth        {}", t.max_call_stack_depth)?;
     if !t.recursive_functions.is_empty() {
         writeln!(
@@ -303,7 +313,7 @@ pub fn write_regions(
         ]);
     }
     right_align_from(&mut t, 1);
-    writeln!(w, "{t}")
+    write_table(w, &t)
 }
 
 /// `regions --proc N`: the process's ranges in time order.
@@ -330,5 +340,5 @@ pub fn write_proc_ranges(
     }
     right_align_from(&mut t, 1);
     writeln!(w, "Ranges of process {}", p.proc)?;
-    writeln!(w, "{t}")
+    write_table(w, &t)
 }
