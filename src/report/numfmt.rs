@@ -89,6 +89,13 @@ pub fn write_c_g(out: &mut Vec<u8>, x: f64, prec: usize) {
         out.extend_from_slice(if x.is_sign_negative() { b"-0" } else { b"0" });
         return;
     }
+    if !write_c_g_fast(out, x, prec) {
+        write_c_g_exact(out, x, prec);
+    }
+}
+
+/// [`write_c_g`] through the general exact decimal conversion.
+fn write_c_g_exact(out: &mut Vec<u8>, x: f64, prec: usize) {
     // Rounding to `prec` digits first decides the exponent (9.99995 → 1e+01).
     let mut buf = [0u8; 128];
     let e_form = stack_fmt(&mut buf, format_args!("{:.*e}", prec - 1, x));
@@ -143,6 +150,100 @@ pub fn write_c_g(out: &mut Vec<u8>, x: f64, prec: usize) {
             }
         }
     }
+}
+
+/// Exact powers of ten as f64 (10^0 ..= 10^22 are representable).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `%g` without the general decimal conversion, for the common case: the
+/// value scaled to `prec` integer digits by one exact power of ten is a
+/// single rounding away from the true product, so when its fraction is
+/// clearly not a half the rounded integer holds the exact digits. Ties,
+/// near-ties and out-of-range values return false (the exact path decides).
+fn write_c_g_fast(out: &mut Vec<u8>, x: f64, prec: usize) -> bool {
+    if prec > 15 {
+        return false;
+    }
+    let a = x.abs();
+    // Decimal exponent estimate; scaling below makes it exact.
+    let e = if a >= 1.0 {
+        match POW10[..16].iter().rposition(|&p| a >= p) {
+            Some(e) if e < 16 => e as i32,
+            _ => return false,
+        }
+    } else {
+        let mut e = -1;
+        let mut scaled = a * 10.0;
+        while scaled < 1.0 {
+            e -= 1;
+            scaled *= 10.0;
+            if e < -300 {
+                return false;
+            }
+        }
+        e
+    };
+    let k = prec as i32 - 1 - e;
+    if !(0..=22).contains(&k) {
+        return false;
+    }
+    let y = a * POW10[k as usize];
+    let floor = y.floor();
+    let frac = y - floor;
+    // One rounding of y (half an ulp) plus slack.
+    let margin = f64::EPSILON * y * 4.0;
+    if (frac - 0.5).abs() <= margin {
+        return false;
+    }
+    let mut n = if frac > 0.5 { floor + 1.0 } else { floor } as u64;
+    let mut exp = e;
+    let top = POW10[prec] as u64;
+    let low = POW10[prec - 1] as u64;
+    if n == top {
+        n = low;
+        exp += 1;
+    }
+    if !(low..top).contains(&n) {
+        return false;
+    }
+    let mut ibuf = itoa::Buffer::new();
+    let digits = ibuf.format(n).as_bytes();
+    // Significant digits without trailing zeros.
+    let sig = digits.len() - digits.iter().rev().take_while(|&&d| d == b'0').count();
+    if x < 0.0 {
+        out.push(b'-');
+    }
+    if exp < -4 || exp >= prec as i32 {
+        out.push(digits[0]);
+        if sig > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..sig]);
+        }
+        out.push(b'e');
+        out.push(if exp < 0 { b'-' } else { b'+' });
+        let ea = exp.unsigned_abs();
+        if ea < 10 {
+            out.push(b'0');
+        }
+        out.extend_from_slice(itoa::Buffer::new().format(ea).as_bytes());
+    } else if exp >= 0 {
+        let int_len = exp as usize + 1;
+        out.extend_from_slice(&digits[..int_len]);
+        if sig > int_len {
+            out.push(b'.');
+            out.extend_from_slice(&digits[int_len..sig]);
+        }
+    } else {
+        out.extend_from_slice(b"0.");
+        for _ in 0..(-exp - 1) {
+            out.push(b'0');
+        }
+        out.extend_from_slice(&digits[..sig]);
+    }
+    true
 }
 
 fn trim_fraction(s: &str) -> &str {
@@ -307,6 +408,46 @@ mod java_tests {
             (999999.5, "1e+06"),
         ] {
             assert_eq!(c_g(x, 6), s, "{x:e}");
+        }
+    }
+
+    /// The fast path agrees with the exact conversion, including near
+    /// decimal halves and power-of-ten boundaries.
+    #[test]
+    fn fast_path_matches_exact() {
+        let mut rng = crate::synth::SplitMix64::new(7);
+        let mut fast = Vec::new();
+        let mut exact = Vec::new();
+        for i in 0..400_000u64 {
+            let bits = rng.next_u64();
+            let x = match i % 4 {
+                0 => f64::from_bits(bits),
+                1 => {
+                    (bits >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((bits % 30) as i32 - 12)
+                }
+                // Decimal halves at every precision, and their neighbours.
+                2 => {
+                    let v = ((bits >> 20) % 2_000_000) as f64 + 0.5;
+                    let v = v / 10f64.powi((bits % 9) as i32);
+                    f64::from_bits(v.to_bits().wrapping_add(bits % 3).wrapping_sub(1))
+                }
+                _ => 10f64.powi((bits % 40) as i32 - 20) * (1.0 - (bits % 5) as f64 * 1e-16),
+            };
+            if !x.is_finite() || x == 0.0 {
+                continue;
+            }
+            for prec in [1, 3, 6, 10, 15] {
+                fast.clear();
+                exact.clear();
+                if super::write_c_g_fast(&mut fast, x, prec) {
+                    super::write_c_g_exact(&mut exact, x, prec);
+                    assert_eq!(
+                        std::str::from_utf8(&fast).unwrap(),
+                        std::str::from_utf8(&exact).unwrap(),
+                        "{x:e} prec {prec}"
+                    );
+                }
+            }
         }
     }
 }

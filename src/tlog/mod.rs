@@ -8,6 +8,7 @@
 //! silently.
 
 pub mod dump;
+mod scan;
 pub mod summary;
 
 use std::collections::BTreeMap;
@@ -109,8 +110,7 @@ pub struct TlogFile {
     records: usize,
 }
 
-/// At most this many located problems are listed, then a count.
-const MAX_ISSUES: usize = 20;
+use scan::MAX_ISSUES;
 
 impl TlogFile {
     /// Opens and checks `path` (see [`TlogFile::from_input`]).
@@ -134,13 +134,6 @@ impl TlogFile {
     fn scan(file: InputFile, reader: Option<std::fs::File>) -> Result<TlogFile> {
         let path = file.path().to_path_buf();
         let mut warnings = Vec::new();
-        let mut issues = 0usize;
-        let mut issue = |w: &mut Vec<Warning>, offset: usize, msg: String| {
-            issues += 1;
-            if issues <= MAX_ISSUES {
-                w.push(Warning::new(Location::offset(&path, offset as u64), msg));
-            }
-        };
         let len = file.len() as usize;
         if len == 0 {
             return Err(Error::invalid(
@@ -164,111 +157,13 @@ impl TlogFile {
             warnings.push(Warning::new(Location::offset(&path, last as u64), msg));
         }
         let records = len / RECORD;
-        let mut procs: BTreeMap<u16, ProcIndex> = BTreeMap::new();
-        let mut last_time: BTreeMap<u16, f64> = BTreeMap::new();
-        let mut prev_block_proc: Option<u16> = None;
-        let mut buf = Vec::new();
-        let window_blocks = 4096;
-        for first in (0..len.div_ceil(BLOCK)).step_by(window_blocks) {
-            let window = read_window(&file, reader.as_ref(), first, window_blocks, &mut buf);
-            for (wi, block) in window.chunks(BLOCK).enumerate() {
-                let bi = first + wi;
-                let mut block_proc: Option<u16> = None;
-                let mut padding_seen = false;
-                for (ri, raw) in block.chunks_exact(RECORD).enumerate() {
-                    let off = bi * BLOCK + ri * RECORD;
-                    let r = Record::decode(raw);
-                    if r.is_padding() {
-                        if raw.iter().any(|&b| b != 0) {
-                            issue(
-                                &mut warnings,
-                                off,
-                                "padding record (type 0) with non-zero fields; skipped".into(),
-                            );
-                        }
-                        padding_seen = true;
-                        continue;
-                    }
-                    if padding_seen {
-                        issue(
-                            &mut warnings,
-                            off,
-                            format!("event of process {} after padding in block {bi}", r.proc),
-                        );
-                    }
-                    match block_proc {
-                        None => {
-                            block_proc = Some(r.proc);
-                            if let Some(p) = prev_block_proc
-                                && r.proc < p
-                            {
-                                issue(
-                                    &mut warnings,
-                                    off,
-                                    format!(
-                                        "block {bi} of process {} follows a block of process {p}: rank order goes backwards",
-                                        r.proc
-                                    ),
-                                );
-                            }
-                        }
-                        Some(p) if p != r.proc => issue(
-                            &mut warnings,
-                            off,
-                            format!(
-                                "block {bi} mixes processes {p} and {} (the writer never does)",
-                                r.proc
-                            ),
-                        ),
-                        _ => {}
-                    }
-                    if let EventKind::Unknown(k) = EventKind::of(r.kind) {
-                        issue(
-                            &mut warnings,
-                            off,
-                            format!("process {}: undefined event type {k}", r.proc),
-                        );
-                    }
-                    if r.arg1 != 0 {
-                        issue(
-                            &mut warnings,
-                            off,
-                            format!("process {}: thread id (arg1) {} is not 0", r.proc, r.arg1),
-                        );
-                    }
-                    if !r.time.is_finite() {
-                        issue(
-                            &mut warnings,
-                            off,
-                            format!("process {}: time {} is not finite", r.proc, r.time),
-                        );
-                    } else if let Some(&t) = last_time.get(&r.proc)
-                        && r.time < t
-                    {
-                        issue(
-                            &mut warnings,
-                            off,
-                            format!("process {}: time {} goes back from {t}", r.proc, r.time),
-                        );
-                    }
-                    if r.time.is_finite() {
-                        last_time.insert(r.proc, r.time);
-                    }
-                    let p = procs.entry(r.proc).or_default();
-                    if p.blocks.last() != Some(&(bi as u32)) {
-                        p.blocks.push(bi as u32);
-                    }
-                    p.events += 1;
-                }
-                if block_proc.is_some() {
-                    prev_block_proc = block_proc;
-                }
-            }
-        }
-        if issues > MAX_ISSUES {
+        let scanned = scan::scan(&file, reader.as_ref());
+        let procs = scanned.procs;
+        warnings.extend(scanned.issues);
+        if scanned.count > MAX_ISSUES {
             warnings.push(Warning::new(
                 Location::file(&path),
-                format!("{} more problems not listed", issues - MAX_ISSUES),
+                format!("{} more problems not listed", scanned.count - MAX_ISSUES),
             ));
         }
         if procs.is_empty() {

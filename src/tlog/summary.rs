@@ -13,6 +13,8 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use super::{EventKind, TlogFile};
 use crate::error::{Location, Warning};
 use crate::model::calltree::{CallTree, NodeId};
@@ -163,144 +165,194 @@ pub struct Summary {
 /// Warnings per process and kind of problem before they are only counted.
 const MAX_WARNINGS_PER_PROC: usize = 5;
 
-pub fn summarize(t: &TlogFile, names: &EventNames) -> Summary {
-    let mut procs = Vec::new();
-    let mut trees = Vec::new();
+/// Whether [`summarize`] builds the nesting trees (`tlog tree`) or only
+/// the statistics (`tlog summary`: memory stays independent of the number
+/// of distinct call paths).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trees {
+    Build,
+    Skip,
+}
+
+/// Summarizes every process, in parallel over processes; the result (and
+/// the order of warnings) is the same for any thread count.
+pub fn summarize(t: &TlogFile, names: &EventNames, trees: Trees) -> Summary {
+    let procs: Vec<u16> = t.procs().collect();
+    let per_proc: Vec<(ProcSummary, CallTree, Vec<Warning>)> = procs
+        .par_iter()
+        .map(|&p| summarize_proc(t, p, names, trees))
+        .collect();
+    let mut summary = Summary {
+        procs: Vec::with_capacity(per_proc.len()),
+        across: Vec::new(),
+        trees: Vec::with_capacity(per_proc.len()),
+        warnings: Vec::new(),
+    };
+    for (s, tree, warnings) in per_proc {
+        summary.trees.push((s.proc, tree));
+        summary.procs.push(s);
+        summary.warnings.extend(warnings);
+    }
+    summary.across = across_procs(&summary.procs);
+    summary
+}
+
+/// Interval statistics of one pair number: count, total, min, max.
+#[derive(Clone, Copy)]
+struct PairAcc {
+    count: u64,
+    total: f64,
+    min: f64,
+    max: f64,
+}
+
+/// Pair and single-event numbers are 0..=9 (types 10..27 and 31..39).
+const KINDS: usize = 10;
+
+fn summarize_proc(
+    t: &TlogFile,
+    p: u16,
+    names: &EventNames,
+    trees: Trees,
+) -> (ProcSummary, CallTree, Vec<Warning>) {
+    let mut s = ProcSummary {
+        proc: p,
+        events: t.events_of(p),
+        start: None,
+        end: None,
+        kinds: Vec::new(),
+        unmatched: Unmatched::default(),
+        unknown_types: 0,
+    };
     let mut warnings = Vec::new();
-    // Names resolved once, not per event.
-    let pair_names: Vec<String> = (0..=9).map(|k| names.pair(k)).collect();
-    for p in t.procs() {
-        let mut s = ProcSummary {
-            proc: p,
-            events: t.events_of(p),
-            start: None,
-            end: None,
-            kinds: Vec::new(),
-            unmatched: Unmatched::default(),
-            unknown_types: 0,
-        };
-        let mut pairs: BTreeMap<u8, (u64, f64, f64, f64)> = BTreeMap::new();
-        let mut singles: BTreeMap<u8, u64> = BTreeMap::new();
-        // Open INs: (pair, start time, offset, tree node).
-        let mut open: Vec<(u8, f64, usize, NodeId)> = Vec::new();
-        let mut tree: CallTree = CallTree::new();
-        let mut warned = 0usize;
-        let mut warn = |w: &mut Vec<Warning>, off: usize, msg: String| {
-            warned += 1;
-            if warned <= MAX_WARNINGS_PER_PROC {
-                w.push(Warning::new(
-                    Location::offset(t.path(), off as u64),
-                    format!("process {p}: {msg}"),
-                ));
-            }
-        };
-        t.for_each_proc_event(p, |off, r| match EventKind::of(r.kind) {
-            EventKind::Start => {
-                s.start.get_or_insert(r.time);
-            }
-            EventKind::End => s.end = Some(r.time),
-            EventKind::In(k) => {
-                let parent = open.last().map_or(tree.root(), |o| o.3);
-                let node = tree.child(parent, &pair_names[k as usize]);
-                open.push((k, r.time, off, node));
-            }
-            EventKind::Out(k) => match open.iter().rposition(|o| o.0 == k) {
-                Some(j) => {
-                    if j + 1 != open.len() {
-                        s.unmatched.crossed += 1;
-                        warn(
-                            &mut warnings,
-                            off,
-                            format!(
-                                "OUT of {} crosses {} open interval(s) opened after its IN",
-                                names.pair(k),
-                                open.len() - j - 1
-                            ),
-                        );
-                    }
-                    let (_, t0, _, node) = open.remove(j);
-                    let d = r.time - t0;
-                    let e = pairs
-                        .entry(k)
-                        .or_insert((0, 0.0, f64::INFINITY, f64::NEG_INFINITY));
-                    e.0 += 1;
-                    e.1 += d;
-                    e.2 = e.2.min(d);
-                    e.3 = e.3.max(d);
+    let mut pairs: [Option<PairAcc>; KINDS] = [None; KINDS];
+    let mut singles = [0u64; KINDS];
+    // Open INs: (pair, start time, offset, tree node).
+    let mut open: Vec<(u8, f64, usize, NodeId)> = Vec::new();
+    let mut tree: CallTree = CallTree::new();
+    // Names interned once, so an IN costs no hashing of strings.
+    let pair_ids: Vec<u32> = (0..KINDS as u8)
+        .map(|k| tree.intern(&names.pair(k)))
+        .collect();
+    let mut warned = 0usize;
+    let mut warn = |w: &mut Vec<Warning>, off: usize, msg: String| {
+        warned += 1;
+        if warned <= MAX_WARNINGS_PER_PROC {
+            w.push(Warning::new(
+                Location::offset(t.path(), off as u64),
+                format!("process {p}: {msg}"),
+            ));
+        }
+    };
+    t.for_each_proc_event(p, |off, r| match EventKind::of(r.kind) {
+        EventKind::Start => {
+            s.start.get_or_insert(r.time);
+        }
+        EventKind::End => s.end = Some(r.time),
+        EventKind::In(k) => {
+            let parent = open.last().map_or(tree.root(), |o| o.3);
+            let node = match trees {
+                Trees::Build => tree.child_by_name_id(parent, pair_ids[k as usize % KINDS]),
+                Trees::Skip => parent,
+            };
+            open.push((k, r.time, off, node));
+        }
+        EventKind::Out(k) => match open.iter().rposition(|o| o.0 == k) {
+            Some(j) => {
+                if j + 1 != open.len() {
+                    s.unmatched.crossed += 1;
+                    warn(
+                        &mut warnings,
+                        off,
+                        format!(
+                            "OUT of {} crosses {} open interval(s) opened after its IN",
+                            names.pair(k),
+                            open.len() - j - 1
+                        ),
+                    );
+                }
+                let (_, t0, _, node) = open.remove(j);
+                let d = r.time - t0;
+                let e = pairs[k as usize % KINDS].get_or_insert(PairAcc {
+                    count: 0,
+                    total: 0.0,
+                    min: f64::INFINITY,
+                    max: f64::NEG_INFINITY,
+                });
+                e.count += 1;
+                e.total += d;
+                e.min = e.min.min(d);
+                e.max = e.max.max(d);
+                if trees == Trees::Build {
                     let m = &mut tree.node_mut(node).metrics;
                     m.calls += 1;
                     m.inclusive += d;
                 }
-                None => {
-                    s.unmatched.out += 1;
-                    warn(
-                        &mut warnings,
-                        off,
-                        format!("OUT of {} without an open IN", names.pair(k)),
-                    );
-                }
-            },
-            EventKind::Single(k) => *singles.entry(k).or_default() += 1,
-            EventKind::Unknown(_) => s.unknown_types += 1,
+            }
+            None => {
+                s.unmatched.out += 1;
+                warn(
+                    &mut warnings,
+                    off,
+                    format!("OUT of {} without an open IN", names.pair(k)),
+                );
+            }
+        },
+        EventKind::Single(k) => singles[k as usize % KINDS] += 1,
+        EventKind::Unknown(_) => s.unknown_types += 1,
+    });
+    for &(k, _, off, _) in &open {
+        s.unmatched.ins += 1;
+        warn(
+            &mut warnings,
+            off,
+            format!("IN of {} never closed", names.pair(k)),
+        );
+    }
+    if warned > MAX_WARNINGS_PER_PROC {
+        warnings.push(Warning::new(
+            Location::file(t.path()),
+            format!(
+                "process {p}: {} more unmatched or crossed intervals",
+                warned - MAX_WARNINGS_PER_PROC
+            ),
+        ));
+    }
+    // Exclusive time of a node = inclusive − its children's inclusive.
+    for (id, _) in tree.preorder() {
+        let kids: f64 = tree
+            .node(id)
+            .children()
+            .iter()
+            .map(|c| tree.node(*c).metrics.inclusive)
+            .sum();
+        let m = &mut tree.node_mut(id).metrics;
+        m.exclusive = m.inclusive - kids;
+    }
+    let intervals = (0..KINDS as u8).filter_map(|k| {
+        let a = pairs[k as usize]?;
+        Some(KindStats {
+            kind: k,
+            name: names.pair(k),
+            role: "interval",
+            count: a.count,
+            total: a.total,
+            min: a.min,
+            avg: a.total / a.count as f64,
+            max: a.max,
+        })
+    });
+    let single_events = (0..KINDS as u8)
+        .filter(|&k| singles[k as usize] > 0)
+        .map(|k| KindStats {
+            kind: k,
+            name: names.single(k),
+            role: "single",
+            count: singles[k as usize],
+            ..Default::default()
         });
-        for &(k, _, off, _) in &open {
-            s.unmatched.ins += 1;
-            warn(
-                &mut warnings,
-                off,
-                format!("IN of {} never closed", names.pair(k)),
-            );
-        }
-        if warned > MAX_WARNINGS_PER_PROC {
-            warnings.push(Warning::new(
-                Location::file(t.path()),
-                format!(
-                    "process {p}: {} more unmatched or crossed intervals",
-                    warned - MAX_WARNINGS_PER_PROC
-                ),
-            ));
-        }
-        // Exclusive time of a node = inclusive − its children's inclusive.
-        for (id, _) in tree.preorder() {
-            let kids: f64 = tree
-                .node(id)
-                .children()
-                .iter()
-                .map(|c| tree.node(*c).metrics.inclusive)
-                .sum();
-            let m = &mut tree.node_mut(id).metrics;
-            m.exclusive = m.inclusive - kids;
-        }
-        s.kinds = pairs
-            .into_iter()
-            .map(|(k, (n, total, min, max))| KindStats {
-                kind: k,
-                name: names.pair(k),
-                role: "interval",
-                count: n,
-                total,
-                min,
-                avg: total / n as f64,
-                max,
-            })
-            .chain(singles.into_iter().map(|(k, n)| KindStats {
-                kind: k,
-                name: names.single(k),
-                role: "single",
-                count: n,
-                ..Default::default()
-            }))
-            .collect();
-        procs.push(s);
-        trees.push((p, tree));
-    }
-    let across = across_procs(&procs);
-    Summary {
-        procs,
-        across,
-        trees,
-        warnings,
-    }
+    s.kinds = intervals.chain(single_events).collect();
+    (s, tree, warnings)
 }
 
 fn across_procs(procs: &[ProcSummary]) -> Vec<AcrossStats> {

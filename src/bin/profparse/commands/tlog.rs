@@ -11,7 +11,7 @@ use profparse::report::chrome::write_tlog_trace;
 use profparse::report::json::write_pretty;
 use profparse::tlog::TlogFile;
 use profparse::tlog::dump::{DumpStyle, write_csv, write_dump, write_json};
-use profparse::tlog::summary::{EventNames, summarize};
+use profparse::tlog::summary::{EventNames, Trees, summarize};
 use profparse::{Error, Location};
 
 use crate::cli::OutputArg;
@@ -172,7 +172,7 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             output,
         } => {
             let t = open(file, ctx, false)?;
-            let s = summarize(&t, &names(event_names)?);
+            let s = summarize(&t, &names(event_names)?, Trees::Skip);
             ctx.warn_all(&s.warnings);
             let mut out = output::open(output.output.as_deref())?;
             match format {
@@ -216,7 +216,7 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             output,
         } => {
             let t = open(file, ctx, false)?;
-            let s = summarize(&t, &names(event_names)?);
+            let s = summarize(&t, &names(event_names)?, Trees::Build);
             ctx.warn_all(&s.warnings);
             let trees: Vec<(usize, profparse::model::calltree::CallTree)> = s
                 .trees
