@@ -252,3 +252,33 @@ fn merge(path: &Path, chunks: Vec<Chunk>) -> Scanned {
         count,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::file;
+    use super::super::{BLOCK, TlogFile};
+    use crate::source::InputFile;
+
+    /// Problems that straddle two chunks are found at the merge, in file
+    /// order, exactly as within a chunk.
+    #[test]
+    fn checks_across_chunk_boundaries() {
+        // Process 1 fills the first chunk and one more block; process 0 then
+        // starts a block (rank order backwards, at the chunk boundary + 1),
+        // and process 1's time goes back at the start of the second chunk.
+        let n = super::CHUNK_BLOCKS * 64;
+        let mut events: Vec<(i8, f64)> = (0..n).map(|i| (31, i as f64)).collect();
+        events.push((31, 1.0)); // first record of the second chunk
+        let mut bytes = file(&[Vec::new(), events]);
+        bytes.extend_from_slice(&file(&[vec![(31, 0.0)]]));
+        let t = TlogFile::from_input(InputFile::from_bytes("f", bytes)).unwrap();
+        let w: Vec<String> = t.warnings().iter().map(|w| w.to_string()).collect();
+        let boundary = super::CHUNK_BLOCKS * BLOCK;
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains(&format!("{boundary}")), "{w:?}");
+        assert!(w[0].contains("goes back from"), "{w:?}");
+        assert!(w[1].contains("rank order goes backwards"), "{w:?}");
+        assert_eq!(t.events_of(1), n as u64 + 1);
+        assert_eq!(t.events_of(0), 1);
+    }
+}
