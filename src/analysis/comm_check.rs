@@ -45,7 +45,7 @@ fn check_proc(db: &Database, p: &ProcComm) -> CheckReport {
             r.problems.push(Warning::new(here.clone(), format!("process {}: block at seekpos {} comes before the previous block of this process ({pos}) in {file}", p.proc, b.seekpos)));
         }
         last_seek = Some((b.datafile.clone(), b.seekpos));
-        let file = match db.data_file(&b.datafile) {
+        let file = match db.comm_block_file(b) {
             Ok(f) => f,
             Err(e) => {
                 r.problems

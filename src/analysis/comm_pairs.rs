@@ -86,7 +86,7 @@ pub fn pair_messages(
             // Both ends are needed for pairing: the process set limits which
             // pairs are reported, not which records are read.
             for b in sel.blocks(p) {
-                let r = db.data_file(&b.datafile).and_then(|f| {
+                let r = db.comm_block_file(b).and_then(|f| {
                     let blk = CommBlock::read(&f, b, size, real)?;
                     for r in blk.records().filter(|r| sel.contains(r.time)) {
                         if is_send(r.kind) && r.size != AFTER_CALL {

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::error::{Location, Warning};
 use crate::formats::blprof::commdata::{
-    AFTER_CALL, BEFORE_CALL, CommBlock, WAITSOME, func_name, is_send,
+    AFTER_CALL, BEFORE_CALL, WAITSOME, func_name, is_send,
 };
 use crate::formats::blprof::database::{Database, ProcComm};
 
@@ -100,11 +100,7 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
     out.proc.proc = p.proc;
     out.proc.host = p.blocks.iter().find_map(|b| b.host.clone());
     out.proc.blocks = p.blocks.len();
-    let g = db.comm.as_ref();
-    let (size, real) = (
-        g.map_or(24, |h| h.record_size()),
-        g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
-    );
+    let size = db.comm.as_ref().map_or(24, |h| h.record_size());
     for b in &p.blocks {
         // Empty blocks and blocks outside the window are never touched.
         let overlaps = b
@@ -114,17 +110,7 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
             out.skipped += 1;
             continue;
         }
-        let file = match db.data_file(&b.datafile) {
-            Ok(f) => f,
-            Err(e) => {
-                out.warnings.push(Warning::new(
-                    Location::line(&b.header, b.line),
-                    format!("process {}: comm block skipped: {e}", p.proc),
-                ));
-                continue;
-            }
-        };
-        let block = match CommBlock::read(&file, b, size, real) {
+        let mut records = match db.comm_records(b) {
             Ok(x) => x,
             Err(e) => {
                 out.warnings.push(Warning::new(
@@ -158,7 +144,7 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
             };
             *out.tag_names.entry(name).or_default() += 1;
         }
-        for r in block.records() {
+        for r in records.by_ref() {
             if r.time < sel.window.0 || r.time > sel.window.1 {
                 continue;
             }
@@ -182,6 +168,12 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
                 out.min_size = Some(out.min_size.map_or(r.size, |m| m.min(r.size)));
                 out.max_size = Some(out.max_size.map_or(r.size, |m| m.max(r.size)));
             }
+        }
+        if let Err(e) = records.finish() {
+            out.warnings.push(Warning::new(
+                Location::line(&b.header, b.line),
+                format!("process {}: comm block cut short: {e}", p.proc),
+            ));
         }
     }
     out

@@ -85,7 +85,7 @@ fn proc_syncs(
     );
     let (mut bars, mut reds, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     for b in sel.blocks(p) {
-        let r = db.data_file(&b.datafile).and_then(|f| {
+        let r = db.comm_block_file(b).and_then(|f| {
             let blk = CommBlock::read(&f, b, size, real)?;
             for bar in &b.barriers {
                 let Ok(i) = usize::try_from(bar.record_index) else {
@@ -249,7 +249,7 @@ pub fn send_matrix(
                 return (p.proc, m, b, unknown, w);
             }
             for blk in sel.blocks(p) {
-                let r = db.data_file(&blk.datafile).and_then(|f| {
+                let r = db.comm_block_file(blk).and_then(|f| {
                     let c = CommBlock::read(&f, blk, size, real)?;
                     for r in c
                         .records()

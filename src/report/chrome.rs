@@ -225,32 +225,47 @@ pub fn write_tlog_trace(
     Ok(count)
 }
 
-/// Chrome trace of communication calls: `X` per call, `i` per instant, `pid` = process.
+/// Writes the communication calls of `db` overlapping `window` (one track
+/// per process, `X` for calls, `i` for instants), streamed process by
+/// process; returns the number of events and any warnings.
 pub fn write_comm_trace(
     w: &mut dyn Write,
-    procs: &[(usize, Vec<crate::analysis::comm_timeline::CommCall>)],
-) -> io::Result<u64> {
+    db: &Database,
+    window: (f64, f64),
+) -> io::Result<(u64, Vec<Warning>)> {
     w.write_all(b"{\"traceEvents\":[")?;
     let mut out = EventWriter {
         w,
         first: true,
         count: 0,
     };
-    for (p, calls) in procs {
-        for c in calls {
-            out.event(&Event {
+    let mut warnings = Vec::new();
+    let mut failed: Option<io::Error> = None;
+    for p in &db.comm_index().procs {
+        let w = crate::analysis::comm_timeline::proc_calls(db, p, window, &mut |c| {
+            if failed.is_some() {
+                return;
+            }
+            let r = out.event(&Event {
                 name: c.name,
                 ph: if c.instant { "i" } else { "X" },
                 ts: c.start * 1e6,
                 dur: (!c.instant).then(|| (c.end - c.start).max(0.0) * 1e6),
-                pid: *p,
+                pid: p.proc,
                 tid: 0,
                 cat: Some("comm"),
                 args: None,
-            })?;
+            });
+            if let Err(e) = r {
+                failed = Some(e);
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
         }
+        warnings.extend(w);
     }
     let count = out.count;
     out.w.write_all(b"\n],\"displayTimeUnit\":\"ms\"}\n")?;
-    Ok(count)
+    Ok((count, warnings))
 }

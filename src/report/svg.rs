@@ -48,23 +48,28 @@ pub fn matrix_svg(m: &SendMatrix, w: &mut dyn std::io::Write) -> std::io::Result
     writeln!(w, "</svg>")
 }
 
-/// A timeline: one lane per process, one bar per call, coloured by type.
+/// Columns of the timeline picture.
+pub const TIMELINE_COLUMNS: usize = 1130;
+
+/// A timeline: one lane per process; per column (a slice of time) the
+/// function type with the most time, coloured by type, opacity = share of
+/// the slice spent in communication. Size is bounded by columns × processes,
+/// whatever the number of calls.
 pub fn timeline_svg(
-    procs: &[(usize, Vec<crate::analysis::comm_timeline::CommCall>)],
+    span: (f64, f64),
+    rows: &[crate::analysis::comm_timeline::TimelineRow],
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let (mut t0, mut t1) = (f64::INFINITY, f64::NEG_INFINITY);
-    for c in procs.iter().flat_map(|(_, c)| c) {
-        t0 = t0.min(c.start);
-        t1 = t1.max(c.end);
-    }
-    if t1 <= t0 {
-        t0 = 0.0;
-        t1 = 1.0;
-    }
-    let (width, lane, left) = (1200.0, 18.0, 60.0);
-    let height = 40.0 + lane * procs.len() as f64;
-    let x = |t: f64| left + (t - t0) / (t1 - t0) * (width - left - 10.0);
+    let (t0, t1) = if span.1 > span.0 {
+        span
+    } else {
+        (span.0, span.0 + 1.0)
+    };
+    let (lane, left) = (18.0, 60.0);
+    let col = 1.0;
+    let width = left + col * TIMELINE_COLUMNS as f64 + 10.0;
+    let height = 40.0 + lane * rows.len() as f64;
+    let slice = (t1 - t0) / TIMELINE_COLUMNS as f64;
     writeln!(
         w,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
@@ -75,30 +80,33 @@ pub fn timeline_svg(
     )?;
     writeln!(
         w,
-        r#"<text x="{left}" y="14" font-size="12" font-family="sans-serif">{t0:.6} s … {t1:.6} s (each process on its own clock)</text>"#
+        r#"<text x="{left}" y="14" font-size="12" font-family="sans-serif">{t0:.6} s … {t1:.6} s, {slice:.3e} s per column; colour = type with most time, opacity = busy share (each process on its own clock)</text>"#
     )?;
-    for (i, (p, calls)) in procs.iter().enumerate() {
+    for (i, row) in rows.iter().enumerate() {
         let y = 24.0 + lane * i as f64;
         writeln!(
             w,
-            r#"<text x="4" y="{}" font-size="11" font-family="sans-serif">proc {p}</text>"#,
-            y + 12.0
+            r#"<text x="4" y="{}" font-size="11" font-family="sans-serif">proc {}</text>"#,
+            y + 12.0,
+            row.proc
         )?;
-        for c in calls {
+        for b in &row.bars {
             // A colour per function type, spread around the hue circle.
-            let hue = (c.kind * 47) % 360;
-            let (x0, x1) = (x(c.start), x(c.end));
-            let wd = (x1 - x0).max(1.0);
+            let hue = (b.kind * 47).rem_euclid(360);
+            let x0 = left + col * b.first as f64;
+            let wd = col * (b.last - b.first + 1) as f64;
+            let (a, z) = (
+                t0 + slice * b.first as f64,
+                t0 + slice * (b.last + 1) as f64,
+            );
             writeln!(
                 w,
-                r#"<rect x="{x0:.2}" y="{y}" width="{wd:.2}" height="{}" fill="hsl({hue},70%,50%)"><title>{} {:.9}..{:.9} size {} peer {} tag {}</title></rect>"#,
+                r#"<rect x="{x0}" y="{y}" width="{wd}" height="{}" fill="hsl({hue},70%,50%)" fill-opacity="{:.2}"><title>{} {a:.6}..{z:.6} s: {} call(s), {:.0}% busy</title></rect>"#,
                 lane - 4.0,
-                c.name,
-                c.start,
-                c.end,
-                c.size,
-                c.peer,
-                c.tag
+                0.25 + 0.75 * b.busy,
+                b.name,
+                b.calls,
+                100.0 * b.busy
             )?;
         }
     }

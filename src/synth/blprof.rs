@@ -254,7 +254,12 @@ impl BlprofConfig {
         let n = self.functions.max(1) as u64;
         let fnum = match parent {
             None => 1 + (g.rng.next_u64() % n) as i32,
-            Some(f) => 1 + ((f as u64 * 7 + g.rng.next_u64() % 3) % n) as i32,
+            // Three choices near the top, one fixed callee deeper down: a few
+            // thousand distinct call paths, as in real codes (not 3^depth).
+            Some(f) => {
+                let choices = if depth <= 3 { 3 } else { 1 };
+                1 + ((f as u64 * 7 + depth as u64 + g.rng.next_u64() % choices) % n) as i32
+            }
         };
         let start = g.time;
         let me = calls.len();

@@ -1,6 +1,10 @@
 //! Communication data blocks (`bl_comm_prof_D_*`): `nCommStats` records of
 //! `CommStatsSize` bytes (24 with f64 `Real`, 20 with f32), decoded on the fly.
 
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
 use super::base::RealWidth;
 use super::comm::CommBlockRef;
 use crate::error::{Error, Location, Result};
@@ -108,28 +112,10 @@ impl<'a> CommBlock<'a> {
         record_size: u64,
         real: RealWidth,
     ) -> Result<CommBlock<'a>> {
-        let len = block.ncomm.checked_mul(record_size).ok_or_else(|| {
-            Error::invalid(
-                Location::line(&block.header, block.line),
-                format!(
-                    "comm block of process {} claims {} records: more than any file can hold",
-                    block.proc, block.ncomm
-                ),
-            )
-        })?;
-        let bytes = file.range(block.seekpos, len).map_err(|_| {
-            Error::invalid(
-                Location::offset(file.path(), block.seekpos),
-                format!(
-                    "comm block of process {} ({} records of {record_size} bytes; header {}:{}) runs past the end of the file ({} bytes)",
-                    block.proc,
-                    block.ncomm,
-                    block.header.display(),
-                    block.line,
-                    file.len()
-                ),
-            )
-        })?;
+        let len = checked_len(block, record_size, file.path(), file.len())?;
+        let bytes = file
+            .range(block.seekpos, len)
+            .map_err(|_| past_end(block, record_size, file.path(), file.len()))?;
         Ok(CommBlock {
             bytes,
             stride: record_size as usize,
@@ -156,6 +142,120 @@ impl<'a> CommBlock<'a> {
         self.bytes
             .chunks_exact(self.stride.max(1))
             .map(move |r| decode(r, real))
+    }
+}
+
+/// The block's length in bytes, checked against `file_len` (with overflow
+/// checks) before anything is read.
+fn checked_len(block: &CommBlockRef, record_size: u64, path: &Path, file_len: u64) -> Result<u64> {
+    let len = block.ncomm.checked_mul(record_size).ok_or_else(|| {
+        Error::invalid(
+            Location::line(&block.header, block.line),
+            format!(
+                "comm block of process {} claims {} records: more than any file can hold",
+                block.proc, block.ncomm
+            ),
+        )
+    })?;
+    match block.seekpos.checked_add(len) {
+        Some(end) if end <= file_len => Ok(len),
+        _ => Err(past_end(block, record_size, path, file_len)),
+    }
+}
+
+fn past_end(block: &CommBlockRef, record_size: u64, path: &Path, file_len: u64) -> Error {
+    Error::invalid(
+        Location::offset(path, block.seekpos),
+        format!(
+            "comm block of process {} ({} records of {record_size} bytes; header {}:{}) runs past the end of the file ({file_len} bytes)",
+            block.proc,
+            block.ncomm,
+            block.header.display(),
+            block.line,
+        ),
+    )
+}
+
+/// Records per positioned read of [`CommRecords`] (about 256 KiB).
+const STREAM_RECORDS: u64 = 10_000;
+
+/// A block's records read in order through a small buffer with positioned
+/// reads: resident memory stays at the buffer whatever the block's size (a
+/// mapped block stays resident until it is unmapped). For reports that read
+/// each record once.
+pub struct CommRecords {
+    file: File,
+    path: PathBuf,
+    /// File offset of the next unread byte, and the block's end.
+    pos: u64,
+    end: u64,
+    buf: Vec<u8>,
+    at: usize,
+    stride: usize,
+    real: RealWidth,
+    error: Option<Error>,
+}
+
+impl CommRecords {
+    /// Opens `block` in the data file `path`, checking its extent first.
+    pub fn open(
+        path: &Path,
+        block: &CommBlockRef,
+        record_size: u64,
+        real: RealWidth,
+    ) -> Result<CommRecords> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let len = checked_len(block, record_size, path, file_len)?;
+        Ok(CommRecords {
+            file,
+            path: path.to_path_buf(),
+            pos: block.seekpos,
+            end: block.seekpos + len,
+            buf: Vec::new(),
+            at: 0,
+            stride: record_size as usize,
+            real,
+            error: None,
+        })
+    }
+
+    /// Ok when every record was read; the read error otherwise (the file
+    /// changed or failed under us: the records before it were delivered).
+    pub fn finish(self) -> Result<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+
+    fn refill(&mut self) -> bool {
+        let n = (self.end - self.pos).min(STREAM_RECORDS * self.stride as u64) as usize;
+        if n < self.stride || self.error.is_some() {
+            return false;
+        }
+        self.buf.resize(n, 0);
+        if let Err(e) = self.file.read_exact_at(&mut self.buf, self.pos) {
+            self.error = Some(Error::invalid(
+                Location::offset(&self.path, self.pos),
+                format!("read of {n} bytes failed: {e}"),
+            ));
+            return false;
+        }
+        self.pos += n as u64;
+        self.at = 0;
+        true
+    }
+}
+
+impl Iterator for CommRecords {
+    type Item = CommRecord;
+
+    #[inline]
+    fn next(&mut self) -> Option<CommRecord> {
+        if self.at + self.stride > self.buf.len() && !self.refill() {
+            return None;
+        }
+        let r = decode(&self.buf[self.at..self.at + self.stride], self.real);
+        self.at += self.stride;
+        Some(r)
     }
 }
 

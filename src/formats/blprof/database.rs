@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use super::base::{BaseHeader, BaseProfile};
 use super::callstats::{CallStatsFile, CallStatsHeader, FunctionTable, TraceBlockRef};
 use super::comm::{CommBlockRef, CommFile, CommHeader};
+use super::commdata::CommRecords;
 use super::files::{Part, file_number};
 use super::headerfile::read_text;
 use crate::error::{Error, Location, Result, Warning};
@@ -251,6 +252,31 @@ impl Database {
             .saturating_mul(16)
             .saturating_add(block.ntrace.saturating_mul(40));
         InputFile::open_part(self.dir.join(&block.datafile), block.seekpos, len)
+    }
+
+    /// Maps only the bytes of one comm block (offsets stay file offsets, so
+    /// [`super::CommBlock::read`] works on it): memory stays at the blocks
+    /// in hand. An extent past the end of the file maps what exists and
+    /// `CommBlock::read` reports it.
+    pub fn comm_block_file(&self, block: &CommBlockRef) -> Result<InputFile> {
+        check_bare_name(&self.dir, &block.datafile)?;
+        let record = self.comm.as_ref().map_or(24, |h| h.record_size());
+        let len = block.ncomm.saturating_mul(record);
+        InputFile::open_part(self.dir.join(&block.datafile), block.seekpos, len)
+    }
+
+    /// The records of a comm block, streamed in order with positioned
+    /// reads (memory stays small however big the block; see
+    /// [`CommRecords`]).
+    pub fn comm_records(&self, block: &CommBlockRef) -> Result<CommRecords> {
+        check_bare_name(&self.dir, &block.datafile)?;
+        let h = self.comm.as_ref();
+        CommRecords::open(
+            &self.dir.join(&block.datafile),
+            block,
+            h.map_or(24, |h| h.record_size()),
+            h.map_or(super::RealWidth::F64, |h| h.real_width()),
+        )
     }
 
     /// A data file of this database, mapped on first use and shared after.

@@ -332,20 +332,31 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             }
             let database = open_comm_db(&db.db, ctx)?;
             let window = time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-            let (calls, warnings) =
-                profparse::analysis::comm_timeline::comm_calls(&database, window);
-            ctx.warn_all(&warnings);
             if let Some(path) = svg {
+                use profparse::analysis::comm_timeline::{time_span, timeline_rows};
+                let span = time_span(&database, window).unwrap_or((0.0, 1.0));
+                let (rows, warnings) = timeline_rows(
+                    &database,
+                    window,
+                    span,
+                    profparse::report::svg::TIMELINE_COLUMNS,
+                );
+                ctx.warn_all(&warnings);
                 let f = std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?;
                 let mut w = std::io::BufWriter::new(f);
-                profparse::report::svg::timeline_svg(&calls, &mut w)?;
+                profparse::report::svg::timeline_svg(span, &rows, &mut w)?;
                 w.flush()?;
             }
             if let Some(path) = chrome {
                 let f = std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?;
                 let mut w = std::io::BufWriter::new(f);
-                let n = profparse::report::chrome::write_comm_trace(&mut w, &calls)?;
+                let (n, warnings) =
+                    profparse::report::chrome::write_comm_trace(&mut w, &database, window)?;
                 w.flush()?;
+                // Both outputs meet the same damaged blocks: say it once.
+                if svg.is_none() {
+                    ctx.warn_all(&warnings);
+                }
                 ctx.info(1, format!("wrote {n} events to {}", path.display()));
             }
         }
