@@ -61,7 +61,7 @@ pub enum Command {
     Regions(commands::regions::RegionsArgs),
     /// Call-path tree: a node is a function at a position in the nesting;
     /// calls, inclusive and exclusive time per node, merged over processes
-    /// or for one (--proc). Text, JSON, folded stacks or HTML.
+    /// or for one (--proc). Text, JSON, folded stacks, HTML or Hatchet.
     Calltree(commands::calltree::CallTreeArgs),
     /// Chronological text call trace of one process (amrprofparser -ttrace).
     Calltrace(commands::calltrace::CallTraceArgs),

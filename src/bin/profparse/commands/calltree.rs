@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use profparse::analysis::calltree::{call_tree, inconsistent_nodes};
-use profparse::report::calltree::{TreeView, write_folded, write_html, write_json, write_text};
+use profparse::report::calltree::{
+    TreeView, write_folded, write_hatchet, write_html, write_json, write_text,
+};
 use profparse::{Location, Warning};
 
 use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection};
@@ -23,6 +25,9 @@ pub enum TreeFormat {
     Folded,
     /// One self-contained page with collapsible branches.
     Html,
+    /// Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`): seconds
+    /// averaged over processes, calls summed.
+    Hatchet,
 }
 
 #[derive(Args, Debug)]
@@ -93,6 +98,7 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         TreeFormat::Json => write_json(&mut out, &tree, &view, args.proc)?,
         TreeFormat::Folded => write_folded(&mut out, &tree, &view)?,
+        TreeFormat::Hatchet => write_hatchet(&mut out, &tree, &view)?,
         TreeFormat::Html => write_html(&mut out, &tree, &view, &args.db.db.display().to_string())?,
     }
     out.flush()?;

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 use profparse::analysis::calltree::merge_trees;
-use profparse::report::calltree::{TreeView, write_folded, write_json as tree_json, write_text};
+use profparse::report::calltree::{
+    TreeView, write_folded, write_hatchet, write_json as tree_json, write_text,
+};
 use profparse::report::chrome::write_tlog_trace;
 use profparse::report::json::write_pretty;
 use profparse::tlog::TlogFile;
@@ -55,6 +57,8 @@ pub enum TreeFormat {
     Text,
     Json,
     Folded,
+    /// Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`).
+    Hatchet,
 }
 
 #[derive(Subcommand, Debug)]
@@ -241,6 +245,7 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 TreeFormat::Text => write_text(&mut out, &tree, &view)?,
                 TreeFormat::Json => tree_json(&mut out, &tree, &view, proc.map(usize::from))?,
                 TreeFormat::Folded => write_folded(&mut out, &tree, &view)?,
+                TreeFormat::Hatchet => write_hatchet(&mut out, &tree, &view)?,
             }
             out.flush()?;
         }
