@@ -216,3 +216,58 @@ fn tlog_tree_hatchet_literal() {
         assert_eq!(rows, literal_sum(&roots, "time").1);
     }
 }
+
+// ---------------------------------------------------------- flame graphs
+
+/// Our folded stacks rendered by inferno (the Rust flamegraph.pl).
+fn flame_svg(folded: &str) -> String {
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.count_name = "us".to_owned();
+    // Draw every frame, however narrow (the default drops those under 0.1 px).
+    opts.min_width = 0.0;
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut opts, folded.lines(), &mut svg).unwrap();
+    String::from_utf8(svg).unwrap()
+}
+
+/// `1234567` as inferno prints sample counts: `1,234,567`.
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[test]
+fn folded_stacks_render_as_a_flame_graph() {
+    for db in ["small4", "single", "nfiles2"] {
+        let d = blprof(db);
+        let folded = run_ok(&["calltree", d.to_str().unwrap(), "--format", "folded"]);
+        let mut total = 0u64;
+        let mut frames = std::collections::BTreeSet::new();
+        for line in folded.lines() {
+            let (stack, n) = line.rsplit_once(' ').unwrap();
+            total += n.parse::<u64>().unwrap();
+            frames.extend(stack.split(';').map(str::to_owned));
+        }
+        assert!(total > 0, "{db}");
+        let svg = flame_svg(&folded);
+        assert!(svg.contains("<svg"), "{db}: no SVG");
+        assert!(svg.trim_end().ends_with("</svg>"), "{db}: SVG cut short");
+        // The root frame carries the sum of all stacks.
+        let all = format!("all ({} us, 100%)", grouped(total));
+        assert!(svg.contains(&all), "{db}: no `{all}` in the SVG");
+        for f in &frames {
+            let escaped = f
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;");
+            assert!(svg.contains(&escaped), "{db}: frame {f} missing");
+        }
+    }
+}
