@@ -271,3 +271,96 @@ fn folded_stacks_render_as_a_flame_graph() {
         }
     }
 }
+
+// ------------------------------------------------ completions, man page
+
+const SUBCOMMANDS: [&str; 12] = [
+    "info",
+    "summary",
+    "trace-summary",
+    "regions",
+    "calltree",
+    "calltrace",
+    "comm",
+    "export",
+    "tlog",
+    "tree",
+    "completions",
+    "man",
+];
+
+#[test]
+fn completion_scripts_name_the_commands() {
+    let bash = run_ok(&["completions", "bash"]);
+    assert!(bash.contains("complete -F _profparse"));
+    for c in SUBCOMMANDS {
+        assert!(bash.contains(c), "bash completion lacks {c}");
+    }
+    // Options and values of subcommands are completed too.
+    assert!(bash.contains("--include-region"));
+    assert!(bash.contains("hatchet"));
+    let zsh = run_ok(&["completions", "zsh"]);
+    assert!(zsh.starts_with("#compdef profparse"));
+    assert!(zsh.contains("trace-summary"));
+    let fish = run_ok(&["completions", "fish"]);
+    assert!(fish.contains("complete -c profparse"));
+    assert!(fish.contains("trace-summary"));
+    for shell in ["elvish", "powershell"] {
+        assert!(
+            run_ok(&["completions", shell]).contains("trace-summary"),
+            "{shell}"
+        );
+    }
+    // -o FILE writes the same script.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("profparse.bash");
+    run_ok(&["completions", "bash", "-o", f.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), bash);
+    // An unknown shell is a usage error.
+    let out = Command::cargo_bin("profparse")
+        .unwrap()
+        .args(["completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn man_page_is_roff_and_names_the_subcommands() {
+    let man = run_ok(&["man"]);
+    // roff: only the quote-string preamble comes before the title line.
+    let first = man
+        .lines()
+        .find(|l| !l.starts_with(".ie") && !l.starts_with(".el"));
+    assert!(
+        first.is_some_and(|l| l.starts_with(".TH profparse 1")),
+        "{first:?}"
+    );
+    assert!(man.contains(".SH SYNOPSIS"));
+    assert!(man.contains(".SH SUBCOMMANDS"));
+    for c in SUBCOMMANDS {
+        let page = format!("profparse\\-{}(1)", c.replace('-', "\\-"));
+        assert!(man.contains(&page), "man page lacks {page}");
+    }
+    assert!(!man.contains("synth"), "hidden commands stay hidden");
+
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("profparse.1");
+    run_ok(&["man", "-o", f.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), man);
+
+    // --dir: one page per subcommand, nested ones included.
+    let pages = dir.path().join("man1");
+    run_ok(&["man", "--dir", pages.to_str().unwrap()]);
+    for name in [
+        "profparse",
+        "profparse-calltree",
+        "profparse-comm-stats",
+        "profparse-tlog-tree",
+    ] {
+        let page = std::fs::read_to_string(pages.join(format!("{name}.1"))).unwrap();
+        assert!(page.contains(&format!(".TH {name} 1")), "{name}");
+    }
+    let calltree = std::fs::read_to_string(pages.join("profparse-calltree.1")).unwrap();
+    assert!(calltree.contains("hatchet") && calltree.contains("\\-\\-min\\-percent"));
+}
