@@ -111,6 +111,7 @@ pub fn comm_calls(
             calls.sort_by(|a, b| a.start.total_cmp(&b.start));
             (p.proc, calls, w)
         })
+        .inspect(|_| db.progress().advance(1))
         .collect();
     let mut warnings = Vec::new();
     let mut out = Vec::new();

@@ -5,6 +5,7 @@ mod cli;
 mod commands;
 mod context;
 mod output;
+mod progress;
 
 use std::process::ExitCode;
 

@@ -10,7 +10,7 @@ use profparse::report::calltree::{
 };
 use profparse::{Location, Warning};
 
-use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection};
+use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection, trace_blocks};
 use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::output::{self, UsageError};
@@ -56,7 +56,7 @@ pub struct CallTreeArgs {
 }
 
 pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = open_trace_db(&args.db.db, ctx)?;
+    let mut db = open_trace_db(&args.db.db, ctx)?;
     if let Some(p) = args.proc
         && !db.trace_index().procs.iter().any(|t| t.proc == p)
     {
@@ -64,8 +64,16 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     let (filter, fw) = region_filter(&args.regions)?;
     ctx.warn_all(&fw);
+    // Regions (every block), then the calls of the processes in the tree.
+    let bar = ctx.progress(
+        trace_blocks(&db, None) + trace_blocks(&db, args.proc),
+        "call tree",
+        "blocks",
+    );
+    db.set_progress(bar.hook());
     let (_regions, sel) = selection(&db, &filter, Unfiltered::Everything, ctx)?;
     let (tree, nprocs, warnings) = call_tree(&db, &sel, args.proc);
+    drop(bar);
     ctx.warn_all(&warnings);
     for id in inconsistent_nodes(&tree) {
         ctx.warn(&Warning::new(
