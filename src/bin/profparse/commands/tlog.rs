@@ -54,8 +54,11 @@ pub enum SummaryFormat {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TreeFormat {
+    /// Indented text, numbers first and the nesting last.
     Text,
+    /// Nested JSON (`roots` → `children`), docs/JSON.md.
     Json,
+    /// `a;b;c <microseconds of exclusive time>` for flame graph tools.
     Folded,
     /// Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`).
     Hatchet,
