@@ -133,7 +133,11 @@ fn blprof_reports(c: &mut Criterion) {
         ("trace-summary", vec!["trace-summary"], trace),
         ("regions", vec!["regions"], trace),
         ("calltree", vec!["calltree"], trace),
-        ("calltrace-proc0", vec!["calltrace", "--proc", "0"], trace / 8),
+        (
+            "calltrace-proc0",
+            vec!["calltrace", "--proc", "0"],
+            trace / 8,
+        ),
         ("comm-stats", vec!["comm", "stats"], comm),
         ("comm-check", vec!["comm", "check"], comm),
         ("comm-pairs", vec!["comm", "pairs"], comm),
@@ -145,9 +149,11 @@ fn blprof_reports(c: &mut Criterion) {
     for (name, args, bytes) in &reports {
         group.throughput(Throughput::Bytes(*bytes));
         for jobs in threads() {
-            group.bench_with_input(BenchmarkId::new(*name, format!("j{jobs}")), &jobs, |b, &j| {
-                b.iter(|| run_binary(args, &inputs.db, j))
-            });
+            group.bench_with_input(
+                BenchmarkId::new(*name, format!("j{jobs}")),
+                &jobs,
+                |b, &j| b.iter(|| run_binary(args, &inputs.db, j)),
+            );
         }
     }
     group.finish();
@@ -157,9 +163,11 @@ fn blprof_reports(c: &mut Criterion) {
     for (name, args) in [("info", vec!["info"]), ("summary", vec!["summary"])] {
         group.throughput(Throughput::Bytes(data_bytes(&inputs.wide, "bl_prof")));
         for jobs in threads() {
-            group.bench_with_input(BenchmarkId::new(name, format!("j{jobs}")), &jobs, |b, &j| {
-                b.iter(|| run_binary(&args, &inputs.wide, j))
-            });
+            group.bench_with_input(
+                BenchmarkId::new(name, format!("j{jobs}")),
+                &jobs,
+                |b, &j| b.iter(|| run_binary(&args, &inputs.wide, j)),
+            );
         }
     }
     group.finish();

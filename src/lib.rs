@@ -6,11 +6,14 @@
 //!
 //! Layers: [`formats`] (bytes → records, nothing about printing) →
 //! [`model`] → [`analysis`] → [`report`]. The `profparse` binary only wires them.
+//! [`progress`] lets the binary watch long loops without the library knowing
+//! about terminals.
 
 pub mod analysis;
 pub mod error;
 pub mod formats;
 pub mod model;
+pub mod progress;
 pub mod report;
 pub mod source;
 pub mod synth;

@@ -158,7 +158,12 @@ fn check_proc(db: &Database, p: &ProcComm) -> CheckReport {
 /// plus the layout of each data file: blocks must not overlap.
 pub fn comm_check(db: &Database) -> CheckReport {
     let index = db.comm_index();
-    let parts: Vec<CheckReport> = index.procs.par_iter().map(|p| check_proc(db, p)).collect();
+    let parts: Vec<CheckReport> = index
+        .procs
+        .par_iter()
+        .map(|p| check_proc(db, p))
+        .inspect(|_| db.progress().advance(1))
+        .collect();
     let mut total = CheckReport::default();
     for p in parts {
         total.procs += p.procs;

@@ -106,6 +106,7 @@ pub fn pair_messages(
             }
             (sends, recvs, w)
         })
+        .inspect(|_| db.progress().advance(1))
         .collect();
     let mut warnings = Vec::new();
     // Receives by (receiver, sender, tag), in each receiver's record order.

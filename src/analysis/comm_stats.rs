@@ -11,9 +11,7 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 
 use crate::error::{Location, Warning};
-use crate::formats::blprof::commdata::{
-    AFTER_CALL, BEFORE_CALL, WAITSOME, func_name, is_send,
-};
+use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, WAITSOME, func_name, is_send};
 use crate::formats::blprof::database::{Database, ProcComm};
 
 pub use super::comm_select::CommSelection;
@@ -186,8 +184,11 @@ pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<War
     let parts: Vec<Partial> = index
         .procs
         .par_iter()
-        .filter(|p| sel.wants_proc(p.proc))
-        .map(|p| scan_proc(db, p, sel))
+        .filter_map(|p| {
+            let part = sel.wants_proc(p.proc).then(|| scan_proc(db, p, sel));
+            db.progress().advance(1);
+            part
+        })
         .collect();
     let mut s = CommStats {
         nprocs: parts.len(),

@@ -191,8 +191,11 @@ pub fn barriers(
     let per: Vec<ProcSyncs> = index
         .procs
         .par_iter()
-        .filter(|p| sel.wants_proc(p.proc))
-        .map(|p| proc_syncs(db, p, sel))
+        .filter_map(|p| {
+            let syncs = sel.wants_proc(p.proc).then(|| proc_syncs(db, p, sel));
+            db.progress().advance(1);
+            syncs
+        })
         .collect();
     let mut warnings = Vec::new();
     let (mut bars, mut reds) = (Vec::new(), Vec::new());
@@ -274,6 +277,7 @@ pub fn send_matrix(
             }
             (p.proc, m, b, unknown, w)
         })
+        .inspect(|_| db.progress().advance(1))
         .collect();
     let mut s = SendMatrix {
         nprocs: n,

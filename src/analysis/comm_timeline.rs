@@ -130,6 +130,7 @@ pub fn comm_calls(
             calls.sort_by(|a, b| a.start.total_cmp(&b.start));
             (p.proc, calls, w)
         })
+        .inspect(|_| db.progress().advance(1))
         .collect();
     let mut warnings = Vec::new();
     let mut out = Vec::new();
@@ -205,8 +206,14 @@ pub fn timeline_rows(
                 (((t - span.0) / width * columns as f64).floor().max(0.0) as usize).min(columns - 1)
             };
             let w = proc_calls(db, p, window, &mut |c| {
-                let k = usize::try_from(c.kind).ok().filter(|&k| k < KINDS).unwrap_or(0);
-                let (a, z) = (c.start.max(span.0), c.end.min(span.1).max(c.start.max(span.0)));
+                let k = usize::try_from(c.kind)
+                    .ok()
+                    .filter(|&k| k < KINDS)
+                    .unwrap_or(0);
+                let (a, z) = (
+                    c.start.max(span.0),
+                    c.end.min(span.1).max(c.start.max(span.0)),
+                );
                 let (ca, cz) = (col(a), col(z));
                 for i in ca..=cz {
                     let lo = span.0 + width * i as f64 / columns as f64;
@@ -250,6 +257,7 @@ pub fn timeline_rows(
             }
             (TimelineRow { proc: p.proc, bars }, w)
         })
+        .inspect(|_| db.progress().advance(1))
         .collect();
     let mut warnings = Vec::new();
     let mut rows = Vec::new();

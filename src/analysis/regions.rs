@@ -191,6 +191,7 @@ fn load_proc(db: &Database, p: &ProcTrace) -> (ProcRegions, Vec<Warning>) {
                 format!("process {}: region records of a block skipped: {e}", p.proc),
             )),
         }
+        db.progress().advance(1);
     }
     (ProcRegions::pair(p.proc, records), warnings)
 }

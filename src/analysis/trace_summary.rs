@@ -147,6 +147,7 @@ pub fn for_each_call(
                 format!("process {}: trace block skipped: {e}", p.proc),
             ));
         }
+        db.progress().advance(1);
     }
 }
 

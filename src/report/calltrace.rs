@@ -65,6 +65,7 @@ pub fn write_calltrace(
         reference_names,
     };
     for b in &p.blocks {
+        db.progress().advance(1);
         let file = match db.trace_block_file(b) {
             Ok(f) => f,
             Err(e) => {

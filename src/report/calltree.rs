@@ -1,5 +1,6 @@
 //! Renderers of a call-path tree merged over processes: indented text,
-//! JSON, folded stacks (flame graphs) and a self-contained HTML page.
+//! JSON, Hatchet's literal JSON, folded stacks (flame graphs) and a
+//! self-contained HTML page.
 
 use std::io::{self, Write};
 
@@ -248,6 +249,82 @@ pub fn write_json(
             roots,
         },
     )
+}
+
+/// One node of Hatchet's "literal" format (`GraphFrame.from_literal`).
+#[derive(Serialize)]
+struct HatchetNode<'a> {
+    frame: HatchetFrame<'a>,
+    metrics: HatchetMetrics,
+    children: Vec<HatchetNode<'a>>,
+}
+
+#[derive(Serialize)]
+struct HatchetFrame<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// Hatchet tells inclusive metrics by `(inc)` in the name.
+#[derive(Serialize)]
+struct HatchetMetrics {
+    #[serde(rename = "time (inc)")]
+    inclusive: f64,
+    time: f64,
+    calls: u64,
+}
+
+fn node_hatchet<'a>(
+    tree: &'a CallTree<Spread>,
+    id: NodeId,
+    view: &TreeView,
+    depth: usize,
+    calls: &[u64],
+    total: f64,
+) -> HatchetNode<'a> {
+    let m = &tree.node(id).metrics;
+    let p = view.nprocs.max(1) as f64;
+    let children = if view.max_depth.is_some_and(|d| depth >= d) {
+        Vec::new()
+    } else {
+        children_sorted(tree, id, view, calls, total)
+            .into_iter()
+            .map(|c| node_hatchet(tree, c, view, depth + 1, calls, total))
+            .collect()
+    };
+    HatchetNode {
+        frame: HatchetFrame {
+            name: tree.name(id),
+            kind: "function",
+        },
+        metrics: HatchetMetrics {
+            inclusive: m.total.inclusive / p,
+            time: m.total.exclusive / p,
+            calls: m.total.calls,
+        },
+        children,
+    }
+}
+
+/// Hatchet's literal format: a list of root nodes, each
+/// `{"frame": {"name", "type": "function"}, "metrics": {"time (inc)",
+/// "time", "calls"}, "children": [...]}`, for
+/// `hatchet.GraphFrame.from_literal`. Times are seconds averaged over the
+/// merged processes (as the text tree shows them); calls are summed over
+/// processes. Children are ordered as in the text tree.
+pub fn write_hatchet(
+    w: &mut dyn Write,
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+) -> io::Result<()> {
+    let calls = subtree_calls(tree);
+    let total = total_inclusive(tree);
+    let roots: Vec<HatchetNode> = children_sorted(tree, tree.root(), view, &calls, total)
+        .into_iter()
+        .map(|c| node_hatchet(tree, c, view, 0, &calls, total))
+        .collect();
+    super::json::write_pretty(w, &roots)
 }
 
 /// Folded stacks, `a;b;c <µs>`: each node's exclusive time (summed over

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::error::{Error, Location, Result, Warning};
+use crate::progress::Progress;
 use crate::source::InputFile;
 
 pub const BLOCK: usize = 1024;
@@ -108,6 +109,7 @@ pub struct TlogFile {
     warnings: Vec<Warning>,
     /// Records in complete 16-byte units (the trailing partial record excluded).
     records: usize,
+    progress: Progress,
 }
 
 use scan::MAX_ISSUES;
@@ -178,7 +180,15 @@ impl TlogFile {
             procs,
             warnings,
             records,
+            progress: Progress::none(),
         })
+    }
+
+    /// Watches the reads: the hook advances by the number of blocks each
+    /// [`Self::read_blocks`] reads (the dumps, the summary and the tree read
+    /// through it; the opening scan and [`Self::iter`] do not).
+    pub fn set_progress(&mut self, progress: Progress) {
+        self.progress = progress;
     }
 
     pub fn path(&self) -> &Path {
@@ -235,6 +245,7 @@ impl TlogFile {
     /// Blocks `first..first + n` into `buf` through the file handle (or a
     /// slice of the map for in-memory inputs).
     pub fn read_blocks<'a>(&'a self, first: usize, n: usize, buf: &'a mut Vec<u8>) -> &'a [u8] {
+        self.progress.advance(n as u64);
         read_window(&self.file, self.reader.as_ref(), first, n, buf)
     }
 

@@ -9,8 +9,10 @@ use crate::commands;
 /// Where did the time go? Reports from AMReX bl_prof databases, Omni libtlog
 /// traces and timer trees.
 ///
-/// Exit codes: 0 success; 1 damaged data, failed checks, or warnings with
-/// --strict; 2 usage errors or input that cannot be read at all.
+/// Exit codes: 0 success; 3 a report from damaged or suspicious input (see
+/// the warnings); 1 damaged data that leaves nothing to report, failed
+/// checks, or warnings with --strict; 2 usage errors or input that cannot be
+/// read at all.
 #[derive(Parser, Debug)]
 #[command(name = "profparse", version, about, long_about, max_term_width = 100)]
 pub struct Cli {
@@ -61,7 +63,7 @@ pub enum Command {
     Regions(commands::regions::RegionsArgs),
     /// Call-path tree: a node is a function at a position in the nesting;
     /// calls, inclusive and exclusive time per node, merged over processes
-    /// or for one (--proc). Text, JSON, folded stacks or HTML.
+    /// or for one (--proc). Text, JSON, folded stacks, HTML or Hatchet.
     Calltree(commands::calltree::CallTreeArgs),
     /// Chronological text call trace of one process (amrprofparser -ttrace).
     Calltrace(commands::calltrace::CallTraceArgs),
@@ -77,6 +79,16 @@ pub enum Command {
     Tlog(commands::tlog::TlogArgs),
     /// Timer trees: print and merge serialized trees.
     Tree(commands::tree::TreeArgs),
+    /// Shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    ///
+    /// bash: `profparse completions bash > ~/.local/share/bash-completion/completions/profparse`;
+    /// zsh: `profparse completions zsh > ~/.zfunc/_profparse` (with `fpath+=~/.zfunc`);
+    /// fish: `profparse completions fish > ~/.config/fish/completions/profparse.fish`.
+    Completions(commands::completions::CompletionsArgs),
+    /// The manual page (roff) on stdout, -o FILE, or every page into --dir DIR.
+    ///
+    /// Read it with `profparse man | man -l -`.
+    Man(commands::man::ManArgs),
 }
 
 /// The bl_prof database directory argument, shared by the bl_prof commands.

@@ -1,11 +1,12 @@
 //! Run-wide state of one invocation: how to show warnings, and the exit code.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::process::ExitCode;
 
 use profparse::{Error, Warning};
 
 use crate::cli::GlobalArgs;
+use crate::progress::Bar;
 
 /// Exit codes scripts can rely on (docs/ERRORS.md).
 pub const EXIT_OK: u8 = 0;
@@ -19,6 +20,8 @@ pub struct Context {
     pub quiet: bool,
     pub verbose: u8,
     warnings: Cell<usize>,
+    /// The bar on screen, if any: messages on stderr are printed around it.
+    bar: RefCell<Option<indicatif::ProgressBar>>,
 }
 
 impl Context {
@@ -28,6 +31,7 @@ impl Context {
             quiet: args.quiet,
             verbose: args.verbose,
             warnings: Cell::new(0),
+            bar: RefCell::new(None),
         }
     }
 
@@ -35,7 +39,7 @@ impl Context {
     pub fn warn(&self, w: &Warning) {
         self.warnings.set(self.warnings.get() + 1);
         if !self.quiet {
-            eprintln!("warning: {w}");
+            self.stderr(|| eprintln!("warning: {w}"));
         }
     }
 
@@ -48,8 +52,48 @@ impl Context {
     /// Verbose-only information on stderr.
     pub fn info(&self, level: u8, msg: impl AsRef<str>) {
         if self.verbose >= level {
-            eprintln!("{}", msg.as_ref());
+            self.stderr(|| eprintln!("{}", msg.as_ref()));
         }
+    }
+
+    /// Prints on stderr with the progress bar (if one is shown) out of the way.
+    fn stderr(&self, f: impl FnOnce()) {
+        match &*self.bar.borrow() {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
+    /// A progress bar of `len` units of `unit` on stderr, shown only when
+    /// stderr is a terminal and `-q` is not given. Give the library its
+    /// [`Bar::hook`]; dropping the bar clears it.
+    pub fn progress(&self, len: u64, what: &str, unit: &str) -> Bar<'_> {
+        use std::io::IsTerminal;
+        let visible = !self.quiet && len > 0 && std::io::stderr().is_terminal();
+        let bar = Bar::new(self, visible, len, what, unit);
+        if visible {
+            *self.bar.borrow_mut() = Some(bar.progress_bar());
+        }
+        bar
+    }
+
+    /// Like [`Self::progress`] for work that writes its report while it
+    /// runs: hidden as well when that report goes to the terminal.
+    pub fn progress_beside(
+        &self,
+        output: &crate::cli::OutputArg,
+        len: u64,
+        what: &str,
+        unit: &str,
+    ) -> Bar<'_> {
+        if self.table_style(output).terminal {
+            return Bar::new(self, false, len, what, unit);
+        }
+        self.progress(len, what, unit)
+    }
+
+    pub(crate) fn bar_done(&self) {
+        self.bar.borrow_mut().take();
     }
 
     /// Turns a command's result into the process exit code, printing errors.

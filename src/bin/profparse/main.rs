@@ -5,6 +5,7 @@ mod cli;
 mod commands;
 mod context;
 mod output;
+mod progress;
 
 use std::process::ExitCode;
 
@@ -34,6 +35,8 @@ fn main() -> ExitCode {
         Command::Synth(args) => commands::synth::run(args, &ctx),
         Command::Tlog(args) => commands::tlog::run(args, &ctx),
         Command::Tree(args) => commands::tree::run(args, &ctx),
+        Command::Completions(args) => commands::completions::run(args),
+        Command::Man(args) => commands::man::run(args),
     };
     ctx.exit_code(result)
 }

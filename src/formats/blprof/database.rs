@@ -19,6 +19,7 @@ use super::commdata::CommRecords;
 use super::files::{Part, file_number};
 use super::headerfile::read_text;
 use crate::error::{Error, Location, Result, Warning};
+use crate::progress::Progress;
 use crate::source::InputFile;
 
 /// One process's trace blocks (in write order) and function names.
@@ -65,6 +66,7 @@ pub struct Database {
     trace: OnceLock<TraceIndex>,
     comm_index: OnceLock<CommIndex>,
     data_files: Mutex<HashMap<String, Arc<InputFile>>>,
+    progress: Progress,
 }
 
 impl Database {
@@ -130,6 +132,7 @@ impl Database {
             trace: OnceLock::new(),
             comm_index: OnceLock::new(),
             data_files: Mutex::new(HashMap::new()),
+            progress: Progress::none(),
         })
     }
 
@@ -240,6 +243,18 @@ impl Database {
                 .collect();
             CommIndex { procs, warnings }
         })
+    }
+
+    /// Watches the block loops of the analyses run on this database: the
+    /// hook advances once per trace block read (call and region records),
+    /// and once per process finished in the comm analyses.
+    pub fn set_progress(&mut self, progress: Progress) {
+        self.progress = progress;
+    }
+
+    /// The hook set by [`Self::set_progress`] (none by default).
+    pub fn progress(&self) -> &Progress {
+        &self.progress
     }
 
     /// Maps only the bytes of one trace block (both Real layouts fit in the

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use profparse::report::calltrace::write_calltrace;
 
-use super::trace_common::open_trace_db;
+use super::trace_common::{open_trace_db, trace_blocks};
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
 use crate::output::{self, UsageError};
@@ -32,7 +32,16 @@ pub struct CallTraceArgs {
 }
 
 pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = open_trace_db(&args.db.db, ctx)?;
+    let mut db = open_trace_db(&args.db.db, ctx)?;
+    // The trace goes out while the blocks are read: no bar when it goes to
+    // the terminal.
+    let bar = ctx.progress_beside(
+        &args.output,
+        trace_blocks(&db, Some(args.proc)),
+        "call trace",
+        "blocks",
+    );
+    db.set_progress(bar.hook());
     let p = db
         .trace_index()
         .procs
@@ -54,6 +63,7 @@ pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         args.reference_names,
     )?;
     out.flush()?;
+    drop(bar);
     ctx.warn_all(&warnings);
     Ok(ExitCode::SUCCESS)
 }

@@ -5,10 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use profparse::analysis::calltree::{call_tree, inconsistent_nodes};
-use profparse::report::calltree::{TreeView, write_folded, write_html, write_json, write_text};
+use profparse::report::calltree::{
+    TreeView, write_folded, write_hatchet, write_html, write_json, write_text,
+};
 use profparse::{Location, Warning};
 
-use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection};
+use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection, trace_blocks};
 use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::output::{self, UsageError};
@@ -23,6 +25,9 @@ pub enum TreeFormat {
     Folded,
     /// One self-contained page with collapsible branches.
     Html,
+    /// Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`): seconds
+    /// averaged over processes, calls summed.
+    Hatchet,
 }
 
 #[derive(Args, Debug)]
@@ -51,7 +56,7 @@ pub struct CallTreeArgs {
 }
 
 pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = open_trace_db(&args.db.db, ctx)?;
+    let mut db = open_trace_db(&args.db.db, ctx)?;
     if let Some(p) = args.proc
         && !db.trace_index().procs.iter().any(|t| t.proc == p)
     {
@@ -59,8 +64,16 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     let (filter, fw) = region_filter(&args.regions)?;
     ctx.warn_all(&fw);
+    // Regions (every block), then the calls of the processes in the tree.
+    let bar = ctx.progress(
+        trace_blocks(&db, None) + trace_blocks(&db, args.proc),
+        "call tree",
+        "blocks",
+    );
+    db.set_progress(bar.hook());
     let (_regions, sel) = selection(&db, &filter, Unfiltered::Everything, ctx)?;
     let (tree, nprocs, warnings) = call_tree(&db, &sel, args.proc);
+    drop(bar);
     ctx.warn_all(&warnings);
     for id in inconsistent_nodes(&tree) {
         ctx.warn(&Warning::new(
@@ -93,6 +106,7 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         TreeFormat::Json => write_json(&mut out, &tree, &view, args.proc)?,
         TreeFormat::Folded => write_folded(&mut out, &tree, &view)?,
+        TreeFormat::Hatchet => write_hatchet(&mut out, &tree, &view)?,
         TreeFormat::Html => write_html(&mut out, &tree, &view, &args.db.db.display().to_string())?,
     }
     out.flush()?;

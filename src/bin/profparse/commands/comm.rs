@@ -12,6 +12,7 @@ use super::export::parse_window;
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
 use crate::output;
+use crate::progress::Bar;
 
 #[derive(Args, Debug)]
 pub struct CommArgs {
@@ -138,8 +139,14 @@ pub enum CommCommand {
     },
 }
 
-fn open_comm_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<Database> {
-    let db = Database::open(path)?;
+/// The database, with a progress bar over its processes hooked in (the
+/// comm analyses advance it once per process; drop it when they are done).
+fn open_comm_db<'c>(
+    path: &std::path::Path,
+    ctx: &'c Context,
+    what: &str,
+) -> anyhow::Result<(Database, Bar<'c>)> {
+    let mut db = Database::open(path)?;
     ctx.warn_all(db.warnings());
     if !db.parts().contains(&Part::Comm) {
         return Err(profparse::Error::NotFound(format!(
@@ -149,7 +156,9 @@ fn open_comm_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<Databas
         .into());
     }
     ctx.warn_all(&db.comm_index().warnings);
-    Ok(db)
+    let bar = ctx.progress(db.comm_index().procs.len() as u64, what, "processes");
+    db.set_progress(bar.hook());
+    Ok((db, bar))
 }
 
 pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -160,9 +169,10 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             format,
             output,
         } => {
-            let database = open_comm_db(&db.db, ctx)?;
+            let (database, bar) = open_comm_db(&db.db, ctx, "comm stats")?;
             let sel = select.selection();
             let (s, warnings) = comm_stats(&database, &sel);
+            drop(bar);
             ctx.warn_all(&warnings);
             ctx.info(
                 1,
@@ -205,9 +215,10 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             format,
             output,
         } => {
-            let database = open_comm_db(&db.db, ctx)?;
+            let (database, bar) = open_comm_db(&db.db, ctx, "comm barriers")?;
             let (r, warnings) =
                 profparse::analysis::comm_sync::barriers(&database, &select.selection());
+            drop(bar);
             ctx.warn_all(&warnings);
             let mut out = output::open(output.output.as_deref())?;
             match format {
@@ -223,9 +234,10 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             svg,
             output,
         } => {
-            let database = open_comm_db(&db.db, ctx)?;
+            let (database, bar) = open_comm_db(&db.db, ctx, "comm matrix")?;
             let (m, warnings) =
                 profparse::analysis::comm_sync::send_matrix(&database, &select.selection());
+            drop(bar);
             ctx.warn_all(&warnings);
             if let Some(path) = svg {
                 let f = std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?;
@@ -283,9 +295,10 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             format,
             output,
         } => {
-            let database = open_comm_db(&db.db, ctx)?;
+            let (database, bar) = open_comm_db(&db.db, ctx, "comm pairs")?;
             let (r, warnings) =
                 profparse::analysis::comm_pairs::pair_messages(&database, &select.selection());
+            drop(bar);
             ctx.warn_all(&warnings);
             let mut out = output::open(output.output.as_deref())?;
             match format {
@@ -330,7 +343,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 )
                 .into());
             }
-            let database = open_comm_db(&db.db, ctx)?;
+            let (database, bar) = open_comm_db(&db.db, ctx, "comm timeline")?;
             let window = time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
             if let Some(path) = svg {
                 use profparse::analysis::comm_timeline::{time_span, timeline_rows};
@@ -359,10 +372,12 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 }
                 ctx.info(1, format!("wrote {n} events to {}", path.display()));
             }
+            drop(bar);
         }
         CommCommand::Check { db, format, output } => {
-            let database = open_comm_db(&db.db, ctx)?;
+            let (database, bar) = open_comm_db(&db.db, ctx, "comm check")?;
             let r = profparse::analysis::comm_check::comm_check(&database);
+            drop(bar);
             let mut out = output::open(output.output.as_deref())?;
             match format {
                 CommFormat::Json => write_pretty(&mut out, &r)?,

@@ -9,7 +9,7 @@ use profparse::analysis::regions::Regions;
 use profparse::report::chrome::{ChromeOptions, write_blprof_trace};
 use profparse::{Location, Warning};
 
-use super::trace_common::open_trace_db;
+use super::trace_common::{open_trace_db, trace_blocks};
 use crate::cli::DatabaseArg;
 use crate::context::Context;
 use crate::output::UsageError;
@@ -56,12 +56,19 @@ pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
 }
 
 pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = open_trace_db(&args.db.db, ctx)?;
+    let mut db = open_trace_db(&args.db.db, ctx)?;
     if let Some(p) = args.proc
         && !db.trace_index().procs.iter().any(|t| t.proc == p)
     {
         return Err(UsageError(format!("--proc {p}: no call traces for that process")).into());
     }
+    // Regions (every block), then the calls of the exported processes.
+    let bar = ctx.progress(
+        trace_blocks(&db, None) + trace_blocks(&db, args.proc),
+        "export",
+        "blocks",
+    );
+    db.set_progress(bar.hook());
     let regions = Regions::load(&db);
     ctx.warn_all(&regions.warnings);
     let file =
@@ -74,6 +81,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let (events, warnings) = write_blprof_trace(&mut out, &db, &regions, &opts)?;
     out.flush()?;
+    drop(bar);
     ctx.warn_all(&warnings);
     let size = std::fs::metadata(&args.chrome)
         .map(|m| m.len())

@@ -4,8 +4,10 @@
 pub mod calltrace;
 pub mod calltree;
 pub mod comm;
+pub mod completions;
 pub mod export;
 pub mod info;
+pub mod man;
 pub mod regions;
 pub mod summary;
 pub mod synth;

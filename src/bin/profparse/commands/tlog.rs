@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 use profparse::analysis::calltree::merge_trees;
-use profparse::report::calltree::{TreeView, write_folded, write_json as tree_json, write_text};
+use profparse::report::calltree::{
+    TreeView, write_folded, write_hatchet, write_json as tree_json, write_text,
+};
 use profparse::report::chrome::write_tlog_trace;
 use profparse::report::json::write_pretty;
 use profparse::tlog::TlogFile;
@@ -52,9 +54,14 @@ pub enum SummaryFormat {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TreeFormat {
+    /// Indented text, numbers first and the nesting last.
     Text,
+    /// Nested JSON (`roots` → `children`), docs/JSON.md.
     Json,
+    /// `a;b;c <microseconds of exclusive time>` for flame graph tools.
     Folded,
+    /// Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`).
+    Hatchet,
 }
 
 #[derive(Subcommand, Debug)]
@@ -125,6 +132,12 @@ fn open(path: &PathBuf, ctx: &Context, raw: bool) -> anyhow::Result<TlogFile> {
     Ok(t)
 }
 
+/// Blocks read for all processes' events, one process after another (the
+/// summary, the tree and the per-process dumps).
+fn proc_blocks(t: &TlogFile) -> u64 {
+    t.procs().map(|p| t.proc_blocks(p).len() as u64).sum()
+}
+
 fn names(path: &Option<PathBuf>) -> anyhow::Result<EventNames> {
     Ok(match path {
         Some(p) => EventNames::parse(&std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?, p)?,
@@ -142,7 +155,7 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             raw,
             output,
         } => {
-            let t = open(file, ctx, *raw)?;
+            let mut t = open(file, ctx, *raw)?;
             let nodes = nodes.unwrap_or(t.nprocs());
             if matches!(style, Style::TlogDump | Style::Sample) {
                 if nodes == 0 {
@@ -155,12 +168,22 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 DumpFormat::Json => write_json(&mut out, &t)?,
                 DumpFormat::Csv => write_csv(&mut out, &t)?,
                 DumpFormat::Text => {
+                    // File order reads every block once; per-process sections
+                    // read each process's blocks (twice in a damaged file: a
+                    // counting pass first).
+                    let blocks = match style {
+                        Style::Tlogdump => t.blocks() as u64,
+                        _ => proc_blocks(&t) * (1 + u64::from(!t.warnings().is_empty())),
+                    };
+                    let bar = ctx.progress_beside(output, blocks, "tlog dump", "blocks");
+                    t.set_progress(bar.hook());
                     let style = match style {
                         Style::Tlogdump => DumpStyle::TlogDump,
                         Style::TlogDump => DumpStyle::TlogDumpC { nodes },
                         Style::Sample => DumpStyle::Sample { nodes },
                     };
-                    write_dump(&mut out, &t, style)?
+                    write_dump(&mut out, &t, style)?;
+                    out.flush()?;
                 }
             }
             out.flush()?;
@@ -171,8 +194,12 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             format,
             output,
         } => {
-            let t = open(file, ctx, false)?;
-            let s = summarize(&t, &names(event_names)?, Trees::Skip);
+            let mut t = open(file, ctx, false)?;
+            let names = names(event_names)?;
+            let bar = ctx.progress(proc_blocks(&t), "tlog summary", "blocks");
+            t.set_progress(bar.hook());
+            let s = summarize(&t, &names, Trees::Skip);
+            drop(bar);
             ctx.warn_all(&s.warnings);
             let mut out = output::open(output.output.as_deref())?;
             match format {
@@ -215,8 +242,12 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             format,
             output,
         } => {
-            let t = open(file, ctx, false)?;
-            let s = summarize(&t, &names(event_names)?, Trees::Build);
+            let mut t = open(file, ctx, false)?;
+            let names = names(event_names)?;
+            let bar = ctx.progress(proc_blocks(&t), "tlog tree", "blocks");
+            t.set_progress(bar.hook());
+            let s = summarize(&t, &names, Trees::Build);
+            drop(bar);
             ctx.warn_all(&s.warnings);
             let trees: Vec<(usize, profparse::model::calltree::CallTree)> = s
                 .trees
@@ -241,6 +272,7 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 TreeFormat::Text => write_text(&mut out, &tree, &view)?,
                 TreeFormat::Json => tree_json(&mut out, &tree, &view, proc.map(usize::from))?,
                 TreeFormat::Folded => write_folded(&mut out, &tree, &view)?,
+                TreeFormat::Hatchet => write_hatchet(&mut out, &tree, &view)?,
             }
             out.flush()?;
         }

@@ -28,6 +28,18 @@ pub fn open_trace_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<Da
     Ok(db)
 }
 
+/// Trace blocks of every process (`None`) or of one: the units of the
+/// progress bars (a regions pass reads every block, an analysis those of
+/// the processes it covers).
+pub fn trace_blocks(db: &Database, proc: Option<usize>) -> u64 {
+    db.trace_index()
+        .procs
+        .iter()
+        .filter(|p| proc.is_none_or(|x| x == p.proc))
+        .map(|p| p.blocks.len() as u64)
+        .sum()
+}
+
 /// The region filter the arguments ask for.
 pub fn region_filter(args: &RegionArgs) -> anyhow::Result<(RegionFilter, Vec<Warning>)> {
     let mut warnings = Vec::new();

@@ -9,7 +9,7 @@ use profparse::analysis::trace_summary::trace_summary;
 use profparse::report::{csv, json, reference, table};
 
 use super::summary::{SummaryFormat, TableOptions};
-use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection};
+use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection, trace_blocks};
 use crate::cli::{DatabaseArg, RegionArgs};
 use crate::context::Context;
 use crate::output::{self, UsageError};
@@ -26,7 +26,7 @@ pub struct TraceSummaryArgs {
 
 pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let args = &all.table;
-    let db = open_trace_db(&all.db.db, ctx)?;
+    let mut db = open_trace_db(&all.db.db, ctx)?;
     let (filter, fw) = region_filter(&all.regions)?;
     ctx.warn_all(&fw);
     let nprocs = db.nprocs().unwrap_or(0);
@@ -37,8 +37,17 @@ pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    // Regions and exclusive times read every block; inclusive times read
+    // the selected process's once more.
+    let bar = ctx.progress(
+        2 * trace_blocks(&db, None) + trace_blocks(&db, Some(args.proc)),
+        "trace summary",
+        "blocks",
+    );
+    db.set_progress(bar.hook());
     let (_regions, sel) = selection(&db, &filter, Unfiltered::RegionSpan, ctx)?;
     let (t, warnings) = trace_summary(&db, &sel, args.proc);
+    drop(bar);
     ctx.warn_all(&warnings);
     let s = &t.summary;
     let cut = |order: Vec<usize>| -> Vec<usize> {

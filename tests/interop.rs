@@ -1,0 +1,370 @@
+//! Open formats read by other tools: Hatchet's literal JSON (checked with
+//! Hatchet itself when Python has it), folded stacks rendered by inferno,
+//! shell completions and the man page.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn blprof(db: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/blprof")
+        .join(db)
+        .join("bl_prof")
+}
+
+fn tlog(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/tlog")
+        .join(name)
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = Command::cargo_bin("profparse")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+// ---------------------------------------------------------------- Hatchet
+
+/// Σ of one metric over every node of a literal tree, and the node count.
+fn literal_sum(nodes: &[Value], metric: &str) -> (f64, usize) {
+    let mut sum = 0.0;
+    let mut count = 0;
+    for n in nodes {
+        assert_eq!(n["frame"]["type"], "function");
+        assert!(n["frame"]["name"].is_string());
+        sum += n["metrics"][metric].as_f64().unwrap();
+        count += 1;
+        let (s, c) = literal_sum(n["children"].as_array().unwrap(), metric);
+        sum += s;
+        count += c;
+    }
+    (sum, count)
+}
+
+fn names(nodes: &[Value], out: &mut Vec<String>) {
+    for n in nodes {
+        out.push(n["frame"]["name"].as_str().unwrap().to_owned());
+        names(n["children"].as_array().unwrap(), out);
+    }
+}
+
+/// Whether `python3 -c "import hatchet"` works. When it does not, the
+/// Hatchet checks are skipped, unless PROFPARSE_REQUIRE_HATCHET=1 (CI sets
+/// it after installing Hatchet) makes that a failure.
+fn hatchet_available() -> bool {
+    // Importing hatchet (and pandas) takes seconds: ask once per test run.
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let ok = *AVAILABLE.get_or_init(|| {
+        std::process::Command::new("python3")
+            .args(["-c", "import hatchet"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if !ok {
+        assert!(
+            std::env::var("PROFPARSE_REQUIRE_HATCHET").as_deref() != Ok("1"),
+            "PROFPARSE_REQUIRE_HATCHET=1 but `python3 -c \"import hatchet\"` fails"
+        );
+        eprintln!("note: Python's hatchet is not installed; Hatchet checks skipped");
+    }
+    ok
+}
+
+/// Loads a literal with Hatchet; returns (Σ time, Σ time (inc) of the
+/// roots, Σ calls, rows, names).
+fn load_with_hatchet(literal: &str) -> (f64, f64, f64, usize, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tree.json");
+    std::fs::write(&file, literal).unwrap();
+    let script = r#"
+import json, sys
+import hatchet as ht
+gf = ht.GraphFrame.from_literal(json.load(open(sys.argv[1])))
+df = gf.dataframe
+roots = sum(df.loc[r, "time (inc)"] for r in gf.graph.roots)
+print(repr(float(df["time"].sum())))
+print(repr(float(roots)))
+print(repr(float(df["calls"].sum())))
+print(len(df))
+for name in df["name"]:
+    print(name)
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "hatchet from_literal failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let mut num = || lines.next().unwrap().parse::<f64>().unwrap();
+    let (time, roots, calls, rows) = (num(), num(), num(), num() as usize);
+    let names = lines.map(str::to_owned).collect();
+    (time, roots, calls, rows, names)
+}
+
+#[test]
+fn calltree_hatchet_literal_matches_the_json_tree() {
+    for db in ["small4", "single", "flush"] {
+        let d = blprof(db);
+        let d = d.to_str().unwrap();
+        let json: Value =
+            serde_json::from_str(&run_ok(&["calltree", d, "--format", "json"])).unwrap();
+        let nprocs = json["nprocs"].as_f64().unwrap();
+        let total = json["total_inclusive"].as_f64().unwrap() / nprocs;
+        let literal = run_ok(&["calltree", d, "--format", "hatchet"]);
+        let roots: Vec<Value> = serde_json::from_str(&literal).unwrap();
+        assert!(!roots.is_empty(), "{db}");
+        // Same nodes in the same order as the JSON tree, times averaged.
+        let json_roots = json["roots"].as_array().unwrap();
+        assert_eq!(roots.len(), json_roots.len());
+        for (h, j) in roots.iter().zip(json_roots) {
+            assert_eq!(h["frame"]["name"], j["name"]);
+            assert!(close(
+                h["metrics"]["time (inc)"].as_f64().unwrap(),
+                j["inclusive_avg"].as_f64().unwrap()
+            ));
+            assert!(close(
+                h["metrics"]["time"].as_f64().unwrap(),
+                j["exclusive_avg"].as_f64().unwrap()
+            ));
+            assert_eq!(h["metrics"]["calls"], j["calls"]);
+        }
+        // Exclusive times add up to the total inclusive time.
+        let (time, nodes) = literal_sum(&roots, "time");
+        assert!(close(time, total), "{db}: Σ time {time} vs total {total}");
+        if !hatchet_available() {
+            continue;
+        }
+        let (h_time, h_roots, h_calls, rows, h_names) = load_with_hatchet(&literal);
+        assert!(
+            close(h_time, total),
+            "{db}: hatchet Σ time {h_time} vs {total}"
+        );
+        assert!(
+            close(h_roots, total),
+            "{db}: hatchet roots {h_roots} vs {total}"
+        );
+        assert_eq!(rows, nodes, "{db}");
+        let (calls, _) = literal_sum(&roots, "calls");
+        assert!(close(h_calls, calls));
+        let mut ours = Vec::new();
+        names(&roots, &mut ours);
+        let (mut a, mut b) = (ours, h_names);
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{db}");
+    }
+}
+
+#[test]
+fn calltree_hatchet_of_one_process_and_with_bounds() {
+    let d = blprof("small4");
+    let d = d.to_str().unwrap();
+    let one: Vec<Value> = serde_json::from_str(&run_ok(&[
+        "calltree", d, "--proc", "1", "--format", "hatchet",
+    ]))
+    .unwrap();
+    let json: Value =
+        serde_json::from_str(&run_ok(&["calltree", d, "--proc", "1", "--format", "json"])).unwrap();
+    let (time, _) = literal_sum(&one, "time");
+    assert!(close(time, json["total_inclusive"].as_f64().unwrap()));
+    // --depth 0 keeps the roots only.
+    let top: Vec<Value> = serde_json::from_str(&run_ok(&[
+        "calltree", d, "--depth", "0", "--format", "hatchet",
+    ]))
+    .unwrap();
+    assert!(
+        top.iter()
+            .all(|n| n["children"].as_array().unwrap().is_empty())
+    );
+}
+
+#[test]
+fn tlog_tree_hatchet_literal() {
+    let l = tlog("np4.log");
+    let l = l.to_str().unwrap();
+    let json: Value =
+        serde_json::from_str(&run_ok(&["tlog", "tree", l, "--format", "json"])).unwrap();
+    let total = json["total_inclusive"].as_f64().unwrap() / json["nprocs"].as_f64().unwrap();
+    let literal = run_ok(&["tlog", "tree", l, "--format", "hatchet"]);
+    let roots: Vec<Value> = serde_json::from_str(&literal).unwrap();
+    let (incl, _) = roots.iter().fold((0.0, 0), |(s, c), n| {
+        (s + n["metrics"]["time (inc)"].as_f64().unwrap(), c + 1)
+    });
+    assert!(close(incl, total), "{incl} vs {total}");
+    if hatchet_available() {
+        let (_, h_roots, _, rows, _) = load_with_hatchet(&literal);
+        assert!(close(h_roots, total));
+        assert_eq!(rows, literal_sum(&roots, "time").1);
+    }
+}
+
+// ---------------------------------------------------------- flame graphs
+
+/// Our folded stacks rendered by inferno (the Rust flamegraph.pl).
+fn flame_svg(folded: &str) -> String {
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.count_name = "us".to_owned();
+    // Draw every frame, however narrow (the default drops those under 0.1 px).
+    opts.min_width = 0.0;
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut opts, folded.lines(), &mut svg).unwrap();
+    String::from_utf8(svg).unwrap()
+}
+
+/// `1234567` as inferno prints sample counts: `1,234,567`.
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[test]
+fn folded_stacks_render_as_a_flame_graph() {
+    for db in ["small4", "single", "nfiles2"] {
+        let d = blprof(db);
+        let folded = run_ok(&["calltree", d.to_str().unwrap(), "--format", "folded"]);
+        let mut total = 0u64;
+        let mut frames = std::collections::BTreeSet::new();
+        for line in folded.lines() {
+            let (stack, n) = line.rsplit_once(' ').unwrap();
+            total += n.parse::<u64>().unwrap();
+            frames.extend(stack.split(';').map(str::to_owned));
+        }
+        assert!(total > 0, "{db}");
+        let svg = flame_svg(&folded);
+        assert!(svg.contains("<svg"), "{db}: no SVG");
+        assert!(svg.trim_end().ends_with("</svg>"), "{db}: SVG cut short");
+        // The root frame carries the sum of all stacks.
+        let all = format!("all ({} us, 100%)", grouped(total));
+        assert!(svg.contains(&all), "{db}: no `{all}` in the SVG");
+        for f in &frames {
+            let escaped = f
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;");
+            assert!(svg.contains(&escaped), "{db}: frame {f} missing");
+        }
+    }
+}
+
+// ------------------------------------------------ completions, man page
+
+const SUBCOMMANDS: [&str; 12] = [
+    "info",
+    "summary",
+    "trace-summary",
+    "regions",
+    "calltree",
+    "calltrace",
+    "comm",
+    "export",
+    "tlog",
+    "tree",
+    "completions",
+    "man",
+];
+
+#[test]
+fn completion_scripts_name_the_commands() {
+    let bash = run_ok(&["completions", "bash"]);
+    assert!(bash.contains("complete -F _profparse"));
+    for c in SUBCOMMANDS {
+        assert!(bash.contains(c), "bash completion lacks {c}");
+    }
+    // Options and values of subcommands are completed too.
+    assert!(bash.contains("--include-region"));
+    assert!(bash.contains("hatchet"));
+    let zsh = run_ok(&["completions", "zsh"]);
+    assert!(zsh.starts_with("#compdef profparse"));
+    assert!(zsh.contains("trace-summary"));
+    let fish = run_ok(&["completions", "fish"]);
+    assert!(fish.contains("complete -c profparse"));
+    assert!(fish.contains("trace-summary"));
+    for shell in ["elvish", "powershell"] {
+        assert!(
+            run_ok(&["completions", shell]).contains("trace-summary"),
+            "{shell}"
+        );
+    }
+    // -o FILE writes the same script.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("profparse.bash");
+    run_ok(&["completions", "bash", "-o", f.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), bash);
+    // An unknown shell is a usage error.
+    let out = Command::cargo_bin("profparse")
+        .unwrap()
+        .args(["completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn man_page_is_roff_and_names_the_subcommands() {
+    let man = run_ok(&["man"]);
+    // roff: only the quote-string preamble comes before the title line.
+    let first = man
+        .lines()
+        .find(|l| !l.starts_with(".ie") && !l.starts_with(".el"));
+    assert!(
+        first.is_some_and(|l| l.starts_with(".TH profparse 1")),
+        "{first:?}"
+    );
+    assert!(man.contains(".SH SYNOPSIS"));
+    assert!(man.contains(".SH SUBCOMMANDS"));
+    for c in SUBCOMMANDS {
+        let page = format!("profparse\\-{}(1)", c.replace('-', "\\-"));
+        assert!(man.contains(&page), "man page lacks {page}");
+    }
+    assert!(!man.contains("synth"), "hidden commands stay hidden");
+
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("profparse.1");
+    run_ok(&["man", "-o", f.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), man);
+
+    // --dir: one page per subcommand, nested ones included.
+    let pages = dir.path().join("man1");
+    run_ok(&["man", "--dir", pages.to_str().unwrap()]);
+    for name in [
+        "profparse",
+        "profparse-calltree",
+        "profparse-comm-stats",
+        "profparse-tlog-tree",
+    ] {
+        let page = std::fs::read_to_string(pages.join(format!("{name}.1"))).unwrap();
+        assert!(page.contains(&format!(".TH {name} 1")), "{name}");
+    }
+    let calltree = std::fs::read_to_string(pages.join("profparse-calltree.1")).unwrap();
+    assert!(calltree.contains("hatchet") && calltree.contains("\\-\\-min\\-percent"));
+}

@@ -1,0 +1,150 @@
+//! Progress hooks: the library advances them once per unit the binary's
+//! bars count (trace block, comm process, tlog block), so a bar ends at
+//! exactly 100 %; and a run without a terminal prints no bar.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use assert_cmd::Command;
+use profparse::analysis::calltree::call_tree;
+use profparse::analysis::comm_stats::{CommSelection, comm_stats};
+use profparse::analysis::regions::Regions;
+use profparse::analysis::trace_summary::{Selection, trace_summary};
+use profparse::formats::blprof::Database;
+use profparse::progress::Progress;
+use profparse::tlog::TlogFile;
+
+fn blprof(db: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/blprof")
+        .join(db)
+        .join("bl_prof")
+}
+
+/// A hook and the counter it advances.
+fn counter() -> (Progress, Arc<AtomicU64>) {
+    let n = Arc::new(AtomicU64::new(0));
+    let seen = n.clone();
+    (
+        Progress::new(move |k| {
+            seen.fetch_add(k, Ordering::Relaxed);
+        }),
+        n,
+    )
+}
+
+/// Takes the count so far (and resets it).
+fn take(n: &AtomicU64) -> u64 {
+    n.swap(0, Ordering::Relaxed)
+}
+
+fn blocks(db: &Database, proc: Option<usize>) -> u64 {
+    db.trace_index()
+        .procs
+        .iter()
+        .filter(|p| proc.is_none_or(|x| x == p.proc))
+        .map(|p| p.blocks.len() as u64)
+        .sum()
+}
+
+#[test]
+fn trace_analyses_advance_once_per_block() {
+    for name in ["flush", "small4", "single"] {
+        let mut db = Database::open(blprof(name)).unwrap();
+        let (hook, n) = counter();
+        db.set_progress(hook);
+        let all = blocks(&db, None);
+        assert!(all > 0);
+
+        let regions = Regions::load(&db);
+        assert_eq!(take(&n), all, "{name}: regions");
+        drop(regions);
+
+        let everything = Selection { ranges: None };
+        call_tree(&db, &everything, None);
+        assert_eq!(take(&n), all, "{name}: call tree");
+        let p0 = db.trace_index().procs[0].proc;
+        call_tree(&db, &everything, Some(p0));
+        assert_eq!(take(&n), blocks(&db, Some(p0)), "{name}: call tree of one");
+
+        // Exclusive times over all processes, inclusive times of one again.
+        trace_summary(&db, &everything, p0);
+        assert_eq!(
+            take(&n),
+            all + blocks(&db, Some(p0)),
+            "{name}: trace summary"
+        );
+    }
+}
+
+#[test]
+fn comm_analyses_advance_once_per_process() {
+    let mut db = Database::open(blprof("flush")).unwrap();
+    let (hook, n) = counter();
+    db.set_progress(hook);
+    let procs = db.comm_index().procs.len() as u64;
+    assert!(procs > 1);
+    comm_stats(&db, &CommSelection::all());
+    assert_eq!(take(&n), procs);
+    // Processes left out by the selection count as done.
+    let one = [db.comm_index().procs[0].proc];
+    let sel = CommSelection {
+        procs: Some(&one),
+        ..CommSelection::all()
+    };
+    comm_stats(&db, &sel);
+    assert_eq!(take(&n), procs);
+    profparse::analysis::comm_sync::barriers(&db, &sel);
+    assert_eq!(take(&n), procs);
+    profparse::analysis::comm_sync::send_matrix(&db, &sel);
+    assert_eq!(take(&n), procs);
+    profparse::analysis::comm_pairs::pair_messages(&db, &sel);
+    assert_eq!(take(&n), procs);
+    profparse::analysis::comm_timeline::comm_calls(&db, (f64::NEG_INFINITY, f64::INFINITY));
+    assert_eq!(take(&n), procs);
+    profparse::analysis::comm_check::comm_check(&db);
+    assert_eq!(take(&n), procs);
+}
+
+#[test]
+fn tlog_reads_advance_by_blocks() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/tlog/np4.log");
+    let mut t = TlogFile::open(&path).unwrap();
+    let (hook, n) = counter();
+    t.set_progress(hook);
+    let per_proc: u64 = t.procs().map(|p| t.proc_blocks(p).len() as u64).sum();
+    profparse::tlog::summary::summarize(
+        &t,
+        &Default::default(),
+        profparse::tlog::summary::Trees::Skip,
+    );
+    assert_eq!(take(&n), per_proc);
+    let mut sink = Vec::new();
+    profparse::tlog::dump::write_dump(&mut sink, &t, profparse::tlog::dump::DumpStyle::TlogDump)
+        .unwrap();
+    assert_eq!(take(&n), t.blocks() as u64);
+}
+
+#[test]
+fn no_bar_without_a_terminal() {
+    // Test runs have no terminal on stderr: nothing but the report.
+    let d = blprof("small4");
+    for args in [
+        vec!["calltree", d.to_str().unwrap()],
+        vec!["trace-summary", d.to_str().unwrap()],
+        vec!["comm", "stats", d.to_str().unwrap()],
+    ] {
+        let out = Command::cargo_bin("profparse")
+            .unwrap()
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
