@@ -31,9 +31,13 @@ impl InputFile {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
         if meta.is_dir() {
-            return Err(Error::invalid(
-                Location::file(path),
-                "is a directory, expected a file",
+            // Unreadable as a file: exit code 2, like a missing file.
+            return Err(Error::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::IsADirectory,
+                    "is a directory, expected a file",
+                ),
             ));
         }
         let bytes = if meta.is_file() && meta.len() > 0 {
@@ -68,9 +72,13 @@ impl InputFile {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
         if meta.is_dir() {
-            return Err(Error::invalid(
-                Location::file(path),
-                "is a directory, expected a file",
+            // Unreadable as a file: exit code 2, like a missing file.
+            return Err(Error::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::IsADirectory,
+                    "is a directory, expected a file",
+                ),
             ));
         }
         let file_len = meta.len();
