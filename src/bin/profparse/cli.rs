@@ -34,6 +34,15 @@ pub struct GlobalArgs {
     /// Say more on stderr (blocks and bytes read); repeat for more.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Write outputs that would be absurdly large (over 2 GiB by estimate)
+    /// instead of refusing with advice.
+    #[arg(long, global = true)]
+    pub force: bool,
+    /// With several inputs (`tree merge`): skip an input that cannot be
+    /// read, with a warning, instead of stopping. Damaged data inside an
+    /// input is always skipped with a warning.
+    #[arg(long = "keep-going", global = true)]
+    pub keep_going: bool,
     /// Worker threads (default: one per core). Output is the same for any value.
     #[arg(short = 'j', long = "jobs", global = true, value_name = "N")]
     pub jobs: Option<usize>,

@@ -15,8 +15,15 @@ pub const EXIT_USAGE: u8 = 2;
 /// The report was produced, but the input was damaged or suspicious: see the warnings.
 pub const EXIT_PARTIAL: u8 = 3;
 
+/// Outputs estimated above this many bytes need `--force` (the environment
+/// variable `PROFPARSE_OUTPUT_LIMIT` sets another number of bytes).
+pub const OUTPUT_LIMIT: u64 = 2 << 30;
+
 pub struct Context {
     pub strict: bool,
+    pub force: bool,
+    pub keep_going: bool,
+    output_limit: u64,
     pub quiet: bool,
     pub verbose: u8,
     warnings: Cell<usize>,
@@ -28,6 +35,12 @@ impl Context {
     pub fn new(args: &GlobalArgs) -> Self {
         Context {
             strict: args.strict,
+            force: args.force,
+            keep_going: args.keep_going,
+            output_limit: std::env::var("PROFPARSE_OUTPUT_LIMIT")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(OUTPUT_LIMIT),
             quiet: args.quiet,
             verbose: args.verbose,
             warnings: Cell::new(0),
@@ -47,6 +60,21 @@ impl Context {
         for w in ws {
             self.warn(w);
         }
+    }
+
+    /// Refuses (a usage error, exit 2) an output estimated at more than
+    /// [`OUTPUT_LIMIT`] bytes (by default) unless `--force` was given; `advice` says how
+    /// to make it smaller.
+    pub fn guard_output(&self, estimate: u64, what: &str, advice: &str) -> anyhow::Result<()> {
+        if estimate <= self.output_limit || self.force {
+            return Ok(());
+        }
+        Err(crate::output::UsageError(format!(
+            "{what} would write about {} (more than {}); {advice}, or pass --force to write it anyway",
+            profparse::report::numfmt::bytes(estimate),
+            profparse::report::numfmt::bytes(self.output_limit)
+        ))
+        .into())
     }
 
     /// Verbose-only information on stderr.

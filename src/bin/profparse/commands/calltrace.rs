@@ -53,6 +53,13 @@ pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 args.proc
             ))
         })?;
+    // Lines are about 60 bytes; combining repeated calls only shortens it.
+    let records: u64 = p.blocks.iter().map(|b| b.ntrace).sum();
+    ctx.guard_output(
+        records.saturating_mul(if args.no_combine { 110 } else { 60 }),
+        "this call trace",
+        "use `calltree --proc N` for the call paths, or `export --chrome --time T0,T1` for a window",
+    )?;
     let mut out = output::open(args.output.output.as_deref())?;
     let warnings = write_calltrace(
         &mut out,

@@ -163,6 +163,17 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 }
                 t.check_nodes(nodes)?;
             }
+            // Bytes per event line, by layout (JSON and CSV carry more fields).
+            let per_event = match (format, style) {
+                (DumpFormat::Text, Style::TlogDump) => 45,
+                (DumpFormat::Text, _) => 60,
+                (_, _) => 160,
+            };
+            ctx.guard_output(
+                t.total_events().saturating_mul(per_event),
+                "this dump",
+                "`tlog summary` and `tlog tree` answer most questions in a page",
+            )?;
             let mut out = output::open(output.output.as_deref())?;
             match format {
                 DumpFormat::Json => write_json(&mut out, &t)?,

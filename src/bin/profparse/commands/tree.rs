@@ -159,8 +159,20 @@ fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 
 fn merge(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let mut trees = Vec::with_capacity(args.files.len());
+    let mut labels = Vec::with_capacity(args.files.len());
     for path in &args.files {
-        let tree = read(path, ctx)?;
+        let tree = match read(path, ctx) {
+            Ok(t) => t,
+            // --keep-going: an unreadable input is skipped, not fatal.
+            Err(e) if ctx.keep_going => {
+                ctx.warn(&Warning::new(
+                    Location::file(path),
+                    format!("skipped (--keep-going): {e}"),
+                ));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         if tree.is_empty() {
             ctx.warn(&Warning::new(
                 Location::file(path),
@@ -168,8 +180,15 @@ fn merge(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             ));
         }
         trees.push(tree);
+        labels.push(path.display().to_string());
     }
-    let labels: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    if trees.is_empty() {
+        return Err(profparse::Error::invalid(
+            Location::file(&args.files[0]),
+            "no timer tree could be read",
+        )
+        .into());
+    }
     let merged = merge_trees(&trees);
     let mut text = Vec::new();
     match args.format {

@@ -1,0 +1,124 @@
+//! The error contract of docs/ERRORS.md: exit codes, the warning format,
+//! `--strict`, `--keep-going`, `--force` and the output limit.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str], env: &[(&str, &str)]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_profparse"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(fixtures())
+        .output()
+        .unwrap();
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn exit_codes() {
+    // 0: clean input.
+    assert_eq!(run(&["summary", "blprof/small4/bl_prof"], &[]).code, 0);
+    // 2: usage errors and unreadable input, naming the path.
+    let o = run(
+        &["summary", "--sort", "nonsense", "blprof/small4/bl_prof"],
+        &[],
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    let o = run(&["summary", "no/such/db"], &[]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("no/such/db"), "{}", o.stderr);
+    let o = run(&["tlog", "dump", "blprof"], &[]);
+    assert_eq!(o.code, 2, "a directory is not a trace file: {}", o.stderr);
+    // 3: a report from damaged input, warnings naming file and offset.
+    let o = run(&["tlog", "dump", "tlog/bad/truncated_mid_record.log"], &[]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr.starts_with("warning: ") && o.stderr.contains("byte offset"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stdout.is_empty(), "the intact part is still dumped");
+    // --strict: the same run fails with 1 after writing the report.
+    let o = run(
+        &[
+            "--strict",
+            "tlog",
+            "dump",
+            "tlog/bad/truncated_mid_record.log",
+        ],
+        &[],
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(!o.stdout.is_empty());
+    // -q silences warnings but not the exit code.
+    let o = run(
+        &["-q", "tlog", "dump", "tlog/bad/truncated_mid_record.log"],
+        &[],
+    );
+    assert_eq!((o.code, o.stderr.as_str()), (3, ""));
+}
+
+#[test]
+fn absurd_outputs_need_force() {
+    let limit = [("PROFPARSE_OUTPUT_LIMIT", "1000")];
+    for args in [
+        &["tlog", "dump", "tlog/np4.log"][..],
+        &["calltrace", "blprof/small4/bl_prof", "--proc", "0"][..],
+    ] {
+        let o = run(args, &limit);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("--force") && o.stderr.contains("would write about"),
+            "{}",
+            o.stderr
+        );
+        assert!(o.stdout.is_empty(), "nothing is written when refused");
+        let mut forced = vec!["--force"];
+        forced.extend_from_slice(args);
+        let o = run(&forced, &limit);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert!(!o.stdout.is_empty());
+    }
+    // Under the default limit (2 GiB) nothing is refused.
+    assert_eq!(run(&["tlog", "dump", "tlog/np4.log"], &[]).code, 0);
+}
+
+#[test]
+fn keep_going_skips_unreadable_inputs() {
+    let args = [
+        "tree",
+        "merge",
+        "missing.json",
+        "timertree/doc_example.json",
+    ];
+    let o = run(&args, &[]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("missing.json"));
+    let mut kg = vec!["--keep-going"];
+    kg.extend_from_slice(&args);
+    let o = run(&kg, &[]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("missing.json") && o.stderr.contains("--keep-going"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stdout.contains("doc_example.json"), "{}", o.stdout);
+    // Nothing readable at all: still an error.
+    let o = run(&["--keep-going", "tree", "merge", "missing.json"], &[]);
+    assert_ne!(o.code, 0);
+}
