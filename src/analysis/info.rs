@@ -1,6 +1,6 @@
 //! What a database holds, from its headers only (no data block is read).
 
-use std::collections::BTreeSet;
+use rustc_hash::FxHashSet;
 
 use crate::formats::blprof::{Database, Part, RealWidth};
 
@@ -119,7 +119,7 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
             .blocks
             .iter()
             .map(|b| &b.datafile)
-            .collect::<BTreeSet<_>>()
+            .collect::<FxHashSet<_>>()
             .len(),
         records: h.blocks.len() as u64 * h.functions.len() as u64,
         calc_end_time: h.calc_end_time,
@@ -128,7 +128,9 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
         let idx = db.trace_index();
         let g = db.call_stats.as_ref();
         let blocks = || idx.procs.iter().flat_map(|p| &p.blocks);
-        let functions: BTreeSet<&str> = idx
+        // Hash sets: only sizes are reported, and 100,000 processes repeat
+        // the same names.
+        let functions: FxHashSet<&str> = idx
             .procs
             .iter()
             .flat_map(|p| p.functions.entries.iter().map(|(_, n)| n.as_str()))
@@ -138,7 +140,10 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
             nprocs: g.and_then(|h| h.nprocs),
             nout_files: g.and_then(|h| h.nout_files),
             header_files: db.trace_header_files().len(),
-            data_files: blocks().map(|b| &b.datafile).collect::<BTreeSet<_>>().len(),
+            data_files: blocks()
+                .map(|b| &b.datafile)
+                .collect::<FxHashSet<_>>()
+                .len(),
             procs: idx.procs.len(),
             blocks: blocks().count(),
             blocks_per_proc: MinMax::of(idx.procs.iter().map(|p| p.blocks.len() as u64)),
@@ -167,7 +172,10 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
             finest_level: g.and_then(|h| h.finest_level),
             max_level: g.and_then(|h| h.max_level),
             header_files: db.comm_header_files().len(),
-            data_files: blocks().map(|b| &b.datafile).collect::<BTreeSet<_>>().len(),
+            data_files: blocks()
+                .map(|b| &b.datafile)
+                .collect::<FxHashSet<_>>()
+                .len(),
             procs: idx.procs.len(),
             blocks: blocks().count(),
             empty_blocks: blocks().filter(|b| b.ncomm == 0).count(),
@@ -179,12 +187,12 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
                 .procs
                 .iter()
                 .flat_map(|p| &p.name_tag_names)
-                .collect::<BTreeSet<_>>()
+                .collect::<FxHashSet<_>>()
                 .len(),
             time_span: span(blocks().filter_map(|b| b.time_min_max)),
             hosts: blocks()
                 .filter_map(|b| b.host.as_deref())
-                .collect::<BTreeSet<_>>()
+                .collect::<FxHashSet<_>>()
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),

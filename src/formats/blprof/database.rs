@@ -332,8 +332,10 @@ fn group_by_proc<B: Send, X: Default + Send>(
         })
         .collect();
     let mut warnings = Vec::new();
-    let mut by_proc: HashMap<usize, (PathBuf, Vec<B>, X)> = HashMap::new();
-    for (path, r, w) in parsed {
+    // The file a process was first seen in, by index: comparing paths per
+    // block is slow with 100,000 processes.
+    let mut by_proc: HashMap<usize, (usize, Vec<B>, X)> = HashMap::new();
+    for (file_index, (path, r, w)) in parsed.into_iter().enumerate() {
         warnings.extend(w);
         let (blocks, extras) = match r {
             Ok(x) => x,
@@ -346,17 +348,17 @@ fn group_by_proc<B: Send, X: Default + Send>(
         for b in blocks {
             let (proc, line) = proc_and_line(&b);
             match by_proc.get_mut(&proc) {
-                Some((first, _, _)) if *first != path => warnings.push(Warning::new(
+                Some((first, _, _)) if *first != file_index => warnings.push(Warning::new(
                     Location::line(&path, line),
                     format!(
                         "process {proc} already has blocks in {}; block ignored",
-                        first.display()
+                        files[*first].display()
                     ),
                 )),
                 Some((_, v, _)) => v.push(b),
                 None => {
                     let extra = extras.remove(&proc).unwrap_or_default();
-                    by_proc.insert(proc, (path.clone(), vec![b], extra));
+                    by_proc.insert(proc, (file_index, vec![b], extra));
                 }
             }
         }
