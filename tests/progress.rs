@@ -99,7 +99,7 @@ fn comm_analyses_advance_once_per_process() {
     assert_eq!(take(&n), procs);
     profparse::analysis::comm_sync::send_matrix(&db, &sel);
     assert_eq!(take(&n), procs);
-    profparse::analysis::comm_pairs::pair_messages(&db, &sel);
+    profparse::analysis::comm_pairs::pair_messages(&db, &sel, &mut |_| {});
     assert_eq!(take(&n), procs);
     profparse::analysis::comm_timeline::comm_calls(&db, (f64::NEG_INFINITY, f64::INFINITY));
     assert_eq!(take(&n), procs);

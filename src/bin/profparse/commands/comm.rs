@@ -296,39 +296,79 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             output,
         } => {
             let (database, bar) = open_comm_db(&db.db, ctx, "comm pairs")?;
-            let (r, warnings) =
-                profparse::analysis::comm_pairs::pair_messages(&database, &select.selection());
-            drop(bar);
-            ctx.warn_all(&warnings);
             let mut out = output::open(output.output.as_deref())?;
-            match format {
-                PairsFormat::Json => write_pretty(&mut out, &r)?,
+            // Pairs are written as they are found (millions would not fit in
+            // memory); the first write error stops the writing.
+            let mut failed: Option<std::io::Error> = None;
+            let mut keep = |r: std::io::Result<()>| {
+                if let Err(e) = r {
+                    failed.get_or_insert(e);
+                }
+            };
+            let sel = select.selection();
+            let pair_messages = profparse::analysis::comm_pairs::pair_messages;
+            let (r, warnings) = match format {
+                PairsFormat::Json => {
+                    keep(out.write_all(b"{\n  \"pairs\": ["));
+                    let mut first = true;
+                    let r = pair_messages(&database, &sel, &mut |p| {
+                        keep(out.write_all(if first { b"\n    " } else { b",\n    " }));
+                        keep(serde_json::to_writer(&mut out, p).map_err(std::io::Error::other));
+                        first = false;
+                    });
+                    keep(out.write_all(b"\n  ]"));
+                    // The rest of the report, pretty, after the pairs.
+                    if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(&r.0) {
+                        for (k, v) in m {
+                            let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+                            keep(write!(out, ",\n  \"{k}\": {}", text.replace('\n', "\n  ")));
+                        }
+                    }
+                    keep(out.write_all(b"\n}\n"));
+                    r
+                }
                 PairsFormat::Csv => {
                     let mut c = csv::Writer::from_writer(&mut out);
-                    c.write_record([
-                        "from",
-                        "to",
-                        "tag",
-                        "size",
-                        "send_time",
-                        "recv_time",
-                        "latency",
-                    ])?;
-                    for p in &r.pairs {
+                    keep(
                         c.write_record([
-                            p.from.to_string(),
-                            p.to.to_string(),
-                            p.tag.to_string(),
-                            p.size.to_string(),
-                            p.send_time.to_string(),
-                            p.recv_time.to_string(),
-                            p.latency.to_string(),
-                        ])?;
-                    }
-                    c.flush()?;
+                            "from",
+                            "to",
+                            "tag",
+                            "size",
+                            "send_time",
+                            "recv_time",
+                            "latency",
+                        ])
+                        .map_err(std::io::Error::other),
+                    );
+                    let r = pair_messages(&database, &sel, &mut |p| {
+                        keep(
+                            c.serialize((
+                                p.from,
+                                p.to,
+                                p.tag,
+                                p.size,
+                                p.send_time,
+                                p.recv_time,
+                                p.latency,
+                            ))
+                            .map_err(std::io::Error::other),
+                        );
+                    });
+                    keep(c.flush());
+                    r
                 }
-                PairsFormat::Table => write_pairs(&mut out, &r)?,
+                PairsFormat::Table => {
+                    let r = pair_messages(&database, &sel, &mut |_| {});
+                    keep(write_pairs(&mut out, &r.0));
+                    r
+                }
+            };
+            drop(bar);
+            if let Some(e) = failed {
+                return Err(e.into());
             }
+            ctx.warn_all(&warnings);
             out.flush()?;
         }
         CommCommand::Timeline {
@@ -517,11 +557,10 @@ fn write_pairs(
     w: &mut dyn Write,
     r: &profparse::analysis::comm_pairs::PairReport,
 ) -> std::io::Result<()> {
-    use std::collections::BTreeMap;
     writeln!(
         w,
         "{} messages paired; {} sends and {} receives unmatched.",
-        r.pairs.len(),
+        r.paired,
         r.unmatched_sends.len(),
         r.unmatched_recvs.len()
     )?;
@@ -529,26 +568,16 @@ fn write_pairs(
         w,
         "Latencies mix two processes' clocks: compare them per pair of processes.\n"
     )?;
-    let mut agg: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
-    for p in &r.pairs {
-        let e = agg
-            .entry((p.from, p.to))
-            .or_insert((0, 0, 0.0, f64::NEG_INFINITY));
-        e.0 += 1;
-        e.1 += p.size.max(0) as u64;
-        e.2 += p.latency;
-        e.3 = e.3.max(p.latency);
-    }
     writeln!(
         w,
         "{:>5} {:>5} {:>9} {:>12} {:>14} {:>14}",
         "From", "To", "Messages", "Bytes", "Mean latency", "Max latency"
     )?;
-    for ((from, to), (n, bytes, sum, max)) in agg {
+    for x in &r.routes {
         writeln!(
             w,
-            "{from:>5} {to:>5} {n:>9} {bytes:>12} {:>14.9} {max:>14.9}",
-            sum / n as f64
+            "{:>5} {:>5} {:>9} {:>12} {:>14.9} {:>14.9}",
+            x.from, x.to, x.messages, x.bytes, x.latency_mean, x.latency_max
         )?;
     }
     for (title, list) in [
