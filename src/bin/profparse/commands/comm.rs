@@ -307,7 +307,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             };
             let sel = select.selection();
             let pair_messages = profparse::analysis::comm_pairs::pair_messages;
-            let (r, warnings) = match format {
+            let (_, warnings) = match format {
                 PairsFormat::Json => {
                     keep(out.write_all(b"{\n  \"pairs\": ["));
                     let mut first = true;
