@@ -159,20 +159,28 @@ const POW10: [f64; 23] = [
 ];
 
 /// `%g` without the general decimal conversion, for the common case: the
-/// value scaled to `prec` integer digits by one exact power of ten is a
-/// single rounding away from the true product, so when its fraction is
-/// clearly not a half the rounded integer holds the exact digits. Ties,
-/// near-ties and out-of-range values return false (the exact path decides).
+/// double is m·2^e exactly, so its value scaled by 10^k (k ≤ 22) to `prec`
+/// integer digits is m·10^k / 2^-e, which fits in 128 bits and is rounded
+/// exactly (half to even, as printf does). Values that do not fit (huge,
+/// tiny, more than 17 digits) return false: the general path decides.
 fn write_c_g_fast(out: &mut Vec<u8>, x: f64, prec: usize) -> bool {
-    if prec > 15 {
+    if prec > 17 {
         return false;
     }
     let a = x.abs();
-    // Decimal exponent estimate; scaling below makes it exact.
-    let e = if a >= 1.0 {
+    let bits = a.to_bits();
+    let (mant, bin_exp) = match (bits >> 52) as i32 {
+        0 => (bits & ((1 << 52) - 1), -1074),
+        b => ((bits & ((1 << 52) - 1)) | (1 << 52), b - 1075),
+    };
+    if bin_exp >= 0 || mant == 0 {
+        return false;
+    }
+    // Decimal exponent estimate, corrected below from the digits.
+    let mut e = if a >= 1.0 {
         match POW10[..16].iter().rposition(|&p| a >= p) {
-            Some(e) if e < 16 => e as i32,
-            _ => return false,
+            Some(e) => e as i32,
+            None => return false,
         }
     } else {
         let mut e = -1;
@@ -180,35 +188,49 @@ fn write_c_g_fast(out: &mut Vec<u8>, x: f64, prec: usize) -> bool {
         while scaled < 1.0 {
             e -= 1;
             scaled *= 10.0;
-            if e < -300 {
+            if e < -30 {
                 return false;
             }
         }
         e
     };
-    let k = prec as i32 - 1 - e;
-    if !(0..=22).contains(&k) {
+    let low = 10u128.pow(prec as u32 - 1);
+    let top = low * 10;
+    let shift = (-bin_exp) as u32;
+    let mut n = 0u128;
+    let mut settled = false;
+    for _ in 0..2 {
+        let k = prec as i32 - 1 - e;
+        if !(0..=22).contains(&k) || shift >= 128 {
+            return false;
+        }
+        let scaled = mant as u128 * 10u128.pow(k as u32);
+        let (q, r) = (scaled >> shift, scaled & ((1u128 << shift) - 1));
+        let half = 1u128 << (shift - 1);
+        n = q + u128::from(r > half || (r == half && q & 1 == 1));
+        // The truncated digits say whether the exponent was right; rounding
+        // up to 10^prec is right (it carries into the exponent below).
+        if q < low {
+            e -= 1;
+        } else if q >= top {
+            e += 1;
+        } else {
+            settled = true;
+            break;
+        }
+    }
+    if !settled {
         return false;
     }
-    let y = a * POW10[k as usize];
-    let floor = y.floor();
-    let frac = y - floor;
-    // One rounding of y (half an ulp) plus slack.
-    let margin = f64::EPSILON * y * 4.0;
-    if (frac - 0.5).abs() <= margin {
-        return false;
-    }
-    let mut n = if frac > 0.5 { floor + 1.0 } else { floor } as u64;
-    let mut exp = e;
-    let top = POW10[prec] as u64;
-    let low = POW10[prec - 1] as u64;
     if n == top {
         n = low;
-        exp += 1;
+        e += 1;
     }
     if !(low..top).contains(&n) {
         return false;
     }
+    let exp = e;
+    let n = n as u64;
     let mut ibuf = itoa::Buffer::new();
     let digits = ibuf.format(n).as_bytes();
     // Significant digits without trailing zeros.
@@ -409,6 +431,18 @@ mod java_tests {
         ] {
             assert_eq!(c_g(x, 6), s, "{x:e}");
         }
+        // Exact binary ties round half to even, as glibc's printf does.
+        for (x, p, s) in [
+            (0.125, 2, "0.12"),
+            (0.375, 2, "0.38"),
+            (2.5, 1, "2"),
+            (3.5, 1, "4"),
+            (0.30000000000000004, 16, "0.3000000000000000"),
+            (0.1, 17, "0.10000000000000001"),
+        ] {
+            let s = s.trim_end_matches('0').trim_end_matches('.');
+            assert_eq!(c_g(x, p), s, "{x:e} at {p}");
+        }
     }
 
     /// The fast path agrees with the exact conversion, including near
@@ -436,7 +470,7 @@ mod java_tests {
             if !x.is_finite() || x == 0.0 {
                 continue;
             }
-            for prec in [1, 3, 6, 10, 15] {
+            for prec in [1, 3, 6, 10, 15, 16, 17] {
                 fast.clear();
                 exact.clear();
                 if super::write_c_g_fast(&mut fast, x, prec) {
