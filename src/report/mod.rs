@@ -7,6 +7,8 @@ pub mod chrome;
 pub mod csv;
 pub mod json;
 pub mod numfmt;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod reference;
 pub mod svg;
 pub mod table;

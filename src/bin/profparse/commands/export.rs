@@ -23,8 +23,13 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub db: DatabaseArg,
     /// Write Chrome Trace Event JSON (calls and regions, one track pair per process).
-    #[arg(long, value_name = "FILE")]
-    pub chrome: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "parquet")]
+    pub chrome: Option<PathBuf>,
+    /// Write the call records, region ranges and comm records as Parquet
+    /// tables (calls.parquet, regions.parquet, comm.parquet) into DIR, for
+    /// DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
+    #[arg(long, value_name = "DIR")]
+    pub parquet: Option<PathBuf>,
     /// Only events overlapping this window, in seconds: `T0..T1`, `T0..` or `..T1`.
     #[arg(long, value_name = "T0..T1", value_parser = parse_window)]
     pub time: Option<(f64, f64)>,
@@ -56,6 +61,12 @@ pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
 }
 
 pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    if let Some(dir) = &args.parquet {
+        write_parquet(&args.db.db, dir, ctx)?;
+    }
+    let Some(chrome) = &args.chrome else {
+        return Ok(ExitCode::SUCCESS);
+    };
     let mut db = open_trace_db(&args.db.db, ctx)?;
     if let Some(p) = args.proc
         && !db.trace_index().procs.iter().any(|t| t.proc == p)
@@ -71,8 +82,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     db.set_progress(bar.hook());
     let regions = Regions::load(&db);
     ctx.warn_all(&regions.warnings);
-    let file =
-        std::fs::File::create(&args.chrome).map_err(|e| profparse::Error::io(&args.chrome, e))?;
+    let file = std::fs::File::create(chrome).map_err(|e| profparse::Error::io(chrome, e))?;
     let mut out = std::io::BufWriter::new(file);
     let opts = ChromeOptions {
         window: args.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
@@ -83,21 +93,50 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     out.flush()?;
     drop(bar);
     ctx.warn_all(&warnings);
-    let size = std::fs::metadata(&args.chrome)
-        .map(|m| m.len())
-        .unwrap_or(0);
+    let size = std::fs::metadata(&chrome).map(|m| m.len()).unwrap_or(0);
     if events > MANY_EVENTS || size > BIG_FILE {
         ctx.warn(&Warning::new(
-            Location::file(&args.chrome),
+            Location::file(&chrome),
             format!(
                 "{events} events, {size} bytes: chrome://tracing loads about 1 M events / 256 MB, Perfetto about 1 GB; \
                  narrow it with --time T0..T1, --proc N or --min-dur SECONDS"
             ),
         ));
     }
+    ctx.info(1, format!("wrote {events} events to {}", chrome.display()));
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(feature = "parquet")]
+fn write_parquet(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> anyhow::Result<()> {
+    let db = profparse::formats::blprof::Database::open(db)?;
+    ctx.warn_all(db.warnings());
+    if db.call_stats.is_some() {
+        ctx.warn_all(&db.trace_index().warnings);
+    }
+    if db.comm.is_some() {
+        ctx.warn_all(&db.comm_index().warnings);
+    }
+    let regions = db.call_stats.is_some().then(|| Regions::load(&db));
+    if let Some(r) = &regions {
+        ctx.warn_all(&r.warnings);
+    }
+    let (rows, warnings) = profparse::report::parquet::write_parquet(&db, regions.as_ref(), dir)?;
+    ctx.warn_all(&warnings);
     ctx.info(
         1,
-        format!("wrote {events} events to {}", args.chrome.display()),
+        format!(
+            "wrote {} call, {} region and {} comm rows to {}",
+            rows.calls,
+            rows.regions,
+            rows.comm,
+            dir.display()
+        ),
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+#[cfg(not(feature = "parquet"))]
+fn write_parquet(_: &std::path::Path, _: &std::path::Path, _: &Context) -> anyhow::Result<()> {
+    Err(UsageError("this build has no Parquet support (cargo feature `parquet`)".into()).into())
 }
