@@ -93,10 +93,10 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     out.flush()?;
     drop(bar);
     ctx.warn_all(&warnings);
-    let size = std::fs::metadata(&chrome).map(|m| m.len()).unwrap_or(0);
+    let size = std::fs::metadata(chrome).map(|m| m.len()).unwrap_or(0);
     if events > MANY_EVENTS || size > BIG_FILE {
         ctx.warn(&Warning::new(
-            Location::file(&chrome),
+            Location::file(chrome),
             format!(
                 "{events} events, {size} bytes: chrome://tracing loads about 1 M events / 256 MB, Perfetto about 1 GB; \
                  narrow it with --time T0..T1, --proc N or --min-dur SECONDS"
