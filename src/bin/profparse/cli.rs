@@ -74,8 +74,9 @@ pub enum Command {
     /// function by function): A, B, B − A, (B − A)/A and calls, with `-`
     /// marking nodes only in A and `+` nodes only in B (docs/DIFF.md).
     Diff(commands::diff::DiffArgs),
-    /// Export call traces and regions as Chrome Trace Event JSON, for
-    /// Perfetto (ui.perfetto.dev) or chrome://tracing.
+    /// Export call traces, regions and communication calls (messages as
+    /// flow arrows) as Chrome Trace Event JSON, for Perfetto
+    /// (ui.perfetto.dev) or chrome://tracing.
     Export(commands::export::ExportArgs),
     /// Write synthetic inputs of any size (benchmarks, scale tests).
     #[command(hide = true)]
