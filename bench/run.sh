@@ -55,4 +55,6 @@ run "calltree"                         "$trace_bytes" calltree "$dir"
 run "calltree --proc 0"                "$((trace_bytes / 8))" calltree "$dir" --proc 0
 run "calltrace --proc 0 (to /dev/null)" "$((trace_bytes / 8))" calltrace "$dir" --proc 0
 run "regions"                          "$trace_bytes" regions "$dir"
+run "diff (the run with itself)"       "$((2 * trace_bytes))" diff "$dir" "$dir"
+run "export --chrome (to /dev/null)"   "$trace_bytes" export "$dir" --chrome /dev/null
 echo "plain sequential read of the trace data files: ${trace_read} s for $((trace_bytes / 1000000)) MB"
