@@ -223,9 +223,10 @@ struct FlowArgs {
     recv_time_s: f64,
 }
 
-/// Slices of sends and receives: (process, bits of the start or end
-/// time) → (start, end) seconds.
-type Slices = std::collections::HashMap<(usize, u64), (f64, f64)>;
+/// The message ends to place: (process, bits of the record time) → the
+/// middle of the call slice that record starts or ends (NaN until that
+/// slice is written).
+type Slices = rustc_hash::FxHashMap<(usize, u64), f64>;
 
 /// Writes `{"traceEvents":[…],"displayTimeUnit":"ms"}` for `db`: per
 /// process (`pid`) its calls (`tid` 0), its regions (`tid` 1, when
@@ -269,9 +270,35 @@ pub fn write_blprof_trace(
             Default::default()
         };
     let procs: BTreeSet<usize> = traces.keys().chain(comms.keys()).copied().collect();
-    // The written sends and receives by (process, start or end time): the
-    // record a message end comes from is the first or last of its call.
+    // Messages first (their ends are read again below, as calls): the
+    // record of a message end is the first or last record of its call, so
+    // the calls written fill in where the flow ends go. Only the ends of
+    // exported messages are held.
     let mut slices: Slices = Default::default();
+    let pairs = if opts.comm && !comms.is_empty() {
+        let sel = crate::analysis::comm_select::CommSelection {
+            window: opts.window,
+            procs: None,
+        };
+        let (report, w) = crate::analysis::comm_pairs::pair_messages(db, &sel);
+        stats.warnings.extend(w);
+        let mut pairs = report.pairs;
+        pairs.retain(|m| {
+            comms.contains_key(&m.from)
+                && comms.contains_key(&m.to)
+                && m.send_time.is_finite()
+                && m.recv_time.is_finite()
+        });
+        pairs.shrink_to_fit();
+        slices.reserve(2 * pairs.len());
+        for m in &pairs {
+            slices.insert((m.from, m.send_time.to_bits()), f64::NAN);
+            slices.insert((m.to, m.recv_time.to_bits()), f64::NAN);
+        }
+        pairs
+    } else {
+        Vec::new()
+    };
     for &proc in &procs {
         metadata(&mut out, "process_name", proc, 0, format!("process {proc}"))?;
         if let Some(p) = traces.get(&proc) {
@@ -338,13 +365,7 @@ pub fn write_blprof_trace(
             stats.warnings.extend(w);
         }
     }
-    if opts.comm && !comms.is_empty() {
-        let sel = crate::analysis::comm_select::CommSelection {
-            window: opts.window,
-            procs: None,
-        };
-        let (report, w) = crate::analysis::comm_pairs::pair_messages(db, &sel);
-        stats.warnings.extend(w);
+    {
         // A flow end sits in the middle of its call's slice, so that
         // viewers bind it to that slice (a time on the slice's edge is
         // ambiguous); the record times are in `args`. Without the slice
@@ -352,16 +373,11 @@ pub fn write_blprof_trace(
         // and with --min-dur the message is left out.
         let at = |proc: usize, t: f64| -> Option<f64> {
             match slices.get(&(proc, t.to_bits())) {
-                Some(&(a, z)) => Some(0.5 * (a + z)),
-                None => (opts.min_dur <= 0.0).then_some(t),
+                Some(&mid) if !mid.is_nan() => Some(mid),
+                _ => (opts.min_dur <= 0.0).then_some(t),
             }
         };
-        for m in report
-            .pairs
-            .iter()
-            .filter(|m| comms.contains_key(&m.from) && comms.contains_key(&m.to))
-            .filter(|m| m.send_time.is_finite() && m.recv_time.is_finite())
-        {
+        for m in &pairs {
             let (Some(ts_send), Some(ts_recv)) = (at(m.from, m.send_time), at(m.to, m.recv_time))
             else {
                 continue;
@@ -403,7 +419,7 @@ pub fn write_blprof_trace(
 
 /// The communication calls of process `p` overlapping the window and at
 /// least `min_dur` long, on track `tid`; the sends and receives written
-/// go to `slices` when given.
+/// fill in the middles of the message ends in `slices` when given.
 fn comm_events(
     out: &mut EventWriter<'_>,
     db: &Database,
@@ -421,8 +437,12 @@ fn comm_events(
             && !c.instant
             && (is_send(c.kind) || is_recv(c.kind))
         {
-            k.insert((p.proc, c.start.to_bits()), (c.start, c.end));
-            k.insert((p.proc, c.end.to_bits()), (c.start, c.end));
+            let mid = 0.5 * (c.start + c.end);
+            for t in [c.start, c.end] {
+                if let Some(slot) = k.get_mut(&(p.proc, t.to_bits())) {
+                    *slot = mid;
+                }
+            }
         }
         let r = out.event(&Event {
             name: c.name,
