@@ -19,6 +19,34 @@
 //!
 //! Pure: no I/O. The commands build the trees, [`crate::report::diff`]
 //! renders the result.
+//!
+//! ```
+//! use profparse::analysis::diff::{DiffOptions, Presence, diff_trees};
+//! use profparse::model::calltree::{CallTree, Metrics};
+//!
+//! let run = |nodes: &[(&[&str], f64)]| {
+//!     let mut t: CallTree<Metrics> = CallTree::new();
+//!     for (path, seconds) in nodes {
+//!         let id = t.node_at_path(path);
+//!         t.node_mut(id).metrics = Metrics { calls: 1, inclusive: *seconds, exclusive: 0.0 };
+//!     }
+//!     t
+//! };
+//! let a = run(&[(&["main"], 10.0), (&["main", "IO"], 1.0)]);
+//! let b = run(&[(&["main"], 12.0), (&["main", "Regrid"], 4.0)]);
+//! let d = diff_trees(&a, &b, &DiffOptions::default()); // largest |B − A| first
+//! let rows: Vec<(String, f64, Presence)> = d
+//!     .rows
+//!     .iter()
+//!     .map(|r| (r.path.join(" > "), r.diff, r.presence))
+//!     .collect();
+//! assert_eq!(rows, [
+//!     ("main > Regrid".to_owned(), 4.0, Presence::OnlyB),
+//!     ("main".to_owned(), 2.0, Presence::Both),
+//!     ("main > IO".to_owned(), -1.0, Presence::OnlyA),
+//! ]);
+//! assert_eq!(d.rows[0].rel, None); // new in B
+//! ```
 
 use std::cmp::Ordering;
 

@@ -11,7 +11,7 @@ use profparse::analysis::calltree::{call_tree, merge_trees};
 use profparse::analysis::diff::{
     DiffOptions, DiffSort, Metric, diff_trees, function_metrics, spread_metrics, timing_metrics,
 };
-use profparse::analysis::filter::RegionFilter;
+use profparse::analysis::trace_summary::Selection;
 use profparse::formats::blprof::{Database, Part};
 use profparse::model::calltree::{CallTree, Metrics};
 use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
@@ -20,7 +20,7 @@ use profparse::tlog::TlogFile;
 use profparse::tlog::summary::{EventNames, Trees, summarize};
 use profparse::{Error, Location, Warning};
 
-use super::trace_common::{Unfiltered, selection, trace_blocks};
+use super::trace_common::trace_blocks;
 use crate::cli::OutputArg;
 use crate::context::Context;
 use crate::output::{self, UsageError};
@@ -175,14 +175,14 @@ fn load_blprof(arg: &Path, dir: &Path, ctx: &Context) -> anyhow::Result<Side> {
     let mut nprocs = None;
     let tree = if parts.contains(&Part::Trace) {
         ctx.warn_all(&db.trace_index().warnings);
+        // Every call counts: no region filter, so no regions pass either.
         let bar = ctx.progress(
-            trace_blocks(&db, None) * 2,
+            trace_blocks(&db, None),
             &format!("diff {}", arg.display()),
             "blocks",
         );
         db.set_progress(bar.hook());
-        let filter = RegionFilter::from_names(&[], &[]);
-        let (_regions, sel) = selection(&db, &filter, Unfiltered::Everything, ctx)?;
+        let sel = Selection { ranges: None };
         let (tree, n, warnings) = call_tree(&db, &sel, None);
         drop(bar);
         ctx.warn_all(&warnings);
