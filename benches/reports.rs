@@ -127,8 +127,16 @@ fn blprof_reports(c: &mut Criterion) {
     let trace = data_bytes(&inputs.db, "bl_call_stats_D_");
     let comm = data_bytes(&inputs.db, "bl_comm_prof_D_");
     let base = data_bytes(&inputs.db, "bl_prof_D_");
+    let db = inputs.db.to_str().expect("UTF-8 path").to_owned();
     // (report, arguments before the database, bytes read)
     let reports: Vec<(&str, Vec<&str>, u64)> = vec![
+        // The run with itself: both trees and both base profiles.
+        ("diff", vec!["diff", &db], 2 * (trace + base)),
+        (
+            "export-chrome",
+            vec!["export", "--chrome", "/dev/null"],
+            trace + comm,
+        ),
         ("summary", vec!["summary"], base),
         ("trace-summary", vec!["trace-summary"], trace),
         ("regions", vec!["regions"], trace),

@@ -278,7 +278,7 @@ fn folded_stacks_render_as_a_flame_graph() {
 
 // ------------------------------------------------ completions, man page
 
-const SUBCOMMANDS: [&str; 12] = [
+const SUBCOMMANDS: [&str; 13] = [
     "info",
     "summary",
     "trace-summary",
@@ -286,6 +286,7 @@ const SUBCOMMANDS: [&str; 12] = [
     "calltree",
     "calltrace",
     "comm",
+    "diff",
     "export",
     "tlog",
     "tree",

@@ -1,6 +1,9 @@
 //! Communication calls as intervals per process (amrprofparser
 //! `-timelinepf` intent): a call starts at its first record and ends at its
-//! after-call record (`-7` in size, peer or tag); name tags are instants.
+//! after-call record (`-7` in size, peer or tag), or, when it started with
+//! a before-call record (`-5`), at its first data record (blocking
+//! receives, broadcasts, gathers, waits: BLPROF_FORMAT.md §6.4.1); name
+//! tags and calls of one record are instants.
 
 use rayon::prelude::*;
 
@@ -8,7 +11,7 @@ use crate::error::{Location, Warning};
 use std::collections::BTreeMap;
 
 use crate::formats::blprof::CommBlockRef;
-use crate::formats::blprof::commdata::{AFTER_CALL, NAME_TAG, func_name};
+use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, CommRecord, NAME_TAG, func_name};
 use crate::formats::blprof::database::{Database, ProcComm};
 
 /// One call (or instant, when `end == start` and `instant`).
@@ -53,57 +56,131 @@ pub fn proc_calls(
                 continue;
             }
         };
-        // Open call per type: (start, size, peer, tag).
-        let mut open: BTreeMap<i32, (f64, i32, i32, i32)> = BTreeMap::new();
-        for r in records.by_ref() {
-            let name = func_name(r.kind).unwrap_or("?");
-            if r.kind == NAME_TAG {
-                send(CommCall {
-                    kind: r.kind,
-                    name,
-                    start: r.time,
-                    end: r.time,
-                    instant: true,
-                    size: r.size,
-                    peer: r.peer,
-                    tag: r.tag,
-                });
-            } else if r.size == AFTER_CALL || r.peer == AFTER_CALL || r.tag == AFTER_CALL {
-                if let Some((t0, s, pe, tg)) = open.remove(&r.kind) {
-                    send(CommCall {
-                        kind: r.kind,
-                        name,
-                        start: t0,
-                        end: r.time,
-                        instant: false,
-                        size: s,
-                        peer: pe,
-                        tag: tg,
-                    });
-                }
-            } else {
-                open.entry(r.kind)
-                    .or_insert((r.time, r.size, r.peer, r.tag));
-            }
-        }
-        // Calls without an after-record (waits' status records, reduces): instants.
-        for (k, (t0, s, pe, tg)) in open {
-            send(CommCall {
-                kind: k,
-                name: func_name(k).unwrap_or("?"),
-                start: t0,
-                end: t0,
-                instant: true,
-                size: s,
-                peer: pe,
-                tag: tg,
-            });
-        }
+        block_calls(records.by_ref(), &mut send);
         if let Err(e) = records.finish() {
             w.push(skipped(p.proc, b, &e));
         }
     }
     w
+}
+
+/// The calls of one block's records, in record order of their ends.
+pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnMut(CommCall)) {
+    // Open call per type. A call is either
+    //   [data] … [AfterCall]      (sends, nonblocking receives, tests), or
+    //   [BeforeCall] … [data]     (blocking receives, broadcasts,
+    //                              gathers, waits: the data record ends it),
+    //   [BeforeCall] … [AfterCall] (reductions, barriers, allgather);
+    // a data record alone is an instant (a reduce). Status records that
+    // follow a `[BeforeCall] … [data]` call (Waitsome, Waitall: one per
+    // request) belong to it.
+    let mut open: BTreeMap<i32, Open> = BTreeMap::new();
+    let mut in_statuses: std::collections::BTreeSet<i32> = Default::default();
+    let instant = |k: i32, o: &Open| CommCall {
+        kind: k,
+        name: func_name(k).unwrap_or("?"),
+        start: o.start,
+        end: o.start,
+        instant: true,
+        size: o.size,
+        peer: o.peer,
+        tag: o.tag,
+    };
+    for r in records {
+        let name = func_name(r.kind).unwrap_or("?");
+        let has = |v: i32| r.size == v || r.peer == v || r.tag == v;
+        if r.kind == NAME_TAG {
+            send(CommCall {
+                kind: r.kind,
+                name,
+                start: r.time,
+                end: r.time,
+                instant: true,
+                size: r.size,
+                peer: r.peer,
+                tag: r.tag,
+            });
+        } else if has(AFTER_CALL) {
+            in_statuses.remove(&r.kind);
+            if let Some(o) = open.remove(&r.kind) {
+                send(CommCall {
+                    kind: r.kind,
+                    name,
+                    start: o.start,
+                    end: r.time,
+                    instant: false,
+                    size: o.size,
+                    peer: o.peer,
+                    tag: o.tag,
+                });
+            }
+        } else if has(BEFORE_CALL) {
+            in_statuses.remove(&r.kind);
+            if let Some(o) = open.insert(
+                r.kind,
+                Open {
+                    start: r.time,
+                    size: r.size,
+                    peer: r.peer,
+                    tag: r.tag,
+                    before: true,
+                },
+            ) {
+                send(instant(r.kind, &o));
+            }
+        } else {
+            match open.remove(&r.kind) {
+                Some(o) if o.before => {
+                    // The data record ends the call and says what it did.
+                    send(CommCall {
+                        kind: r.kind,
+                        name,
+                        start: o.start,
+                        end: r.time,
+                        instant: false,
+                        size: r.size,
+                        peer: r.peer,
+                        tag: r.tag,
+                    });
+                    in_statuses.insert(r.kind);
+                }
+                other => {
+                    if let Some(o) = other {
+                        // Two data records in a row: the first was a call
+                        // of one record.
+                        send(instant(r.kind, &o));
+                    } else if in_statuses.contains(&r.kind) {
+                        continue;
+                    }
+                    open.insert(
+                        r.kind,
+                        Open {
+                            start: r.time,
+                            size: r.size,
+                            peer: r.peer,
+                            tag: r.tag,
+                            before: false,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    // Calls left open at the end of the block (a data record alone, or
+    // a call cut by the block's end): instants.
+    for (k, o) in open {
+        send(instant(k, &o));
+    }
+}
+
+/// A call whose end record is still to come.
+struct Open {
+    start: f64,
+    size: i32,
+    peer: i32,
+    tag: i32,
+    /// Started by a BeforeCall record (ended by AfterCall or by data).
+    before: bool,
 }
 
 fn skipped(proc: usize, b: &CommBlockRef, e: &crate::Error) -> Warning {
@@ -266,4 +343,65 @@ pub fn timeline_rows(
         rows.push(r);
     }
     (rows, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(kind: i32, size: i32, peer: i32, tag: i32, time: f64) -> CommRecord {
+        CommRecord {
+            kind,
+            size,
+            peer,
+            tag,
+            time,
+        }
+    }
+
+    #[test]
+    fn every_record_pattern_makes_its_calls() {
+        let (send, recv, waitall, reduce, barrier) = (8, 14, 41, 17, 25);
+        let records = vec![
+            // Blocking send: [bytes, dest, tag] … [AfterCall, dest, tag].
+            rec(send, 64, 1, 7, 1.0),
+            rec(send, AFTER_CALL, 1, 7, 1.5),
+            // Blocking receive: [BeforeCall, src, tag] … [bytes, src, tag], twice.
+            rec(recv, BEFORE_CALL, 1, 7, 2.0),
+            rec(recv, 64, 1, 7, 2.5),
+            rec(recv, BEFORE_CALL, 1, 8, 3.0),
+            rec(recv, 32, 1, 8, 3.25),
+            // Waitall: [BeforeCall…] then one status per request.
+            rec(waitall, BEFORE_CALL, BEFORE_CALL, -3, 4.0),
+            rec(waitall, 8, 1, 7, 4.5),
+            rec(waitall, 8, 2, 7, 4.5),
+            rec(waitall, 8, 3, 7, 4.5),
+            // Two reduces of one record each.
+            rec(reduce, 8, 0, -3, 5.0),
+            rec(reduce, 8, 0, -3, 6.0),
+            // Barrier: [0, BeforeCall, n] … [AfterCall, AfterCall, n].
+            rec(barrier, 0, BEFORE_CALL, 3, 7.0),
+            rec(barrier, AFTER_CALL, AFTER_CALL, 3, 7.5),
+            rec(NAME_TAG, 0, 15, 0, 8.0),
+        ];
+        let mut calls = Vec::new();
+        block_calls(records.into_iter(), &mut |c| calls.push(c));
+        let got: Vec<(&str, f64, f64, bool, i32)> = calls
+            .iter()
+            .map(|c| (c.name, c.start, c.end, c.instant, c.size))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("SendTsii", 1.0, 1.5, false, 64),
+                ("RecvTsii", 2.0, 2.5, false, 64),
+                ("RecvTsii", 3.0, 3.25, false, 32),
+                ("Waitall", 4.0, 4.5, false, 8),
+                ("ReduceR", 5.0, 5.0, true, 8),
+                ("Barrier", 7.0, 7.5, false, 0),
+                ("NameTag", 8.0, 8.0, true, 0),
+                ("ReduceR", 6.0, 6.0, true, 8),
+            ]
+        );
+    }
 }

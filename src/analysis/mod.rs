@@ -8,6 +8,7 @@ pub mod comm_select;
 pub mod comm_stats;
 pub mod comm_sync;
 pub mod comm_timeline;
+pub mod diff;
 pub mod filter;
 pub mod function_stats;
 pub mod info;

@@ -21,7 +21,7 @@ pub struct TableStyle {
 /// Only a rule under the header: dense, readable, and easy to grep.
 const STYLE: Style = Style::new().header_separator(LineStyle::none().fill('─').junction(' '));
 
-fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
+pub(crate) fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
     let mut t = Table::new();
     t.load_style(STYLE);
     if style.terminal {
@@ -35,14 +35,14 @@ fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
 }
 
 /// Writes a table without the padding blanks at the ends of its lines.
-fn write_table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
+pub(crate) fn write_table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
     for line in t.lines() {
         writeln!(w, "{}", line.trim_end())?;
     }
     Ok(())
 }
 
-fn right_align_from(t: &mut Table, first: usize) {
+pub(crate) fn right_align_from(t: &mut Table, first: usize) {
     let n = t.column_count();
     for i in 0..n {
         if let Some(c) = t.column_mut(i) {

@@ -78,8 +78,14 @@ pub enum Command {
     Calltrace(commands::calltrace::CallTraceArgs),
     /// Communication profiles (COMM_PROFILE): statistics per MPI function.
     Comm(commands::comm::CommArgs),
-    /// Export call traces and regions as Chrome Trace Event JSON, for
-    /// Perfetto (ui.perfetto.dev) or chrome://tracing.
+    /// Compare two runs: two bl_prof databases, two tlog files or two timer
+    /// trees, node by node along the call paths (and, for databases,
+    /// function by function): A, B, B − A, (B − A)/A and calls, with `-`
+    /// marking nodes only in A and `+` nodes only in B (docs/DIFF.md).
+    Diff(commands::diff::DiffArgs),
+    /// Export call traces, regions and communication calls (messages as
+    /// flow arrows) as Chrome Trace Event JSON, for Perfetto
+    /// (ui.perfetto.dev) or chrome://tracing.
     Export(commands::export::ExportArgs),
     /// Write synthetic inputs of any size (benchmarks, scale tests).
     #[command(hide = true)]

@@ -27,6 +27,8 @@ pub struct Context {
     pub quiet: bool,
     pub verbose: u8,
     warnings: Cell<usize>,
+    /// The warnings' texts, for reports that list them (JSON `warnings`).
+    texts: RefCell<Vec<String>>,
     /// The bar on screen, if any: messages on stderr are printed around it.
     bar: RefCell<Option<indicatif::ProgressBar>>,
 }
@@ -44,6 +46,7 @@ impl Context {
             quiet: args.quiet,
             verbose: args.verbose,
             warnings: Cell::new(0),
+            texts: RefCell::new(Vec::new()),
             bar: RefCell::new(None),
         }
     }
@@ -51,9 +54,15 @@ impl Context {
     /// Prints one warning (unless `-q`) and counts it for `--strict`.
     pub fn warn(&self, w: &Warning) {
         self.warnings.set(self.warnings.get() + 1);
+        self.texts.borrow_mut().push(w.to_string());
         if !self.quiet {
             self.stderr(|| eprintln!("warning: {w}"));
         }
+    }
+
+    /// The warnings so far, as text.
+    pub fn warning_texts(&self) -> Vec<String> {
+        self.texts.borrow().clone()
     }
 
     pub fn warn_all<'a>(&self, ws: impl IntoIterator<Item = &'a Warning>) {

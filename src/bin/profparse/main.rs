@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         Command::Calltree(args) => commands::calltree::run(args, &ctx),
         Command::Calltrace(args) => commands::calltrace::run(args, &ctx),
         Command::Comm(args) => commands::comm::run(args, &ctx),
+        Command::Diff(args) => commands::diff::run(args, &ctx),
         Command::Export(args) => commands::export::run(args, &ctx),
         Command::Synth(args) => commands::synth::run(args, &ctx),
         Command::Tlog(args) => commands::tlog::run(args, &ctx),

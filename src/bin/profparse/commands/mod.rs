@@ -5,6 +5,7 @@ pub mod calltrace;
 pub mod calltree;
 pub mod comm;
 pub mod completions;
+pub mod diff;
 pub mod export;
 pub mod info;
 pub mod man;

@@ -1,0 +1,348 @@
+//! `profparse diff A B`: two runs compared node by node (call paths) and,
+//! for bl_prof databases, function by function.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use profparse::analysis::base_summary::base_summary;
+use profparse::analysis::calltree::{call_tree, merge_trees};
+use profparse::analysis::diff::{
+    DiffOptions, DiffSort, Metric, diff_trees, function_metrics, spread_metrics, timing_metrics,
+};
+use profparse::analysis::trace_summary::Selection;
+use profparse::formats::blprof::{Database, Part};
+use profparse::model::calltree::{CallTree, Metrics};
+use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
+use profparse::timer_tree::file::{FileForm, read_timer_tree_file, suspicious_times};
+use profparse::tlog::TlogFile;
+use profparse::tlog::summary::{EventNames, Trees, summarize};
+use profparse::{Error, Location, Warning};
+
+use super::trace_common::trace_blocks;
+use crate::cli::OutputArg;
+use crate::context::Context;
+use crate::output::{self, UsageError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// Inclusive seconds (a node and everything it called).
+    Inclusive,
+    /// Exclusive seconds (a node minus its timed children).
+    Exclusive,
+    /// Number of calls.
+    Calls,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// B − A, largest increase first.
+    Diff,
+    /// |B − A|, largest first.
+    Abs,
+    /// |B − A| / A, largest first; nodes new in B first.
+    Rel,
+    /// By call path.
+    Name,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Tables: call tree, then functions (databases).
+    Text,
+    /// One JSON object (docs/JSON.md).
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The first run (the baseline): a bl_prof database directory, a tlog
+    /// file or a serialized timer tree (JSON/XML).
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// The second run, of the same kind as A.
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// The figure compared. Databases and tlog files: seconds are averages
+    /// over processes, calls are sums.
+    #[arg(long, value_enum, default_value_t = MetricArg::Inclusive)]
+    pub metric: MetricArg,
+    /// Row order (default: largest |B − A| first).
+    #[arg(long, value_enum, default_value_t = SortArg::Abs)]
+    pub sort: SortArg,
+    /// Keep the first N rows of each table.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Keep rows whose |B − A| is at least this (seconds; calls for --metric calls).
+    #[arg(long = "min-diff", value_name = "SECONDS", default_value_t = 0.0)]
+    pub min_diff: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    #[command(flatten)]
+    pub output: OutputArg,
+}
+
+/// What an input is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Blprof,
+    Tlog,
+    TimerTree,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Blprof => "blprof",
+            Kind::Tlog => "tlog",
+            Kind::TimerTree => "timer-tree",
+        }
+    }
+}
+
+/// A directory with `bl_prof_H` or `bl_call_stats_H` (or a run directory
+/// holding such a `bl_prof`) is a database; a `.json`/`.xml` file, or one
+/// starting with `{` or `<`, a timer tree; any other file a tlog trace.
+fn detect(path: &Path) -> anyhow::Result<(Kind, PathBuf)> {
+    let is_db = |d: &Path| {
+        ["bl_prof_H", "bl_call_stats_H", "bl_comm_prof_H"]
+            .iter()
+            .any(|h| d.join(h).is_file())
+    };
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        if is_db(path) {
+            return Ok((Kind::Blprof, path.to_owned()));
+        }
+        let inner = path.join("bl_prof");
+        if is_db(&inner) {
+            return Ok((Kind::Blprof, inner));
+        }
+        return Err(UsageError(format!(
+            "{}: a directory without bl_prof_H or bl_call_stats_H is not a bl_prof database",
+            path.display()
+        ))
+        .into());
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if matches!(ext.as_deref(), Some("log" | "tlog")) {
+        return Ok((Kind::Tlog, path.to_owned()));
+    }
+    // Only the first bytes are needed to tell a text tree from a binary trace.
+    let mut head = vec![0u8; 4096];
+    let n = {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut n = 0;
+        loop {
+            match f.read(&mut head[n..]) {
+                Ok(0) => break,
+                Ok(k) => {
+                    n += k;
+                    if n == head.len() {
+                        break;
+                    }
+                }
+                Err(e) => return Err(Error::io(path, e).into()),
+            }
+        }
+        n
+    };
+    head.truncate(n);
+    if FileForm::detect(path, &head).is_ok() {
+        Ok((Kind::TimerTree, path.to_owned()))
+    } else {
+        Ok((Kind::Tlog, path.to_owned()))
+    }
+}
+
+/// One side, ready to compare.
+struct Side {
+    info: RunInfo,
+    tree: Option<CallTree<Metrics>>,
+    functions: Option<CallTree<Metrics>>,
+}
+
+fn load_blprof(arg: &Path, dir: &Path, ctx: &Context) -> anyhow::Result<Side> {
+    let mut db = Database::open(dir)?;
+    ctx.warn_all(db.warnings());
+    let parts = db.parts();
+    let mut nprocs = None;
+    let tree = if parts.contains(&Part::Trace) {
+        ctx.warn_all(&db.trace_index().warnings);
+        // Every call counts: no region filter, so no regions pass either.
+        let bar = ctx.progress(
+            trace_blocks(&db, None),
+            &format!("diff {}", arg.display()),
+            "blocks",
+        );
+        db.set_progress(bar.hook());
+        let sel = Selection { ranges: None };
+        let (tree, n, warnings) = call_tree(&db, &sel, None);
+        drop(bar);
+        ctx.warn_all(&warnings);
+        nprocs = Some(n);
+        Some(spread_metrics(&tree, n))
+    } else {
+        None
+    };
+    let functions = if parts.contains(&Part::Base) {
+        let mut warnings = Vec::new();
+        let profile = db.base_profile(&mut warnings)?;
+        ctx.warn_all(&warnings);
+        if profile.is_empty() {
+            ctx.warn(&Warning::new(
+                Location::file(&profile.header.path),
+                "no process has a readable base block; functions not compared",
+            ));
+            None
+        } else {
+            let s = base_summary(&profile, 0);
+            nprocs = nprocs.or(Some(s.nprocs));
+            Some(function_metrics(&s))
+        }
+    } else {
+        None
+    };
+    if tree.is_none() && functions.is_none() {
+        return Err(Error::NotFound(format!(
+            "{}: the database has neither call traces nor a base profile to compare",
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(Side {
+        info: RunInfo {
+            path: arg.display().to_string(),
+            nprocs,
+        },
+        tree,
+        functions,
+    })
+}
+
+fn load_tlog(path: &Path, ctx: &Context) -> anyhow::Result<Side> {
+    let mut t = TlogFile::open(path)?;
+    ctx.warn_all(t.warnings());
+    if t.looks_like_garbage() {
+        return Err(Error::invalid(
+            Location::file(path),
+            "does not look like a tlog trace (see the warnings above)",
+        )
+        .into());
+    }
+    let blocks: u64 = t.procs().map(|p| t.proc_blocks(p).len() as u64).sum();
+    let bar = ctx.progress(blocks, &format!("diff {}", path.display()), "blocks");
+    t.set_progress(bar.hook());
+    let s = summarize(&t, &EventNames::default(), Trees::Build);
+    drop(bar);
+    ctx.warn_all(&s.warnings);
+    let trees: Vec<(usize, CallTree)> = s.trees.into_iter().map(|(p, t)| (p as usize, t)).collect();
+    let n = trees.len();
+    Ok(Side {
+        info: RunInfo {
+            path: path.display().to_string(),
+            nprocs: Some(n),
+        },
+        tree: Some(spread_metrics(&merge_trees(&trees), n)),
+        functions: None,
+    })
+}
+
+fn load_timer_tree(path: &Path, ctx: &Context) -> anyhow::Result<Side> {
+    let tree = read_timer_tree_file(path)?;
+    ctx.warn_all(&suspicious_times(&tree, path));
+    Ok(Side {
+        info: RunInfo {
+            path: path.display().to_string(),
+            nprocs: None,
+        },
+        tree: Some(timing_metrics(&tree)),
+        functions: None,
+    })
+}
+
+pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (ka, pa) = detect(&args.a)?;
+    let (kb, pb) = detect(&args.b)?;
+    if ka != kb {
+        return Err(UsageError(format!(
+            "cannot compare a {} ({}) with a {} ({}): A and B must be of the same kind",
+            ka.name(),
+            args.a.display(),
+            kb.name(),
+            args.b.display()
+        ))
+        .into());
+    }
+    if args.min_diff.is_nan() || args.min_diff < 0.0 {
+        return Err(UsageError("--min-diff must be a number ≥ 0".into()).into());
+    }
+    let load = |arg: &Path, p: &Path| match ka {
+        Kind::Blprof => load_blprof(arg, p, ctx),
+        Kind::Tlog => load_tlog(p, ctx),
+        Kind::TimerTree => load_timer_tree(p, ctx),
+    };
+    let a = load(&args.a, &pa)?;
+    let b = load(&args.b, &pb)?;
+    let opts = DiffOptions {
+        metric: match args.metric {
+            MetricArg::Inclusive => Metric::Inclusive,
+            MetricArg::Exclusive => Metric::Exclusive,
+            MetricArg::Calls => Metric::Calls,
+        },
+        sort: match args.sort {
+            SortArg::Diff => DiffSort::Diff,
+            SortArg::Abs => DiffSort::Abs,
+            SortArg::Rel => DiffSort::Rel,
+            SortArg::Name => DiffSort::Name,
+        },
+        top: args.top,
+        min_diff: args.min_diff,
+    };
+    let pair =
+        |x: &Option<CallTree<Metrics>>, y: &Option<CallTree<Metrics>>, what: &str| match (x, y) {
+            (Some(x), Some(y)) => Some(diff_trees(x, y, &opts)),
+            (None, None) => None,
+            _ => {
+                ctx.warn(&Warning::new(
+                    Location::file(if x.is_none() { &args.a } else { &args.b }),
+                    format!("no {what} in this run; {what} not compared"),
+                ));
+                None
+            }
+        };
+    let calltree = pair(&a.tree, &b.tree, "call traces");
+    let functions = pair(&a.functions, &b.functions, "base profile");
+    if calltree.is_none() && functions.is_none() {
+        return Err(Error::NotFound(
+            "the two databases have no part in common to compare (call traces or base profile)"
+                .into(),
+        )
+        .into());
+    }
+    let report = DiffReport {
+        kind: ka.name(),
+        a: a.info,
+        b: b.info,
+        metric: opts.metric,
+        sort: opts.sort,
+        decimals: if ka == Kind::Tlog { 6 } else { 4 },
+        calltree,
+        functions,
+    };
+    let mut text = Vec::new();
+    match args.format {
+        DiffFormat::Text => write_text(&mut text, &report, ctx.table_style(&args.output))?,
+        DiffFormat::Json => write_json(&mut text, &report, &ctx.warning_texts())?,
+    }
+    let mut out = output::open(args.output.output.as_deref())?;
+    out.write_all(&text)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,274 @@
+//! `profparse export DB --chrome F`: calls, regions and communication
+//! calls with message flows. Checks the Trace Event rules the viewers rely
+//! on, and that the flows are exactly the pairs of `comm pairs`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// The fixtures with a comm profile.
+const COMM_DATABASES: [&str; 5] = ["small4", "nfiles2", "flush", "asym4", "host_nid"];
+
+fn db(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/blprof")
+        .join(name)
+        .join("bl_prof")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("profparse")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Exports `dir` with `extra` options; returns the events.
+fn export(dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t.json");
+    let mut args = vec!["export", s(dir), "--chrome", s(&out)];
+    args.extend_from_slice(extra);
+    run_ok(&args);
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["displayTimeUnit"], "ms");
+    v["traceEvents"].as_array().unwrap().clone()
+}
+
+fn f(e: &Value, k: &str) -> f64 {
+    e[k].as_f64().unwrap_or_else(|| panic!("{k} of {e}"))
+}
+
+/// The rules every export keeps; returns the number of flows.
+fn check_rules(events: &[Value]) -> usize {
+    for e in events {
+        assert!(
+            e["pid"].as_u64().is_some() && e["tid"].as_u64().is_some(),
+            "{e}"
+        );
+        assert!(e["name"].is_string() && e["ph"].is_string(), "{e}");
+        match e["ph"].as_str().unwrap() {
+            "X" => {
+                let (ts, dur) = (f(e, "ts"), f(e, "dur"));
+                assert!(ts.is_finite() && ts >= 0.0, "{e}");
+                assert!(dur.is_finite() && dur >= 0.0, "{e}");
+            }
+            "i" | "s" | "f" => assert!(f(e, "ts").is_finite(), "{e}"),
+            "M" => {}
+            other => panic!("unexpected phase {other}: {e}"),
+        }
+    }
+    // Comm calls on track 2; every flow end inside a comm slice of its track.
+    let mut slices: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["cat"] == "comm") {
+        assert_eq!(e["tid"], 2, "{e}");
+        if e["ph"] == "X" {
+            let ts = f(e, "ts");
+            slices
+                .entry(e["pid"].as_u64().unwrap())
+                .or_default()
+                .push((ts, ts + f(e, "dur")));
+        }
+    }
+    // Every s has exactly one f with the same id (and the same cat), and back.
+    let mut starts: BTreeMap<u64, &Value> = BTreeMap::new();
+    let mut finishes: BTreeMap<u64, &Value> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "s" || e["ph"] == "f") {
+        let id = e["id"].as_u64().unwrap();
+        let side = if e["ph"] == "s" {
+            &mut starts
+        } else {
+            assert_eq!(e["bp"], "e", "{e}");
+            &mut finishes
+        };
+        assert!(side.insert(id, e).is_none(), "id {id} twice: {e}");
+        assert_eq!(e["tid"], 2, "{e}");
+        let ts = f(e, "ts");
+        let inside = slices
+            .get(&e["pid"].as_u64().unwrap())
+            .is_some_and(|v| v.iter().any(|&(a, z)| a < ts && ts < z));
+        assert!(inside, "flow end outside any comm slice of its track: {e}");
+    }
+    assert_eq!(
+        starts.keys().collect::<Vec<_>>(),
+        finishes.keys().collect::<Vec<_>>()
+    );
+    for (id, s) in &starts {
+        let fin = finishes[id];
+        assert_eq!(s["cat"], fin["cat"]);
+        assert_eq!(s["args"], fin["args"]);
+        assert_eq!(s["pid"], s["args"]["from"]);
+        assert_eq!(fin["pid"], fin["args"]["to"]);
+    }
+    starts.len()
+}
+
+/// `comm pairs --format json` with `extra` options: (from, to) per pair.
+fn pairs(dir: &Path, extra: &[&str]) -> Vec<(u64, u64)> {
+    let mut args = vec!["comm", "pairs", s(dir), "--format", "json"];
+    args.extend_from_slice(extra);
+    let v: Value = serde_json::from_str(&run_ok(&args)).unwrap();
+    v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["from"].as_u64().unwrap(), p["to"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn comm_calls_and_one_flow_per_matched_message() {
+    for name in COMM_DATABASES {
+        let dir = db(name);
+        let events = export(&dir, &[]);
+        let flows = check_rules(&events);
+        let expected = pairs(&dir, &[]);
+        assert!(!expected.is_empty(), "{name}");
+        assert_eq!(flows, expected.len(), "{name}: flows = matched pairs");
+        // Calls and regions as before; comm calls on every process.
+        let info: Value =
+            serde_json::from_str(&run_ok(&["info", s(&dir), "--format", "json"])).unwrap();
+        let calls = events.iter().filter(|e| e["cat"] == "call").count() as u64;
+        assert_eq!(calls, info["trace"]["call_records"].as_u64().unwrap());
+        let comm_pids: BTreeSet<u64> = events
+            .iter()
+            .filter(|e| e["cat"] == "comm")
+            .map(|e| e["pid"].as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            comm_pids.len() as u64,
+            info["comm"]["procs"].as_u64().unwrap()
+        );
+        // Named tracks.
+        for (tid, track) in [(0, "calls"), (1, "regions"), (2, "comm")] {
+            assert!(
+                events.iter().any(|e| e["ph"] == "M"
+                    && e["name"] == "thread_name"
+                    && e["tid"] == tid
+                    && e["args"]["name"] == track),
+                "{name}: no {track} track"
+            );
+        }
+    }
+}
+
+#[test]
+fn no_comm_leaves_them_out() {
+    let dir = db("small4");
+    let all = export(&dir, &[]);
+    let without = export(&dir, &["--no-comm"]);
+    check_rules(&without);
+    assert!(
+        without
+            .iter()
+            .all(|e| e["cat"] != "comm" && e["cat"] != "message" && e["tid"] != 2)
+    );
+    let calls = |v: &[Value]| v.iter().filter(|e| e["cat"] == "call").count();
+    assert_eq!(calls(&all), calls(&without));
+    assert!(all.len() > without.len());
+}
+
+#[test]
+fn proc_time_and_min_dur_apply_to_comm_too() {
+    let dir = db("small4");
+    // Processes: only their tracks, flows between them only.
+    let events = export(&dir, &["--proc", "0,1"]);
+    let flows = check_rules(&events);
+    assert!(events.iter().all(|e| e["pid"] == 0 || e["pid"] == 1));
+    let between = pairs(&dir, &[])
+        .into_iter()
+        .filter(|&(a, b)| a <= 1 && b <= 1)
+        .count();
+    assert!(between > 0);
+    assert_eq!(flows, between);
+    let repeated = export(&dir, &["--proc", "0", "--proc", "1"]);
+    assert_eq!(repeated, events);
+
+    // A window: comm calls overlap it, flows have both ends inside it.
+    let all = export(&dir, &[]);
+    let comm_ts: Vec<f64> = all
+        .iter()
+        .filter(|e| e["cat"] == "comm")
+        .map(|e| f(e, "ts") / 1e6)
+        .collect();
+    let (lo, hi) = comm_ts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, z), &t| {
+            (a.min(t), z.max(t))
+        });
+    let (t0, t1) = (lo + 0.25 * (hi - lo), lo + 0.6 * (hi - lo));
+    let window = format!("{t0},{t1}");
+    let events = export(&dir, &["--time", &window]);
+    let flows = check_rules(&events);
+    let comm: Vec<&Value> = events.iter().filter(|e| e["cat"] == "comm").collect();
+    assert!(!comm.is_empty() && comm.len() < comm_ts.len());
+    for e in comm {
+        let (ts, dur) = (f(e, "ts") / 1e6, e["dur"].as_f64().unwrap_or(0.0) / 1e6);
+        assert!(ts <= t1 && ts + dur >= t0, "{e}");
+    }
+    for e in events.iter().filter(|e| e["ph"] == "s") {
+        let (a, b) = (f(&e["args"], "send_time_s"), f(&e["args"], "recv_time_s"));
+        assert!((t0..=t1).contains(&a) && (t0..=t1).contains(&b), "{e}");
+    }
+    assert_eq!(
+        flows,
+        pairs(&dir, &["--time", &format!("{t0}..{t1}")]).len()
+    );
+    assert!(flows > 0);
+
+    // A minimum duration: short comm calls and instants go, flows keep both calls.
+    let min_dur = 5e-6;
+    let events = export(&dir, &["--min-dur", &min_dur.to_string()]);
+    let flows = check_rules(&events);
+    let comm: Vec<&Value> = events.iter().filter(|e| e["cat"] == "comm").collect();
+    assert!(!comm.is_empty());
+    for e in comm {
+        assert_eq!(e["ph"], "X", "{e}");
+        assert!(f(e, "dur") >= min_dur * 1e6 * (1.0 - 1e-9), "{e}");
+    }
+    assert!(flows < pairs(&dir, &[]).len());
+}
+
+#[test]
+fn big_exports_are_announced_before_they_are_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big = tmp.path().join("big");
+    // 4 × 260,000 call records: more than the ~1 M events chrome://tracing loads.
+    run_ok(&[
+        "synth",
+        "blprof",
+        s(&big),
+        "--calls",
+        "260000",
+        "--messages",
+        "10",
+    ]);
+    // The destination cannot be created: whatever is said came before writing.
+    let nowhere = tmp.path().join("missing/t.json");
+    let out = run(&["export", s(&big), "--chrome", s(&nowhere)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("chrome://tracing"), "{err}");
+    assert!(err.contains("--time T0,T1"), "{err}");
+    assert!(err.contains("Perfetto"), "{err}");
+    // One process is small enough.
+    let out = run(&["export", s(&big), "--chrome", s(&nowhere), "--proc", "0"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("chrome://tracing"), "{err}");
+}
