@@ -62,10 +62,12 @@ pub enum Error {
     /// A file or directory could not be opened or read.
     /// (The I/O error is part of the message, not a separate cause, so that
     /// it is printed once.)
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        // Not named `source`: that would make it the error's cause too,
+        // and `{:#}` would print it twice.
+        error: std::io::Error,
     },
     /// The input is not what it claims to be (not a database, not a header, …).
     #[error("{location}: {message}")]
@@ -82,7 +84,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
     pub fn invalid(location: Location, message: impl Into<String>) -> Self {

@@ -122,3 +122,70 @@ fn keep_going_skips_unreadable_inputs() {
     let o = run(&["--keep-going", "tree", "merge", "missing.json"], &[]);
     assert_ne!(o.code, 0);
 }
+
+/// A reader that closes the pipe early (`| head`) is not an error: exit 0,
+/// nothing on stderr — for every writer (tables, JSON, CSV, streamed traces).
+#[test]
+fn closed_output_pipe_is_success_everywhere() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    let trace = tmp.path().join("t.log");
+    let bin = env!("CARGO_BIN_EXE_profparse");
+    let make = |args: &[&str]| assert!(Command::new(bin).args(args).status().unwrap().success());
+    make(&[
+        "synth",
+        "blprof",
+        db.to_str().unwrap(),
+        "--procs",
+        "4",
+        "--calls",
+        "20000",
+        "--messages",
+        "5000",
+    ]);
+    make(&[
+        "synth",
+        "tlog",
+        trace.to_str().unwrap(),
+        "--procs",
+        "2",
+        "--events",
+        "20000",
+    ]);
+    let (d, t) = (db.to_str().unwrap(), trace.to_str().unwrap());
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["comm", "pairs", d, "--format", "json"],
+        vec!["comm", "pairs", d, "--format", "csv"],
+        vec!["comm", "timeline", d, "--chrome", "/dev/stdout"],
+        vec!["export", d, "--chrome", "/dev/stdout"],
+        vec!["calltrace", d, "--proc", "0"],
+        vec!["calltree", d, "--format", "json"],
+        vec!["tlog", "dump", t],
+        vec!["tlog", "dump", t, "--format", "json"],
+        vec!["tlog", "dump", t, "--format", "csv"],
+    ];
+    for args in runs {
+        let mut child = Command::new(bin)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read a little, then close: the writer meets a closed pipe.
+        let mut first = [0u8; 16];
+        let _ = child.stdout.as_mut().unwrap().read(&mut first);
+        drop(child.stdout.take());
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert!(status.success(), "{args:?}: {status}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+}

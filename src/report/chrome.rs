@@ -167,7 +167,7 @@ impl EventWriter<'_> {
     fn event(&mut self, e: &impl Serialize) -> io::Result<()> {
         self.w.write_all(if self.first { b"\n" } else { b",\n" })?;
         self.first = false;
-        serde_json::to_writer(&mut *self.w, e).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut *self.w, e).map_err(super::json::io_error)?;
         self.count += 1;
         Ok(())
     }

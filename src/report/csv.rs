@@ -24,7 +24,8 @@ pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) ->
         "min_proc",
         "max_proc",
         "imbalance",
-    ])?;
+    ])
+    .map_err(super::json::csv_io_error)?;
     for &i in order {
         let f = &s.functions[i];
         out.write_record([
@@ -40,7 +41,8 @@ pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) ->
             opt(f.min_proc),
             opt(f.max_proc),
             opt(f.imbalance),
-        ])?;
+        ])
+        .map_err(super::json::csv_io_error)?;
     }
     out.flush()
 }

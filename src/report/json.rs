@@ -113,7 +113,7 @@ pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, warnings: &[Warning]) 
 
 /// Pretty JSON followed by a newline.
 pub fn write_pretty(w: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, value).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *w, value).map_err(io_error)?;
     writeln!(w)
 }
 
@@ -235,4 +235,21 @@ pub fn write_regions(
             warnings: warnings.iter().map(|w| w.to_string()).collect(),
         },
     )
+}
+
+/// A JSON writer's error as an I/O error that keeps its kind (a closed pipe
+/// must stay `BrokenPipe`, which is not an error for us).
+pub fn io_error(e: serde_json::Error) -> io::Error {
+    match e.io_error_kind() {
+        Some(kind) => io::Error::new(kind, e),
+        None => io::Error::other(e),
+    }
+}
+
+/// A CSV writer's error as an I/O error that keeps its kind.
+pub fn csv_io_error(e: ::csv::Error) -> io::Error {
+    match e.into_kind() {
+        ::csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
 }

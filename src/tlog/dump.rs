@@ -224,7 +224,8 @@ pub fn write_json(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
     w.write_all(b"{\"events\":[")?;
     for (i, (off, r)) in t.iter().enumerate() {
         w.write_all(if i == 0 { b"\n" } else { b",\n" })?;
-        serde_json::to_writer(&mut *w, &event_json(off, &r)).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut *w, &event_json(off, &r))
+            .map_err(crate::report::json::io_error)?;
     }
     w.write_all(b"\n]}\n")
 }
@@ -234,7 +235,8 @@ pub fn write_csv(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
     let mut out = csv::Writer::from_writer(w);
     out.write_record([
         "offset", "proc", "type", "role", "number", "arg1", "arg2", "time",
-    ])?;
+    ])
+    .map_err(crate::report::json::csv_io_error)?;
     for (off, r) in t.iter() {
         let e = event_json(off, &r);
         out.write_record([
@@ -246,7 +248,8 @@ pub fn write_csv(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
             r.arg1.to_string(),
             r.arg2.to_string(),
             r.time.to_string(),
-        ])?;
+        ])
+        .map_err(crate::report::json::csv_io_error)?;
     }
     out.flush()
 }

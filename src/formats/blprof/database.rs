@@ -386,9 +386,7 @@ fn as_warning(e: Error, what: &str) -> Warning {
         Error::Invalid { location, message } => {
             Warning::new(location, format!("{message}; {what}"))
         }
-        Error::Io { path, source } => {
-            Warning::new(Location::file(path), format!("{source}; {what}"))
-        }
+        Error::Io { path, error } => Warning::new(Location::file(path), format!("{error}; {what}")),
         other => Warning::new(Location::file(""), format!("{other}; {what}")),
     }
 }

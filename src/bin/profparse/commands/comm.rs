@@ -313,7 +313,10 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                     let mut first = true;
                     let r = pair_messages(&database, &sel, &mut |p| {
                         keep(out.write_all(if first { b"\n    " } else { b",\n    " }));
-                        keep(serde_json::to_writer(&mut out, p).map_err(std::io::Error::other));
+                        keep(
+                            serde_json::to_writer(&mut out, p)
+                                .map_err(profparse::report::json::io_error),
+                        );
                         first = false;
                     });
                     keep(out.write_all(b"\n  ]"));
@@ -339,7 +342,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                             "recv_time",
                             "latency",
                         ])
-                        .map_err(std::io::Error::other),
+                        .map_err(profparse::report::json::csv_io_error),
                     );
                     let r = pair_messages(&database, &sel, &mut |p| {
                         keep(
@@ -352,7 +355,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                                 p.recv_time,
                                 p.latency,
                             ))
-                            .map_err(std::io::Error::other),
+                            .map_err(profparse::report::json::csv_io_error),
                         );
                     });
                     keep(c.flush());
