@@ -19,8 +19,10 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 
 use crate::error::{Location, Warning};
-use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, CommBlock, func_name, is_send};
+use crate::formats::blprof::comm::BarrierRef;
+use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, func_name, is_send};
 use crate::formats::blprof::database::{Database, ProcComm};
+use rustc_hash::FxHashMap;
 
 /// One process at one barrier.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -78,30 +80,32 @@ fn proc_syncs(
     p: &ProcComm,
     sel: &super::comm_select::CommSelection<'_>,
 ) -> ProcSyncs {
-    let g = db.comm.as_ref();
-    let (size, real) = (
-        g.map_or(24, |h| h.record_size()),
-        g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
-    );
     let (mut bars, mut reds, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     for b in sel.blocks(p) {
-        let r = db.comm_block_file(b).and_then(|f| {
-            let blk = CommBlock::read(&f, b, size, real)?;
-            for bar in &b.barriers {
-                let Ok(i) = usize::try_from(bar.record_index) else {
-                    continue;
-                };
-                if let (Some(x), Some(y)) = (blk.get(i), blk.get(i + 1))
-                    && sel.contains(x.time)
-                {
-                    bars.push((bar.number, bar.name.clone(), x.time, y.time));
-                }
+        // Streamed: a barrier's before- and after-records (indices i, i + 1)
+        // are picked up on the way.
+        let mut at: FxHashMap<usize, Vec<&BarrierRef>> = FxHashMap::default();
+        for bar in &b.barriers {
+            if let Ok(i) = usize::try_from(bar.record_index) {
+                at.entry(i).or_default().push(bar);
             }
+        }
+        let r = db.comm_records(b).and_then(|mut records| {
+            // Barriers whose before-record was seen: (its time, the barrier).
+            let mut pending: Vec<(f64, &BarrierRef)> = Vec::new();
             let mut open: BTreeMap<(i32, i32), f64> = BTreeMap::new();
-            for r in blk
-                .records()
-                .filter(|r| (1..=4).contains(&r.kind) && sel.contains(r.time))
-            {
+            for (i, r) in records.by_ref().enumerate() {
+                for (t0, bar) in pending.drain(..) {
+                    if sel.contains(t0) {
+                        bars.push((bar.number, bar.name.clone(), t0, r.time));
+                    }
+                }
+                if let Some(v) = at.get(&i) {
+                    pending.extend(v.iter().map(|bar| (r.time, *bar)));
+                }
+                if !(1..=4).contains(&r.kind) || !sel.contains(r.time) {
+                    continue;
+                }
                 if r.peer == BEFORE_CALL {
                     open.insert((r.kind, r.tag), r.time);
                 } else if r.peer == AFTER_CALL
@@ -115,7 +119,7 @@ fn proc_syncs(
                     ));
                 }
             }
-            Ok(())
+            records.finish()
         });
         if let Err(e) = r {
             warnings.push(Warning::new(
@@ -237,11 +241,6 @@ pub fn send_matrix(
 ) -> (SendMatrix, Vec<Warning>) {
     let index = db.comm_index();
     let n = index.procs.iter().map(|p| p.proc + 1).max().unwrap_or(0);
-    let g = db.comm.as_ref();
-    let (size, real) = (
-        g.map_or(24, |h| h.record_size()),
-        g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
-    );
     let rows: Vec<SendRow> = index
         .procs
         .par_iter()
@@ -252,11 +251,10 @@ pub fn send_matrix(
                 return (p.proc, m, b, unknown, w);
             }
             for blk in sel.blocks(p) {
-                let r = db.comm_block_file(blk).and_then(|f| {
-                    let c = CommBlock::read(&f, blk, size, real)?;
-                    for r in c
-                        .records()
-                        .filter(|r| is_send(r.kind) && r.size != AFTER_CALL)
+                let r = db.comm_records(blk).and_then(|mut records| {
+                    for r in records
+                        .by_ref()
+                        .filter(|r| is_send(r.kind) && r.size != AFTER_CALL && sel.contains(r.time))
                     {
                         match usize::try_from(r.peer).ok().filter(|&to| to < n) {
                             Some(to) => {
@@ -266,7 +264,7 @@ pub fn send_matrix(
                             None => unknown += 1,
                         }
                     }
-                    Ok(())
+                    records.finish()
                 });
                 if let Err(e) = r {
                     w.push(Warning::new(
