@@ -5,6 +5,7 @@ pub mod calltrace;
 pub mod calltree;
 pub mod chrome;
 pub mod csv;
+pub mod html_report;
 pub mod json;
 pub mod numfmt;
 pub mod reference;

@@ -1,20 +1,68 @@
 //! SVG pictures (self-contained, no scripts).
 
+use std::borrow::Cow;
+
 use crate::analysis::comm_sync::SendMatrix;
+
+/// Per sender, per receiver: borrowed, or summed over groups of processes.
+type Counts<'a> = Cow<'a, [Vec<u64>]>;
 
 /// The matrix as an SVG heat map of bytes (one cell per sender × receiver).
 pub fn matrix_svg(m: &SendMatrix, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let n = m.nprocs.max(1);
+    matrix_svg_grouped(m, usize::MAX, w)
+}
+
+/// The heat map with at most `max_cells` cells per side: with more
+/// processes, `k = ⌈n / max_cells⌉` consecutive processes share a cell
+/// (their bytes and messages summed), so the picture stays bounded.
+pub fn matrix_svg_grouped(
+    m: &SendMatrix,
+    max_cells: usize,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let k = m.nprocs.max(1).div_ceil(max_cells.max(1));
+    let n = m.nprocs.div_ceil(k).max(1);
+    // Sums per group of k senders × k receivers.
+    let grouped = |v: &[Vec<u64>]| -> Vec<Vec<u64>> {
+        let mut g = vec![vec![0u64; n]; n];
+        for (from, row) in v.iter().enumerate() {
+            for (to, &x) in row.iter().enumerate() {
+                g[from / k][to / k] += x;
+            }
+        }
+        g
+    };
+    let (bytes, messages): (Counts, Counts) = if k == 1 {
+        (Cow::Borrowed(&m.bytes), Cow::Borrowed(&m.messages))
+    } else {
+        (
+            Cow::Owned(grouped(&m.bytes)),
+            Cow::Owned(grouped(&m.messages)),
+        )
+    };
+    let procs = |i: usize| -> String {
+        if k == 1 {
+            i.to_string()
+        } else {
+            let last = ((i + 1) * k).min(m.nprocs) - 1;
+            format!("procs {}–{last}", i * k)
+        }
+    };
     let cell = (640 / n).clamp(2, 40);
     let size = cell * n + 60;
-    let max = m.bytes.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
+    let max = bytes.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
     writeln!(
         w,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">"#
     )?;
+    let per_cell = if k == 1 {
+        String::new()
+    } else {
+        format!(", {k} processes per cell")
+    };
     writeln!(
         w,
-        r#"<title>Bytes sent: rows = sender, columns = receiver (max {max} bytes)</title>"#
+        r#"<title>Bytes sent: rows = sender, columns = receiver (max {max} bytes{per_cell})</title>"#
     )?;
     writeln!(
         w,
@@ -28,20 +76,22 @@ pub fn matrix_svg(m: &SendMatrix, w: &mut dyn std::io::Write) -> std::io::Result
         w,
         r#"<text x="12" y="60" font-size="12" font-family="sans-serif" transform="rotate(90 12 60)">sender →</text>"#
     )?;
-    for (from, row) in m.bytes.iter().enumerate() {
+    for (from, row) in bytes.iter().enumerate() {
         for (to, &v) in row.iter().enumerate() {
             let f = v as f64 / max;
             // White (nothing) to dark red (most bytes).
             let (r, g, b) = (255.0 - 127.0 * f, 255.0 * (1.0 - f), 255.0 * (1.0 - f));
             writeln!(
                 w,
-                r#"<rect x="{}" y="{}" width="{cell}" height="{cell}" fill="rgb({:.0},{:.0},{:.0})"><title>{from} → {to}: {v} bytes, {} messages</title></rect>"#,
+                r#"<rect x="{}" y="{}" width="{cell}" height="{cell}" fill="rgb({:.0},{:.0},{:.0})"><title>{} → {}: {v} bytes, {} messages</title></rect>"#,
                 40 + to * cell,
                 40 + from * cell,
                 r,
                 g,
                 b,
-                m.messages[from][to]
+                procs(from),
+                procs(to),
+                messages[from][to]
             )?;
         }
     }
@@ -105,6 +155,82 @@ pub fn timeline_svg(
                 lane - 4.0,
                 0.25 + 0.75 * b.busy,
                 b.name,
+                b.calls,
+                100.0 * b.busy
+            )?;
+        }
+    }
+    writeln!(w, "</svg>")
+}
+
+/// Hue (degrees) of function `f` of a trace timeline: the golden angle
+/// apart, so neighbouring functions get distinct colours.
+pub fn function_hue(f: u32) -> f64 {
+    (f as f64 * 137.508).rem_euclid(360.0)
+}
+
+/// The timeline of the outermost calls: one lane per process; per column
+/// the outermost function with the most time, coloured by function,
+/// opacity = share of the column inside outermost calls. Size is bounded by
+/// columns × processes, whatever the number of calls; lanes get thinner
+/// (down to 3 px) for many processes.
+pub fn trace_timeline_svg(
+    t: &crate::analysis::trace_timeline::TraceTimeline,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use super::html_report::escape;
+    let (t0, t1) = t.span;
+    let n = t.rows.len().max(1);
+    let lane: f64 = if n <= 64 {
+        18.0
+    } else {
+        (1152.0 / n as f64).floor().max(3.0)
+    };
+    // Label every k-th lane so that labels never overlap.
+    let every = (12.0 / lane).ceil().max(1.0) as usize;
+    let left = 60.0;
+    let width = left + t.columns as f64 + 10.0;
+    let height = 40.0 + lane * t.rows.len() as f64;
+    let slice = (t1 - t0).max(f64::MIN_POSITIVE) / t.columns.max(1) as f64;
+    writeln!(
+        w,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
+    )?;
+    writeln!(
+        w,
+        r##"<rect width="{width}" height="{height}" fill="#ffffff"/>"##
+    )?;
+    writeln!(
+        w,
+        r#"<text x="{left}" y="14" font-size="12" font-family="sans-serif">{t0:.6} s … {t1:.6} s, {slice:.3e} s per column; colour = outermost function with most time, opacity = busy share (each process on its own clock)</text>"#
+    )?;
+    let gap = if lane >= 8.0 { 4.0 } else { 1.0 };
+    for (i, row) in t.rows.iter().enumerate() {
+        let y = 24.0 + lane * i as f64;
+        if i % every == 0 {
+            writeln!(
+                w,
+                r#"<text x="4" y="{}" font-size="11" font-family="sans-serif">proc {}</text>"#,
+                y + lane.min(12.0),
+                row.proc
+            )?;
+        }
+        for b in &row.bars {
+            let x0 = left + b.first as f64;
+            let wd = (b.last - b.first + 1) as f64;
+            let (a, z) = (
+                t0 + slice * b.first as f64,
+                t0 + slice * (b.last + 1) as f64,
+            );
+            let name = t.names.get(b.function as usize).map_or("?", String::as_str);
+            writeln!(
+                w,
+                r#"<rect x="{x0}" y="{y}" width="{wd}" height="{}" fill="hsl({:.0},65%,48%)" fill-opacity="{:.2}"><title>proc {} {} {a:.6}..{z:.6} s: {} call(s) start here, {:.0}% busy</title></rect>"#,
+                lane - gap,
+                function_hue(b.function),
+                0.25 + 0.75 * b.busy,
+                row.proc,
+                escape(name),
                 b.calls,
                 100.0 * b.busy
             )?;
