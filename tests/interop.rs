@@ -278,7 +278,7 @@ fn folded_stacks_render_as_a_flame_graph() {
 
 // ------------------------------------------------ completions, man page
 
-const SUBCOMMANDS: [&str; 12] = [
+const SUBCOMMANDS: [&str; 13] = [
     "info",
     "summary",
     "trace-summary",
@@ -287,6 +287,7 @@ const SUBCOMMANDS: [&str; 12] = [
     "calltrace",
     "comm",
     "export",
+    "report",
     "tlog",
     "tree",
     "completions",
