@@ -436,3 +436,63 @@ fn chromium_renders_the_page_and_runs_its_script() {
         px.len()
     );
 }
+
+#[test]
+fn trace_timeline_accounts_for_every_outermost_call() {
+    use profparse::analysis::calltree::call_tree;
+    use profparse::analysis::trace_summary::Selection;
+    use profparse::analysis::trace_timeline::{trace_span, trace_timeline, whole_trace_timeline};
+    use profparse::formats::blprof::Database;
+
+    for name in DATABASES {
+        let db = Database::open(fixture(name)).unwrap();
+        let (span, w) = trace_span(&db);
+        assert!(w.is_empty(), "{name}: {w:?}");
+        let span = span.unwrap();
+        let (first, _) = trace_timeline(&db, span, 500);
+        let (t, w) = whole_trace_timeline(&db, 500);
+        assert!(w.is_empty(), "{name}: {w:?}");
+        let t = t.unwrap();
+        // Widened only when a call ended after the first span (flush: a
+        // call open across a flush ends after the last block's calls).
+        assert_eq!(t.span.1 > span.1, first.latest_end > span.1, "{name}");
+        assert_eq!(t.span.1 > span.1, name == "flush", "{name}");
+        assert!(t.latest_end <= t.span.1);
+        // The span holds every call, so each function's outermost seconds
+        // are the inclusive seconds of its top-level node in the call tree.
+        let (tree, _, _) = call_tree(&db, &Selection { ranges: None }, None);
+        for &c in tree.node(tree.root()).children() {
+            let f = t.names.iter().position(|n| n == tree.name(c)).unwrap();
+            let want = tree.node(c).metrics.total.inclusive;
+            assert!(
+                (t.totals[f] - want).abs() <= 1e-9 * want.max(1.0),
+                "{name}: {}: {} vs {want}",
+                tree.name(c),
+                t.totals[f]
+            );
+        }
+        // Bars are ordered, disjoint runs of columns.
+        for row in &t.rows {
+            for pair in row.bars.windows(2) {
+                assert!(pair[0].last < pair[1].first, "{name}: {pair:?}");
+            }
+            for b in &row.bars {
+                assert!(b.first <= b.last && (b.last as usize) < t.columns);
+                assert!((0.0..=1.0).contains(&b.busy));
+            }
+        }
+        // Each outermost call starts in exactly one bar, or hides under a
+        // function with more time in its first column.
+        let calls: u64 = t.rows.iter().flat_map(|r| &r.bars).map(|b| b.calls).sum();
+        let outermost: u64 = tree
+            .node(tree.root())
+            .children()
+            .iter()
+            .map(|&c| tree.node(c).metrics.total.calls)
+            .sum();
+        assert!(
+            calls > 0 && calls <= outermost,
+            "{name}: {calls} > {outermost}"
+        );
+    }
+}

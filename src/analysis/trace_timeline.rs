@@ -52,6 +52,31 @@ pub struct TraceTimeline {
     /// Seconds of outermost calls per function, over all processes (inside the span).
     pub totals: Vec<f64>,
     pub rows: Vec<TraceTimelineRow>,
+    /// The latest end of an outermost call; after `span.1` when calls were clipped.
+    pub latest_end: f64,
+}
+
+/// The timeline over the whole span of the traces ([`trace_span`]). A call
+/// open across a flush can end after everything the last blocks show: then
+/// the span is widened to the latest end and the calls are binned again,
+/// so no call is ever clipped. `None` without calls.
+pub fn whole_trace_timeline(
+    db: &Database,
+    columns: usize,
+) -> (Option<TraceTimeline>, Vec<Warning>) {
+    let (span, mut warnings) = trace_span(db);
+    let Some(span) = span else {
+        return (None, warnings);
+    };
+    let (t, w) = trace_timeline(db, span, columns);
+    if t.latest_end <= span.1 {
+        warnings.extend(w);
+        return (Some(t), warnings);
+    }
+    // The same blocks again: their warnings are those of the first pass.
+    let (t, w) = trace_timeline(db, (span.0, t.latest_end), columns);
+    warnings.extend(w);
+    (Some(t), warnings)
 }
 
 /// The span of the call traces: the earliest call start (`timeMinMax`) to
@@ -112,13 +137,14 @@ pub fn trace_timeline(
     let width = (span.1 - span.0).max(f64::MIN_POSITIVE);
     let slice = width / columns as f64;
     let warnings = Mutex::new(Vec::new());
-    let per: Vec<(TraceTimelineRow, Vec<f64>)> = index
+    let per: Vec<(TraceTimelineRow, Vec<f64>, f64)> = index
         .procs
         .par_iter()
         .enumerate()
         .map(|(row, p)| {
             let mut cols: Vec<Column> = vec![Vec::new(); columns];
             let mut totals = vec![0f64; nfuncs];
+            let mut latest = f64::NEG_INFINITY;
             let col = |t: f64| (((t - span.0) / slice).floor().max(0.0) as usize).min(columns - 1);
             for_each_call(db, p, &warnings, |c| {
                 if c.depth != 0 || !c.start.is_finite() || !c.inclusive.is_finite() {
@@ -127,6 +153,7 @@ pub fn trace_timeline(
                 let Some(g) = functions.global(row, c.fnum) else {
                     return;
                 };
+                latest = latest.max(c.end());
                 let a = c.start.clamp(span.0, span.1);
                 let z = c.end().clamp(a, span.1);
                 let first = col(a);
@@ -172,12 +199,14 @@ pub fn trace_timeline(
                     }),
                 }
             }
-            (TraceTimelineRow { proc: p.proc, bars }, totals)
+            (TraceTimelineRow { proc: p.proc, bars }, totals, latest)
         })
         .collect();
     let mut totals = vec![0f64; nfuncs];
     let mut rows = Vec::with_capacity(per.len());
-    for (row, t) in per {
+    let mut latest_end = f64::NEG_INFINITY;
+    for (row, t, latest) in per {
+        latest_end = latest_end.max(latest);
         for (a, b) in totals.iter_mut().zip(&t) {
             *a += b;
         }
@@ -190,6 +219,7 @@ pub fn trace_timeline(
             names: functions.names,
             totals,
             rows,
+            latest_end,
         },
         warnings.into_inner().unwrap_or_else(|p| p.into_inner()),
     )

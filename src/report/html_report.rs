@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 
 use super::calltree::{TreeView, write_html_tree};
-use super::numfmt::{bytes, percent, seconds};
+use super::numfmt::{bytes, percent, seconds, seconds_apart};
 use crate::analysis::calltree::Spread;
 use crate::analysis::comm_sync::SendMatrix;
 use crate::analysis::comm_timeline::TimelineRow;
@@ -511,7 +511,7 @@ fn write_imbalance(w: &mut dyn Write, s: &ImbalanceSection) -> io::Result<()> {
             )
         } else {
             format!(
-                "Too many processes for one bar each (more than {}): a histogram instead — how many processes fall in each of {} equal bins of exclusive time from the minimum to the maximum.",
+                "Too many processes for one bar each (more than {}): a histogram instead — how many processes fall in each of {} equal bins of exclusive time from the minimum to the maximum; arrows mark the bin of the average and of the process asked for.",
                 s.max_bars, s.bins
             )
         }
@@ -591,7 +591,7 @@ fn histogram_svg(
     counts: &[u64],
 ) -> io::Result<()> {
     let (row, left) = (14.0, 150.0);
-    let width = left + BAR_WIDTH + 60.0;
+    let width = left + BAR_WIDTH + 160.0;
     let height = row * counts.len() as f64 + 6.0;
     let most = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
     let nb = counts.len().max(1);
@@ -612,24 +612,33 @@ fn histogram_svg(
         } else {
             ""
         };
-        let fill = if i == avg_bin { "#8b0000" } else { "#4682b4" };
+        let mut marks = Vec::new();
+        if i == avg_bin {
+            marks.push("average".to_owned());
+        }
+        if let (Some(b), Some((p, _))) = (selected_bin, f.selected)
+            && b == i
+        {
+            marks.push(format!("process {p}"));
+        }
+        let marks = if marks.is_empty() {
+            String::new()
+        } else {
+            format!(" ← {}", marks.join(", "))
+        };
+        let bar = n as f64 / most * BAR_WIDTH;
         writeln!(
             w,
-            r##"<text x="4" y="{}">{}–{} s</text><rect x="{left}" y="{y}" width="{:.1}" height="{}" fill="{fill}"{outline}><title>{n} process(es) with {a:.6}..{z:.6} s</title></rect><text x="{:.1}" y="{}">{n}</text>"##,
+            r##"<text x="4" y="{}">{}–{} s</text><rect x="{left}" y="{y}" width="{bar:.1}" height="{}" fill="#4682b4"{outline}><title>{n} process(es) with {a:.6}..{z:.6} s</title></rect><text x="{:.1}" y="{}">{n}{marks}</text>"##,
             y + 10.0,
-            seconds(a),
-            seconds(z),
-            n as f64 / most * BAR_WIDTH,
+            seconds_apart(a, step),
+            seconds_apart(z, step),
             row - 3.0,
-            left + n as f64 / most * BAR_WIDTH + 4.0,
+            left + bar + 4.0,
             y + 10.0,
         )?;
     }
-    writeln!(w, "</svg>")?;
-    writeln!(
-        w,
-        "<p class=\"note\">Dark red: the bin holding the average.</p>"
-    )
+    writeln!(w, "</svg>")
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ pub fn matrix_svg(m: &SendMatrix, w: &mut dyn std::io::Write) -> std::io::Result
 
 /// The heat map with at most `max_cells` cells per side: with more
 /// processes, `k = ⌈n / max_cells⌉` consecutive processes share a cell
-/// (their bytes and messages summed), so the picture stays bounded.
+/// (their bytes and messages summed), so the picture stays bounded. Above
+/// 64 cells per side, empty cells are left out (white background).
 pub fn matrix_svg_grouped(
     m: &SendMatrix,
     max_cells: usize,
@@ -76,8 +77,14 @@ pub fn matrix_svg_grouped(
         w,
         r#"<text x="12" y="60" font-size="12" font-family="sans-serif" transform="rotate(90 12 60)">sender →</text>"#
     )?;
+    // Small pictures get every cell (empty ones too, for their tooltips);
+    // large ones only the cells with messages: the background is white.
+    let all_cells = n <= 64;
     for (from, row) in bytes.iter().enumerate() {
         for (to, &v) in row.iter().enumerate() {
+            if !all_cells && v == 0 && messages[from][to] == 0 {
+                continue;
+            }
             let f = v as f64 / max;
             // White (nothing) to dark red (most bytes).
             let (r, g, b) = (255.0 - 127.0 * f, 255.0 * (1.0 - f), 255.0 * (1.0 - f));
@@ -115,7 +122,8 @@ pub fn timeline_svg(
     } else {
         (span.0, span.0 + 1.0)
     };
-    let (lane, left) = (18.0, 60.0);
+    let Lanes { lane, gap, every } = Lanes::for_rows(rows.len());
+    let left = 60.0;
     let col = 1.0;
     let width = left + col * TIMELINE_COLUMNS as f64 + 10.0;
     let height = 40.0 + lane * rows.len() as f64;
@@ -134,12 +142,14 @@ pub fn timeline_svg(
     )?;
     for (i, row) in rows.iter().enumerate() {
         let y = 24.0 + lane * i as f64;
-        writeln!(
-            w,
-            r#"<text x="4" y="{}" font-size="11" font-family="sans-serif">proc {}</text>"#,
-            y + 12.0,
-            row.proc
-        )?;
+        if i % every == 0 {
+            writeln!(
+                w,
+                r#"<text x="4" y="{}" font-size="11" font-family="sans-serif">proc {}</text>"#,
+                y + lane.min(12.0),
+                row.proc
+            )?;
+        }
         for b in &row.bars {
             // A colour per function type, spread around the hue circle.
             let hue = (b.kind * 47).rem_euclid(360);
@@ -152,7 +162,7 @@ pub fn timeline_svg(
             writeln!(
                 w,
                 r#"<rect x="{x0}" y="{y}" width="{wd}" height="{}" fill="hsl({hue},70%,50%)" fill-opacity="{:.2}"><title>{} {a:.6}..{z:.6} s: {} call(s), {:.0}% busy</title></rect>"#,
-                lane - 4.0,
+                lane - gap,
                 0.25 + 0.75 * b.busy,
                 b.name,
                 b.calls,
@@ -161,6 +171,32 @@ pub fn timeline_svg(
         }
     }
     writeln!(w, "</svg>")
+}
+
+/// Lane geometry of a timeline of `n` processes: 18 px lanes up to 64
+/// processes, thinner ones (down to 3 px) above, so that the picture stays
+/// about 1200 px tall; labels on every `every`-th lane only, so that they
+/// never overlap.
+struct Lanes {
+    lane: f64,
+    /// Blank pixels between lanes.
+    gap: f64,
+    every: usize,
+}
+
+impl Lanes {
+    fn for_rows(n: usize) -> Lanes {
+        let lane: f64 = if n <= 64 {
+            18.0
+        } else {
+            (1152.0 / n as f64).floor().max(3.0)
+        };
+        Lanes {
+            lane,
+            gap: if lane >= 8.0 { 4.0 } else { 1.0 },
+            every: (12.0 / lane).ceil().max(1.0) as usize,
+        }
+    }
 }
 
 /// Hue (degrees) of function `f` of a trace timeline: the golden angle
@@ -181,13 +217,7 @@ pub fn trace_timeline_svg(
     use super::html_report::escape;
     let (t0, t1) = t.span;
     let n = t.rows.len().max(1);
-    let lane: f64 = if n <= 64 {
-        18.0
-    } else {
-        (1152.0 / n as f64).floor().max(3.0)
-    };
-    // Label every k-th lane so that labels never overlap.
-    let every = (12.0 / lane).ceil().max(1.0) as usize;
+    let Lanes { lane, gap, every } = Lanes::for_rows(n);
     let left = 60.0;
     let width = left + t.columns as f64 + 10.0;
     let height = 40.0 + lane * t.rows.len() as f64;
@@ -204,7 +234,6 @@ pub fn trace_timeline_svg(
         w,
         r#"<text x="{left}" y="14" font-size="12" font-family="sans-serif">{t0:.6} s … {t1:.6} s, {slice:.3e} s per column; colour = outermost function with most time, opacity = busy share (each process on its own clock)</text>"#
     )?;
-    let gap = if lane >= 8.0 { 4.0 } else { 1.0 };
     for (i, row) in t.rows.iter().enumerate() {
         let y = 24.0 + lane * i as f64;
         if i % every == 0 {
@@ -237,4 +266,61 @@ pub fn trace_timeline_svg(
         }
     }
     writeln!(w, "</svg>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ring: each process sends 10 bytes to the next.
+    fn ring(n: usize) -> SendMatrix {
+        let mut m = SendMatrix {
+            nprocs: n,
+            messages: vec![vec![0; n]; n],
+            bytes: vec![vec![0; n]; n],
+            unknown_peer: 0,
+        };
+        for p in 0..n {
+            m.messages[p][(p + 1) % n] = 1;
+            m.bytes[p][(p + 1) % n] = 10;
+        }
+        m
+    }
+
+    fn svg(m: &SendMatrix, max_cells: usize) -> String {
+        let mut out = Vec::new();
+        matrix_svg_grouped(m, max_cells, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn small_matrices_draw_every_cell() {
+        let text = svg(&ring(4), 256);
+        assert_eq!(text.matches("<rect x=").count(), 16);
+        assert!(text.contains("<title>3 → 0: 10 bytes, 1 messages</title>"));
+    }
+
+    #[test]
+    fn large_matrices_group_processes_and_skip_empty_cells() {
+        let text = svg(&ring(600), 256);
+        // k = 3: 200 × 200 cells, of which the ring fills the diagonal
+        // (p → p+1 mostly stays in its group) and the next-group cells.
+        let cells = text.matches("<rect x=").count();
+        assert!(cells <= 2 * 200, "{cells} cells");
+        assert!(text.contains("3 processes per cell"));
+        assert!(text.contains("<title>procs 0–2 → procs 0–2: 20 bytes, 2 messages</title>"));
+        assert!(text.contains("<title>procs 597–599 → procs 0–2: 10 bytes, 1 messages</title>"));
+    }
+
+    #[test]
+    fn lanes_shrink_for_many_processes_and_labels_never_overlap() {
+        let few = Lanes::for_rows(64);
+        assert_eq!((few.lane, few.every), (18.0, 1));
+        let many = Lanes::for_rows(4096);
+        assert_eq!(many.lane, 3.0);
+        assert!(many.lane * many.every as f64 >= 12.0);
+        let some = Lanes::for_rows(100);
+        assert_eq!(some.lane, 11.0);
+        assert_eq!(some.every, 2);
+    }
 }

@@ -14,7 +14,7 @@ use profparse::analysis::comm_select::CommSelection;
 use profparse::analysis::imbalance::{ImbalanceOptions, imbalance};
 use profparse::analysis::regions::{Regions, region_stats};
 use profparse::analysis::trace_summary::Selection;
-use profparse::analysis::trace_timeline::{trace_span, trace_timeline};
+use profparse::analysis::trace_timeline::whole_trace_timeline;
 use profparse::formats::blprof::{Database, Part};
 use profparse::report::calltree::TreeView;
 use profparse::report::html_report::{
@@ -164,16 +164,9 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 proc: args.proc,
             })
         };
-        let (span, w) = trace_span(&db);
+        let (timeline, w) = whole_trace_timeline(&db, TIMELINE_COLUMNS);
         warnings.extend(w);
-        let timeline = match span {
-            Some(span) => {
-                let (t, w) = trace_timeline(&db, span, TIMELINE_COLUMNS);
-                warnings.extend(w);
-                Ok(t)
-            }
-            None => Err(Absent("No calls recorded.".to_owned())),
-        };
+        let timeline = timeline.ok_or_else(|| Absent("No calls recorded.".to_owned()));
         (tree, Ok(stats), timeline)
     } else {
         (
