@@ -496,3 +496,25 @@ fn trace_timeline_accounts_for_every_outermost_call() {
         );
     }
 }
+
+#[test]
+fn grouped_send_matrix_sums_the_full_one() {
+    use profparse::analysis::comm_select::CommSelection;
+    use profparse::analysis::comm_sync::{SendMatrixGroups, send_matrix, send_matrix_groups};
+    use profparse::formats::blprof::Database;
+
+    for name in DATABASES {
+        let db = Database::open(fixture(name)).unwrap();
+        let (full, _) = send_matrix(&db, &CommSelection::all());
+        for max_cells in [1, 2, 3, 256] {
+            let (g, w) = send_matrix_groups(&db, &CommSelection::all(), max_cells);
+            assert!(w.is_empty(), "{name}: {w:?}");
+            assert_eq!(
+                g,
+                SendMatrixGroups::from_matrix(&full, max_cells),
+                "{name} {max_cells}"
+            );
+            assert!(g.bytes.len() <= max_cells);
+        }
+    }
+}

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use super::calltree::{TreeView, write_html_tree};
 use super::numfmt::{bytes, percent, seconds, seconds_apart};
 use crate::analysis::calltree::Spread;
-use crate::analysis::comm_sync::SendMatrix;
+use crate::analysis::comm_sync::SendMatrixGroups;
 use crate::analysis::comm_timeline::TimelineRow;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
@@ -66,7 +66,8 @@ pub struct Report {
     pub regions: Section<Vec<RegionStats>>,
     pub trace_timeline: Section<TraceTimeline>,
     pub comm_timeline: Section<CommTimelineSection>,
-    pub matrix: Section<SendMatrix>,
+    /// At most [`MATRIX_MAX_CELLS`] cells per side.
+    pub matrix: Section<SendMatrixGroups>,
     pub imbalance: Section<ImbalanceSection>,
     /// Warnings met while reading, shown at the end of the page.
     pub warnings: Vec<String>,
@@ -460,7 +461,7 @@ fn write_timelines(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     writeln!(w, "</section>")
 }
 
-fn write_matrix(w: &mut dyn Write, m: &SendMatrix) -> io::Result<()> {
+fn write_matrix(w: &mut dyn Write, m: &SendMatrixGroups) -> io::Result<()> {
     let total: u64 = m.bytes.iter().flatten().sum();
     let messages: u64 = m.messages.iter().flatten().sum();
     writeln!(
@@ -475,11 +476,10 @@ fn write_matrix(w: &mut dyn Write, m: &SendMatrix) -> io::Result<()> {
         } else {
             String::new()
         },
-        if m.nprocs > MATRIX_MAX_CELLS {
+        if m.group > 1 {
             format!(
                 " {} processes: each cell sums {} consecutive processes.",
-                m.nprocs,
-                m.nprocs.div_ceil(MATRIX_MAX_CELLS)
+                m.nprocs, m.group
             )
         } else {
             String::new()
@@ -489,7 +489,7 @@ fn write_matrix(w: &mut dyn Write, m: &SendMatrix) -> io::Result<()> {
         return writeln!(w, "<p class=\"absent\">No messages were sent.</p>");
     }
     writeln!(w, "<div class=\"scroll\">")?;
-    super::svg::matrix_svg_grouped(m, MATRIX_MAX_CELLS, w)?;
+    super::svg::matrix_svg_groups(m, w)?;
     writeln!(w, "</div>")
 }
 

@@ -1,51 +1,35 @@
 //! SVG pictures (self-contained, no scripts).
 
-use std::borrow::Cow;
-
-use crate::analysis::comm_sync::SendMatrix;
-
-/// Per sender, per receiver: borrowed, or summed over groups of processes.
-type Counts<'a> = Cow<'a, [Vec<u64>]>;
+use crate::analysis::comm_sync::{SendMatrix, SendMatrixGroups};
 
 /// The matrix as an SVG heat map of bytes (one cell per sender × receiver).
 pub fn matrix_svg(m: &SendMatrix, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    matrix_svg_grouped(m, usize::MAX, w)
+    matrix_picture(m.nprocs, 1, &m.bytes, &m.messages, w)
 }
 
-/// The heat map with at most `max_cells` cells per side: with more
-/// processes, `k = ⌈n / max_cells⌉` consecutive processes share a cell
-/// (their bytes and messages summed), so the picture stays bounded. Above
-/// 64 cells per side, empty cells are left out (white background).
-pub fn matrix_svg_grouped(
-    m: &SendMatrix,
-    max_cells: usize,
+/// The heat map of a grouped matrix: each cell sums `m.group` consecutive
+/// senders × receivers, so the picture stays bounded for any number of
+/// processes. Above 64 cells per side, empty cells are left out (white
+/// background).
+pub fn matrix_svg_groups(m: &SendMatrixGroups, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    matrix_picture(m.nprocs, m.group.max(1), &m.bytes, &m.messages, w)
+}
+
+/// `bytes` and `messages` are square, one row and column per group of `k`
+/// consecutive processes out of `nprocs`.
+fn matrix_picture(
+    nprocs: usize,
+    k: usize,
+    bytes: &[Vec<u64>],
+    messages: &[Vec<u64>],
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let k = m.nprocs.max(1).div_ceil(max_cells.max(1));
-    let n = m.nprocs.div_ceil(k).max(1);
-    // Sums per group of k senders × k receivers.
-    let grouped = |v: &[Vec<u64>]| -> Vec<Vec<u64>> {
-        let mut g = vec![vec![0u64; n]; n];
-        for (from, row) in v.iter().enumerate() {
-            for (to, &x) in row.iter().enumerate() {
-                g[from / k][to / k] += x;
-            }
-        }
-        g
-    };
-    let (bytes, messages): (Counts, Counts) = if k == 1 {
-        (Cow::Borrowed(&m.bytes), Cow::Borrowed(&m.messages))
-    } else {
-        (
-            Cow::Owned(grouped(&m.bytes)),
-            Cow::Owned(grouped(&m.messages)),
-        )
-    };
+    let n = bytes.len().max(1);
     let procs = |i: usize| -> String {
         if k == 1 {
             i.to_string()
         } else {
-            let last = ((i + 1) * k).min(m.nprocs) - 1;
+            let last = ((i + 1) * k).min(nprocs).max(i * k + 1) - 1;
             format!("procs {}–{last}", i * k)
         }
     };
@@ -289,13 +273,20 @@ mod tests {
 
     fn svg(m: &SendMatrix, max_cells: usize) -> String {
         let mut out = Vec::new();
-        matrix_svg_grouped(m, max_cells, &mut out).unwrap();
+        matrix_svg_groups(&SendMatrixGroups::from_matrix(m, max_cells), &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
     #[test]
     fn small_matrices_draw_every_cell() {
+        let mut plain = Vec::new();
+        matrix_svg(&ring(4), &mut plain).unwrap();
         let text = svg(&ring(4), 256);
+        assert_eq!(
+            text.as_bytes(),
+            plain,
+            "one process per cell: the plain picture"
+        );
         assert_eq!(text.matches("<rect x=").count(), 16);
         assert!(text.contains("<title>3 → 0: 10 bytes, 1 messages</title>"));
     }

@@ -18,7 +18,8 @@ use profparse::analysis::trace_timeline::whole_trace_timeline;
 use profparse::formats::blprof::{Database, Part};
 use profparse::report::calltree::TreeView;
 use profparse::report::html_report::{
-    Absent, CallTreeSection, CommTimelineSection, ImbalanceSection, Report, write_report,
+    Absent, CallTreeSection, CommTimelineSection, ImbalanceSection, MATRIX_MAX_CELLS, Report,
+    write_report,
 };
 use profparse::report::svg::TIMELINE_COLUMNS;
 
@@ -178,7 +179,11 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 
     // Send matrix and communication timeline, from the comm profile.
     let (matrix, comm_tl) = if has(Part::Comm) {
-        let (m, w) = profparse::analysis::comm_sync::send_matrix(&db, &CommSelection::all());
+        let (m, w) = profparse::analysis::comm_sync::send_matrix_groups(
+            &db,
+            &CommSelection::all(),
+            MATRIX_MAX_CELLS,
+        );
         warnings.extend(w);
         use profparse::analysis::comm_timeline::{time_span, timeline_rows};
         let window = (f64::NEG_INFINITY, f64::INFINITY);
