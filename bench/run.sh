@@ -55,4 +55,5 @@ run "calltree"                         "$trace_bytes" calltree "$dir"
 run "calltree --proc 0"                "$((trace_bytes / 8))" calltree "$dir" --proc 0
 run "calltrace --proc 0 (to /dev/null)" "$((trace_bytes / 8))" calltrace "$dir" --proc 0
 run "regions"                          "$trace_bytes" regions "$dir"
+run "report (HTML page, to /dev/null)"  "$((trace_bytes + base_bytes))" report "$dir"
 echo "plain sequential read of the trace data files: ${trace_read} s for $((trace_bytes / 1000000)) MB"
