@@ -108,6 +108,43 @@ fn tag_counts(page: &str, tag: &str) -> (usize, usize) {
     (open, page.matches(&format!("</{tag}>")).count())
 }
 
+/// Checks that elements nest properly: every closing tag closes the
+/// innermost open element. Void elements (`<meta>`) and self-closed SVG
+/// elements (`<rect … />`) open nothing; scripts and styles are skipped.
+fn check_nesting(page: &str, what: &str) {
+    const VOID: [&str; 6] = ["meta", "br", "hr", "img", "input", "link"];
+    let mut stack: Vec<&str> = Vec::new();
+    let mut rest = page;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i..];
+        if rest.starts_with("<!") {
+            let end = if rest.starts_with("<!--") { "-->" } else { ">" };
+            rest = &rest[rest.find(end).unwrap() + end.len()..];
+            continue;
+        }
+        let end = rest
+            .find('>')
+            .unwrap_or_else(|| panic!("{what}: unclosed tag"));
+        let tag = &rest[1..end];
+        rest = &rest[end + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack.pop();
+            assert_eq!(open, Some(name), "{what}: </{name}> closes {open:?}");
+            continue;
+        }
+        let name = tag.split([' ', '/']).next().unwrap();
+        if tag.ends_with('/') || VOID.contains(&name) {
+            continue;
+        }
+        if name == "script" || name == "style" {
+            let close = format!("</{name}>");
+            rest = &rest[rest.find(&close).unwrap()..];
+        }
+        stack.push(name);
+    }
+    assert!(stack.is_empty(), "{what}: left open: {stack:?}");
+}
+
 /// The page without HTML comments and SVG namespace declarations: what is
 /// left must not name any web address.
 fn without_comments_and_xmlns(page: &str) -> String {
@@ -146,6 +183,7 @@ fn check_page(page: &str, functions: &[(String, f64)], what: &str) {
         assert_eq!(open, close, "{what}: <{tag}> opened {open}, closed {close}");
     }
     assert!(tag_counts(page, "section").0 >= SECTIONS.len());
+    check_nesting(page, what);
     for (name, _) in functions {
         assert!(
             page.contains(&format!("<tr><td>{}</td>", escape(name))),
@@ -517,4 +555,10 @@ fn grouped_send_matrix_sums_the_full_one() {
             assert!(g.bytes.len() <= max_cells);
         }
     }
+}
+
+#[test]
+#[should_panic(expected = "closes")]
+fn nesting_check_catches_crossed_tags() {
+    check_nesting("<div><p>x</div></p>", "crossed");
 }
