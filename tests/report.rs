@@ -270,6 +270,55 @@ fn base_only_database_says_what_is_missing() {
 }
 
 #[test]
+fn damaged_data_still_gives_a_page_with_its_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("bl_prof");
+    fs::create_dir(&db).unwrap();
+    for e in fs::read_dir(fixture("small4")).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), db.join(e.file_name())).unwrap();
+    }
+    let cut = |name: &str, len: u64| {
+        fs::OpenOptions::new()
+            .write(true)
+            .open(db.join(name))
+            .unwrap()
+            .set_len(len)
+            .unwrap()
+    };
+    cut("bl_call_stats_D_00002", 1000);
+    cut("bl_comm_prof_D_00001", 100);
+    cut("bl_prof_D_00003", 50);
+    let page_path = tmp.path().join("r.html");
+    let out = profparse()
+        .arg("report")
+        .arg(&db)
+        .arg("-o")
+        .arg(&page_path)
+        .output()
+        .unwrap();
+    // A report from damaged input: exit code 3 (docs/ERRORS.md).
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let page = fs::read_to_string(&page_path).unwrap();
+    check_page(&page, &[], "damaged");
+    let listed: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert!(listed.len() >= 3, "{stderr}");
+    let mut unique = listed.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), listed.len(), "each warning once: {stderr}");
+    assert!(page.contains("<section id=\"warnings\">"));
+    assert_eq!(page.matches("<li>").count(), listed.len());
+    assert!(page.contains("process 3 left out"));
+    // The readable processes still show.
+    assert!(page.contains("id=\"summary-table\"") && page.contains("<div class=\"tree\">"));
+}
+
+#[test]
 fn stdout_by_default_and_proc_focus() {
     let db = fixture("small4");
     let out = ok(

@@ -200,6 +200,9 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         (Err(missing(Part::Comm)), Err(missing(Part::Comm)))
     };
     drop(bar);
+    // Several passes meet the same damaged block: say it once.
+    let mut seen = std::collections::HashSet::new();
+    warnings.retain(|w| seen.insert(w.to_string()));
     ctx.warn_all(&warnings);
 
     let report = Report {
