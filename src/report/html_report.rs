@@ -12,6 +12,7 @@ use std::io::{self, Write};
 
 use super::calltree::{TreeView, write_html_tree};
 use super::numfmt::{bytes, percent, seconds, seconds_apart};
+use super::svg::MAX_LANES;
 use crate::analysis::calltree::Spread;
 use crate::analysis::comm_sync::SendMatrixGroups;
 use crate::analysis::comm_timeline::TimelineRow;
@@ -200,9 +201,9 @@ pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     writeln!(w, "<title>profparse report: {db}</title>")?;
     writeln!(w, "<style>{STYLE}</style>\n</head>\n<body>")?;
     writeln!(w, "<header>\n<h1>profparse report</h1>")?;
-    let procs = r
-        .nprocs
-        .map_or_else(String::new, |n| format!("; {n} processes"));
+    let procs = r.nprocs.map_or_else(String::new, |n| {
+        format!("; {n} process{}", if n == 1 { "" } else { "es" })
+    });
     writeln!(
         w,
         "<p>Database <code>{db}</code>: {}{procs}.</p>",
@@ -235,7 +236,7 @@ pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     if !r.warnings.is_empty() {
         writeln!(
             w,
-            "<section id=\"warnings\">\n<h2>Warnings</h2>\n<p class=\"note\">The data below was damaged or suspicious; the sections above leave it out where they say so.</p>\n<ul>"
+            "<section id=\"warnings\">\n<h2>Warnings</h2>\n<p class=\"note\">Damaged or suspicious data met while reading; the sections above leave out what could not be read.</p>\n<ul>"
         )?;
         for m in &r.warnings {
             writeln!(w, "<li>{}</li>", escape(m))?;
@@ -404,7 +405,7 @@ fn write_timelines(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     writeln!(w, "<section id=\"{id}\">\n<h2>{title}</h2>")?;
     writeln!(
         w,
-        "<p class=\"note\">One lane per process, time binned into columns: the pictures stay the same size whatever the number of calls. Hover a bar for its time range and calls.</p>"
+        "<p class=\"note\">One lane per process (above {MAX_LANES} processes, per group of consecutive processes), time binned into columns: the pictures stay the same size whatever the number of calls. Hover a bar for its time range and calls.</p>"
     )?;
     writeln!(
         w,
