@@ -456,6 +456,26 @@ fn write_timelines(w: &mut dyn Write, r: &Report) -> io::Result<()> {
             writeln!(w, "<div class=\"scroll\">")?;
             super::svg::timeline_svg(c.span, &c.rows, w)?;
             writeln!(w, "</div>")?;
+            // Legend: the types drawn, by the columns they win.
+            let mut kinds: Vec<(i32, &str, u64)> = Vec::new();
+            for b in c.rows.iter().flat_map(|r| &r.bars) {
+                let cols = (b.last - b.first + 1) as u64;
+                match kinds.iter_mut().find(|k| k.0 == b.kind) {
+                    Some(k) => k.2 += cols,
+                    None => kinds.push((b.kind, b.name, cols)),
+                }
+            }
+            kinds.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+            write!(w, "<p class=\"legend\">")?;
+            for (kind, name, _) in &kinds {
+                write!(
+                    w,
+                    "<span><i style=\"background:{}\"></i>{}</span>",
+                    super::svg::comm_type_colour(*kind as i64),
+                    escape(name)
+                )?;
+            }
+            writeln!(w, "</p>")?;
         }
         Err(a) => absent(w, a)?,
     }

@@ -131,8 +131,7 @@ pub fn timeline_svg(
             .unwrap_or("?")
             .to_owned()
     };
-    // A colour per function type, spread around the hue circle.
-    let colour = |k: i64| format!("hsl({},70%,50%)", (k * 47).rem_euclid(360));
+    let colour = |k: i64| comm_type_colour(k);
     lanes_svg(
         &Picture {
             span,
@@ -146,6 +145,12 @@ pub fn timeline_svg(
         &lanes,
         w,
     )
+}
+
+/// Fill colour of an MPI function type in the comm timeline: a hue per
+/// type, spread around the hue circle.
+pub fn comm_type_colour(kind: i64) -> String {
+    format!("hsl({},70%,50%)", (kind * 47).rem_euclid(360))
 }
 
 /// At most this many lanes in a timeline picture: above, each lane shows
