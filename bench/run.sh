@@ -102,6 +102,7 @@ run "comm matrix"                    "$b_comm"  "$p_comm"  comm matrix "$dir/db"
 run "comm timeline --svg"            "$b_comm"  "$p_comm"  comm timeline "$dir/db" --svg "$out/t.svg"
 run "diff (the run with itself)"      "$((2 * b_trace))" - diff "$dir/db" "$dir/db"
 run "export --chrome (to /dev/null)"  "$((b_trace + b_comm))" - export "$dir/db" --chrome /dev/null
+run "report (HTML page)"             "$((b_base + b_trace + b_comm))" - report "$dir/db" -o /dev/null
 run "export --parquet"               "$((b_trace + b_comm))" - export "$dir/db" --parquet "$out/pq"
 run "tlog dump --style tlog_dump"    "$b_tlog"  "$p_tlog"  tlog dump "$dir/trace.log" --style tlog_dump
 run "tlog dump (Java style)"         "$b_tlog"  "$p_tlog"  tlog dump "$dir/trace.log"

@@ -151,6 +151,7 @@ fn blprof_reports(c: &mut Criterion) {
         ("comm-pairs", vec!["comm", "pairs"], comm),
         ("comm-barriers", vec!["comm", "barriers"], comm),
         ("comm-matrix", vec!["comm", "matrix"], comm),
+        ("report-html", vec!["report"], base + trace + comm),
     ];
     let mut group = c.benchmark_group("blprof");
     group.sample_size(10);
@@ -168,8 +169,18 @@ fn blprof_reports(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("blprof-10k-procs");
     group.sample_size(10);
-    for (name, args) in [("info", vec!["info"]), ("summary", vec!["summary"])] {
-        group.throughput(Throughput::Bytes(data_bytes(&inputs.wide, "bl_prof")));
+    for (name, args) in [
+        ("info", vec!["info"]),
+        ("summary", vec!["summary"]),
+        ("report-html", vec!["report"]),
+    ] {
+        // The report reads every part; info and summary the base profile.
+        let prefix = if name == "report-html" {
+            "bl_"
+        } else {
+            "bl_prof"
+        };
+        group.throughput(Throughput::Bytes(data_bytes(&inputs.wide, prefix)));
         for jobs in threads() {
             group.bench_with_input(
                 BenchmarkId::new(name, format!("j{jobs}")),

@@ -278,7 +278,7 @@ fn folded_stacks_render_as_a_flame_graph() {
 
 // ------------------------------------------------ completions, man page
 
-const SUBCOMMANDS: [&str; 13] = [
+const SUBCOMMANDS: [&str; 14] = [
     "info",
     "summary",
     "trace-summary",
@@ -288,6 +288,7 @@ const SUBCOMMANDS: [&str; 13] = [
     "comm",
     "diff",
     "export",
+    "report",
     "tlog",
     "tree",
     "completions",

@@ -232,51 +232,78 @@ pub struct SendMatrix {
     pub unknown_peer: u64,
 }
 
-/// One sender: process, messages and bytes per receiver, unknown peers, warnings.
+/// One sender (group): its first process, messages and bytes per receiver
+/// (group), unknown peers, warnings.
 type SendRow = (usize, Vec<u64>, Vec<u64>, u64, Vec<Warning>);
+
+/// Per group of `k` consecutive sending processes (`k = 1`: per process):
+/// messages and bytes per receiver group of `k`, for `n` processes. Memory
+/// is one row per group, whatever `k`.
+fn send_rows(
+    db: &Database,
+    sel: &super::comm_select::CommSelection<'_>,
+    n: usize,
+    k: usize,
+) -> Vec<SendRow> {
+    let index = db.comm_index();
+    let cells = n.div_ceil(k);
+    let groups: Vec<&[ProcComm]> = index
+        .procs
+        .chunk_by(|a, b| a.proc / k == b.proc / k)
+        .collect();
+    groups
+        .par_iter()
+        .map(|procs| {
+            let (mut m, mut b, mut unknown, mut w) =
+                (vec![0u64; cells], vec![0u64; cells], 0u64, Vec::new());
+            for p in procs.iter() {
+                if sel.wants_proc(p.proc) {
+                    for blk in sel.blocks(p) {
+                        let r = db.comm_records(blk).and_then(|mut records| {
+                            for r in records.by_ref().filter(|r| {
+                                is_send(r.kind) && r.size != AFTER_CALL && sel.contains(r.time)
+                            }) {
+                                match usize::try_from(r.peer).ok().filter(|&to| to < n) {
+                                    Some(to) => {
+                                        m[to / k] += 1;
+                                        b[to / k] += r.size.max(0) as u64;
+                                    }
+                                    None => unknown += 1,
+                                }
+                            }
+                            records.finish()
+                        });
+                        if let Err(e) = r {
+                            w.push(Warning::new(
+                                Location::line(&blk.header, blk.line),
+                                format!("process {}: sends of a block skipped: {e}", p.proc),
+                            ));
+                        }
+                    }
+                }
+                db.progress().advance(1);
+            }
+            (procs[0].proc, m, b, unknown, w)
+        })
+        .collect()
+}
+
+/// Number of processes of the send matrix: the highest process with comm data, plus one.
+fn matrix_procs(db: &Database) -> usize {
+    db.comm_index()
+        .procs
+        .iter()
+        .map(|p| p.proc + 1)
+        .max()
+        .unwrap_or(0)
+}
 
 pub fn send_matrix(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
 ) -> (SendMatrix, Vec<Warning>) {
-    let index = db.comm_index();
-    let n = index.procs.iter().map(|p| p.proc + 1).max().unwrap_or(0);
-    let rows: Vec<SendRow> = index
-        .procs
-        .par_iter()
-        .map(|p| {
-            let (mut m, mut b, mut unknown, mut w) =
-                (vec![0u64; n], vec![0u64; n], 0u64, Vec::new());
-            if !sel.wants_proc(p.proc) {
-                return (p.proc, m, b, unknown, w);
-            }
-            for blk in sel.blocks(p) {
-                let r = db.comm_records(blk).and_then(|mut records| {
-                    for r in records
-                        .by_ref()
-                        .filter(|r| is_send(r.kind) && r.size != AFTER_CALL && sel.contains(r.time))
-                    {
-                        match usize::try_from(r.peer).ok().filter(|&to| to < n) {
-                            Some(to) => {
-                                m[to] += 1;
-                                b[to] += r.size.max(0) as u64;
-                            }
-                            None => unknown += 1,
-                        }
-                    }
-                    records.finish()
-                });
-                if let Err(e) = r {
-                    w.push(Warning::new(
-                        Location::line(&blk.header, blk.line),
-                        format!("process {}: sends of a block skipped: {e}", p.proc),
-                    ));
-                }
-            }
-            (p.proc, m, b, unknown, w)
-        })
-        .inspect(|_| db.progress().advance(1))
-        .collect();
+    let n = matrix_procs(db);
+    let rows = send_rows(db, sel, n, 1);
     let mut s = SendMatrix {
         nprocs: n,
         messages: vec![vec![0; n]; n],
@@ -287,6 +314,90 @@ pub fn send_matrix(
     for (p, m, b, u, w) in rows {
         s.messages[p] = m;
         s.bytes[p] = b;
+        s.unknown_peer += u;
+        warnings.extend(w);
+    }
+    (s, warnings)
+}
+
+/// The send matrix with `group` consecutive processes per cell (summed):
+/// a picture of many processes in bounded memory.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct SendMatrixGroups {
+    pub nprocs: usize,
+    /// Processes per cell (1: one cell per sender × receiver).
+    pub group: usize,
+    /// `messages[from / group][to / group]`, `⌈nprocs / group⌉` square.
+    pub messages: Vec<Vec<u64>>,
+    pub bytes: Vec<Vec<u64>>,
+    /// Send records whose peer is outside `0..nprocs` (non-world communicators).
+    pub unknown_peer: u64,
+}
+
+impl SendMatrixGroups {
+    /// Processes per cell so that at most `max_cells` cells span a side.
+    pub fn group_for(nprocs: usize, max_cells: usize) -> usize {
+        nprocs.max(1).div_ceil(max_cells.max(1))
+    }
+
+    /// Groups a full matrix.
+    pub fn from_matrix(m: &SendMatrix, max_cells: usize) -> Self {
+        let k = Self::group_for(m.nprocs, max_cells);
+        let cells = m.nprocs.div_ceil(k);
+        let sum = |v: &[Vec<u64>]| {
+            let mut g = vec![vec![0u64; cells]; cells];
+            for (from, row) in v.iter().enumerate() {
+                for (to, &x) in row.iter().enumerate() {
+                    g[from / k][to / k] += x;
+                }
+            }
+            g
+        };
+        SendMatrixGroups {
+            nprocs: m.nprocs,
+            group: k,
+            messages: sum(&m.messages),
+            bytes: sum(&m.bytes),
+            unknown_peer: m.unknown_peer,
+        }
+    }
+
+    /// The first and last process of cell `i`.
+    pub fn procs(&self, i: usize) -> (usize, usize) {
+        let first = i * self.group;
+        (
+            first,
+            ((i + 1) * self.group).min(self.nprocs).max(first + 1) - 1,
+        )
+    }
+}
+
+/// [`send_matrix`] with at most `max_cells` cells per side: memory is
+/// `max_cells²` plus one row of cells per process being read, never
+/// processes², so any number of processes fits.
+pub fn send_matrix_groups(
+    db: &Database,
+    sel: &super::comm_select::CommSelection<'_>,
+    max_cells: usize,
+) -> (SendMatrixGroups, Vec<Warning>) {
+    let n = matrix_procs(db);
+    let k = SendMatrixGroups::group_for(n, max_cells);
+    let cells = n.div_ceil(k);
+    let mut s = SendMatrixGroups {
+        nprocs: n,
+        group: k,
+        messages: vec![vec![0; cells]; cells],
+        bytes: vec![vec![0; cells]; cells],
+        unknown_peer: 0,
+    };
+    let mut warnings = Vec::new();
+    for (p, m, b, u, w) in send_rows(db, sel, n, k) {
+        for (acc, x) in s.messages[p / k].iter_mut().zip(m) {
+            *acc += x;
+        }
+        for (acc, x) in s.bytes[p / k].iter_mut().zip(b) {
+            *acc += x;
+        }
         s.unknown_peer += u;
         warnings.extend(w);
     }

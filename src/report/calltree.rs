@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use super::html_report::escape as html_escape;
 use super::numfmt::seconds;
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
@@ -341,13 +342,6 @@ pub fn write_folded(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView)
     Ok(())
 }
 
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// One self-contained page: nested `<details>` (collapsible without
 /// scripts); branches above 5 % of the total start open.
 pub fn write_html(
@@ -356,8 +350,6 @@ pub fn write_html(
     view: &TreeView,
     title: &str,
 ) -> io::Result<()> {
-    let total = total_inclusive(tree);
-    let p = view.nprocs.max(1) as f64;
     writeln!(
         w,
         "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>Call tree: {}</title>",
@@ -374,6 +366,21 @@ pub fn write_html(
         view.nprocs,
         if view.nprocs == 1 { "" } else { "es" }
     )?;
+    write_html_tree(w, tree, view)?;
+    writeln!(w, "</body>\n</html>")
+}
+
+/// The tree as nested `<details>` elements (collapsible without scripts),
+/// for embedding in a page; branches above 5 % of the total start open.
+/// Each line: name :: inclusive s :: exclusive s :: 1-e/i % :: calls, times
+/// averaged over `view.nprocs` processes.
+pub fn write_html_tree(
+    w: &mut dyn Write,
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+) -> io::Result<()> {
+    let total = total_inclusive(tree);
+    let p = view.nprocs.max(1) as f64;
     let nodes = visible(tree, view);
     let mut open: Vec<usize> = Vec::new();
     for (i, &(id, depth)) in nodes.iter().enumerate() {
@@ -412,5 +419,5 @@ pub fn write_html(
     for _ in open {
         writeln!(w, "</details>")?;
     }
-    writeln!(w, "</body>\n</html>")
+    Ok(())
 }

@@ -6,6 +6,7 @@ pub mod calltree;
 pub mod chrome;
 pub mod csv;
 pub mod diff;
+pub mod html_report;
 pub mod json;
 pub mod numfmt;
 #[cfg(feature = "parquet")]

@@ -10,6 +10,17 @@ pub fn seconds(x: f64) -> String {
     fixed(x, 4)
 }
 
+/// Seconds with enough decimals (at least 4) to tell apart values `step`
+/// seconds apart: labels of histogram bins.
+pub fn seconds_apart(x: f64, step: f64) -> String {
+    let decimals = if step > 0.0 && step.is_finite() {
+        ((-step.log10()).ceil() as i64 + 1).clamp(4, 12) as usize
+    } else {
+        4
+    };
+    fixed(x, decimals)
+}
+
 /// A percentage with 2 decimals.
 pub fn percent(x: f64) -> String {
     fixed(x, 2)
@@ -45,6 +56,8 @@ mod tests {
         assert_eq!(seconds(0.01081), "0.0108");
         assert_eq!(seconds(0.0), "0.0000");
         assert_eq!(percent(21.6149), "21.61");
+        assert_eq!(seconds_apart(0.00123, 0.01), "0.0012");
+        assert_eq!(seconds_apart(0.0000123, 0.000001), "0.0000123");
         assert_eq!(right("ab", 4), "  ab");
         assert_eq!(right("abcdef", 4), "abcdef");
         assert_eq!(bytes(512), "512 B");

@@ -1,20 +1,53 @@
 //! SVG pictures (self-contained, no scripts).
 
-use crate::analysis::comm_sync::SendMatrix;
+use crate::analysis::comm_sync::{SendMatrix, SendMatrixGroups};
 
 /// The matrix as an SVG heat map of bytes (one cell per sender × receiver).
 pub fn matrix_svg(m: &SendMatrix, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let n = m.nprocs.max(1);
+    matrix_picture(m.nprocs, 1, &m.bytes, &m.messages, w)
+}
+
+/// The heat map of a grouped matrix: each cell sums `m.group` consecutive
+/// senders × receivers, so the picture stays bounded for any number of
+/// processes. Above 64 cells per side, empty cells are left out (white
+/// background).
+pub fn matrix_svg_groups(m: &SendMatrixGroups, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    matrix_picture(m.nprocs, m.group.max(1), &m.bytes, &m.messages, w)
+}
+
+/// `bytes` and `messages` are square, one row and column per group of `k`
+/// consecutive processes out of `nprocs`.
+fn matrix_picture(
+    nprocs: usize,
+    k: usize,
+    bytes: &[Vec<u64>],
+    messages: &[Vec<u64>],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let n = bytes.len().max(1);
+    let procs = |i: usize| -> String {
+        if k == 1 {
+            i.to_string()
+        } else {
+            let last = ((i + 1) * k).min(nprocs).max(i * k + 1) - 1;
+            format!("procs {}–{last}", i * k)
+        }
+    };
     let cell = (640 / n).clamp(2, 40);
     let size = cell * n + 60;
-    let max = m.bytes.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
+    let max = bytes.iter().flatten().copied().max().unwrap_or(0).max(1) as f64;
     writeln!(
         w,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">"#
     )?;
+    let per_cell = if k == 1 {
+        String::new()
+    } else {
+        format!(", {k} processes per cell")
+    };
     writeln!(
         w,
-        r#"<title>Bytes sent: rows = sender, columns = receiver (max {max} bytes)</title>"#
+        r#"<title>Bytes sent: rows = sender, columns = receiver (max {max} bytes{per_cell})</title>"#
     )?;
     writeln!(
         w,
@@ -28,20 +61,28 @@ pub fn matrix_svg(m: &SendMatrix, w: &mut dyn std::io::Write) -> std::io::Result
         w,
         r#"<text x="12" y="60" font-size="12" font-family="sans-serif" transform="rotate(90 12 60)">sender →</text>"#
     )?;
-    for (from, row) in m.bytes.iter().enumerate() {
+    // Small pictures get every cell (empty ones too, for their tooltips);
+    // large ones only the cells with messages: the background is white.
+    let all_cells = n <= 64;
+    for (from, row) in bytes.iter().enumerate() {
         for (to, &v) in row.iter().enumerate() {
+            if !all_cells && v == 0 && messages[from][to] == 0 {
+                continue;
+            }
             let f = v as f64 / max;
             // White (nothing) to dark red (most bytes).
             let (r, g, b) = (255.0 - 127.0 * f, 255.0 * (1.0 - f), 255.0 * (1.0 - f));
             writeln!(
                 w,
-                r#"<rect x="{}" y="{}" width="{cell}" height="{cell}" fill="rgb({:.0},{:.0},{:.0})"><title>{from} → {to}: {v} bytes, {} messages</title></rect>"#,
+                r#"<rect x="{}" y="{}" width="{cell}" height="{cell}" fill="rgb({:.0},{:.0},{:.0})"><title>{} → {}: {v} bytes, {} messages</title></rect>"#,
                 40 + to * cell,
                 40 + from * cell,
                 r,
                 g,
                 b,
-                m.messages[from][to]
+                procs(from),
+                procs(to),
+                messages[from][to]
             )?;
         }
     }
@@ -54,22 +95,180 @@ pub const TIMELINE_COLUMNS: usize = 1130;
 /// A timeline: one lane per process; per column (a slice of time) the
 /// function type with the most time, coloured by type, opacity = share of
 /// the slice spent in communication. Size is bounded by columns × processes,
-/// whatever the number of calls.
+/// whatever the number of calls; above [`MAX_LANES`] processes, a lane shows
+/// a group of consecutive processes.
 pub fn timeline_svg(
     span: (f64, f64),
     rows: &[crate::analysis::comm_timeline::TimelineRow],
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let (t0, t1) = if span.1 > span.0 {
+    let span = if span.1 > span.0 {
         span
     } else {
         (span.0, span.0 + 1.0)
     };
-    let (lane, left) = (18.0, 60.0);
-    let col = 1.0;
-    let width = left + col * TIMELINE_COLUMNS as f64 + 10.0;
-    let height = 40.0 + lane * rows.len() as f64;
-    let slice = (t1 - t0) / TIMELINE_COLUMNS as f64;
+    let lanes: Vec<(usize, Vec<LaneBar>)> = rows
+        .iter()
+        .map(|r| {
+            let bars = r
+                .bars
+                .iter()
+                .map(|b| LaneBar {
+                    first: b.first,
+                    last: b.last,
+                    key: b.kind as i64,
+                    busy: b.busy,
+                    calls: b.calls,
+                })
+                .collect();
+            (r.proc, bars)
+        })
+        .collect();
+    let name = |k: i64| {
+        i32::try_from(k)
+            .ok()
+            .and_then(crate::formats::blprof::commdata::func_name)
+            .unwrap_or("?")
+            .to_owned()
+    };
+    let colour = |k: i64| comm_type_colour(k);
+    lanes_svg(
+        &Picture {
+            span,
+            columns: TIMELINE_COLUMNS,
+            what: "type",
+            colour: &colour,
+            name: &name,
+            proc_in_title: false,
+            calls: "call(s)",
+        },
+        &lanes,
+        w,
+    )
+}
+
+/// Fill colour of an MPI function type in the comm timeline: a hue per
+/// type, spread around the hue circle.
+pub fn comm_type_colour(kind: i64) -> String {
+    format!("hsl({},70%,50%)", (kind * 47).rem_euclid(360))
+}
+
+/// At most this many lanes in a timeline picture: above, each lane shows
+/// `⌈processes / MAX_LANES⌉` consecutive processes.
+pub const MAX_LANES: usize = 256;
+
+/// One bar of a lane: columns `first..=last` won by `key`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LaneBar {
+    first: u32,
+    last: u32,
+    key: i64,
+    busy: f64,
+    calls: u64,
+}
+
+/// How to draw the lanes of a timeline.
+struct Picture<'a> {
+    span: (f64, f64),
+    columns: usize,
+    /// What the colour stands for ("type", "outermost function").
+    what: &'a str,
+    /// Fill colour of a key.
+    colour: &'a dyn Fn(i64) -> String,
+    /// Display name of a key (escaped for markup).
+    name: &'a dyn Fn(i64) -> String,
+    /// Tooltips name the process (lane) too.
+    proc_in_title: bool,
+    /// How the calls of a bar are counted, for tooltips.
+    calls: &'a str,
+}
+
+/// Merges the lanes of `k` consecutive processes into one: per column the
+/// key that wins in most of them (ties: the lower key), busy = the mean over
+/// the `k` processes (idle ones count 0), calls summed.
+fn group_lanes(rows: &[(usize, Vec<LaneBar>)], columns: usize) -> Vec<LaneBar> {
+    // Per column: (key, processes it wins, Σ busy, calls starting here).
+    let mut votes: Vec<Vec<(i64, u32, f64, u64)>> = vec![Vec::new(); columns];
+    for (_, bars) in rows {
+        for b in bars {
+            let span = b.first as usize..=(b.last as usize).min(columns.saturating_sub(1));
+            for (c, column) in votes
+                .iter_mut()
+                .enumerate()
+                .take(*span.end() + 1)
+                .skip(*span.start())
+            {
+                let calls = if c == b.first as usize { b.calls } else { 0 };
+                match column.iter_mut().find(|v| v.0 == b.key) {
+                    Some(v) => {
+                        v.1 += 1;
+                        v.2 += b.busy;
+                        v.3 += calls;
+                    }
+                    None => column.push((b.key, 1, b.busy, calls)),
+                }
+            }
+        }
+    }
+    let k = rows.len().max(1) as f64;
+    let mut out: Vec<LaneBar> = Vec::new();
+    for (c, v) in votes.iter().enumerate() {
+        let Some(&(key, _, _, _)) = v.iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)))
+        else {
+            continue;
+        };
+        let busy = v.iter().map(|e| e.2).sum::<f64>() / k;
+        let calls: u64 = v.iter().filter(|e| e.0 == key).map(|e| e.3).sum();
+        match out.last_mut() {
+            Some(b) if b.key == key && b.last + 1 == c as u32 => {
+                let n = (b.last - b.first + 1) as f64;
+                b.busy = (b.busy * n + busy) / (n + 1.0);
+                b.last = c as u32;
+                b.calls += calls;
+            }
+            _ => out.push(LaneBar {
+                first: c as u32,
+                last: c as u32,
+                key,
+                busy,
+                calls,
+            }),
+        }
+    }
+    out
+}
+
+/// Draws one lane per process, or per group of processes above [`MAX_LANES`].
+fn lanes_svg(
+    pic: &Picture<'_>,
+    rows: &[(usize, Vec<LaneBar>)],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let (t0, t1) = pic.span;
+    let per_lane = rows.len().div_ceil(MAX_LANES).max(1);
+    // (label, bars) per lane.
+    let lanes: Vec<(String, std::borrow::Cow<'_, [LaneBar]>)> = if per_lane == 1 {
+        rows.iter()
+            .map(|(p, bars)| (format!("proc {p}"), std::borrow::Cow::Borrowed(&bars[..])))
+            .collect()
+    } else {
+        rows.chunks(per_lane)
+            .map(|g| {
+                let (a, z) = (g[0].0, g[g.len() - 1].0);
+                (
+                    format!("procs {a}–{z}"),
+                    std::borrow::Cow::Owned(group_lanes(g, pic.columns)),
+                )
+            })
+            .collect()
+    };
+    let Lanes { lane, gap, every } = Lanes::for_rows(lanes.len());
+    let left = if per_lane == 1 { 60.0 } else { 90.0 };
+    // A second caption line when processes share lanes.
+    let top = if per_lane == 1 { 24.0 } else { 38.0 };
+    let width = left + pic.columns as f64 + 10.0;
+    let height = top + 16.0 + lane * lanes.len() as f64;
+    let slice = (t1 - t0).max(f64::MIN_POSITIVE) / pic.columns.max(1) as f64;
     writeln!(
         w,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
@@ -80,35 +279,258 @@ pub fn timeline_svg(
     )?;
     writeln!(
         w,
-        r#"<text x="{left}" y="14" font-size="12" font-family="sans-serif">{t0:.6} s … {t1:.6} s, {slice:.3e} s per column; colour = type with most time, opacity = busy share (each process on its own clock)</text>"#
+        r#"<text x="{left}" y="14" font-size="12" font-family="sans-serif">{t0:.6} s … {t1:.6} s, {slice:.3e} s per column; colour = {} with most time, opacity = busy share (each process on its own clock)</text>"#,
+        pic.what
     )?;
-    for (i, row) in rows.iter().enumerate() {
-        let y = 24.0 + lane * i as f64;
+    if per_lane > 1 {
         writeln!(
             w,
-            r#"<text x="4" y="{}" font-size="11" font-family="sans-serif">proc {}</text>"#,
-            y + 12.0,
-            row.proc
+            r#"<text x="{left}" y="28" font-size="12" font-family="sans-serif">{per_lane} processes per lane: colour = the {} that most of them show, opacity = their mean busy share</text>"#,
+            pic.what
         )?;
-        for b in &row.bars {
-            // A colour per function type, spread around the hue circle.
-            let hue = (b.kind * 47).rem_euclid(360);
-            let x0 = left + col * b.first as f64;
-            let wd = col * (b.last - b.first + 1) as f64;
+    }
+    for (i, (label, bars)) in lanes.iter().enumerate() {
+        let y = top + lane * i as f64;
+        if i % every == 0 {
+            writeln!(
+                w,
+                r#"<text x="4" y="{}" font-size="11" font-family="sans-serif">{label}</text>"#,
+                y + lane.min(12.0),
+            )?;
+        }
+        let who = if pic.proc_in_title || per_lane > 1 {
+            format!("{label} ")
+        } else {
+            String::new()
+        };
+        for b in bars.iter() {
+            let x0 = left + b.first as f64;
+            let wd = (b.last - b.first + 1) as f64;
             let (a, z) = (
                 t0 + slice * b.first as f64,
                 t0 + slice * (b.last + 1) as f64,
             );
             writeln!(
                 w,
-                r#"<rect x="{x0}" y="{y}" width="{wd}" height="{}" fill="hsl({hue},70%,50%)" fill-opacity="{:.2}"><title>{} {a:.6}..{z:.6} s: {} call(s), {:.0}% busy</title></rect>"#,
-                lane - 4.0,
+                r#"<rect x="{x0}" y="{y}" width="{wd}" height="{}" fill="{}" fill-opacity="{:.2}"><title>{who}{} {a:.6}..{z:.6} s: {} {}, {:.0}% busy</title></rect>"#,
+                lane - gap,
+                (pic.colour)(b.key),
                 0.25 + 0.75 * b.busy,
-                b.name,
+                (pic.name)(b.key),
                 b.calls,
+                pic.calls,
                 100.0 * b.busy
             )?;
         }
     }
     writeln!(w, "</svg>")
+}
+
+/// Lane geometry of a timeline of `n` processes: 18 px lanes up to 64
+/// processes, thinner ones (down to 3 px) above, so that the picture stays
+/// about 1200 px tall; labels on every `every`-th lane only, so that they
+/// never overlap.
+struct Lanes {
+    lane: f64,
+    /// Blank pixels between lanes.
+    gap: f64,
+    every: usize,
+}
+
+impl Lanes {
+    fn for_rows(n: usize) -> Lanes {
+        let lane: f64 = if n <= 64 {
+            18.0
+        } else {
+            (1152.0 / n as f64).floor().max(3.0)
+        };
+        Lanes {
+            lane,
+            gap: if lane >= 8.0 { 4.0 } else { 1.0 },
+            every: (12.0 / lane).ceil().max(1.0) as usize,
+        }
+    }
+}
+
+/// Hue (degrees) of function `f` of a trace timeline: the golden angle
+/// apart, so neighbouring functions get distinct colours.
+pub fn function_hue(f: u32) -> f64 {
+    (f as f64 * 137.508).rem_euclid(360.0)
+}
+
+/// The timeline of the outermost calls: one lane per process (or group of
+/// processes above [`MAX_LANES`]); per column the outermost function with
+/// the most time, coloured by function, opacity = share of the column inside
+/// outermost calls. Size is bounded by columns × lanes, whatever the number
+/// of calls.
+pub fn trace_timeline_svg(
+    t: &crate::analysis::trace_timeline::TraceTimeline,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use super::html_report::escape;
+    let lanes: Vec<(usize, Vec<LaneBar>)> = t
+        .rows
+        .iter()
+        .map(|r| {
+            let bars = r
+                .bars
+                .iter()
+                .map(|b| LaneBar {
+                    first: b.first,
+                    last: b.last,
+                    key: b.function as i64,
+                    busy: b.busy,
+                    calls: b.calls,
+                })
+                .collect();
+            (r.proc, bars)
+        })
+        .collect();
+    let name = |k: i64| {
+        escape(
+            usize::try_from(k)
+                .ok()
+                .and_then(|f| t.names.get(f))
+                .map_or("?", String::as_str),
+        )
+    };
+    let colour = |k: i64| format!("hsl({:.0},65%,48%)", function_hue(k as u32));
+    lanes_svg(
+        &Picture {
+            span: t.span,
+            columns: t.columns,
+            what: "outermost function",
+            colour: &colour,
+            name: &name,
+            proc_in_title: true,
+            calls: "call(s) start here",
+        },
+        &lanes,
+        w,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ring: each process sends 10 bytes to the next.
+    fn ring(n: usize) -> SendMatrix {
+        let mut m = SendMatrix {
+            nprocs: n,
+            messages: vec![vec![0; n]; n],
+            bytes: vec![vec![0; n]; n],
+            unknown_peer: 0,
+        };
+        for p in 0..n {
+            m.messages[p][(p + 1) % n] = 1;
+            m.bytes[p][(p + 1) % n] = 10;
+        }
+        m
+    }
+
+    fn svg(m: &SendMatrix, max_cells: usize) -> String {
+        let mut out = Vec::new();
+        matrix_svg_groups(&SendMatrixGroups::from_matrix(m, max_cells), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn small_matrices_draw_every_cell() {
+        let mut plain = Vec::new();
+        matrix_svg(&ring(4), &mut plain).unwrap();
+        let text = svg(&ring(4), 256);
+        assert_eq!(
+            text.as_bytes(),
+            plain,
+            "one process per cell: the plain picture"
+        );
+        assert_eq!(text.matches("<rect x=").count(), 16);
+        assert!(text.contains("<title>3 → 0: 10 bytes, 1 messages</title>"));
+    }
+
+    #[test]
+    fn large_matrices_group_processes_and_skip_empty_cells() {
+        let text = svg(&ring(600), 256);
+        // k = 3: 200 × 200 cells, of which the ring fills the diagonal
+        // (p → p+1 mostly stays in its group) and the next-group cells.
+        let cells = text.matches("<rect x=").count();
+        assert!(cells <= 2 * 200, "{cells} cells");
+        assert!(text.contains("3 processes per cell"));
+        assert!(text.contains("<title>procs 0–2 → procs 0–2: 20 bytes, 2 messages</title>"));
+        assert!(text.contains("<title>procs 597–599 → procs 0–2: 10 bytes, 1 messages</title>"));
+    }
+
+    fn bar(first: u32, last: u32, key: i64, busy: f64, calls: u64) -> LaneBar {
+        LaneBar {
+            first,
+            last,
+            key,
+            busy,
+            calls,
+        }
+    }
+
+    #[test]
+    fn grouped_lanes_take_the_most_common_winner() {
+        let rows = vec![
+            (0, vec![bar(0, 3, 7, 1.0, 2)]),
+            (1, vec![bar(0, 1, 5, 1.0, 1), bar(2, 3, 7, 0.5, 1)]),
+            (2, vec![bar(1, 2, 5, 1.0, 1)]),
+        ];
+        // Column 0: 7 and 5 once each (the lower key wins); 1: 5 twice;
+        // 2: 7 twice; 3: 7 twice.
+        let g = group_lanes(&rows, 4);
+        assert_eq!(g.len(), 2);
+        assert_eq!((g[0].first, g[0].last, g[0].key), (0, 1, 5));
+        assert_eq!((g[1].first, g[1].last, g[1].key), (2, 3, 7));
+        // Calls of the winning key that start in the run: rows 1 and 2
+        // start a 5 in columns 0 and 1; row 1 a 7 in column 2.
+        assert_eq!((g[0].calls, g[1].calls), (2, 1));
+        // Column 3: busy 1.0 + 0.5 over 3 processes.
+        assert!((g[1].busy - (2.5 / 3.0 + 1.5 / 3.0) / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn many_processes_share_lanes() {
+        let rows: Vec<crate::analysis::comm_timeline::TimelineRow> = (0..600)
+            .map(|p| crate::analysis::comm_timeline::TimelineRow {
+                proc: p,
+                bars: vec![crate::analysis::comm_timeline::Bar {
+                    first: 0,
+                    last: 9,
+                    kind: 2,
+                    name: crate::formats::blprof::commdata::func_name(2).unwrap(),
+                    busy: 0.5,
+                    calls: 1,
+                }],
+            })
+            .collect();
+        let mut out = Vec::new();
+        timeline_svg((0.0, 1.0), &rows, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        // 600 processes, 3 per lane: 200 lanes of one bar each.
+        assert_eq!(text.matches("<rect x=").count(), 200);
+        assert!(text.contains("3 processes per lane"));
+        let name = crate::formats::blprof::commdata::func_name(2).unwrap();
+        assert!(text.contains(&format!("<title>procs 597–599 {name} ")));
+        let mut out = Vec::new();
+        timeline_svg((0.0, 1.0), &rows[..4], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(&format!(
+            "<title>{name} 0.000000..0.008850 s: 1 call(s), 50% busy</title>"
+        )));
+    }
+
+    #[test]
+    fn lanes_shrink_for_many_processes_and_labels_never_overlap() {
+        let few = Lanes::for_rows(64);
+        assert_eq!((few.lane, few.every), (18.0, 1));
+        let many = Lanes::for_rows(4096);
+        assert_eq!(many.lane, 3.0);
+        assert!(many.lane * many.every as f64 >= 12.0);
+        let some = Lanes::for_rows(100);
+        assert_eq!(some.lane, 11.0);
+        assert_eq!(some.every, 2);
+    }
 }

@@ -87,6 +87,13 @@ pub enum Command {
     /// flow arrows) as Chrome Trace Event JSON, for Perfetto
     /// (ui.perfetto.dev) or chrome://tracing.
     Export(commands::export::ExportArgs),
+    /// One self-contained HTML page of the whole database: function summary
+    /// (sortable), call tree (collapsible), regions, per-process timelines,
+    /// comm matrix and load imbalance. No network needed to view it.
+    ///
+    /// Sections for parts the database lacks say so. Example:
+    /// `profparse report bl_prof -o report.html`.
+    Report(commands::report::ReportArgs),
     /// Write synthetic inputs of any size (benchmarks, scale tests).
     #[command(hide = true)]
     Synth(commands::synth::SynthArgs),

@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Command::Comm(args) => commands::comm::run(args, &ctx),
         Command::Diff(args) => commands::diff::run(args, &ctx),
         Command::Export(args) => commands::export::run(args, &ctx),
+        Command::Report(args) => commands::report::run(args, &ctx),
         Command::Synth(args) => commands::synth::run(args, &ctx),
         Command::Tlog(args) => commands::tlog::run(args, &ctx),
         Command::Tree(args) => commands::tree::run(args, &ctx),

@@ -10,6 +10,7 @@ pub mod export;
 pub mod info;
 pub mod man;
 pub mod regions;
+pub mod report;
 pub mod summary;
 pub mod synth;
 pub mod tlog;

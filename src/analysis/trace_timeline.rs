@@ -1,0 +1,226 @@
+//! A per-process timeline of the outermost calls (depth 0) from the call
+//! traces, binned into a fixed number of time columns.
+//!
+//! Per process and column, the outermost function with the most time in
+//! the column wins; neighbouring columns won by the same function merge into
+//! one bar. Memory and output are bounded by columns × processes, whatever
+//! the number of calls.
+//!
+//! ```text
+//! time      0 ─────────────────────────────── span end
+//! calls     [init ][ advance   ][ advance  ][io]
+//! columns   | | | | | | | | | | | | | | | | | |
+//! bars      [init ][ advance              ][io]
+//! ```
+
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use super::trace_summary::{FunctionIndex, for_each_call};
+use crate::error::Warning;
+use crate::formats::blprof::database::{Database, ProcTrace};
+
+/// Columns `first..=last` of one process in which `function` has the most time.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct TraceBar {
+    pub first: u32,
+    pub last: u32,
+    /// Index into [`TraceTimeline::names`].
+    pub function: u32,
+    /// Share of the run's time spent in outermost calls (any function), 0..1.
+    pub busy: f64,
+    /// Calls of `function` that start in the run.
+    pub calls: u64,
+}
+
+/// One process's lane.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TraceTimelineRow {
+    pub proc: usize,
+    pub bars: Vec<TraceBar>,
+}
+
+/// The binned timeline of every process.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TraceTimeline {
+    /// Seconds covered: first call start to last call end.
+    pub span: (f64, f64),
+    pub columns: usize,
+    /// Global function names (sorted; see [`FunctionIndex`]).
+    pub names: Vec<String>,
+    /// Seconds of outermost calls per function, over all processes (inside the span).
+    pub totals: Vec<f64>,
+    pub rows: Vec<TraceTimelineRow>,
+    /// The latest end of an outermost call; after `span.1` when calls were clipped.
+    pub latest_end: f64,
+}
+
+/// The timeline over the whole span of the traces ([`trace_span`]). A call
+/// open across a flush can end after everything the last blocks show: then
+/// the span is widened to the latest end and the calls are binned again,
+/// so no call is ever clipped. `None` without calls.
+pub fn whole_trace_timeline(
+    db: &Database,
+    columns: usize,
+) -> (Option<TraceTimeline>, Vec<Warning>) {
+    let (span, mut warnings) = trace_span(db);
+    let Some(span) = span else {
+        return (None, warnings);
+    };
+    let (t, w) = trace_timeline(db, span, columns);
+    if t.latest_end <= span.1 {
+        warnings.extend(w);
+        return (Some(t), warnings);
+    }
+    // The same blocks again: their warnings are those of the first pass.
+    let (t, w) = trace_timeline(db, (span.0, t.latest_end), columns);
+    warnings.extend(w);
+    (Some(t), warnings)
+}
+
+/// The span of the call traces: the earliest call start (`timeMinMax`) to
+/// the latest end of a call in each process's last block, which needs one
+/// block per process read. `None` without calls.
+pub fn trace_span(db: &Database) -> (Option<(f64, f64)>, Vec<Warning>) {
+    let index = db.trace_index();
+    let (mut t0, mut t1) = (f64::INFINITY, f64::NEG_INFINITY);
+    for b in index.procs.iter().flat_map(|p| &p.blocks) {
+        if let Some((a, z)) = b.time_min_max {
+            t0 = t0.min(a);
+            t1 = t1.max(z);
+        }
+    }
+    let warnings = Mutex::new(Vec::new());
+    let ends: Vec<(f64, f64)> = index
+        .procs
+        .par_iter()
+        .map(|p| {
+            let last = ProcTrace {
+                proc: p.proc,
+                blocks: p.blocks.last().cloned().into_iter().collect(),
+                functions: Default::default(),
+            };
+            let (mut a, mut z) = (f64::INFINITY, f64::NEG_INFINITY);
+            for_each_call(db, &last, &warnings, |c| {
+                if c.start.is_finite() && c.inclusive.is_finite() {
+                    a = a.min(c.start);
+                    z = z.max(c.end());
+                }
+            });
+            (a, z)
+        })
+        .collect();
+    for (a, z) in ends {
+        t0 = t0.min(a);
+        t1 = t1.max(z);
+    }
+    let w = warnings.into_inner().unwrap_or_else(|p| p.into_inner());
+    ((t1 >= t0).then_some((t0, t1)), w)
+}
+
+/// Per column: `(function, seconds, calls starting here)` of the outermost
+/// calls touching it.
+type Column = Vec<(u32, f64, u32)>;
+
+/// Bins the outermost calls of every process into `columns` slices of
+/// `span`. Calls outside the span are clipped to it.
+pub fn trace_timeline(
+    db: &Database,
+    span: (f64, f64),
+    columns: usize,
+) -> (TraceTimeline, Vec<Warning>) {
+    let index = db.trace_index();
+    let functions = FunctionIndex::new(&index.procs);
+    let nfuncs = functions.names.len();
+    let columns = columns.max(1);
+    let width = (span.1 - span.0).max(f64::MIN_POSITIVE);
+    let slice = width / columns as f64;
+    let warnings = Mutex::new(Vec::new());
+    let per: Vec<(TraceTimelineRow, Vec<f64>, f64)> = index
+        .procs
+        .par_iter()
+        .enumerate()
+        .map(|(row, p)| {
+            let mut cols: Vec<Column> = vec![Vec::new(); columns];
+            let mut totals = vec![0f64; nfuncs];
+            let mut latest = f64::NEG_INFINITY;
+            let col = |t: f64| (((t - span.0) / slice).floor().max(0.0) as usize).min(columns - 1);
+            for_each_call(db, p, &warnings, |c| {
+                if c.depth != 0 || !c.start.is_finite() || !c.inclusive.is_finite() {
+                    return;
+                }
+                let Some(g) = functions.global(row, c.fnum) else {
+                    return;
+                };
+                latest = latest.max(c.end());
+                let a = c.start.clamp(span.0, span.1);
+                let z = c.end().clamp(a, span.1);
+                let first = col(a);
+                for (i, cell) in cols.iter_mut().enumerate().take(col(z) + 1).skip(first) {
+                    let lo = span.0 + slice * i as f64;
+                    let overlap = (z.min(lo + slice) - a.max(lo)).max(0.0);
+                    totals[g] += overlap;
+                    // An instant still shows: the smallest positive weight.
+                    let t = overlap.max(1e-300);
+                    let starts = u32::from(i == first);
+                    match cell.iter_mut().find(|e| e.0 == g as u32) {
+                        Some(e) => {
+                            e.1 += t;
+                            e.2 += starts;
+                        }
+                        None => cell.push((g as u32, t, starts)),
+                    }
+                }
+            });
+            let mut bars: Vec<TraceBar> = Vec::new();
+            for (i, cell) in cols.iter().enumerate() {
+                // Ties go to the lower function index, for any call order.
+                let Some(&(f, _, n)) = cell
+                    .iter()
+                    .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
+                else {
+                    continue;
+                };
+                let busy = (cell.iter().map(|e| e.1).sum::<f64>() / slice).min(1.0);
+                match bars.last_mut() {
+                    Some(b) if b.function == f && b.last + 1 == i as u32 => {
+                        let k = (b.last - b.first + 1) as f64;
+                        b.busy = (b.busy * k + busy) / (k + 1.0);
+                        b.last = i as u32;
+                        b.calls += n as u64;
+                    }
+                    _ => bars.push(TraceBar {
+                        first: i as u32,
+                        last: i as u32,
+                        function: f,
+                        busy,
+                        calls: n as u64,
+                    }),
+                }
+            }
+            (TraceTimelineRow { proc: p.proc, bars }, totals, latest)
+        })
+        .collect();
+    let mut totals = vec![0f64; nfuncs];
+    let mut rows = Vec::with_capacity(per.len());
+    let mut latest_end = f64::NEG_INFINITY;
+    for (row, t, latest) in per {
+        latest_end = latest_end.max(latest);
+        for (a, b) in totals.iter_mut().zip(&t) {
+            *a += b;
+        }
+        rows.push(row);
+    }
+    (
+        TraceTimeline {
+            span,
+            columns,
+            names: functions.names,
+            totals,
+            rows,
+            latest_end,
+        },
+        warnings.into_inner().unwrap_or_else(|p| p.into_inner()),
+    )
+}

@@ -1,0 +1,730 @@
+//! `profparse report`: one self-contained HTML page of a whole database —
+//! function summary, call tree, regions, timelines, comm matrix and load
+//! imbalance. Rendering only: the analyses are computed by the caller and
+//! handed over in a [`Report`].
+//!
+//! The page needs no network: styles, the small sort script and the SVG
+//! pictures are inline, and a Content-Security-Policy forbids loading
+//! anything. Without JavaScript everything shows; only sorting by column
+//! needs the script. Every name from the database is HTML-escaped.
+
+use std::io::{self, Write};
+
+use super::calltree::{TreeView, write_html_tree};
+use super::numfmt::{bytes, percent, seconds, seconds_apart};
+use super::svg::MAX_LANES;
+use crate::analysis::calltree::Spread;
+use crate::analysis::comm_sync::SendMatrixGroups;
+use crate::analysis::comm_timeline::TimelineRow;
+use crate::analysis::function_stats::FunctionSummary;
+use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
+use crate::analysis::regions::RegionStats;
+use crate::analysis::trace_timeline::TraceTimeline;
+use crate::model::calltree::CallTree;
+
+/// Why a section has nothing to show (the database lacks the part, or the
+/// part could not be read); the page prints it in place of the section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Absent(pub String);
+
+/// A section's data, or why there is none.
+pub type Section<T> = Result<T, Absent>;
+
+/// The call tree and how to show it.
+pub struct CallTreeSection {
+    pub tree: CallTree<Spread>,
+    pub view: TreeView,
+    /// The one process shown (`--proc`); `None` = merged over processes.
+    pub proc: Option<usize>,
+}
+
+/// The communication timeline (see [`super::svg::timeline_svg`]).
+pub struct CommTimelineSection {
+    pub span: (f64, f64),
+    pub rows: Vec<TimelineRow>,
+}
+
+/// The imbalance view and how it was bounded.
+pub struct ImbalanceSection {
+    pub functions: Vec<FunctionImbalance>,
+    /// Processes with base data.
+    pub nprocs: usize,
+    /// One bar per process up to this many processes.
+    pub max_bars: usize,
+    /// Histogram bins above `max_bars`.
+    pub bins: usize,
+}
+
+/// Everything the page shows, already computed.
+pub struct Report {
+    /// The database path, as given.
+    pub database: String,
+    /// Parts the database holds, in words ("base profile", …).
+    pub parts: Vec<String>,
+    pub nprocs: Option<u64>,
+    pub summary: Section<FunctionSummary>,
+    pub calltree: Section<CallTreeSection>,
+    pub regions: Section<Vec<RegionStats>>,
+    pub trace_timeline: Section<TraceTimeline>,
+    pub comm_timeline: Section<CommTimelineSection>,
+    /// At most [`MATRIX_MAX_CELLS`] cells per side.
+    pub matrix: Section<SendMatrixGroups>,
+    pub imbalance: Section<ImbalanceSection>,
+    /// Warnings met while reading, shown at the end of the page.
+    pub warnings: Vec<String>,
+}
+
+/// At most this many cells per side of the comm matrix picture.
+pub const MATRIX_MAX_CELLS: usize = 256;
+
+/// Functions of the trace timeline legend.
+const LEGEND_FUNCTIONS: usize = 12;
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = r#"
+body{font-family:system-ui,sans-serif;margin:0 1.5em 2em;color:#1b1b1b;background:#fff}
+header{border-bottom:2px solid #8b0000;margin-bottom:1em}
+h1{margin:.5em 0 .2em;font-size:1.5em} h2{margin-top:1.6em;border-bottom:1px solid #ccc}
+h3{margin:1em 0 .2em;font-size:1em;font-family:monospace}
+nav a{margin-right:1em}
+.absent{color:#666;font-style:italic;background:#f4f4f4;padding:.6em;border-left:4px solid #aaa}
+.note{color:#444;font-size:.9em}
+table{border-collapse:collapse;font-size:.88em}
+th,td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left;max-width:40em;overflow:hidden;text-overflow:ellipsis}
+th{background:#f0f0f0;position:sticky;top:0}
+table.sortable th{cursor:pointer;user-select:none}
+table.sortable th[aria-sort=ascending]::after{content:" \25B2"}
+table.sortable th[aria-sort=descending]::after{content:" \25BC"}
+tbody tr:hover{background:#fff6e0}
+.tree details{margin-left:1.2em} .tree summary{font-family:monospace;white-space:pre;cursor:pointer}
+.tree .hot{color:#800000} .tree .leaf{margin-left:2.4em;font-family:monospace;white-space:pre}
+.legend span{display:inline-block;margin-right:1.2em;font-family:monospace;font-size:.85em}
+.legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle}
+.scroll{overflow-x:auto}
+.imb{margin-bottom:1.2em}
+"#;
+
+/// Sorts `table.sortable` by a clicked header (numbers by `data-v`), sorts
+/// once by the header marked `data-default-sort`, and marks each table
+/// `data-sortable="ready"` (tests read it from the rendered DOM).
+const SCRIPT: &str = r#"
+(function () {
+  function key(td, num) {
+    var v = td.getAttribute('data-v');
+    if (v === null) v = td.textContent;
+    if (!num) return v;
+    var x = parseFloat(v);
+    return isNaN(x) ? -Infinity : x;
+  }
+  function sortBy(table, col, desc) {
+    var tb = table.tBodies[0];
+    var heads = table.tHead.rows[0].cells;
+    var num = heads[col].getAttribute('data-type') === 'num';
+    var rows = Array.prototype.slice.call(tb.rows);
+    rows.sort(function (a, b) {
+      var x = key(a.cells[col], num), y = key(b.cells[col], num);
+      var c = x < y ? -1 : x > y ? 1 : 0;
+      if (desc) c = -c;
+      if (c === 0) {
+        var p = key(a.cells[0], false), q = key(b.cells[0], false);
+        c = p < q ? -1 : p > q ? 1 : 0;
+      }
+      return c;
+    });
+    rows.forEach(function (r) { tb.appendChild(r); });
+    for (var i = 0; i < heads.length; i++) heads[i].removeAttribute('aria-sort');
+    heads[col].setAttribute('aria-sort', desc ? 'descending' : 'ascending');
+  }
+  var tables = document.querySelectorAll('table.sortable');
+  Array.prototype.forEach.call(tables, function (t) {
+    var heads = t.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, i) {
+      th.tabIndex = 0;
+      th.title = 'Sort by this column (again: reverse)';
+      function go() {
+        var cur = th.getAttribute('aria-sort');
+        var desc = cur ? cur === 'ascending' : th.getAttribute('data-type') === 'num';
+        sortBy(t, i, desc);
+      }
+      th.addEventListener('click', go);
+      th.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); go(); }
+      });
+    });
+    var d = t.querySelector('th[data-default-sort]');
+    if (d) sortBy(t, d.cellIndex, d.getAttribute('data-default-sort') === 'descending');
+    t.setAttribute('data-sortable', 'ready');
+  });
+})();
+"#;
+
+/// The sections, in page order: (id, heading).
+pub const SECTIONS: [(&str, &str); 6] = [
+    ("summary", "Function summary"),
+    ("calltree", "Call tree"),
+    ("regions", "Regions"),
+    ("timeline", "Timelines"),
+    ("comm-matrix", "Communication matrix"),
+    ("imbalance", "Load imbalance"),
+];
+
+/// Writes the whole page.
+pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let db = escape(&r.database);
+    writeln!(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>")?;
+    writeln!(w, "<meta charset=\"utf-8\">")?;
+    // Nothing may be fetched: the page is self-contained.
+    writeln!(
+        w,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+    )?;
+    writeln!(
+        w,
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    )?;
+    writeln!(w, "<title>profparse report: {db}</title>")?;
+    writeln!(w, "<style>{STYLE}</style>\n</head>\n<body>")?;
+    writeln!(w, "<header>\n<h1>profparse report</h1>")?;
+    let procs = r.nprocs.map_or_else(String::new, |n| {
+        format!("; {n} process{}", if n == 1 { "" } else { "es" })
+    });
+    writeln!(
+        w,
+        "<p>Database <code>{db}</code>: {}{procs}.</p>",
+        if r.parts.is_empty() {
+            "no readable part".to_owned()
+        } else {
+            escape(&r.parts.join(", "))
+        }
+    )?;
+    write!(w, "<nav>")?;
+    for (id, title) in SECTIONS {
+        write!(w, "<a href=\"#{id}\">{title}</a>")?;
+    }
+    if !r.warnings.is_empty() {
+        write!(
+            w,
+            "<a href=\"#warnings\">Warnings ({})</a>",
+            r.warnings.len()
+        )?;
+    }
+    writeln!(w, "</nav>\n</header>")?;
+
+    section(w, 0, &r.summary, write_summary)?;
+    section(w, 1, &r.calltree, write_calltree)?;
+    section(w, 2, &r.regions, |w, s| write_regions(w, s))?;
+    write_timelines(w, r)?;
+    section(w, 4, &r.matrix, write_matrix)?;
+    section(w, 5, &r.imbalance, write_imbalance)?;
+
+    if !r.warnings.is_empty() {
+        writeln!(
+            w,
+            "<section id=\"warnings\">\n<h2>Warnings</h2>\n<p class=\"note\">Damaged or suspicious data met while reading; the sections above leave out what could not be read.</p>\n<ul>"
+        )?;
+        for m in &r.warnings {
+            writeln!(w, "<li>{}</li>", escape(m))?;
+        }
+        writeln!(w, "</ul>\n</section>")?;
+    }
+    writeln!(
+        w,
+        "<footer><p class=\"note\">Written by profparse {}. Self-contained: no network needed.</p></footer>",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    writeln!(w, "<script>{SCRIPT}</script>\n</body>\n</html>")
+}
+
+/// `<section>` with its heading, then the body or the reason it is absent.
+fn section<T>(
+    w: &mut dyn Write,
+    i: usize,
+    data: &Section<T>,
+    body: impl FnOnce(&mut dyn Write, &T) -> io::Result<()>,
+) -> io::Result<()> {
+    let (id, title) = SECTIONS[i];
+    writeln!(w, "<section id=\"{id}\">\n<h2>{title}</h2>")?;
+    match data {
+        Ok(d) => body(w, d)?,
+        Err(a) => absent(w, a)?,
+    }
+    writeln!(w, "</section>")
+}
+
+fn absent(w: &mut dyn Write, a: &Absent) -> io::Result<()> {
+    writeln!(w, "<p class=\"absent\">{}</p>", escape(&a.0))
+}
+
+/// A numeric cell: shown text, full-precision sort key.
+fn num(w: &mut dyn Write, shown: &str, key: f64) -> io::Result<()> {
+    write!(w, "<td data-v=\"{key}\">{shown}</td>")
+}
+
+fn opt_proc(p: Option<usize>) -> String {
+    p.map_or_else(|| "-".to_owned(), |p| p.to_string())
+}
+
+fn write_summary(w: &mut dyn Write, s: &FunctionSummary) -> io::Result<()> {
+    writeln!(
+        w,
+        "<p>From the base profile: exclusive seconds per function over {} processes (min, average, maximum, standard deviation), NCalls = calls on process {}. Σ average = {} s{}.</p>",
+        s.nprocs,
+        s.selected_proc,
+        seconds(s.total_timers),
+        match (s.run_time, s.percent_coverage) {
+            (Some(t), Some(c)) => format!(" of a {} s run ({} % covered)", seconds(t), percent(c)),
+            (Some(t), None) => format!(" of a {} s run", seconds(t)),
+            _ => String::new(),
+        }
+    )?;
+    writeln!(
+        w,
+        "<p class=\"note\">Click a column header to sort (again to reverse). <noscript>Without JavaScript the rows stay in name order.</noscript></p>"
+    )?;
+    writeln!(
+        w,
+        "<div class=\"scroll\"><table class=\"sortable\" id=\"summary-table\">\n<thead><tr><th data-type=\"text\">Function</th><th data-type=\"num\">NCalls</th><th data-type=\"num\">Total calls</th><th data-type=\"num\">Min s</th><th data-type=\"num\" data-default-sort=\"descending\">Avg s</th><th data-type=\"num\">Max s</th><th data-type=\"num\">StdDev s</th><th data-type=\"num\">CV %</th><th data-type=\"num\">% of timers</th><th data-type=\"num\">Max/Avg</th><th data-type=\"num\">Min proc</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
+    )?;
+    for f in &s.functions {
+        write!(w, "<tr><td>{}</td>", escape(&f.name))?;
+        num(w, &f.ncalls.to_string(), f.ncalls as f64)?;
+        num(w, &f.ncalls_total.to_string(), f.ncalls_total as f64)?;
+        num(w, &seconds(f.min), f.min)?;
+        num(w, &seconds(f.avg), f.avg)?;
+        num(w, &seconds(f.max), f.max)?;
+        num(w, &seconds(f.stddev), f.stddev)?;
+        num(w, &percent(f.coeff_var), f.coeff_var)?;
+        num(w, &percent(f.percent), f.percent)?;
+        match f.imbalance {
+            Some(x) => num(w, &format!("{x:.2}"), x)?,
+            None => write!(w, "<td data-v=\"\">-</td>")?,
+        }
+        for p in [f.min_proc, f.max_proc] {
+            write!(
+                w,
+                "<td data-v=\"{}\">{}</td>",
+                p.map_or(String::new(), |p| p.to_string()),
+                opt_proc(p)
+            )?;
+        }
+        writeln!(w, "</tr>")?;
+    }
+    writeln!(w, "</tbody>\n</table></div>")
+}
+
+fn write_calltree(w: &mut dyn Write, c: &CallTreeSection) -> io::Result<()> {
+    let scope = match c.proc {
+        Some(p) => format!("process {p}"),
+        None => format!(
+            "{} processes merged (times are averages over processes)",
+            c.view.nprocs
+        ),
+    };
+    let mut bounds = Vec::new();
+    if let Some(d) = c.view.max_depth {
+        bounds.push(format!("levels 0..={d}"));
+    }
+    if c.view.min_percent > 0.0 {
+        bounds.push(format!(
+            "branches below {} % of the total hidden",
+            c.view.min_percent
+        ));
+    }
+    if let Some(t) = c.view.top {
+        bounds.push(format!("at most {t} children per node"));
+    }
+    writeln!(
+        w,
+        "<p>From the call traces, {scope}. Each line: <code>name :: inclusive s :: exclusive s :: 1-e/i % :: calls</code>; click a line to open or close its branch (branches above 5 % start open).{}</p>",
+        if bounds.is_empty() {
+            String::new()
+        } else {
+            format!(" Shown: {}.", bounds.join(", "))
+        }
+    )?;
+    if c.tree.node(c.tree.root()).children().is_empty() {
+        return writeln!(w, "<p class=\"absent\">No calls recorded.</p>");
+    }
+    writeln!(w, "<div class=\"tree\">")?;
+    write_html_tree(w, &c.tree, &c.view)?;
+    writeln!(w, "</div>")
+}
+
+fn write_regions(w: &mut dyn Write, stats: &[RegionStats]) -> io::Result<()> {
+    if stats.is_empty() {
+        return writeln!(
+            w,
+            "<p class=\"absent\">The call traces record no regions.</p>"
+        );
+    }
+    writeln!(
+        w,
+        "<p>Regions from the call traces: closed ranges over all processes, and seconds inside each region (total over processes; min, average, maximum per process).</p>"
+    )?;
+    writeln!(
+        w,
+        "<div class=\"scroll\"><table class=\"sortable\" id=\"regions-table\">\n<thead><tr><th data-type=\"text\">Region</th><th data-type=\"num\">Number</th><th data-type=\"num\">Ranges</th><th data-type=\"num\">Total s</th><th data-type=\"num\">Min s</th><th data-type=\"num\">Avg s</th><th data-type=\"num\">Max s</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
+    )?;
+    for s in stats {
+        write!(w, "<tr><td>{}</td>", escape(&s.name))?;
+        num(w, &s.number.to_string(), s.number as f64)?;
+        num(w, &s.count.to_string(), s.count as f64)?;
+        num(w, &seconds(s.total), s.total)?;
+        num(w, &seconds(s.min), s.min)?;
+        num(w, &seconds(s.avg), s.avg)?;
+        num(w, &seconds(s.max), s.max)?;
+        write!(
+            w,
+            "<td data-v=\"{}\">{}</td>",
+            s.max_proc.map_or(String::new(), |p| p.to_string()),
+            opt_proc(s.max_proc)
+        )?;
+        writeln!(w, "</tr>")?;
+    }
+    writeln!(w, "</tbody>\n</table></div>")
+}
+
+fn write_timelines(w: &mut dyn Write, r: &Report) -> io::Result<()> {
+    let (id, title) = SECTIONS[3];
+    writeln!(w, "<section id=\"{id}\">\n<h2>{title}</h2>")?;
+    writeln!(
+        w,
+        "<p class=\"note\">One lane per process (above {MAX_LANES} processes, per group of consecutive processes), time binned into columns: the pictures stay the same size whatever the number of calls. Hover a bar for its time range and calls.</p>"
+    )?;
+    writeln!(
+        w,
+        "<h3 id=\"timeline-trace\">Outermost calls (call traces)</h3>"
+    )?;
+    match &r.trace_timeline {
+        Ok(t) if t.rows.iter().all(|row| row.bars.is_empty()) => {
+            writeln!(w, "<p class=\"absent\">No calls recorded.</p>")?
+        }
+        Ok(t) => {
+            writeln!(w, "<div class=\"scroll\">")?;
+            super::svg::trace_timeline_svg(t, w)?;
+            writeln!(w, "</div>")?;
+            let mut by_time: Vec<usize> =
+                (0..t.names.len()).filter(|&f| t.totals[f] > 0.0).collect();
+            by_time.sort_by(|&a, &b| t.totals[b].total_cmp(&t.totals[a]).then(a.cmp(&b)));
+            write!(w, "<p class=\"legend\">")?;
+            for &f in by_time.iter().take(LEGEND_FUNCTIONS) {
+                write!(
+                    w,
+                    "<span><i style=\"background:hsl({:.0},65%,48%)\"></i>{} ({} s)</span>",
+                    super::svg::function_hue(f as u32),
+                    escape(&t.names[f]),
+                    seconds(t.totals[f])
+                )?;
+            }
+            if by_time.len() > LEGEND_FUNCTIONS {
+                write!(
+                    w,
+                    "<span>… {} more (hover the bars)</span>",
+                    by_time.len() - LEGEND_FUNCTIONS
+                )?;
+            }
+            writeln!(w, "</p>")?;
+        }
+        Err(a) => absent(w, a)?,
+    }
+    writeln!(
+        w,
+        "<h3 id=\"timeline-comm\">Communication calls (comm profile)</h3>"
+    )?;
+    match &r.comm_timeline {
+        Ok(c) if c.rows.iter().all(|row| row.bars.is_empty()) => writeln!(
+            w,
+            "<p class=\"absent\">No communication calls recorded.</p>"
+        )?,
+        Ok(c) => {
+            writeln!(w, "<div class=\"scroll\">")?;
+            super::svg::timeline_svg(c.span, &c.rows, w)?;
+            writeln!(w, "</div>")?;
+            // Legend: the types drawn, by the columns they win.
+            let mut kinds: Vec<(i32, &str, u64)> = Vec::new();
+            for b in c.rows.iter().flat_map(|r| &r.bars) {
+                let cols = (b.last - b.first + 1) as u64;
+                match kinds.iter_mut().find(|k| k.0 == b.kind) {
+                    Some(k) => k.2 += cols,
+                    None => kinds.push((b.kind, b.name, cols)),
+                }
+            }
+            kinds.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+            write!(w, "<p class=\"legend\">")?;
+            for (kind, name, _) in &kinds {
+                write!(
+                    w,
+                    "<span><i style=\"background:{}\"></i>{}</span>",
+                    super::svg::comm_type_colour(*kind as i64),
+                    escape(name)
+                )?;
+            }
+            writeln!(w, "</p>")?;
+        }
+        Err(a) => absent(w, a)?,
+    }
+    writeln!(w, "</section>")
+}
+
+fn write_matrix(w: &mut dyn Write, m: &SendMatrixGroups) -> io::Result<()> {
+    let total: u64 = m.bytes.iter().flatten().sum();
+    let messages: u64 = m.messages.iter().flatten().sum();
+    writeln!(
+        w,
+        "<p>Bytes sent from each process (rows) to each process (columns): {messages} messages, {} in all{}. Darker = more bytes; hover a cell for its numbers.{}</p>",
+        bytes(total),
+        if m.unknown_peer > 0 {
+            format!(
+                "; {} sends to peers outside 0..{} (other communicators) not drawn",
+                m.unknown_peer, m.nprocs
+            )
+        } else {
+            String::new()
+        },
+        if m.group > 1 {
+            format!(
+                " {} processes: each cell sums {} consecutive processes.",
+                m.nprocs, m.group
+            )
+        } else {
+            String::new()
+        }
+    )?;
+    if messages == 0 {
+        return writeln!(w, "<p class=\"absent\">No messages were sent.</p>");
+    }
+    writeln!(w, "<div class=\"scroll\">")?;
+    super::svg::matrix_svg_groups(m, w)?;
+    writeln!(w, "</div>")
+}
+
+/// Width of the bar area of the imbalance pictures, in pixels.
+const BAR_WIDTH: f64 = 480.0;
+
+fn write_imbalance(w: &mut dyn Write, s: &ImbalanceSection) -> io::Result<()> {
+    let per_process = s.nprocs <= s.max_bars;
+    writeln!(
+        w,
+        "<p>The {} function{} with the largest maximum exclusive time on one process (base profile), and how that time is spread over the {} processes. {}</p>",
+        s.functions.len(),
+        if s.functions.len() == 1 { "" } else { "s" },
+        s.nprocs,
+        if per_process {
+            format!(
+                "One bar per process (shown for up to {} processes); the dashed line is the average.",
+                s.max_bars
+            )
+        } else {
+            format!(
+                "Too many processes for one bar each (more than {}): a histogram instead — how many processes fall in each of {} equal bins of exclusive time from the minimum to the maximum; arrows mark the bin of the average and of the process asked for.",
+                s.max_bars, s.bins
+            )
+        }
+    )?;
+    if s.functions.is_empty() {
+        return writeln!(w, "<p class=\"absent\">No functions.</p>");
+    }
+    for f in &s.functions {
+        writeln!(w, "<div class=\"imb\">")?;
+        writeln!(w, "<h3>{}</h3>", escape(&f.name))?;
+        writeln!(
+            w,
+            "<p class=\"note\">min {} s (process {}) · avg {} s · max {} s (process {}) · max/avg {}{}</p>",
+            seconds(f.min),
+            opt_proc(f.min_proc),
+            seconds(f.avg),
+            seconds(f.max),
+            opt_proc(f.max_proc),
+            f.imbalance
+                .map_or_else(|| "-".to_owned(), |x| format!("{x:.2}")),
+            f.selected.map_or_else(String::new, |(p, t)| format!(
+                " · process {p}: {} s (outlined)",
+                seconds(t)
+            ))
+        )?;
+        match &f.spread {
+            ProcSpread::PerProcess(v) => per_process_svg(w, f, v)?,
+            ProcSpread::Histogram { lo, hi, counts } => histogram_svg(w, f, *lo, *hi, counts)?,
+        }
+        writeln!(w, "</div>")?;
+    }
+    Ok(())
+}
+
+fn per_process_svg(w: &mut dyn Write, f: &FunctionImbalance, v: &[(usize, f64)]) -> io::Result<()> {
+    let (row, left) = (14.0, 70.0);
+    let width = left + BAR_WIDTH + 90.0;
+    let height = row * v.len() as f64 + 6.0;
+    let scale = if f.max > 0.0 { BAR_WIDTH / f.max } else { 0.0 };
+    writeln!(
+        w,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
+    )?;
+    for (i, &(p, t)) in v.iter().enumerate() {
+        let y = 3.0 + row * i as f64;
+        let outline = if f.selected.is_some_and(|(s, _)| s == p) {
+            r##" stroke="#000" stroke-width="1.5""##
+        } else {
+            ""
+        };
+        writeln!(
+            w,
+            r##"<text x="4" y="{}">proc {p}</text><rect x="{left}" y="{y}" width="{:.1}" height="{}" fill="#4682b4"{outline}><title>process {p}: {} s</title></rect><text x="{:.1}" y="{}">{}</text>"##,
+            y + 10.0,
+            (t * scale).max(0.0),
+            row - 3.0,
+            seconds(t),
+            left + (t * scale).max(0.0) + 4.0,
+            y + 10.0,
+            seconds(t)
+        )?;
+    }
+    let x = left + f.avg * scale;
+    writeln!(
+        w,
+        r##"<line x1="{x:.1}" y1="0" x2="{x:.1}" y2="{height}" stroke="#8b0000" stroke-dasharray="4 3"><title>average {} s</title></line>"##,
+        seconds(f.avg)
+    )?;
+    writeln!(w, "</svg>")
+}
+
+fn histogram_svg(
+    w: &mut dyn Write,
+    f: &FunctionImbalance,
+    lo: f64,
+    hi: f64,
+    counts: &[u64],
+) -> io::Result<()> {
+    let (row, left) = (14.0, 150.0);
+    let width = left + BAR_WIDTH + 160.0;
+    let height = row * counts.len() as f64 + 6.0;
+    let most = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let nb = counts.len().max(1);
+    let step = (hi - lo) / nb as f64;
+    let selected_bin = f
+        .selected
+        .map(|(_, t)| crate::analysis::imbalance::bin(t, lo, hi, nb));
+    let avg_bin = crate::analysis::imbalance::bin(f.avg, lo, hi, nb);
+    writeln!(
+        w,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
+    )?;
+    for (i, &n) in counts.iter().enumerate() {
+        let y = 3.0 + row * i as f64;
+        let (a, z) = (lo + step * i as f64, lo + step * (i + 1) as f64);
+        let outline = if selected_bin == Some(i) {
+            r##" stroke="#000" stroke-width="1.5""##
+        } else {
+            ""
+        };
+        let mut marks = Vec::new();
+        if i == avg_bin {
+            marks.push("average".to_owned());
+        }
+        if let (Some(b), Some((p, _))) = (selected_bin, f.selected)
+            && b == i
+        {
+            marks.push(format!("process {p}"));
+        }
+        let marks = if marks.is_empty() {
+            String::new()
+        } else {
+            format!(" ← {}", marks.join(", "))
+        };
+        let bar = n as f64 / most * BAR_WIDTH;
+        writeln!(
+            w,
+            r##"<text x="4" y="{}">{}–{} s</text><rect x="{left}" y="{y}" width="{bar:.1}" height="{}" fill="#4682b4"{outline}><title>{n} process(es) with {a:.6}..{z:.6} s</title></rect><text x="{:.1}" y="{}">{n}{marks}</text>"##,
+            y + 10.0,
+            seconds_apart(a, step),
+            seconds_apart(z, step),
+            row - 3.0,
+            left + bar + 4.0,
+            y + 10.0,
+        )?;
+    }
+    writeln!(w, "</svg>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty_report() -> Report {
+        let none = || Absent("not in this database".to_owned());
+        Report {
+            database: "db<&>".into(),
+            parts: vec![],
+            nprocs: None,
+            summary: Err(none()),
+            calltree: Err(none()),
+            regions: Err(none()),
+            trace_timeline: Err(none()),
+            comm_timeline: Err(none()),
+            matrix: Err(none()),
+            imbalance: Err(none()),
+            warnings: vec!["bad <block>".into()],
+        }
+    }
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+
+    #[test]
+    fn absent_sections_say_so_and_names_are_escaped() {
+        let mut r = empty_report();
+        r.summary = Ok(FunctionSummary {
+            functions: vec![crate::analysis::function_stats::FunctionStats {
+                name: "<script>alert(1)</script>".into(),
+                ncalls: 1,
+                ncalls_total: 1,
+                min: 1.0,
+                avg: 1.0,
+                max: 1.0,
+                stddev: 0.0,
+                coeff_var: 0.0,
+                percent: 100.0,
+                min_proc: Some(0),
+                max_proc: Some(0),
+                imbalance: Some(1.0),
+            }],
+            nprocs: 1,
+            selected_proc: 0,
+            total_timers: 1.0,
+            run_time: None,
+            percent_coverage: None,
+        });
+        let mut out = Vec::new();
+        write_report(&mut out, &r).unwrap();
+        let page = String::from_utf8(out).unwrap();
+        for (id, _) in SECTIONS {
+            assert!(page.contains(&format!("<section id=\"{id}\">")), "{id}");
+        }
+        assert_eq!(page.matches("not in this database").count(), 6);
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(!page.contains("<script>alert"));
+        assert!(page.contains("db&lt;&amp;&gt;"));
+        assert!(page.contains("bad &lt;block&gt;"));
+    }
+}

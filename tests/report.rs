@@ -1,0 +1,613 @@
+//! `profparse report`: the self-contained HTML page. Checks of the markup on
+//! every fixture and on a database with only the base profile, and a render
+//! in headless Chromium (skipped with a note when Chromium is not installed,
+//! unless PROFPARSE_REQUIRE_CHROMIUM=1).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
+
+/// Section ids, in page order.
+const SECTIONS: [&str; 6] = [
+    "summary",
+    "calltree",
+    "regions",
+    "timeline",
+    "comm-matrix",
+    "imbalance",
+];
+
+fn fixture(db: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/blprof")
+        .join(db)
+        .join("bl_prof")
+}
+
+fn profparse() -> Command {
+    Command::cargo_bin("profparse").unwrap()
+}
+
+fn ok(out: Output, what: &str) -> Output {
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Writes the report of `db` (with `extra` options) to `page` and returns it.
+fn report(db: &Path, page: &Path, extra: &[&str]) -> String {
+    let out = profparse()
+        .arg("report")
+        .arg(db)
+        .arg("-o")
+        .arg(page)
+        .args(extra)
+        .output()
+        .unwrap();
+    let out = ok(out, &format!("report {}", db.display()));
+    assert!(
+        out.stdout.is_empty(),
+        "-o FILE leaves stdout empty: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    fs::read_to_string(page).unwrap()
+}
+
+/// Function names and average times, as `summary --format json` gives them.
+fn summary_functions(db: &Path) -> Vec<(String, f64)> {
+    let out = ok(
+        profparse()
+            .arg("summary")
+            .arg(db)
+            .args(["--format", "json"])
+            .output()
+            .unwrap(),
+        "summary",
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap().to_owned(),
+                f["avg"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// Text as Chromium serializes it in `--dump-dom` (quotes stay).
+fn dom_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Opening (`<tag>` or `<tag …`) and closing tags of `tag`.
+fn tag_counts(page: &str, tag: &str) -> (usize, usize) {
+    let open =
+        page.matches(&format!("<{tag}>")).count() + page.matches(&format!("<{tag} ")).count();
+    (open, page.matches(&format!("</{tag}>")).count())
+}
+
+/// Checks that elements nest properly: every closing tag closes the
+/// innermost open element. Void elements (`<meta>`) and self-closed SVG
+/// elements (`<rect … />`) open nothing; scripts and styles are skipped.
+fn check_nesting(page: &str, what: &str) {
+    const VOID: [&str; 6] = ["meta", "br", "hr", "img", "input", "link"];
+    let mut stack: Vec<&str> = Vec::new();
+    let mut rest = page;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i..];
+        if rest.starts_with("<!") {
+            let end = if rest.starts_with("<!--") { "-->" } else { ">" };
+            rest = &rest[rest.find(end).unwrap() + end.len()..];
+            continue;
+        }
+        let end = rest
+            .find('>')
+            .unwrap_or_else(|| panic!("{what}: unclosed tag"));
+        let tag = &rest[1..end];
+        rest = &rest[end + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack.pop();
+            assert_eq!(open, Some(name), "{what}: </{name}> closes {open:?}");
+            continue;
+        }
+        let name = tag.split([' ', '/']).next().unwrap();
+        if tag.ends_with('/') || VOID.contains(&name) {
+            continue;
+        }
+        if name == "script" || name == "style" {
+            let close = format!("</{name}>");
+            rest = &rest[rest.find(&close).unwrap()..];
+        }
+        stack.push(name);
+    }
+    assert!(stack.is_empty(), "{what}: left open: {stack:?}");
+}
+
+/// The page without HTML comments and SVG namespace declarations: what is
+/// left must not name any web address.
+fn without_comments_and_xmlns(page: &str) -> String {
+    let mut s = String::new();
+    let mut rest = page;
+    while let Some(i) = rest.find("<!--") {
+        s.push_str(&rest[..i]);
+        rest = rest[i..].find("-->").map_or("", |j| &rest[i + j + 3..]);
+    }
+    s.push_str(rest);
+    s.replace("xmlns=\"http://www.w3.org/2000/svg\"", "")
+}
+
+/// Checks every page must pass: sections, no web references, balanced
+/// tags, every function of the summary named (escaped).
+fn check_page(page: &str, functions: &[(String, f64)], what: &str) {
+    assert!(page.starts_with("<!DOCTYPE html>"), "{what}");
+    assert!(page.trim_end().ends_with("</html>"), "{what}");
+    for id in SECTIONS {
+        assert!(
+            page.contains(&format!("<section id=\"{id}\">")),
+            "{what}: section {id} missing"
+        );
+    }
+    let bare = without_comments_and_xmlns(page);
+    assert!(
+        !bare.contains("http://") && !bare.contains("https://"),
+        "{what}: the page refers to the network"
+    );
+    for tag in [
+        "html", "head", "body", "header", "nav", "section", "footer", "table", "thead", "tbody",
+        "tr", "th", "td", "details", "summary", "svg", "title", "text", "script", "style", "div",
+        "p", "h1", "h2", "h3", "ul", "li", "code",
+    ] {
+        let (open, close) = tag_counts(page, tag);
+        assert_eq!(open, close, "{what}: <{tag}> opened {open}, closed {close}");
+    }
+    assert!(tag_counts(page, "section").0 >= SECTIONS.len());
+    check_nesting(page, what);
+    for (name, _) in functions {
+        assert!(
+            page.contains(&format!("<tr><td>{}</td>", escape(name))),
+            "{what}: function {name:?} not in the summary table"
+        );
+    }
+}
+
+/// A database holding only the base profile of small4 (no traces, no comm).
+fn base_only(dir: &Path) -> PathBuf {
+    let db = dir.join("bl_prof");
+    fs::create_dir(&db).unwrap();
+    for e in fs::read_dir(fixture("small4")).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().into_string().unwrap();
+        if name == "bl_prof_H" || name.starts_with("bl_prof_D_") {
+            fs::copy(e.path(), db.join(&name)).unwrap();
+        }
+    }
+    db
+}
+
+#[test]
+fn every_fixture_gets_every_section() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in DATABASES {
+        let db = fixture(name);
+        let page = report(&db, &tmp.path().join(format!("{name}.html")), &[]);
+        check_page(&page, &summary_functions(&db), name);
+        // With all three parts nothing is missing; one process sends nothing.
+        let absent: Vec<&str> = page
+            .match_indices("<p class=\"absent\">")
+            .map(|(i, _)| &page[i..])
+            .collect();
+        if name == "single" {
+            assert_eq!(absent.len(), 1);
+            assert!(absent[0].starts_with("<p class=\"absent\">No messages were sent."));
+        } else {
+            assert!(absent.is_empty(), "{name}");
+        }
+        assert!(page.contains("id=\"summary-table\""), "{name}");
+        assert!(page.contains("id=\"regions-table\""), "{name}");
+        assert!(page.contains("<div class=\"tree\">"), "{name}");
+        // Trace timeline, comm timeline, matrix, one per-process picture per function.
+        assert!(page.matches("<svg ").count() >= 4, "{name}");
+        assert!(page.contains("One bar per process"), "{name}");
+    }
+}
+
+#[test]
+fn small4_page_shows_the_analyses_numbers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fixture("small4");
+    let page = report(&db, &tmp.path().join("r.html"), &["--top", "3"]);
+    // Regions of the `regions` command.
+    for r in ["R::Step", "R::Compute", "R::Comm", "RV::Reduce"] {
+        assert!(page.contains(&format!("<tr><td>{r}</td>")), "{r}");
+    }
+    // Call tree nodes of the `calltree` command (merged over 4 processes).
+    assert!(page.contains("4 processes merged"));
+    assert!(page.contains("main() :: "));
+    // Three imbalance pictures, four bars each.
+    let imb = &page[page.find("<section id=\"imbalance\">").unwrap()..];
+    assert_eq!(imb.matches("<div class=\"imb\">").count(), 3);
+    assert_eq!(imb.matches("<title>process ").count(), 12);
+    // The largest maximum first: amrex_mempool_init() (0.0209 s on process 3).
+    assert!(imb.contains("<h3>amrex_mempool_init()</h3>"));
+}
+
+#[test]
+fn base_only_database_says_what_is_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = base_only(tmp.path());
+    let page = report(&db, &tmp.path().join("r.html"), &[]);
+    check_page(&page, &summary_functions(&db), "base only");
+    let traces =
+        "The database has no call traces (bl_call_stats_H); the run needs TRACE_PROFILE=TRUE.";
+    let comm = "The database has no communication profile (bl_comm_prof_H); the run needs COMM_PROFILE=TRUE.";
+    // Call tree, regions, trace timeline; comm timeline, matrix.
+    assert_eq!(page.matches(traces).count(), 3);
+    assert_eq!(page.matches(comm).count(), 2);
+    assert!(page.contains("id=\"summary-table\""));
+    assert!(page.contains("<div class=\"imb\">"));
+}
+
+#[test]
+fn damaged_data_still_gives_a_page_with_its_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("bl_prof");
+    fs::create_dir(&db).unwrap();
+    for e in fs::read_dir(fixture("small4")).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), db.join(e.file_name())).unwrap();
+    }
+    let cut = |name: &str, len: u64| {
+        fs::OpenOptions::new()
+            .write(true)
+            .open(db.join(name))
+            .unwrap()
+            .set_len(len)
+            .unwrap()
+    };
+    cut("bl_call_stats_D_00002", 1000);
+    cut("bl_comm_prof_D_00001", 100);
+    cut("bl_prof_D_00003", 50);
+    let page_path = tmp.path().join("r.html");
+    let out = profparse()
+        .arg("report")
+        .arg(&db)
+        .arg("-o")
+        .arg(&page_path)
+        .output()
+        .unwrap();
+    // A report from damaged input: exit code 3 (docs/ERRORS.md).
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let page = fs::read_to_string(&page_path).unwrap();
+    check_page(&page, &[], "damaged");
+    let listed: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert!(listed.len() >= 3, "{stderr}");
+    let mut unique = listed.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), listed.len(), "each warning once: {stderr}");
+    assert!(page.contains("<section id=\"warnings\">"));
+    assert_eq!(page.matches("<li>").count(), listed.len());
+    assert!(page.contains("process 3 left out"));
+    // The readable processes still show.
+    assert!(page.contains("id=\"summary-table\"") && page.contains("<div class=\"tree\">"));
+}
+
+#[test]
+fn stdout_by_default_and_proc_focus() {
+    let db = fixture("small4");
+    let out = ok(
+        profparse()
+            .arg("report")
+            .arg(&db)
+            .args(["--proc", "2"])
+            .output()
+            .unwrap(),
+        "report --proc 2",
+    );
+    let page = String::from_utf8(out.stdout).unwrap();
+    check_page(&page, &summary_functions(&db), "--proc 2");
+    assert!(page.contains("NCalls = calls on process 2"));
+    assert!(page.contains("From the call traces, process 2."));
+    assert!(
+        page.contains("process 2: "),
+        "the outlined process is named"
+    );
+    assert!(page.contains("stroke=\"#000\""), "its bars are outlined");
+
+    profparse()
+        .arg("report")
+        .arg(&db)
+        .args(["--proc", "4"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn many_processes_get_histograms_and_bounded_pictures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("synth");
+    ok(
+        profparse()
+            .args(["synth", "blprof"])
+            .arg(&db)
+            .args(["--procs", "40", "--calls", "300", "--messages", "20"])
+            .output()
+            .unwrap(),
+        "synth",
+    );
+    let page = report(&db, &tmp.path().join("r.html"), &["--proc", "7"]);
+    check_page(&page, &summary_functions(&db), "synth 40");
+    let imb = &page[page.find("<section id=\"imbalance\">").unwrap()..];
+    assert!(imb.contains("a histogram instead"));
+    assert!(!imb.contains("<title>process "), "no bar per process");
+    assert!(imb.contains("process(es) with"));
+    // Bounded: bars never exceed columns × processes, whatever the calls.
+    let tl = &page[page.find("<section id=\"timeline\">").unwrap()
+        ..page.find("<section id=\"comm-matrix\">").unwrap()];
+    assert!(tl.matches("<rect").count() <= 2 * (1130 * 40 + 1));
+}
+
+/// Chromium, or `None` (with a note) when it is not installed and not required.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PROFPARSE_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if path.exists() {
+        return Some(path);
+    }
+    let required = std::env::var("PROFPARSE_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "PROFPARSE_REQUIRE_CHROMIUM=1 but {} is missing",
+        path.display()
+    );
+    eprintln!(
+        "note: {} not found: headless Chromium render test skipped (apt-get install chromium)",
+        path.display()
+    );
+    None
+}
+
+/// Runs headless Chromium on `page` with `args` (bounded by `timeout`).
+fn headless(chromium: &Path, profile: &Path, page: &Path, args: &[&str]) -> Output {
+    let out = std::process::Command::new("timeout")
+        .arg("180")
+        .arg(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "chromium {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Width, height and RGBA pixels of a PNG.
+fn decode_png(bytes: &[u8]) -> (u32, u32, Vec<[u8; 4]>) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let data = &buf[..info.buffer_size()];
+    let px: Vec<[u8; 4]> = match info.color_type {
+        png::ColorType::Rgba => data
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect(),
+        png::ColorType::Rgb => data
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2], 255])
+            .collect(),
+        other => panic!("unexpected PNG colour type {other:?}"),
+    };
+    (info.width, info.height, px)
+}
+
+#[test]
+fn chromium_renders_the_page_and_runs_its_script() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let full = tmp.path().join("small4.html");
+    let db = fixture("small4");
+    report(&db, &full, &[]);
+    let base_dir = tempfile::tempdir().unwrap();
+    let base_db = base_only(base_dir.path());
+    let base = tmp.path().join("base.html");
+    report(&base_db, &base, &[]);
+
+    for (page, db) in [(&full, &db), (&base, &base_db)] {
+        let profile = tempfile::tempdir().unwrap();
+        let dom = headless(&chromium, profile.path(), page, &["--dump-dom"]);
+        let dom = String::from_utf8(dom.stdout).unwrap();
+        for id in SECTIONS {
+            assert!(
+                dom.contains(&format!("<section id=\"{id}\">")),
+                "{}: rendered DOM lacks section {id}",
+                page.display()
+            );
+        }
+        // The sort script ran: it marks the table and sorts it by average
+        // time, largest first (the page itself lists functions by name).
+        let table = &dom[dom.find("id=\"summary-table\"").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        assert!(
+            dom.contains("class=\"sortable\" id=\"summary-table\" data-sortable=\"ready\""),
+            "{}: the sort script did not run",
+            page.display()
+        );
+        assert!(table.contains("aria-sort=\"descending\""));
+        let mut functions = summary_functions(db);
+        functions.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let body = &table[table.find("<tbody>").unwrap()..];
+        let first = body.split("<tr>").nth(1).unwrap();
+        assert!(
+            first.starts_with(&format!("<td>{}</td>", dom_escape(&functions[0].0))),
+            "{}: first row after sorting by average: {first}",
+            page.display()
+        );
+    }
+
+    let profile = tempfile::tempdir().unwrap();
+    let shot = tmp.path().join("shot.png");
+    headless(
+        &chromium,
+        profile.path(),
+        &full,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,2000",
+        ],
+    );
+    let bytes = fs::read(&shot).expect("chromium wrote no screenshot");
+    assert!(
+        bytes.len() > 40_000,
+        "screenshot of {} bytes is too small for the page",
+        bytes.len()
+    );
+    let (w, h, px) = decode_png(&bytes);
+    assert_eq!((w, h), (1280, 2000));
+    let mut colours: Vec<[u8; 4]> = px.clone();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(
+        colours.len() > 50,
+        "only {} colours: the page did not render",
+        colours.len()
+    );
+    let ink = px.iter().filter(|p| p[..3] != [255, 255, 255]).count();
+    assert!(
+        ink * 50 > px.len(),
+        "only {ink} of {} pixels are not white",
+        px.len()
+    );
+}
+
+#[test]
+fn trace_timeline_accounts_for_every_outermost_call() {
+    use profparse::analysis::calltree::call_tree;
+    use profparse::analysis::trace_summary::Selection;
+    use profparse::analysis::trace_timeline::{trace_span, trace_timeline, whole_trace_timeline};
+    use profparse::formats::blprof::Database;
+
+    for name in DATABASES {
+        let db = Database::open(fixture(name)).unwrap();
+        let (span, w) = trace_span(&db);
+        assert!(w.is_empty(), "{name}: {w:?}");
+        let span = span.unwrap();
+        let (first, _) = trace_timeline(&db, span, 500);
+        let (t, w) = whole_trace_timeline(&db, 500);
+        assert!(w.is_empty(), "{name}: {w:?}");
+        let t = t.unwrap();
+        // Widened only when a call ended after the first span (flush: a
+        // call open across a flush ends after the last block's calls).
+        assert_eq!(t.span.1 > span.1, first.latest_end > span.1, "{name}");
+        assert_eq!(t.span.1 > span.1, name == "flush", "{name}");
+        assert!(t.latest_end <= t.span.1);
+        // The span holds every call, so each function's outermost seconds
+        // are the inclusive seconds of its top-level node in the call tree.
+        let (tree, _, _) = call_tree(&db, &Selection { ranges: None }, None);
+        for &c in tree.node(tree.root()).children() {
+            let f = t.names.iter().position(|n| n == tree.name(c)).unwrap();
+            let want = tree.node(c).metrics.total.inclusive;
+            assert!(
+                (t.totals[f] - want).abs() <= 1e-9 * want.max(1.0),
+                "{name}: {}: {} vs {want}",
+                tree.name(c),
+                t.totals[f]
+            );
+        }
+        // Bars are ordered, disjoint runs of columns.
+        for row in &t.rows {
+            for pair in row.bars.windows(2) {
+                assert!(pair[0].last < pair[1].first, "{name}: {pair:?}");
+            }
+            for b in &row.bars {
+                assert!(b.first <= b.last && (b.last as usize) < t.columns);
+                assert!((0.0..=1.0).contains(&b.busy));
+            }
+        }
+        // Each outermost call starts in exactly one bar, or hides under a
+        // function with more time in its first column.
+        let calls: u64 = t.rows.iter().flat_map(|r| &r.bars).map(|b| b.calls).sum();
+        let outermost: u64 = tree
+            .node(tree.root())
+            .children()
+            .iter()
+            .map(|&c| tree.node(c).metrics.total.calls)
+            .sum();
+        assert!(
+            calls > 0 && calls <= outermost,
+            "{name}: {calls} > {outermost}"
+        );
+    }
+}
+
+#[test]
+fn grouped_send_matrix_sums_the_full_one() {
+    use profparse::analysis::comm_select::CommSelection;
+    use profparse::analysis::comm_sync::{SendMatrixGroups, send_matrix, send_matrix_groups};
+    use profparse::formats::blprof::Database;
+
+    for name in DATABASES {
+        let db = Database::open(fixture(name)).unwrap();
+        let (full, _) = send_matrix(&db, &CommSelection::all());
+        for max_cells in [1, 2, 3, 256] {
+            let (g, w) = send_matrix_groups(&db, &CommSelection::all(), max_cells);
+            assert!(w.is_empty(), "{name}: {w:?}");
+            assert_eq!(
+                g,
+                SendMatrixGroups::from_matrix(&full, max_cells),
+                "{name} {max_cells}"
+            );
+            assert!(g.bytes.len() <= max_cells);
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "closes")]
+fn nesting_check_catches_crossed_tags() {
+    check_nesting("<div><p>x</div></p>", "crossed");
+}
