@@ -128,6 +128,25 @@ impl InputFile {
         }
     }
 
+    /// Tells the kernel that the mapped bytes before file offset `upto` will
+    /// not be read again, so that a reader streaming through a big block
+    /// keeps little of it resident. Reading them again stays correct (the
+    /// pages come back from the file); bytes in memory are left alone.
+    pub fn release_before(&self, upto: u64) {
+        if let Bytes::Mapped(map) = &self.bytes {
+            let end = upto.saturating_sub(self.base).min(map.len() as u64) as usize;
+            if end >= 1 << 16 {
+                // SAFETY: a private, read-only map of a file that is not
+                // written while we read it (as in `open`): dropping its pages
+                // loses nothing, a later read faults them in again with the
+                // same contents. Only advice: failure is harmless.
+                let _ = unsafe {
+                    map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end)
+                };
+            }
+        }
+    }
+
     /// Length of the whole file (also for a mapped part).
     pub fn len(&self) -> u64 {
         self.file_len

@@ -122,6 +122,9 @@ impl RowSelection<'_> {
     }
 }
 
+/// Call records between releases of the bytes already read (4 MB of f64 records).
+const RELEASE_EVERY: usize = 100_000;
+
 /// Streams the call records of one process's blocks, warning about blocks
 /// that cannot be read (the others still count).
 pub fn for_each_call(
@@ -133,9 +136,13 @@ pub fn for_each_call(
     for b in &p.blocks {
         let r = db.trace_block_file(b).and_then(|file| {
             let block = TraceBlock::read(&file, b)?;
-            for c in block.calls() {
+            for (i, c) in block.calls().enumerate() {
                 if !c.is_sentinel() {
                     f(&c);
+                }
+                // Streamed: what is read need not stay resident.
+                if i % RELEASE_EVERY == RELEASE_EVERY - 1 {
+                    file.release_before(block.offset_after_call(b, i));
                 }
             }
             Ok(())

@@ -89,6 +89,10 @@ pub fn write_calltrace(
         let n = block.calls_len();
         let mut comb: Option<CallRecord> = None;
         for i in 0..n {
+            // Streamed: what is read need not stay resident.
+            if i % 100_000 == 99_999 {
+                file.release_before(block.offset_after_call(b, i.saturating_sub(2)));
+            }
             let cs = block.call(i);
             if cs.is_sentinel() {
                 continue;

@@ -168,6 +168,12 @@ impl<'a> TraceBlock<'a> {
             })
     }
 
+    /// File offset just past call record `i` of `block` (for releasing the
+    /// bytes already read, see [`InputFile::release_before`]).
+    pub fn offset_after_call(&self, block: &TraceBlockRef, i: usize) -> u64 {
+        block.seekpos + self.regions.len() as u64 + (i as u64 + 1) * call_size(self.real)
+    }
+
     /// Call record `i` (`i < calls_len()`).
     pub fn call(&self, i: usize) -> CallRecord {
         let s = call_size(self.real) as usize;
