@@ -8,46 +8,118 @@
 
 use std::io::{self, Write};
 
-use super::numfmt::c_g;
+use rayon::prelude::*;
+
+use super::numfmt::write_c_g;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
 use crate::formats::blprof::trace::{CallRecord, TraceBlock};
 
 pub const HEADER: &str = "Text Trace  (function number :: function name :: inclusive time :: exclusive time :: ncalls :: callstackdepth :: call time)";
 
-struct Line<'a> {
-    w: &'a mut dyn Write,
-    p: &'a ProcTrace,
-    delimiter: &'a str,
-    reference_names: bool,
+/// How lines look: the process's names (as printed) and the separator.
+struct LineFormat<'a> {
+    names: rustc_hash::FxHashMap<i32, Vec<u8>>,
+    delimiter: &'a [u8],
 }
 
-impl Line<'_> {
-    fn write(&mut self, c: &CallRecord) -> io::Result<()> {
+impl LineFormat<'_> {
+    fn write(&self, out: &mut Vec<u8>, c: &CallRecord) {
         let d = self.delimiter;
-        let raw = self.p.functions.name(c.fnum as i64).unwrap_or("?");
-        let name = if self.reference_names {
-            raw.replace(' ', "_")
-        } else {
-            raw.to_owned()
-        };
-        writeln!(
-            self.w,
-            "{}{d}{}{d}{}{d}{}{d}{}{d}{}{d}{}{d}{}",
-            "---|".repeat(c.depth.max(0) as usize),
-            c.fnum,
-            name,
-            c_g(c.inclusive, 16),
-            c_g(c.exclusive, 16),
-            c.ncalls,
-            c.depth,
-            c_g(c.start, 16)
-        )
+        let mut int = itoa::Buffer::new();
+        for _ in 0..c.depth.max(0) {
+            out.extend_from_slice(b"---|");
+        }
+        out.extend_from_slice(d);
+        out.extend_from_slice(int.format(c.fnum).as_bytes());
+        out.extend_from_slice(d);
+        out.extend_from_slice(self.names.get(&c.fnum).map_or(b"?", |n| n.as_slice()));
+        out.extend_from_slice(d);
+        write_c_g(out, c.inclusive, 16);
+        out.extend_from_slice(d);
+        write_c_g(out, c.exclusive, 16);
+        out.extend_from_slice(d);
+        out.extend_from_slice(int.format(c.ncalls).as_bytes());
+        out.extend_from_slice(d);
+        out.extend_from_slice(int.format(c.depth).as_bytes());
+        out.extend_from_slice(d);
+        write_c_g(out, c.start, 16);
+        out.push(b'\n');
     }
 }
 
+/// Call records per parallel formatting task (about 3 MB of text).
+const TASK_CALLS: usize = 32 * 1024;
+
+/// Task boundaries in a block of `n` calls: never inside a run that is
+/// combined (the record before a boundary differs from the one at it) nor in
+/// the last two records, so each task formats exactly as one pass would.
+fn task_bounds(block: &TraceBlock, n: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let mut j = TASK_CALLS;
+    while j + 2 < n {
+        let (a, b) = (block.call(j - 1), block.call(j));
+        if a.is_sentinel() || (a.depth == b.depth && a.fnum == b.fnum) {
+            j += 1;
+            continue;
+        }
+        bounds.push(j);
+        j += TASK_CALLS;
+    }
+    bounds.push(n);
+    bounds
+}
+
+/// Formats calls `range` of a block of `n` calls, combining runs.
+fn format_calls(
+    fmt: &LineFormat,
+    block: &TraceBlock,
+    range: std::ops::Range<usize>,
+    n: usize,
+    combine: bool,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(range.len() * 96);
+    let mut comb: Option<CallRecord> = None;
+    for i in range {
+        let cs = block.call(i);
+        if cs.is_sentinel() {
+            continue;
+        }
+        if !combine {
+            fmt.write(&mut out, &cs);
+            continue;
+        }
+        if i + 2 >= n {
+            if let Some(c) = comb.take() {
+                fmt.write(&mut out, &c);
+            }
+            fmt.write(&mut out, &cs);
+            continue;
+        }
+        let nx = block.call(i + 1);
+        let acc = |c: Option<CallRecord>| match c {
+            Some(mut c) => {
+                c.ncalls += cs.ncalls;
+                c.inclusive += cs.inclusive;
+                c.exclusive += cs.exclusive;
+                c
+            }
+            None => cs,
+        };
+        if nx.depth == cs.depth && nx.fnum == cs.fnum {
+            comb = Some(acc(comb.take()));
+        } else {
+            let c = acc(comb.take());
+            fmt.write(&mut out, &c);
+        }
+    }
+    out
+}
+
 /// Writes the trace of `p` (`reference_names`: spaces in names become `_`,
-/// as amrprofparser prints them); returns warnings for blocks that could not be read.
+/// as amrprofparser prints them); returns warnings for blocks that could not
+/// be read. Blocks are formatted in parallel tasks written in order: the
+/// output is the same for any thread count.
 pub fn write_calltrace(
     w: &mut dyn Write,
     db: &Database,
@@ -58,12 +130,23 @@ pub fn write_calltrace(
 ) -> io::Result<Vec<Warning>> {
     writeln!(w, "{HEADER}\n")?;
     let mut warnings = Vec::new();
-    let mut out = Line {
-        w,
-        p,
-        delimiter,
-        reference_names,
+    let fmt = LineFormat {
+        names: p
+            .functions
+            .entries
+            .iter()
+            .filter_map(|(n, name)| {
+                let name = if reference_names {
+                    name.replace(' ', "_")
+                } else {
+                    name.clone()
+                };
+                Some((i32::try_from(*n).ok()?, name.into_bytes()))
+            })
+            .collect(),
+        delimiter: delimiter.as_bytes(),
     };
+    let group = 2 * rayon::current_num_threads().max(1);
     for b in &p.blocks {
         db.progress().advance(1);
         let file = match db.trace_block_file(b) {
@@ -87,42 +170,21 @@ pub fn write_calltrace(
             }
         };
         let n = block.calls_len();
-        let mut comb: Option<CallRecord> = None;
-        for i in 0..n {
-            // Streamed: what is read need not stay resident.
-            if i % 100_000 == 99_999 {
-                file.release_before(block.offset_after_call(b, i.saturating_sub(2)));
+        let bounds = task_bounds(&block, n);
+        let tasks: Vec<std::ops::Range<usize>> = bounds.windows(2).map(|x| x[0]..x[1]).collect();
+        for chunk in tasks.chunks(group) {
+            let texts: Vec<Vec<u8>> = chunk
+                .par_iter()
+                .map(|r| format_calls(&fmt, &block, r.clone(), n, combine))
+                .collect();
+            for t in texts {
+                w.write_all(&t)?;
             }
-            let cs = block.call(i);
-            if cs.is_sentinel() {
-                continue;
-            }
-            if !combine {
-                out.write(&cs)?;
-                continue;
-            }
-            if i + 2 >= n {
-                if let Some(c) = comb.take() {
-                    out.write(&c)?;
-                }
-                out.write(&cs)?;
-                continue;
-            }
-            let nx = block.call(i + 1);
-            let acc = |c: Option<CallRecord>| match c {
-                Some(mut c) => {
-                    c.ncalls += cs.ncalls;
-                    c.inclusive += cs.inclusive;
-                    c.exclusive += cs.exclusive;
-                    c
-                }
-                None => cs,
-            };
-            if nx.depth == cs.depth && nx.fnum == cs.fnum {
-                comb = Some(acc(comb.take()));
-            } else {
-                let c = acc(comb.take());
-                out.write(&c)?;
+            // Streamed: what is written need not stay resident.
+            if let Some(last) = chunk.last()
+                && last.end > 0
+            {
+                file.release_before(block.offset_after_call(b, last.end - 1));
             }
         }
     }
