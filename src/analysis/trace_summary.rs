@@ -227,22 +227,30 @@ pub fn trace_summary(
         selection,
         warnings: Mutex::new(Vec::new()),
     };
-    let summary = summarize(&functions.names, &rows, selected_proc, Some(calc_run_time));
+    let row = index.procs.iter().position(|p| p.proc == selected_proc);
+    // The selected process's inclusive pass runs beside the summary.
+    let (summary, (inclusive, max_depth, recursive, range_run_time, scan_warnings)) = rayon::join(
+        || summarize(&functions.names, &rows, selected_proc, Some(calc_run_time)),
+        || match row {
+            Some(row) => {
+                let w = Mutex::new(Vec::new());
+                let (a, b, c, d) = inclusive_scan(db, &index.procs[row], row, selection, &w);
+                (
+                    a,
+                    b,
+                    c,
+                    d,
+                    w.into_inner().unwrap_or_else(|p| p.into_inner()),
+                )
+            }
+            None => (Vec::new(), 0, Vec::new(), 0.0, Vec::new()),
+        },
+    );
     let mut warnings = rows
         .warnings
         .into_inner()
         .unwrap_or_else(|p| p.into_inner());
-
-    let row = index.procs.iter().position(|p| p.proc == selected_proc);
-    let (inclusive, max_depth, recursive, range_run_time) = match row {
-        Some(row) => {
-            let w = Mutex::new(Vec::new());
-            let r = inclusive_scan(db, &index.procs[row], row, selection, &w);
-            warnings.extend(w.into_inner().unwrap_or_else(|p| p.into_inner()));
-            r
-        }
-        None => (Vec::new(), 0, Vec::new(), 0.0),
-    };
+    warnings.extend(scan_warnings);
     (
         TraceSummary {
             summary,

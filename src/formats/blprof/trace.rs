@@ -189,7 +189,24 @@ impl<'a> TraceBlock<'a> {
     }
 }
 
+#[inline(always)]
 fn decode_call(c: &[u8], real: RealWidth) -> CallRecord {
+    // The common layout with fixed offsets: no bounds check per field.
+    if let (RealWidth::F64, Ok(c)) = (real, <&[u8; 40]>::try_from(c)) {
+        let f = |at: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&c[at..at + 8]);
+            f64::from_le_bytes(a)
+        };
+        return CallRecord {
+            depth: i32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            fnum: i32::from_le_bytes([c[4], c[5], c[6], c[7]]),
+            ncalls: i64::from_le_bytes([c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15]]),
+            inclusive: f(16),
+            exclusive: f(24),
+            start: f(32),
+        };
+    }
     let w = real.bytes() as usize;
     CallRecord {
         depth: i32_at(c, 0),
