@@ -142,29 +142,62 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
             };
             *out.tag_names.entry(name).or_default() += 1;
         }
+        // Per type in an array (types 0..=63) and in locals, folded into
+        // `out` per block: the loop touches nothing else.
+        // (calls, records, bytes sent, sends) per type.
+        let mut by_kind = [(0u64, 0u64, 0u64, 0u64); 64];
+        let (mut t0, mut t1) = (f64::INFINITY, f64::NEG_INFINITY);
+        let (mut smin, mut smax) = (i32::MAX, i32::MIN);
+        let (lo, hi) = sel.window;
         for r in records.by_ref() {
-            if r.time < sel.window.0 || r.time > sel.window.1 {
+            if r.time < lo || r.time > hi {
                 continue;
             }
-            out.time = Some(match out.time {
-                None => (r.time, r.time),
-                Some((a, z)) => (a.min(r.time), z.max(r.time)),
-            });
-            out.proc.records += 1;
-            let e = out.types.entry(r.kind).or_default();
+            t0 = t0.min(r.time);
+            t1 = t1.max(r.time);
+            let is_call = (r.size > -1 && r.kind != WAITSOME)
+                || (r.size == BEFORE_CALL && r.kind == WAITSOME);
+            let Some(e) = usize::try_from(r.kind)
+                .ok()
+                .and_then(|k| by_kind.get_mut(k))
+            else {
+                // Types outside 0..=63 (damaged data): none is a send.
+                let slot = out.types.entry(r.kind).or_default();
+                slot.1 += 1;
+                slot.0 += is_call as u64;
+                out.proc.records += 1;
+                out.proc.calls += is_call as u64;
+                continue;
+            };
             e.1 += 1;
-            if (r.size > -1 && r.kind != WAITSOME) || (r.size == BEFORE_CALL && r.kind == WAITSOME)
-            {
-                e.0 += 1;
-                out.proc.calls += 1;
-            }
+            e.0 += is_call as u64;
             if is_send(r.kind) && r.size != AFTER_CALL {
-                let bytes = r.size.max(0) as u64;
-                e.2 += bytes;
-                out.proc.bytes_sent += bytes;
-                out.proc.sends += 1;
-                out.min_size = Some(out.min_size.map_or(r.size, |m| m.min(r.size)));
-                out.max_size = Some(out.max_size.map_or(r.size, |m| m.max(r.size)));
+                e.2 += r.size.max(0) as u64;
+                e.3 += 1;
+                smin = smin.min(r.size);
+                smax = smax.max(r.size);
+            }
+        }
+        if t0 <= t1 {
+            out.time = Some(match out.time {
+                None => (t0, t1),
+                Some((a, z)) => (a.min(t0), z.max(t1)),
+            });
+        }
+        if smin <= smax {
+            out.min_size = Some(out.min_size.map_or(smin, |m| m.min(smin)));
+            out.max_size = Some(out.max_size.map_or(smax, |m| m.max(smax)));
+        }
+        for (k, acc) in by_kind.iter().enumerate() {
+            if acc.1 > 0 {
+                let e = out.types.entry(k as i32).or_default();
+                e.0 += acc.0;
+                e.1 += acc.1;
+                e.2 += acc.2;
+                out.proc.records += acc.1;
+                out.proc.calls += acc.0;
+                out.proc.bytes_sent += acc.2;
+                out.proc.sends += acc.3;
             }
         }
         if let Err(e) = records.finish() {

@@ -259,7 +259,21 @@ impl Iterator for CommRecords {
     }
 }
 
+#[inline(always)]
 fn decode(r: &[u8], real: RealWidth) -> CommRecord {
+    // The common layout with fixed offsets: no bounds check per field.
+    if let (RealWidth::F64, Ok(r)) = (real, <&[u8; 24]>::try_from(r)) {
+        let i = |at: usize| i32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]);
+        let mut t = [0u8; 8];
+        t.copy_from_slice(&r[16..24]);
+        return CommRecord {
+            kind: i(0),
+            size: i(4),
+            peer: i(8),
+            tag: i(12),
+            time: f64::from_le_bytes(t),
+        };
+    }
     let i = |at: usize| i32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]);
     CommRecord {
         kind: i(0),
