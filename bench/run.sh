@@ -99,6 +99,7 @@ run "comm stats"                     "$b_comm"  "$p_comm"  comm stats "$dir/db"
 run "comm check"                     "$b_comm"  "$p_comm"  comm check "$dir/db"
 run "comm pairs"                     "$b_comm"  "$p_comm"  comm pairs "$dir/db"
 run "comm barriers"                  "$b_comm"  "$p_comm"  comm barriers "$dir/db"
+run "comm barriers --no-reductions"  "$b_comm"  "$p_comm"  comm barriers "$dir/db" --no-reductions
 run "comm matrix"                    "$b_comm"  "$p_comm"  comm matrix "$dir/db"
 run "comm timeline --svg"            "$b_comm"  "$p_comm"  comm timeline "$dir/db" --svg "$out/t.svg"
 run "diff (the run with itself)"      "$((2 * b_trace))" - diff "$dir/db" "$dir/db"

@@ -689,3 +689,18 @@ fn paired_sends_are_the_sends_srlist_lists() {
         assert_eq!(ours, golden, "{db}");
     }
 }
+
+/// `--no-reductions` reads only the barrier records the headers point to:
+/// the same barriers, no all-reductions.
+#[test]
+fn barriers_alone_read_by_index_are_the_same() {
+    for db in DATABASES {
+        let dir = fixture(db).join("bl_prof");
+        let d = dir.to_str().unwrap();
+        let (all, _) = stats(&["comm", "barriers", d, "--format", "json"]);
+        let (only, _) = stats(&["comm", "barriers", d, "--format", "json", "--no-reductions"]);
+        assert_eq!(all["barriers"], only["barriers"], "{db}");
+        assert_eq!(all["procs"], only["procs"], "{db}");
+        assert!(only["reductions"].as_array().unwrap().is_empty(), "{db}");
+    }
+}

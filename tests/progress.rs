@@ -95,7 +95,7 @@ fn comm_analyses_advance_once_per_process() {
     };
     comm_stats(&db, &sel);
     assert_eq!(take(&n), procs);
-    profparse::analysis::comm_sync::barriers(&db, &sel);
+    profparse::analysis::comm_sync::barriers(&db, &sel, true);
     assert_eq!(take(&n), procs);
     profparse::analysis::comm_sync::send_matrix(&db, &sel);
     assert_eq!(take(&n), procs);

@@ -134,6 +134,44 @@ fn proc_syncs(
     (p.proc, bars, reds, warnings)
 }
 
+/// A process's barriers from their two records each, read by index from a
+/// map of the block (only those pages are touched).
+fn proc_barriers(
+    db: &Database,
+    p: &ProcComm,
+    sel: &super::comm_select::CommSelection<'_>,
+) -> ProcSyncs {
+    let (mut bars, mut warnings) = (Vec::new(), Vec::new());
+    let g = db.comm.as_ref();
+    let (size, real) = (
+        g.map_or(24, |h| h.record_size()),
+        g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
+    );
+    for b in sel.blocks(p).filter(|b| !b.barriers.is_empty()) {
+        let r = db.comm_block_file(b).and_then(|f| {
+            let blk = crate::formats::blprof::commdata::CommBlock::read(&f, b, size, real)?;
+            for bar in &b.barriers {
+                let Ok(i) = usize::try_from(bar.record_index) else {
+                    continue;
+                };
+                if let (Some(x), Some(y)) = (blk.get(i), blk.get(i + 1))
+                    && sel.contains(x.time)
+                {
+                    bars.push((bar.number, bar.name.clone(), x.time, y.time));
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            warnings.push(Warning::new(
+                Location::line(&b.header, b.line),
+                format!("process {}: barriers of a block skipped: {e}", p.proc),
+            ));
+        }
+    }
+    (p.proc, bars, Vec::new(), warnings)
+}
+
 /// Groups per-process synchronisations by number; the last arrival is the
 /// process that waited least.
 fn aggregate(per: Vec<(usize, Vec<Sync>)>) -> (Vec<BarrierStats>, Vec<ProcBarrierTotals>) {
@@ -187,16 +225,25 @@ fn aggregate(per: Vec<(usize, Vec<Sync>)>) -> (Vec<BarrierStats>, Vec<ProcBarrie
 }
 
 /// Barrier and all-reduction waits ("wait at barrier", "wait at N×N").
+/// Without `reductions` only the barriers' own records are read (the
+/// headers give their indices): no block is scanned.
 pub fn barriers(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
+    reductions: bool,
 ) -> (BarrierReport, Vec<Warning>) {
     let index = db.comm_index();
     let per: Vec<ProcSyncs> = index
         .procs
         .par_iter()
         .filter_map(|p| {
-            let syncs = sel.wants_proc(p.proc).then(|| proc_syncs(db, p, sel));
+            let syncs = sel.wants_proc(p.proc).then(|| {
+                if reductions {
+                    proc_syncs(db, p, sel)
+                } else {
+                    proc_barriers(db, p, sel)
+                }
+            });
             db.progress().advance(1);
             syncs
         })

@@ -77,6 +77,11 @@ pub enum CommCommand {
         db: DatabaseArg,
         #[command(flatten)]
         select: CommSelect,
+        /// Barriers only (amrprofparser -spd's work): read just the barrier
+        /// records the headers point to instead of scanning every block for
+        /// all-reductions.
+        #[arg(long = "no-reductions")]
+        no_reductions: bool,
         #[arg(long, value_enum, default_value_t = CommFormat::Table)]
         format: CommFormat,
         #[command(flatten)]
@@ -212,12 +217,16 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         CommCommand::Barriers {
             db,
             select,
+            no_reductions,
             format,
             output,
         } => {
             let (database, bar) = open_comm_db(&db.db, ctx, "comm barriers")?;
-            let (r, warnings) =
-                profparse::analysis::comm_sync::barriers(&database, &select.selection());
+            let (r, warnings) = profparse::analysis::comm_sync::barriers(
+                &database,
+                &select.selection(),
+                !no_reductions,
+            );
             drop(bar);
             ctx.warn_all(&warnings);
             let mut out = output::open(output.output.as_deref())?;
