@@ -42,6 +42,7 @@ pub fn process_tree(
     // Interned name per local function number, resolved once per function.
     let mut names: Vec<Option<u32>> = Vec::new();
     let mut selected = selection.for_row(row);
+    let mut cache: Vec<Option<(NodeId, u32, NodeId)>> = Vec::new();
     for_each_call(db, p, warnings, |c| {
         let Ok(depth) = usize::try_from(c.depth) else {
             return;
@@ -66,7 +67,19 @@ pub fn process_tree(
             Some(slot) => *slot.insert(tree.intern(&name_of(c.fnum))),
             None => tree.intern(&name_of(c.fnum)),
         };
-        let node = tree.child_by_name_id(parent, name_id);
+        // Loops call the same child again and again: remember the last
+        // lookup per depth and hash only when it changes.
+        if cache.len() <= depth {
+            cache.resize(depth + 1, None);
+        }
+        let node = match cache[depth] {
+            Some((p, n, id)) if p == parent && n == name_id => id,
+            _ => {
+                let id = tree.child_by_name_id(parent, name_id);
+                cache[depth] = Some((parent, name_id, id));
+                id
+            }
+        };
         stack.push(node);
         if selected.contains(c.start) {
             let m = &mut tree.node_mut(node).metrics;
