@@ -101,13 +101,25 @@ pub struct CommBlock<'a> {
 
 impl<'a> CommBlock<'a> {
     /// Locates `block` in `file`, checking `seekpos + n · record size`
-    /// against the file length (with overflow checks) before any read.
+    /// against the file length (with overflow checks) before any read. A
+    /// `record_size` too small for one record (16 + the Real width) is an error.
     pub fn read(
         file: &'a InputFile,
         block: &CommBlockRef,
         record_size: u64,
         real: RealWidth,
     ) -> Result<CommBlock<'a>> {
+        let min = 16 + real.bytes();
+        if record_size < min {
+            return Err(Error::invalid(
+                Location::line(&block.header, block.line),
+                format!(
+                    "comm block of process {}: records of {record_size} bytes cannot hold kind, size, peer, tag and a {}-byte time ({min} bytes)",
+                    block.proc,
+                    real.bytes()
+                ),
+            ));
+        }
         let len = block.ncomm.checked_mul(record_size).ok_or_else(|| {
             Error::invalid(
                 Location::line(&block.header, block.line),
@@ -147,7 +159,8 @@ impl<'a> CommBlock<'a> {
 
     /// Record `i` (`i < len()`).
     pub fn get(&self, i: usize) -> Option<CommRecord> {
-        let r = self.bytes.get(i * self.stride..(i + 1) * self.stride)?;
+        let start = i.checked_mul(self.stride)?;
+        let r = self.bytes.get(start..start.checked_add(self.stride)?)?;
         Some(decode(r, self.real))
     }
 
