@@ -1,6 +1,7 @@
 //! A whole one-process bl_prof database built from the fuzz input, opened
 //! with `Database::open` and run through the summary, regions, trace
-//! summary, call tree, comm statistics and info analyses.
+//! summary, call tree, info and every comm analysis (statistics, barriers,
+//! send matrix, message pairs, timeline, check).
 //!
 //! Input: chunks `file: u8` (mod 8, an index into `FILES`), `len: u16 LE`,
 //! `len` bytes. A file no chunk names keeps its content from the `single`
@@ -13,8 +14,12 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::calltree::call_tree;
+use profparse::analysis::comm_check::comm_check;
+use profparse::analysis::comm_pairs::pair_messages;
 use profparse::analysis::comm_select::CommSelection;
 use profparse::analysis::comm_stats::comm_stats;
+use profparse::analysis::comm_sync::{barriers, send_matrix};
+use profparse::analysis::comm_timeline::comm_calls;
 use profparse::analysis::filter::RegionFilter;
 use profparse::analysis::info::database_info;
 use profparse::analysis::regions::{Regions, region_stats};
@@ -85,5 +90,11 @@ fuzz_target!(|data: &[u8]| {
         let _ = call_tree(&db, &sel, None);
     }
     let _ = call_tree(&db, &all, Some(0));
-    let _ = comm_stats(&db, &CommSelection::all());
+    let all = CommSelection::all();
+    let _ = comm_stats(&db, &all);
+    let _ = barriers(&db, &all);
+    let _ = send_matrix(&db, &all);
+    let _ = pair_messages(&db, &all);
+    let _ = comm_calls(&db, (0.0, 1.0));
+    let _ = comm_check(&db);
 });

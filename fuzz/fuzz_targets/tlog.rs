@@ -40,8 +40,11 @@ fn exercise(t: &TlogFile) {
             t.proc_blocks(p).len(),
         );
     }
-    let nodes = t.nprocs();
-    let _ = t.check_nodes(nodes);
+    // The C-style dumps print a header for every process below `nodes`
+    // (by design, as `tlog_dump F N` does): capped so that one record of
+    // process 65535 does not make each run write 65536 headers.
+    let nodes = t.nprocs().min(64);
+    let _ = t.check_nodes(t.nprocs());
     let _ = t.check_nodes(nodes.saturating_sub(1));
     for style in [
         DumpStyle::TlogDump,

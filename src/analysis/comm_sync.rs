@@ -228,12 +228,32 @@ pub struct SendMatrix {
 /// One sender: process, messages and bytes per receiver, unknown peers, warnings.
 type SendRow = (usize, Vec<u64>, Vec<u64>, u64, Vec<Warning>);
 
+/// Largest process count of a send matrix: two dense `n × n` tables of u64
+/// (1 GiB at this size). The size comes from the largest process number in
+/// the comm headers, which damaged headers can make arbitrarily large.
+pub const MAX_MATRIX_PROCS: usize = 1 << 13;
+
 pub fn send_matrix(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
 ) -> (SendMatrix, Vec<Warning>) {
     let index = db.comm_index();
     let n = index.procs.iter().map(|p| p.proc + 1).max().unwrap_or(0);
+    if n > MAX_MATRIX_PROCS {
+        let last = index.procs.iter().max_by_key(|p| p.proc);
+        let at = last.and_then(|p| p.blocks.first()).map_or_else(
+            || Location::file(db.dir()),
+            |b| Location::line(&b.header, b.line),
+        );
+        let w = Warning::new(
+            at,
+            format!(
+                "process number {} makes a {n} × {n} send matrix, more than the {MAX_MATRIX_PROCS} processes a matrix is built for; no matrix",
+                n - 1
+            ),
+        );
+        return (SendMatrix::default(), vec![w]);
+    }
     let g = db.comm.as_ref();
     let (size, real) = (
         g.map_or(24, |h| h.record_size()),
