@@ -28,6 +28,10 @@ fuzz_target!(|data: &[u8]| {
             r[1] & 1 == 1,
         ));
     }
+    let probes: Vec<f64> = records
+        .chunks_exact(8)
+        .map(|r| f32::from_le_bytes([r[4], r[5], r[6], r[7]]) as f64)
+        .collect();
     let mut regions = Regions::default();
     regions.names.insert(0, "__NoRegion__".into());
     regions.names.insert(1, "RCompute".into());
@@ -63,9 +67,22 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(lists) = f.time_ranges(&regions) {
             for l in &lists {
                 let _ = (l.total(), l.is_empty(), l.contains(0.5));
+                // The cursor promises the same answers as `contains`, for
+                // times in any order, on a list sorted by stop time.
+                let valid = l.ranges().windows(2).all(|w| w[0].stop <= w[1].stop);
+                let mut ts = probes.clone();
+                ts.extend(l.ranges().iter().flat_map(|r| [r.start, r.stop]));
                 let mut c = l.cursor();
-                for r in l.ranges() {
-                    let _ = (c.contains(r.start), c.contains(r.stop));
+                for t in ts {
+                    let (a, b) = (c.contains(t), l.contains(t));
+                    if valid {
+                        assert_eq!(
+                            a,
+                            b,
+                            "cursor and contains disagree at {t} on {:?}",
+                            l.ranges()
+                        );
+                    }
                 }
                 let _ = l.intersect(TimeRange::new(0.0, 1.0)).count();
             }
