@@ -345,11 +345,32 @@ fn matrix_procs(db: &Database) -> usize {
         .unwrap_or(0)
 }
 
+/// Largest process count of a send matrix: two dense `n × n` tables of u64
+/// (1 GiB at this size). The size comes from the largest process number in
+/// the comm headers, which damaged headers can make arbitrarily large.
+pub const MAX_MATRIX_PROCS: usize = 1 << 13;
+
 pub fn send_matrix(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
 ) -> (SendMatrix, Vec<Warning>) {
+    let index = db.comm_index();
     let n = matrix_procs(db);
+    if n > MAX_MATRIX_PROCS {
+        let last = index.procs.iter().max_by_key(|p| p.proc);
+        let at = last.and_then(|p| p.blocks.first()).map_or_else(
+            || Location::file(db.dir()),
+            |b| Location::line(&b.header, b.line),
+        );
+        let w = Warning::new(
+            at,
+            format!(
+                "process number {} makes a {n} × {n} send matrix, more than the {MAX_MATRIX_PROCS} processes a matrix is built for; no matrix",
+                n - 1
+            ),
+        );
+        return (SendMatrix::default(), vec![w]);
+    }
     let rows = send_rows(db, sel, n, 1);
     let mut s = SendMatrix {
         nprocs: n,

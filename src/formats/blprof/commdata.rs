@@ -105,14 +105,15 @@ pub struct CommBlock<'a> {
 
 impl<'a> CommBlock<'a> {
     /// Locates `block` in `file`, checking `seekpos + n · record size`
-    /// against the file length (with overflow checks) before any read.
+    /// against the file length (with overflow checks) before any read. A
+    /// `record_size` too small for one record (16 + the Real width) is an error.
     pub fn read(
         file: &'a InputFile,
         block: &CommBlockRef,
         record_size: u64,
         real: RealWidth,
     ) -> Result<CommBlock<'a>> {
-        let len = checked_len(block, record_size, file.path(), file.len())?;
+        let len = checked_len(block, record_size, real, file.path(), file.len())?;
         let bytes = file
             .range(block.seekpos, len)
             .map_err(|_| past_end(block, record_size, file.path(), file.len()))?;
@@ -133,7 +134,8 @@ impl<'a> CommBlock<'a> {
 
     /// Record `i` (`i < len()`).
     pub fn get(&self, i: usize) -> Option<CommRecord> {
-        let r = self.bytes.get(i * self.stride..(i + 1) * self.stride)?;
+        let start = i.checked_mul(self.stride)?;
+        let r = self.bytes.get(start..start.checked_add(self.stride)?)?;
         Some(decode(r, self.real))
     }
 
@@ -147,7 +149,24 @@ impl<'a> CommBlock<'a> {
 
 /// The block's length in bytes, checked against `file_len` (with overflow
 /// checks) before anything is read.
-fn checked_len(block: &CommBlockRef, record_size: u64, path: &Path, file_len: u64) -> Result<u64> {
+fn checked_len(
+    block: &CommBlockRef,
+    record_size: u64,
+    real: RealWidth,
+    path: &Path,
+    file_len: u64,
+) -> Result<u64> {
+    let min = 16 + real.bytes();
+    if record_size < min {
+        return Err(Error::invalid(
+            Location::line(&block.header, block.line),
+            format!(
+                "comm block of process {}: records of {record_size} bytes cannot hold kind, size, peer, tag and a {}-byte time ({min} bytes)",
+                block.proc,
+                real.bytes()
+            ),
+        ));
+    }
     let len = block.ncomm.checked_mul(record_size).ok_or_else(|| {
         Error::invalid(
             Location::line(&block.header, block.line),
@@ -206,7 +225,7 @@ impl CommRecords {
     ) -> Result<CommRecords> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        let len = checked_len(block, record_size, path, file_len)?;
+        let len = checked_len(block, record_size, real, path, file_len)?;
         Ok(CommRecords {
             file,
             path: path.to_path_buf(),

@@ -1,0 +1,112 @@
+//! Regression tests for the inputs the fuzz targets (fuzz/, docs/FUZZING.md)
+//! found crashing, hanging or exhausting memory. Each test feeds the public
+//! API the same call the target made and checks for a clear error instead.
+
+use profparse::formats::blprof::commdata::CommBlock;
+use profparse::formats::blprof::{CommBlockRef, RealWidth};
+use profparse::source::InputFile;
+
+fn comm_ref(ncomm: u64, seekpos: u64) -> CommBlockRef {
+    CommBlockRef {
+        proc: 3,
+        ncomm,
+        datafile: "bl_comm_prof_D_00000".into(),
+        seekpos,
+        host: None,
+        barriers: vec![],
+        name_tags: vec![],
+        reductions: vec![],
+        time_min_max: None,
+        timer_time: None,
+        tag_range: None,
+        tag_wraps: vec![],
+        header: "bl_comm_prof_H_00000".into(),
+        line: 7,
+    }
+}
+
+/// comm_block: a record size of 0 (or any size below 16 + Real) gave an
+/// empty-stride block whose `get(0)` indexed past an empty slice.
+#[test]
+fn comm_block_record_size_too_small_is_an_error() {
+    let file = InputFile::from_bytes("bl_comm_prof_D_00000", vec![0x21; 1024]);
+    for (size, real) in [
+        (0, RealWidth::F64),
+        (0, RealWidth::F32),
+        (3, RealWidth::F64),
+        (19, RealWidth::F32),
+        (23, RealWidth::F64),
+    ] {
+        let e = CommBlock::read(&file, &comm_ref(128, 0x300), size, real)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bl_comm_prof_H_00000")
+                && e.contains("process 3")
+                && e.contains(&format!("records of {size} bytes")),
+            "{e}"
+        );
+    }
+    // The smallest valid sizes still decode, and out-of-range indices are `None`.
+    for (size, real) in [(20, RealWidth::F32), (24, RealWidth::F64)] {
+        let b = CommBlock::read(&file, &comm_ref(2, 0), size, real).unwrap();
+        assert_eq!(b.len(), 2);
+        assert!(b.get(1).is_some());
+        assert!(b.get(2).is_none());
+        assert!(b.get(usize::MAX).is_none());
+    }
+}
+
+/// A copy of the one-process `single` fixture with `edit(name, text)`
+/// applied to each header file.
+fn single_db_with(edit: impl Fn(&str, String) -> String) -> tempfile::TempDir {
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/single/bl_prof");
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().into_string().unwrap();
+        let bytes = std::fs::read(e.path()).unwrap();
+        let bytes = if name.contains("_H") {
+            edit(&name, String::from_utf8(bytes).unwrap()).into_bytes()
+        } else {
+            bytes
+        };
+        std::fs::write(dir.path().join(&name), bytes).unwrap();
+    }
+    dir
+}
+
+/// database (found by review while writing the target, then kept in it): a
+/// comm header claiming NProcs 4e9 and a block of process 3999999999 made
+/// the send matrix allocate 4e9 × 4e9 counters (abort: allocation failed).
+#[test]
+fn send_matrix_of_a_huge_process_number_is_a_warning() {
+    use profparse::analysis::comm_select::CommSelection;
+    use profparse::analysis::comm_sync::{MAX_MATRIX_PROCS, send_matrix};
+    use profparse::formats::blprof::Database;
+    let dir = single_db_with(|name, text| match name {
+        "bl_comm_prof_H" => text.replace("NProcs  1", "NProcs  4000000000"),
+        "bl_comm_prof_H_00000" => text.replace("CommProfProc  0 ", "CommProfProc  3999999999 "),
+        _ => text,
+    });
+    let db = Database::open(dir.path()).unwrap();
+    let (m, w) = send_matrix(&db, &CommSelection::all());
+    assert_eq!(m.nprocs, 0);
+    assert!(m.messages.is_empty());
+    let w: Vec<String> = w.iter().map(ToString::to_string).collect();
+    assert!(
+        w.len() == 1
+            && w[0].contains("bl_comm_prof_H_00000:1")
+            && w[0].contains("process number 3999999999")
+            && w[0].contains(&MAX_MATRIX_PROCS.to_string()),
+        "{w:?}"
+    );
+    // The fixture itself still gets its 1 × 1 matrix.
+    let dir = single_db_with(|_, text| text);
+    let db = Database::open(dir.path()).unwrap();
+    let (m, w) = send_matrix(&db, &CommSelection::all());
+    assert_eq!((m.nprocs, m.messages.len()), (1, 1));
+    assert!(w.is_empty(), "{w:?}");
+}
