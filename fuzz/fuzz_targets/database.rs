@@ -92,9 +92,10 @@ fuzz_target!(|data: &[u8]| {
     let _ = call_tree(&db, &all, Some(0));
     let all = CommSelection::all();
     let _ = comm_stats(&db, &all);
-    let _ = barriers(&db, &all);
+    let _ = barriers(&db, &all, true);
+    let _ = barriers(&db, &all, false);
     let _ = send_matrix(&db, &all);
-    let _ = pair_messages(&db, &all);
+    let _ = pair_messages(&db, &all, &mut |_| {});
     let _ = comm_calls(&db, (0.0, 1.0));
     let _ = comm_check(&db);
 });

@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 use profparse::source::InputFile;
 use profparse::tlog::TlogFile;
 use profparse::tlog::dump::{DumpStyle, write_csv, write_dump, write_json};
-use profparse::tlog::summary::{EventNames, summarize};
+use profparse::tlog::summary::{EventNames, Trees, summarize};
 
 fn temp_path() -> &'static PathBuf {
     static P: OnceLock<PathBuf> = OnceLock::new();
@@ -56,7 +56,7 @@ fn exercise(t: &TlogFile) {
     }
     let _ = write_json(&mut sink(), t);
     let _ = write_csv(&mut sink(), t);
-    let _ = summarize(t, &EventNames::default());
+    let _ = summarize(t, &EventNames::default(), Trees::Build);
 }
 
 fuzz_target!(|data: &[u8]| {
