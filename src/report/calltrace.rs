@@ -48,8 +48,8 @@ impl LineFormat<'_> {
     }
 }
 
-/// Call records per parallel formatting task (about 3 MB of text).
-const TASK_CALLS: usize = 32 * 1024;
+/// Call records per parallel formatting task (about 1.5 MB of text).
+const TASK_CALLS: usize = 16 * 1024;
 
 /// Task boundaries in a block of `n` calls: never inside a run that is
 /// combined (the record before a boundary differs from the one at it) nor in
