@@ -286,6 +286,17 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0
     }
+
+    /// Overwrites 1..=`max` random bytes of `bytes` with random values.
+    fn overwrite(&mut self, bytes: &mut [u8], max: u64) {
+        if bytes.is_empty() {
+            return;
+        }
+        for _ in 0..1 + self.next() % max {
+            let i = (self.next() % bytes.len() as u64) as usize;
+            bytes[i] = self.next() as u8;
+        }
+    }
 }
 
 /// Random bytes of random files overwritten: never a crash.
@@ -307,10 +318,7 @@ fn random_byte_flips() {
             if bytes.is_empty() {
                 continue;
             }
-            for _ in 0..1 + rng.next() % 16 {
-                let i = (rng.next() % bytes.len() as u64) as usize;
-                bytes[i] = rng.next() as u8;
-            }
+            rng.overwrite(&mut bytes, 16);
             fs::write(&p, &bytes).unwrap();
             let what = format!("{fx} round {round}: bytes of {name} overwritten");
             run_part(db.path(), part_of(name), &what, None);
@@ -571,10 +579,7 @@ fn tlog_files_cut_and_overwritten() {
             if b.is_empty() {
                 continue;
             }
-            for _ in 0..1 + rng.next() % 12 {
-                let i = (rng.next() % b.len() as u64) as usize;
-                b[i] = rng.next() as u8;
-            }
+            rng.overwrite(&mut b, 12);
             fs::write(&damaged, &b).unwrap();
             run_all(&format!("{name} round {round} overwritten"), true);
         }
@@ -630,12 +635,7 @@ fn timer_trees_cut_and_overwritten() {
             .collect();
         for round in 0..4 {
             let mut b = bytes.clone();
-            for _ in 0..1 + rng.next() % 8 {
-                let i = (rng.next() % b.len().max(1) as u64) as usize;
-                if i < b.len() {
-                    b[i] = rng.next() as u8;
-                }
-            }
+            rng.overwrite(&mut b, 8);
             variants.push((format!("round {round} overwritten"), b));
         }
         for (what, b) in variants {

@@ -187,6 +187,22 @@ struct NodeJson<'a> {
     children: Vec<NodeJson<'a>>,
 }
 
+/// The children shown below a node at `depth`: none past `--depth`.
+fn shown_children(
+    tree: &CallTree<Spread>,
+    id: NodeId,
+    view: &TreeView,
+    depth: usize,
+    calls: &[u64],
+    total: f64,
+) -> Vec<NodeId> {
+    if view.max_depth.is_some_and(|d| depth >= d) {
+        Vec::new()
+    } else {
+        children_sorted(tree, id, view, calls, total)
+    }
+}
+
 fn node_json<'a>(
     tree: &'a CallTree<Spread>,
     id: NodeId,
@@ -197,14 +213,10 @@ fn node_json<'a>(
 ) -> NodeJson<'a> {
     let m = &tree.node(id).metrics;
     let p = view.nprocs.max(1) as f64;
-    let children = if view.max_depth.is_some_and(|d| depth >= d) {
-        Vec::new()
-    } else {
-        children_sorted(tree, id, view, calls, total)
-            .into_iter()
-            .map(|c| node_json(tree, c, view, depth + 1, calls, total))
-            .collect()
-    };
+    let children = shown_children(tree, id, view, depth, calls, total)
+        .into_iter()
+        .map(|c| node_json(tree, c, view, depth + 1, calls, total))
+        .collect();
     NodeJson {
         name: tree.name(id),
         calls: m.total.calls,
@@ -286,14 +298,10 @@ fn node_hatchet<'a>(
 ) -> HatchetNode<'a> {
     let m = &tree.node(id).metrics;
     let p = view.nprocs.max(1) as f64;
-    let children = if view.max_depth.is_some_and(|d| depth >= d) {
-        Vec::new()
-    } else {
-        children_sorted(tree, id, view, calls, total)
-            .into_iter()
-            .map(|c| node_hatchet(tree, c, view, depth + 1, calls, total))
-            .collect()
-    };
+    let children = shown_children(tree, id, view, depth, calls, total)
+        .into_iter()
+        .map(|c| node_hatchet(tree, c, view, depth + 1, calls, total))
+        .collect();
     HatchetNode {
         frame: HatchetFrame {
             name: tree.name(id),

@@ -25,7 +25,7 @@ pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) ->
         "max_proc",
         "imbalance",
     ])
-    .map_err(super::json::csv_io_error)?;
+    .map_err(csv_io_error)?;
     for &i in order {
         let f = &s.functions[i];
         out.write_record([
@@ -42,7 +42,15 @@ pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) ->
             opt(f.max_proc),
             opt(f.imbalance),
         ])
-        .map_err(super::json::csv_io_error)?;
+        .map_err(csv_io_error)?;
     }
     out.flush()
+}
+
+/// A CSV writer's error as an I/O error that keeps its kind.
+pub fn csv_io_error(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
 }

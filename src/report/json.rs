@@ -245,11 +245,3 @@ pub fn io_error(e: serde_json::Error) -> io::Error {
         None => io::Error::other(e),
     }
 }
-
-/// A CSV writer's error as an I/O error that keeps its kind.
-pub fn csv_io_error(e: ::csv::Error) -> io::Error {
-    match e.into_kind() {
-        ::csv::ErrorKind::Io(e) => e,
-        other => io::Error::other(format!("{other:?}")),
-    }
-}

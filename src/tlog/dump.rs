@@ -236,7 +236,7 @@ pub fn write_csv(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
     out.write_record([
         "offset", "proc", "type", "role", "number", "arg1", "arg2", "time",
     ])
-    .map_err(crate::report::json::csv_io_error)?;
+    .map_err(crate::report::csv::csv_io_error)?;
     for (off, r) in t.iter() {
         let e = event_json(off, &r);
         out.write_record([
@@ -249,7 +249,7 @@ pub fn write_csv(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
             r.arg2.to_string(),
             r.time.to_string(),
         ])
-        .map_err(crate::report::json::csv_io_error)?;
+        .map_err(crate::report::csv::csv_io_error)?;
     }
     out.flush()
 }

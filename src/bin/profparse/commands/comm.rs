@@ -351,7 +351,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                             "recv_time",
                             "latency",
                         ])
-                        .map_err(profparse::report::json::csv_io_error),
+                        .map_err(profparse::report::csv::csv_io_error),
                     );
                     let r = pair_messages(&database, &sel, &mut |p| {
                         keep(
@@ -364,7 +364,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                                 p.recv_time,
                                 p.latency,
                             ))
-                            .map_err(profparse::report::json::csv_io_error),
+                            .map_err(profparse::report::csv::csv_io_error),
                         );
                     });
                     keep(c.flush());
