@@ -14,18 +14,22 @@
 //! inclusive     [===]        [====]      only the overlap
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use super::function_stats::{FunctionSummary, ProcessRows, summarize};
 use super::ranges::{RangeList, TimeRange};
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
-use crate::formats::blprof::trace::{CallRecord, TraceBlock};
+use crate::formats::blprof::trace::CallRecord;
 
 /// Function numbers above this are treated as damage (no process has a
 /// million distinct timers), so that a corrupt number cannot size a table.
 const MAX_FUNCTION_NUMBER: i64 = 1 << 20;
+
+/// Deepest nesting whose functions are remembered for the recursion test:
+/// depths come from the file, and a corrupt one must not size the stack.
+const MAX_TRACKED_DEPTH: usize = 1 << 16;
 
 /// Global function list: the sorted union of every process's names, and
 /// per process its local number → global index.
@@ -122,9 +126,6 @@ impl RowSelection<'_> {
     }
 }
 
-/// Call records between releases of the bytes already read (4 MB of f64 records).
-const RELEASE_EVERY: usize = 100_000;
-
 /// Streams the call records of one process's blocks, warning about blocks
 /// that cannot be read (the others still count).
 pub fn for_each_call(
@@ -134,18 +135,10 @@ pub fn for_each_call(
     mut f: impl FnMut(&CallRecord),
 ) {
     for b in &p.blocks {
-        let r = db.trace_block_file(b).and_then(|file| {
-            let block = TraceBlock::read(&file, b)?;
-            for (i, c) in block.calls().enumerate() {
-                if !c.is_sentinel() {
-                    f(&c);
-                }
-                // Streamed: what is read need not stay resident.
-                if i % RELEASE_EVERY == RELEASE_EVERY - 1 {
-                    file.release_before(block.offset_after_call(b, i));
-                }
+        let r = db.stream_trace_calls(b, |c| {
+            if !c.is_sentinel() {
+                f(c);
             }
-            Ok(())
         });
         if let Err(e) = r {
             let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
@@ -164,6 +157,10 @@ struct TraceRows<'a> {
     functions: &'a FunctionIndex,
     selection: &'a Selection,
     warnings: Mutex<Vec<Warning>>,
+    /// The row whose inclusive times are wanted, and their result once read
+    /// (in the same pass as its exclusive statistics: its bytes are read once).
+    inclusive_row: Option<usize>,
+    inclusive: Mutex<Option<InclusiveScan>>,
 }
 
 impl ProcessRows for TraceRows<'_> {
@@ -176,14 +173,29 @@ impl ProcessRows for TraceRows<'_> {
         times.fill(0.0);
         let p = &self.procs[row];
         let mut selected = self.selection.for_row(row);
-        for_each_call(self.db, p, &self.warnings, |c| {
-            if selected.contains(c.start)
-                && let Some(g) = self.functions.global(row, c.fnum)
-            {
-                calls[g] += 1;
-                times[g] += c.exclusive;
-            }
-        });
+        if self.inclusive_row == Some(row) {
+            let mut inclusive =
+                Inclusive::new(p, self.selection.ranges.as_ref().and_then(|r| r.get(row)));
+            for_each_call(self.db, p, &self.warnings, |c| {
+                if selected.contains(c.start) {
+                    if let Some(g) = self.functions.global(row, c.fnum) {
+                        calls[g] += 1;
+                        times[g] += c.exclusive;
+                    }
+                    inclusive.add(c);
+                }
+            });
+            *self.inclusive.lock().unwrap_or_else(|p| p.into_inner()) = Some(inclusive.finish(p));
+        } else {
+            for_each_call(self.db, p, &self.warnings, |c| {
+                if selected.contains(c.start)
+                    && let Some(g) = self.functions.global(row, c.fnum)
+                {
+                    calls[g] += 1;
+                    times[g] += c.exclusive;
+                }
+            });
+        }
         p.proc
     }
 }
@@ -226,31 +238,19 @@ pub fn trace_summary(
         functions: &functions,
         selection,
         warnings: Mutex::new(Vec::new()),
+        inclusive_row: index.procs.iter().position(|p| p.proc == selected_proc),
+        inclusive: Mutex::new(None),
     };
-    let row = index.procs.iter().position(|p| p.proc == selected_proc);
-    // The selected process's inclusive pass runs beside the summary.
-    let (summary, (inclusive, max_depth, recursive, range_run_time, scan_warnings)) = rayon::join(
-        || summarize(&functions.names, &rows, selected_proc, Some(calc_run_time)),
-        || match row {
-            Some(row) => {
-                let w = Mutex::new(Vec::new());
-                let (a, b, c, d) = inclusive_scan(db, &index.procs[row], row, selection, &w);
-                (
-                    a,
-                    b,
-                    c,
-                    d,
-                    w.into_inner().unwrap_or_else(|p| p.into_inner()),
-                )
-            }
-            None => (Vec::new(), 0, Vec::new(), 0.0, Vec::new()),
-        },
-    );
-    let mut warnings = rows
+    let summary = summarize(&functions.names, &rows, selected_proc, Some(calc_run_time));
+    let (inclusive, max_depth, recursive, range_run_time) = rows
+        .inclusive
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .unwrap_or_default();
+    let warnings = rows
         .warnings
         .into_inner()
         .unwrap_or_else(|p| p.into_inner());
-    warnings.extend(scan_warnings);
     (
         TraceSummary {
             summary,
@@ -266,72 +266,96 @@ pub fn trace_summary(
 
 type InclusiveScan = (Vec<(String, f64)>, usize, Vec<String>, f64);
 
-/// Inclusive times, max depth and recursion of one process (§8.3, §8.5 step 3).
-fn inclusive_scan(
-    db: &Database,
-    p: &ProcTrace,
-    row: usize,
-    selection: &Selection,
-    warnings: &Mutex<Vec<Warning>>,
-) -> InclusiveScan {
-    let ranges = selection.ranges.as_ref().and_then(|r| r.get(row));
-    let mut incl: BTreeMap<i32, f64> = BTreeMap::new();
-    let mut recursive: BTreeMap<i32, ()> = BTreeMap::new();
-    // The function of the latest record at each depth.
-    let mut stack: Vec<i32> = Vec::new();
-    let mut max_depth = 0usize;
-    let mut visit = |depth: usize, fnum: i32, len: f64| {
-        max_depth = max_depth.max(depth);
-        let is_recursive = stack.iter().take(depth).any(|&f| f == fnum);
-        if stack.len() <= depth {
-            stack.resize(depth + 1, -1);
+/// Inclusive times, max depth and recursion of one process (§8.3, §8.5
+/// step 3), fed the selected calls in record order.
+struct Inclusive<'a> {
+    ranges: Option<&'a RangeList>,
+    /// Seconds per local function number (numbers past the table's are
+    /// never reported, so they are not kept).
+    seconds: Vec<f64>,
+    recursive: BTreeSet<i32>,
+    /// The function of the latest record at each depth.
+    stack: Vec<i32>,
+    max_depth: usize,
+}
+
+impl<'a> Inclusive<'a> {
+    fn new(p: &ProcTrace, ranges: Option<&'a RangeList>) -> Self {
+        let table = p
+            .functions
+            .entries
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|&n| (0..=MAX_FUNCTION_NUMBER).contains(&n))
+            .max()
+            .map_or(0, |m| m as usize + 1);
+        Inclusive {
+            ranges,
+            seconds: vec![0.0; table],
+            recursive: BTreeSet::new(),
+            stack: Vec::new(),
+            max_depth: 0,
         }
-        stack[depth] = fnum;
-        if is_recursive {
-            recursive.insert(fnum, ());
-        } else {
-            *incl.entry(fnum).or_default() += len;
-        }
-    };
-    for_each_call(db, p, warnings, |c| {
+    }
+
+    #[inline]
+    fn add(&mut self, c: &CallRecord) {
         let Ok(depth) = usize::try_from(c.depth) else {
             return;
         };
-        if !selection.contains(row, c.start) {
-            return;
-        }
-        match ranges {
-            None => visit(depth, c.fnum, c.inclusive),
+        match self.ranges {
+            None => self.visit(depth, c.fnum, c.inclusive),
             Some(list) => {
                 for piece in list.intersect(TimeRange::new(c.start, c.end())) {
-                    visit(depth, c.fnum, piece.len());
+                    self.visit(depth, c.fnum, piece.len());
                 }
             }
         }
-    });
-    let name = |f: i32| {
-        p.functions
-            .name(f as i64)
-            .map_or_else(|| format!("function {f}"), str::to_owned)
-    };
-    // Every function of the process's table, the uncalled ones with 0.
-    let mut inclusive: Vec<(String, f64)> = p
-        .functions
-        .entries
-        .iter()
-        .map(|(n, nm)| {
-            (
-                nm.clone(),
-                i32::try_from(*n)
+    }
+
+    #[inline]
+    fn visit(&mut self, depth: usize, fnum: i32, len: f64) {
+        self.max_depth = self.max_depth.max(depth);
+        let is_recursive = self.stack.iter().take(depth).any(|&f| f == fnum);
+        if self.stack.len() <= depth && depth < MAX_TRACKED_DEPTH {
+            self.stack.resize(depth + 1, -1);
+        }
+        if let Some(slot) = self.stack.get_mut(depth) {
+            *slot = fnum;
+        }
+        if is_recursive {
+            self.recursive.insert(fnum);
+        } else if let Some(s) = usize::try_from(fnum)
+            .ok()
+            .and_then(|f| self.seconds.get_mut(f))
+        {
+            *s += len;
+        }
+    }
+
+    fn finish(self, p: &ProcTrace) -> InclusiveScan {
+        let name = |f: i32| {
+            p.functions
+                .name(f as i64)
+                .map_or_else(|| format!("function {f}"), str::to_owned)
+        };
+        // Every function of the process's table, the uncalled ones with 0.
+        let mut inclusive: Vec<(String, f64)> = p
+            .functions
+            .entries
+            .iter()
+            .map(|(n, nm)| {
+                let seconds = usize::try_from(*n)
                     .ok()
-                    .and_then(|n| incl.get(&n))
+                    .and_then(|n| self.seconds.get(n))
                     .copied()
-                    .unwrap_or(0.0),
-            )
-        })
-        .collect();
-    inclusive.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let recursive = recursive.keys().map(|&f| name(f)).collect();
-    let range_run_time = ranges.map_or(0.0, RangeList::total);
-    (inclusive, max_depth, recursive, range_run_time)
+                    .unwrap_or(0.0);
+                (nm.clone(), seconds)
+            })
+            .collect();
+        inclusive.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let recursive = self.recursive.iter().map(|&f| name(f)).collect();
+        let range_run_time = self.ranges.map_or(0.0, RangeList::total);
+        (inclusive, self.max_depth, recursive, range_run_time)
+    }
 }

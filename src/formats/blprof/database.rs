@@ -269,6 +269,17 @@ impl Database {
         InputFile::open_part(self.dir.join(&block.datafile), block.seekpos, len)
     }
 
+    /// Every call record of one trace block, the sentinel included, in order
+    /// (streamed with positioned reads; see [`super::trace::stream_calls`]).
+    pub fn stream_trace_calls(
+        &self,
+        block: &TraceBlockRef,
+        f: impl FnMut(&super::trace::CallRecord),
+    ) -> Result<()> {
+        check_bare_name(&self.dir, &block.datafile)?;
+        super::trace::stream_calls(&self.dir.join(&block.datafile), block, f)
+    }
+
     /// Maps only the bytes of one comm block (offsets stay file offsets, so
     /// [`super::CommBlock::read`] works on it): memory stays at the blocks
     /// in hand. An extent past the end of the file maps what exists and
