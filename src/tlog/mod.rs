@@ -72,7 +72,7 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    pub fn of(kind: i8) -> EventKind {
+    pub const fn of(kind: i8) -> EventKind {
         match kind {
             1 => EventKind::Start,
             2 => EventKind::End,
