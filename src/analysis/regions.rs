@@ -15,7 +15,6 @@ use rayon::prelude::*;
 use super::ranges::TimeRange;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
-use crate::formats::blprof::trace::TraceBlock;
 
 /// Number of `__NoRegion__`, always registered first.
 pub const NO_REGION: i32 = 0;
@@ -181,10 +180,7 @@ fn load_proc(db: &Database, p: &ProcTrace) -> (ProcRegions, Vec<Warning>) {
     let mut warnings = Vec::new();
     let mut records = Vec::new();
     for b in &p.blocks {
-        let block = db
-            .trace_block_file(b)
-            .and_then(|f| TraceBlock::read(&f, b).map(|blk| blk.regions().collect::<Vec<_>>()));
-        match block {
+        match db.trace_regions(b) {
             Ok(r) => records.extend(r.into_iter().map(|r| (r.time, r.number, r.start))),
             Err(e) => warnings.push(Warning::new(
                 Location::line(&b.header, b.line),

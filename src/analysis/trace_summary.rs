@@ -15,6 +15,9 @@
 //! ```
 
 use std::collections::BTreeSet;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Mutex;
 
 use super::function_stats::{FunctionSummary, ProcessRows, summarize};
@@ -40,14 +43,21 @@ pub struct FunctionIndex {
 
 impl FunctionIndex {
     pub fn new(procs: &[ProcTrace]) -> Self {
-        let mut names: Vec<String> = procs
+        // Processes mostly share their names: collect the distinct ones
+        // first (thousands of processes, tens of names), then sort those.
+        let distinct: FxHashSet<&str> = procs
             .iter()
-            .flat_map(|p| p.functions.entries.iter().map(|(_, n)| n.clone()))
+            .flat_map(|p| p.functions.entries.iter().map(|(_, n)| n.as_str()))
             .collect();
+        let mut names: Vec<String> = distinct.into_iter().map(str::to_owned).collect();
         names.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-        names.dedup();
-        let remaps = procs
+        let global: FxHashMap<&str, u32> = names
             .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i as u32))
+            .collect();
+        let remaps = procs
+            .par_iter()
             .map(|p| {
                 let max = p
                     .functions
@@ -59,10 +69,10 @@ impl FunctionIndex {
                     .map_or(0, |m| m as usize + 1);
                 let mut remap = vec![u32::MAX; max];
                 for (n, name) in &p.functions.entries {
-                    if let (Some(slot), Ok(g)) =
-                        (remap.get_mut(*n as usize), names.binary_search(name))
+                    if let (Some(slot), Some(&g)) =
+                        (remap.get_mut(*n as usize), global.get(name.as_str()))
                     {
-                        *slot = g as u32;
+                        *slot = g;
                     }
                 }
                 remap

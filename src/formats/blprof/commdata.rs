@@ -1,14 +1,13 @@
 //! Communication data blocks (`bl_comm_prof_D_*`): `nCommStats` records of
 //! `CommStatsSize` bytes (24 with f64 `Real`, 20 with f32), decoded on the fly.
 
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use super::base::RealWidth;
 use super::comm::CommBlockRef;
 use crate::error::{Error, Location, Result};
-use crate::source::InputFile;
+use crate::source::{DataHandle, InputFile};
 
 /// `size`/`commpid`/`tag` sentinel: the record before an MPI call.
 pub const BEFORE_CALL: i32 = -5;
@@ -203,8 +202,7 @@ const STREAM_RECORDS: u64 = 10_000;
 /// mapped block stays resident until it is unmapped). For reports that read
 /// each record once.
 pub struct CommRecords {
-    file: File,
-    path: PathBuf,
+    file: Arc<DataHandle>,
     /// File offset of the next unread byte, and the block's end.
     pos: u64,
     end: u64,
@@ -216,19 +214,16 @@ pub struct CommRecords {
 }
 
 impl CommRecords {
-    /// Opens `block` in the data file `path`, checking its extent first.
+    /// Opens `block` in the data file `file`, checking its extent first.
     pub fn open(
-        path: &Path,
+        file: Arc<DataHandle>,
         block: &CommBlockRef,
         record_size: u64,
         real: RealWidth,
     ) -> Result<CommRecords> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        let len = checked_len(block, record_size, real, path, file_len)?;
+        let len = checked_len(block, record_size, real, file.path(), file.len())?;
         Ok(CommRecords {
             file,
-            path: path.to_path_buf(),
             pos: block.seekpos,
             end: block.seekpos + len,
             buf: Vec::new(),
@@ -252,10 +247,7 @@ impl CommRecords {
         }
         self.buf.resize(n, 0);
         if let Err(e) = self.file.read_exact_at(&mut self.buf, self.pos) {
-            self.error = Some(Error::invalid(
-                Location::offset(&self.path, self.pos),
-                format!("read of {n} bytes failed: {e}"),
-            ));
+            self.error = Some(e);
             return false;
         }
         self.pos += n as u64;

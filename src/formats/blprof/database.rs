@@ -20,7 +20,7 @@ use super::files::{Part, file_number};
 use super::headerfile::read_text;
 use crate::error::{Error, Location, Result, Warning};
 use crate::progress::Progress;
-use crate::source::InputFile;
+use crate::source::{DataHandle, InputFile};
 
 /// One process's trace blocks (in write order) and function names.
 #[derive(Debug, Clone)]
@@ -66,8 +66,13 @@ pub struct Database {
     trace: OnceLock<TraceIndex>,
     comm_index: OnceLock<CommIndex>,
     data_files: Mutex<HashMap<String, Arc<InputFile>>>,
+    handles: Mutex<HashMap<String, Arc<DataHandle>>>,
     progress: Progress,
 }
+
+/// Open data-file handles kept for reuse, at most (file descriptors are a
+/// limited resource; past this, a handle is opened per use).
+const MAX_KEPT_HANDLES: usize = 256;
 
 impl Database {
     /// Opens `dir`: finds which parts exist and parses their global headers.
@@ -132,6 +137,7 @@ impl Database {
             trace: OnceLock::new(),
             comm_index: OnceLock::new(),
             data_files: Mutex::new(HashMap::new()),
+            handles: Mutex::new(HashMap::new()),
             progress: Progress::none(),
         })
     }
@@ -276,8 +282,12 @@ impl Database {
         block: &TraceBlockRef,
         f: impl FnMut(&super::trace::CallRecord),
     ) -> Result<()> {
-        check_bare_name(&self.dir, &block.datafile)?;
-        super::trace::stream_calls(&self.dir.join(&block.datafile), block, f)
+        super::trace::stream_calls(&*self.data_handle(&block.datafile)?, block, f)
+    }
+
+    /// The region records of one trace block (positioned reads).
+    pub fn trace_regions(&self, block: &TraceBlockRef) -> Result<Vec<super::trace::RegionRecord>> {
+        super::trace::read_regions(&*self.data_handle(&block.datafile)?, block)
     }
 
     /// Maps only the bytes of one comm block (offsets stay file offsets, so
@@ -295,14 +305,28 @@ impl Database {
     /// reads (memory stays small however big the block; see
     /// [`CommRecords`]).
     pub fn comm_records(&self, block: &CommBlockRef) -> Result<CommRecords> {
-        check_bare_name(&self.dir, &block.datafile)?;
         let h = self.comm.as_ref();
         CommRecords::open(
-            &self.dir.join(&block.datafile),
+            self.data_handle(&block.datafile)?,
             block,
             h.map_or(24, |h| h.record_size()),
             h.map_or(super::RealWidth::F64, |h| h.real_width()),
         )
+    }
+
+    /// A data file of this database opened for positioned reads, kept and
+    /// shared after first use (many blocks live in one file).
+    pub fn data_handle(&self, name: &str) -> Result<Arc<DataHandle>> {
+        check_bare_name(&self.dir, name)?;
+        let mut handles = self.handles.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(h) = handles.get(name) {
+            return Ok(h.clone());
+        }
+        let h = Arc::new(DataHandle::open(self.dir.join(name))?);
+        if handles.len() < MAX_KEPT_HANDLES {
+            handles.insert(name.to_owned(), h.clone());
+        }
+        Ok(h)
     }
 
     /// A data file of this database, mapped on first use and shared after.

@@ -4,14 +4,10 @@
 //!
 //! Records are decoded on the fly from the mapped bytes; nothing is copied.
 
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::path::Path;
-
 use super::base::RealWidth;
 use super::callstats::TraceBlockRef;
 use crate::error::{Error, Location, Result};
-use crate::source::InputFile;
+use crate::source::{DataHandle, InputFile};
 
 /// A region start or stop.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -249,27 +245,63 @@ pub fn decode_call(c: &[u8], real: RealWidth) -> CallRecord {
 const STREAM_CALLS: usize = 6400;
 
 /// Calls `f` on every call record of `block` (the sentinel included), in
-/// order, read from the data file `path` with positioned reads into a small
+/// order, read from its data file with positioned reads into a small
 /// buffer. For whole passes over big blocks this beats a memory map: no page
 /// table work per 4 KiB, memory stays at the buffer. The Real width is
 /// detected as [`TraceBlock::read`] does, with the same errors.
 pub fn stream_calls(
-    path: &Path,
+    file: &DataHandle,
     block: &TraceBlockRef,
     mut f: impl FnMut(&CallRecord),
 ) -> Result<()> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    let read_at = |buf: &mut [u8], at: u64| {
-        file.read_exact_at(buf, at).map_err(|e| {
-            Error::invalid(
-                Location::offset(path, at),
-                format!("read of {} bytes failed: {e}", buf.len()),
-            )
-        })
+    let (real, rbytes, total) = locate(file, block)?;
+    let stride = call_size(real) as usize;
+    let mut buf = vec![0u8; STREAM_CALLS.min(block.ntrace as usize) * stride];
+    let mut at = block.seekpos + rbytes;
+    let end = block.seekpos + total;
+    while at < end {
+        let n = buf.len().min((end - at) as usize);
+        file.read_exact_at(&mut buf[..n], at)?;
+        // One plain loop, so that `f` is inlined into it.
+        for c in buf[..n].chunks_exact(stride) {
+            f(&decode_call(c, real));
+        }
+        at += n as u64;
+    }
+    Ok(())
+}
+
+/// The region records of `block`, read with positioned reads; the Real
+/// width is the one the calls' sentinel shows, as in [`TraceBlock::read`].
+pub fn read_regions(file: &DataHandle, block: &TraceBlockRef) -> Result<Vec<RegionRecord>> {
+    let (real, rbytes, _) = locate(file, block)?;
+    let stride = region_size(real) as usize;
+    let mut records = Vec::new();
+    let mut buf = vec![0u8; (STREAM_CALLS * stride).min(rbytes as usize)];
+    let mut at = block.seekpos;
+    let end = block.seekpos + rbytes;
+    while at < end {
+        let n = buf.len().min((end - at) as usize);
+        file.read_exact_at(&mut buf[..n], at)?;
+        let regions = TraceBlock {
+            regions: &buf[..n],
+            calls: &[],
+            real,
+        };
+        records.extend(regions.regions());
+        at += n as u64;
+    }
+    Ok(records)
+}
+
+/// The Real width of `block` (f64 unless only the f32 layout shows a
+/// sentinel), its region bytes and its whole length, checked against the
+/// file's length: the same answers and errors as [`TraceBlock::read`].
+fn locate(file: &DataHandle, block: &TraceBlockRef) -> Result<(RealWidth, u64, u64)> {
+    let fits = |real| {
+        matches!(extent(block, real), Ok((_, total))
+            if block.seekpos.checked_add(total).is_some_and(|end| end <= file.len()))
     };
-    // The layout whose first call record is the sentinel (f64 unless only f32 shows one).
-    let fits = |real| matches!(extent(block, real), Ok((_, total)) if block.seekpos.checked_add(total).is_some_and(|end| end <= file_len));
     let has_sentinel = |real: RealWidth| -> Result<bool> {
         let Ok((rbytes, _)) = extent(block, real) else {
             return Ok(false);
@@ -279,7 +311,7 @@ pub fn stream_calls(
         }
         let mut first = [0u8; 40];
         let first = &mut first[..call_size(real) as usize];
-        read_at(first, block.seekpos + rbytes)?;
+        file.read_exact_at(first, block.seekpos + rbytes)?;
         let c = decode_call(first, real);
         Ok(c.depth == -1 && c.fnum == -1 && c.ncalls == -1 && (c.inclusive + 1.1).abs() < 1e-6)
     };
@@ -291,31 +323,19 @@ pub fn stream_calls(
     let (rbytes, total) = extent(block, real)?;
     if !fits(real) {
         return Err(Error::invalid(
-            Location::offset(path, block.seekpos),
+            Location::offset(file.path(), block.seekpos),
             format!(
-                "trace block of process {} ({} region + {} call records, {total} bytes; header {}:{}) runs past the end of the file ({file_len} bytes)",
+                "trace block of process {} ({} region + {} call records, {total} bytes; header {}:{}) runs past the end of the file ({} bytes)",
                 block.proc,
                 block.nrss,
                 block.ntrace,
                 block.header.display(),
                 block.line,
+                file.len()
             ),
         ));
     }
-    let stride = call_size(real) as usize;
-    let mut buf = vec![0u8; STREAM_CALLS.min(block.ntrace as usize) * stride];
-    let mut at = block.seekpos + rbytes;
-    let end = block.seekpos + total;
-    while at < end {
-        let n = buf.len().min((end - at) as usize);
-        read_at(&mut buf[..n], at)?;
-        // One plain loop, so that `f` is inlined into it.
-        for c in buf[..n].chunks_exact(stride) {
-            f(&decode_call(c, real));
-        }
-        at += n as u64;
-    }
-    Ok(())
+    Ok((real, rbytes, total))
 }
 
 #[cfg(test)]
@@ -384,6 +404,68 @@ pub(crate) mod tests {
             (0, 3, 2.0, 0.4)
         );
         assert_eq!(c[1].end(), 2.4);
+    }
+
+    /// f32 bytes of a block like [`block_bytes`]'s.
+    fn block_bytes_f32(regions: &[(f32, i32, bool)], calls: &[(i32, i32, f32)]) -> Vec<u8> {
+        let mut v = Vec::new();
+        for &(t, n, s) in regions {
+            v.extend_from_slice(&t.to_le_bytes());
+            v.extend_from_slice(&n.to_le_bytes());
+            v.extend_from_slice(&(s as i32).to_le_bytes());
+        }
+        for &(d, f, x) in [(-1, -1, -1.1f32)].iter().chain(calls) {
+            v.extend_from_slice(&d.to_le_bytes());
+            v.extend_from_slice(&f.to_le_bytes());
+            v.extend_from_slice(&(d as i64).to_le_bytes());
+            for _ in 0..3 {
+                v.extend_from_slice(&x.to_le_bytes());
+            }
+            v.extend_from_slice(&[0; 4]); // the struct's alignment padding
+        }
+        v
+    }
+
+    /// Positioned reads give exactly what the mapped block gives, in both
+    /// Real widths, across read buffers, and the same error past the end.
+    #[test]
+    fn streamed_records_match_the_mapped_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let calls: Vec<_> = (0..2 * STREAM_CALLS + 7)
+            .map(|i| (i as i32 % 5, i as i32 % 3, 1.0, 0.5, i as f64))
+            .collect();
+        let f64_bytes = block_bytes(&[(0.5, 0, true), (0.9, 0, false)], &calls);
+        let f32_calls: Vec<_> = (0..50).map(|i| (i % 4, i, i as f32 * 0.25)).collect();
+        let f32_bytes = block_bytes_f32(&[(0.25, 1, true), (0.75, 1, false)], &f32_calls);
+        for (bytes, nrss, ntrace, real) in [
+            (f64_bytes, 2, calls.len() as u64 + 1, RealWidth::F64),
+            (f32_bytes, 2, 51, RealWidth::F32),
+        ] {
+            // The block after some other bytes, as in a file of several blocks.
+            let mut file = vec![7u8; 24];
+            file.extend_from_slice(&bytes);
+            let path = dir.path().join("bl_call_stats_D_00000");
+            std::fs::write(&path, &file).unwrap();
+            let block = block_ref(0, nrss, ntrace, 24);
+            let mapped = InputFile::from_bytes(&path, file.clone());
+            let b = TraceBlock::read(&mapped, &block).unwrap();
+            assert_eq!(b.real(), real);
+            let handle = DataHandle::open(&path).unwrap();
+            let mut streamed = Vec::new();
+            stream_calls(&handle, &block, |c| streamed.push(*c)).unwrap();
+            assert_eq!(streamed, b.calls().collect::<Vec<_>>());
+            let regions = read_regions(&handle, &block).unwrap();
+            assert_eq!(regions, b.regions().collect::<Vec<_>>());
+
+            let short = block_ref(0, nrss, ntrace + 1, 24);
+            let want = TraceBlock::read(&mapped, &short).unwrap_err().to_string();
+            let got = stream_calls(&handle, &short, |_| {})
+                .unwrap_err()
+                .to_string();
+            assert_eq!(got, want);
+            assert!(got.contains("past the end"), "{got}");
+            assert!(read_regions(&handle, &short).is_err());
+        }
     }
 
     #[test]
