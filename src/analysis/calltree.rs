@@ -128,10 +128,13 @@ pub fn call_tree(
 }
 
 /// Unifies per-process trees by path into min/avg/max spreads.
+///
+/// The subtrees under the root's children are merged in parallel, each over
+/// the processes in order, so every node combines its processes in the same
+/// order as a sequential merge (same sums, same tie-breaks, same child order).
 pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
-    let mut merged: CallTree<Spread> = CallTree::new();
-    for (proc, t) in trees {
-        merged.merge_with(t, |s, m| {
+    let combine = |proc: usize| {
+        move |s: &mut Spread, m: &Metrics| {
             let first = s.procs == 0;
             s.total.add(m);
             s.procs += 1;
@@ -140,9 +143,43 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
             }
             if first || m.inclusive > s.inclusive_max {
                 s.inclusive_max = m.inclusive;
-                s.inclusive_max_proc = Some(*proc);
+                s.inclusive_max_proc = Some(proc);
             }
-        });
+        }
+    };
+    let mut merged: CallTree<Spread> = CallTree::new();
+    let root = merged.root();
+    // The root's children, in order of first appearance over processes.
+    let mut top: Vec<String> = Vec::new();
+    for (proc, t) in trees {
+        combine(*proc)(
+            &mut merged.node_mut(root).metrics,
+            &t.node(t.root()).metrics,
+        );
+        for &c in t.node(t.root()).children() {
+            let name = t.name(c);
+            if merged.find_child(root, name).is_none() {
+                merged.child(root, name);
+                top.push(name.to_owned());
+            }
+        }
+    }
+    let subtrees: Vec<CallTree<Spread>> = top
+        .par_iter()
+        .map(|name| {
+            let mut sub: CallTree<Spread> = CallTree::new();
+            for (proc, t) in trees {
+                if let Some(from) = t.find_child(t.root(), name) {
+                    sub.merge_from(sub.root(), t, from, combine(*proc));
+                }
+            }
+            sub
+        })
+        .collect();
+    for (name, sub) in top.iter().zip(&subtrees) {
+        // The child is new and empty: merging copies the subtree.
+        let at = merged.child(root, name);
+        merged.merge_from(at, sub, sub.root(), |s, m| *s = *m);
     }
     let n = trees.len();
     // A node missing in some process has 0 s there.
@@ -184,4 +221,90 @@ pub fn inconsistent_nodes(tree: &CallTree<Spread>) -> Vec<NodeId> {
             n.metrics.total.calls > 0 && kids > n.metrics.total.inclusive * (1.0 + 1e-9) + 1e-9
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The merge as one sequential fold over processes: what the parallel
+    /// merge must equal exactly.
+    fn sequential_merge(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
+        let mut merged: CallTree<Spread> = CallTree::new();
+        for (proc, t) in trees {
+            merged.merge_with(t, |s, m| {
+                let first = s.procs == 0;
+                s.total.add(m);
+                s.procs += 1;
+                if first || m.inclusive < s.inclusive_min {
+                    s.inclusive_min = m.inclusive;
+                }
+                if first || m.inclusive > s.inclusive_max {
+                    s.inclusive_max = m.inclusive;
+                    s.inclusive_max_proc = Some(*proc);
+                }
+            });
+        }
+        let n = trees.len();
+        merged.map(|_, s| Spread {
+            inclusive_min: if s.procs < n { 0.0 } else { s.inclusive_min },
+            ..*s
+        })
+    }
+
+    /// Pre-order names, depths and exact metrics.
+    fn shape(t: &CallTree<Spread>) -> Vec<String> {
+        t.preorder()
+            .into_iter()
+            .map(|(id, d)| {
+                let s = &t.node(id).metrics;
+                format!(
+                    "{d} {} {} {:x} {:x} {} {:x} {:x} {:?}",
+                    t.name(id),
+                    s.total.calls,
+                    s.total.inclusive.to_bits(),
+                    s.total.exclusive.to_bits(),
+                    s.procs,
+                    s.inclusive_min.to_bits(),
+                    s.inclusive_max.to_bits(),
+                    s.inclusive_max_proc
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parallel_merge_equals_the_sequential_fold() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let names = ["a", "b", "c", "d", "e"];
+        let trees: Vec<(usize, CallTree)> = (0..9)
+            .map(|proc| {
+                let mut t: CallTree = CallTree::new();
+                for _ in 0..200 {
+                    let depth = 1 + next(5) as usize;
+                    let path: Vec<&str> = (0..depth).map(|_| names[next(5) as usize]).collect();
+                    let id = t.node_at_path(&path);
+                    let m = &mut t.node_mut(id).metrics;
+                    m.calls += 1;
+                    // Values whose sums depend on the order of addition.
+                    m.inclusive += 0.1 * next(1000) as f64 + 1e-9 * next(7) as f64;
+                    m.exclusive += 0.3 * next(100) as f64;
+                }
+                (proc * 3, t)
+            })
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let parallel = pool.install(|| merge_trees(&trees));
+        assert_eq!(shape(&parallel), shape(&sequential_merge(&trees)));
+        assert!(parallel.len() > 50);
+    }
 }

@@ -119,22 +119,38 @@ impl<M: Default> CallTree<M> {
     }
 
     /// Unifies `other` into `self` by path, combining metrics with `combine`.
-    pub fn merge_with<N>(&mut self, other: &CallTree<N>, mut combine: impl FnMut(&mut M, &N)) {
-        let mut stack = vec![(other.root(), self.root())];
+    pub fn merge_with<N>(&mut self, other: &CallTree<N>, combine: impl FnMut(&mut M, &N)) {
+        self.merge_from(self.root(), other, other.root(), combine);
+    }
+
+    /// Unifies the subtree of `other` at `from` into the subtree of `self`
+    /// at `to` (the two nodes are taken as the same path).
+    pub fn merge_from<N>(
+        &mut self,
+        to: NodeId,
+        other: &CallTree<N>,
+        from: NodeId,
+        mut combine: impl FnMut(&mut M, &N),
+    ) {
+        // `other`'s name ids in this tree, translated once instead of per node.
+        let names: Vec<u32> = other.names.iter().map(|n| self.intern(n)).collect();
+        let mut stack = vec![(from, to)];
         while let Some((from, to)) = stack.pop() {
             combine(
                 &mut self.nodes[to.0 as usize].metrics,
                 &other.node(from).metrics,
             );
             // Create the targets in sibling order (new children keep
-            // `other`'s order), then push them reversed for a pre-order walk.
-            let targets: Vec<(NodeId, NodeId)> = other
-                .node(from)
-                .children()
-                .iter()
-                .map(|&c| (c, self.child(to, other.name(c))))
-                .collect();
-            stack.extend(targets.into_iter().rev());
+            // `other`'s order), then reverse them for a pre-order walk.
+            let first = stack.len();
+            for &c in other.node(from).children() {
+                let name = match names.get(other.node(c).name as usize) {
+                    Some(&id) => id,
+                    None => self.intern(other.name(c)),
+                };
+                stack.push((c, self.child_by_name_id(to, name)));
+            }
+            stack[first..].reverse();
         }
     }
 

@@ -119,55 +119,61 @@ pub fn write_text(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -
         )?;
     }
     let nodes = visible(tree, view);
-    for (i, &(id, depth)) in nodes.iter().enumerate() {
-        let m = &tree.node(id).metrics;
-        let indent = "  ".repeat(depth);
-        let name = tree.name(id);
-        if multi {
-            writeln!(
-                w,
-                "{:>10} {:>10} {:>10} {:>10} {:>6}  {indent}{name}",
-                seconds(m.total.inclusive / p),
-                seconds(m.total.exclusive / p),
-                m.total.calls,
-                seconds(m.inclusive_max),
-                m.inclusive_max_proc
-                    .map_or_else(|| "-".to_owned(), |x| x.to_string()),
-            )?;
-        } else {
-            writeln!(
-                w,
-                "{:>10} {:>10} {:>10}  {indent}{name}",
-                seconds(m.total.inclusive),
-                seconds(m.total.exclusive),
-                m.total.calls
-            )?;
-        }
-        // The remainder after this node's visible children, once they end.
-        let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
-        if has_children {
-            let rest = untimed(tree, id);
-            // Only where it shows at the printed precision.
-            if rest / p >= 0.5e-4 {
-                let pad = "  ".repeat(depth + 1);
-                let cols = if multi {
-                    format!(
-                        "{:>10} {:>10} {:>10} {:>10} {:>6}",
-                        seconds(rest / p),
-                        "",
-                        "",
-                        "",
-                        ""
-                    )
-                } else {
-                    format!("{:>10} {:>10} {:>10}", seconds(rest), "", "")
-                };
-                writeln!(w, "{cols}  {pad}(untimed)")?;
+    super::write_in_order(w, nodes.len(), LINES_PER_TASK, |lines, w| {
+        for i in lines {
+            let (id, depth) = nodes[i];
+            let m = &tree.node(id).metrics;
+            let indent = "  ".repeat(depth);
+            let name = tree.name(id);
+            if multi {
+                writeln!(
+                    w,
+                    "{:>10} {:>10} {:>10} {:>10} {:>6}  {indent}{name}",
+                    seconds(m.total.inclusive / p),
+                    seconds(m.total.exclusive / p),
+                    m.total.calls,
+                    seconds(m.inclusive_max),
+                    m.inclusive_max_proc
+                        .map_or_else(|| "-".to_owned(), |x| x.to_string()),
+                )?;
+            } else {
+                writeln!(
+                    w,
+                    "{:>10} {:>10} {:>10}  {indent}{name}",
+                    seconds(m.total.inclusive),
+                    seconds(m.total.exclusive),
+                    m.total.calls
+                )?;
+            }
+            // The remainder after this node's visible children, once they end.
+            let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
+            if has_children {
+                let rest = untimed(tree, id);
+                // Only where it shows at the printed precision.
+                if rest / p >= 0.5e-4 {
+                    let pad = "  ".repeat(depth + 1);
+                    let cols = if multi {
+                        format!(
+                            "{:>10} {:>10} {:>10} {:>10} {:>6}",
+                            seconds(rest / p),
+                            "",
+                            "",
+                            "",
+                            ""
+                        )
+                    } else {
+                        format!("{:>10} {:>10} {:>10}", seconds(rest), "", "")
+                    };
+                    writeln!(w, "{cols}  {pad}(untimed)")?;
+                }
             }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
+
+/// Lines of a tree formatted per parallel task.
+const LINES_PER_TASK: usize = 8192;
 
 #[derive(Serialize)]
 struct NodeJson<'a> {
@@ -340,14 +346,17 @@ pub fn write_hatchet(
 /// processes) in whole microseconds — the input of flame graph tools.
 /// A `;` inside a name would split the frame, so it is written as `:`.
 pub fn write_folded(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -> io::Result<()> {
-    for (id, _) in visible(tree, view) {
-        let us = (tree.node(id).metrics.total.exclusive * 1e6).round();
-        if us >= 1.0 {
-            let path: Vec<String> = tree.path(id).iter().map(|n| n.replace(';', ":")).collect();
-            writeln!(w, "{} {}", path.join(";"), us as u64)?;
+    let nodes = visible(tree, view);
+    super::write_in_order(w, nodes.len(), LINES_PER_TASK, |lines, w| {
+        for &(id, _) in &nodes[lines] {
+            let us = (tree.node(id).metrics.total.exclusive * 1e6).round();
+            if us >= 1.0 {
+                let path: Vec<String> = tree.path(id).iter().map(|n| n.replace(';', ":")).collect();
+                writeln!(w, "{} {}", path.join(";"), us as u64)?;
+            }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// One self-contained page: nested `<details>` (collapsible without
