@@ -50,20 +50,24 @@ gen tlog tlog "$dir/trace.log" "${tlog[@]}"
 
 bytes() { cat "$@" 2>/dev/null | wc -c; }
 best() { # prints "seconds peak_kb" of the best of 3 runs of the command
+  # (wall time in ms from the clock, since time(1) rounds to 10 ms)
   local best_s="" best_kb=0
   for _ in 1 2 3; do
-    local out s kb
-    out=$(/usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -1)
-    s=${out% *}; kb=${out#* }
+    local t0 t1 s kb
+    t0=$(date +%s%N)
+    kb=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1)
+    t1=$(date +%s%N)
+    s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
     if [ -z "$best_s" ] || awk -v a="$s" -v b="$best_s" 'BEGIN { exit !(a < b) }'; then
       best_s=$s; best_kb=$kb
     fi
   done
   echo "$best_s $best_kb"
 }
-plain() { # best-of-3 seconds to read() the files sequentially into a buffer
-  # (dd, not cat: cat may copy without reading into user space)
-  best sh -c "for f in $*; do dd if=\"\$f\" of=/dev/null bs=1M status=none; done" | cut -d' ' -f1
+plain() { # best-of-3 seconds to read() the files sequentially into a 1 MiB
+  # buffer, in one process (not cat: it may copy without reading into user
+  # space; not a dd per file: the process starts would count)
+  best perl -e 'my $b; for (@ARGV) { open(my $f, "<", $_) or die; binmode $f; 1 while sysread($f, $b, 1 << 20) }' "$@" | cut -d' ' -f1
 }
 
 base=("$dir"/db/bl_prof_D_*)
@@ -74,18 +78,19 @@ b_tlog=$(bytes "$dir/trace.log")
 p_base=$(plain "${base[@]}"); p_trace=$(plain "${trace[@]}"); p_comm=$(plain "${comm[@]}")
 p_tlog=$(plain "$dir/trace.log")
 hdr() { cat "$1"/bl_*_H* | wc -c; }
-p_hdr() { plain "$1/bl_*_H*"; }
+p_hdr() { plain "$1"/bl_*_H*; }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); $bin $($bin --version | cut -d' ' -f2)"
-printf "%-34s %9s %8s %8s %8s %9s %8s %9s\n" report "input MB" "s j1" "s j$threads" speedup "MB/s" "peak MB" "read s"
+printf "%-34s %9s %8s %8s %8s %9s %8s %9s %7s\n" report "input MB" "s j1" "s j$threads" speedup "MB/s" "peak MB" "read s" "x read"
 run() { # name input_bytes plain_seconds args...
   local name=$1 input=$2 read_s=$3; shift 3
   local one all s1 sn kb
   one=$(best "$bin" -q -j1 "$@"); s1=${one% *}
   all=$(best "$bin" -q -j"$threads" "$@"); sn=${all% *}; kb=${all#* }
   awk -v n="$name" -v b="$input" -v s1="$s1" -v sn="$sn" -v kb="$kb" -v r="$read_s" 'BEGIN {
-    printf "%-34s %9.0f %8.2f %8.2f %8s %9s %8.0f %9s\n", n, b / 1e6, s1, sn,
-      (sn > 0 ? sprintf("%.2f", s1 / sn) : "-"), (sn > 0 ? sprintf("%.0f", b / 1e6 / sn) : "-"), kb / 1024, r }'
+    printf "%-34s %9.0f %8.3f %8.3f %8s %9s %8.0f %9s %7s\n", n, b / 1e6, s1, sn,
+      (sn > 0 ? sprintf("%.2f", s1 / sn) : "-"), (sn > 0 ? sprintf("%.0f", b / 1e6 / sn) : "-"), kb / 1024, r,
+      (r != "-" && r > 0 ? sprintf("%.1f", sn / r) : "-") }'
 }
 out=$(mktemp -d)
 run "summary"                        "$b_base"  "$p_base"  summary "$dir/db"
