@@ -1162,3 +1162,37 @@ pub fn write_comm_trace(
     }
     Ok((sink.out.finish()?, warnings))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hand-written JSON is what serde_json writes.
+    #[test]
+    fn strings_and_numbers_as_serde_json_writes_them() {
+        let mut all: String = (0u8..128).map(char::from).collect();
+        all.push_str("é∑😀 \u{7f}");
+        for s in [all.as_str(), "", "main()", "a\"b\\c\n\t"] {
+            let mut out = Vec::new();
+            put_str(&mut out, s);
+            assert_eq!(out, serde_json::to_vec(s).unwrap(), "{s:?}");
+        }
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            105.0,
+            74481119.9998446,
+            1e-7,
+            1.5e300,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let mut out = Vec::new();
+            put_f64(&mut out, x);
+            assert_eq!(out, serde_json::to_vec(&x).unwrap(), "{x}");
+        }
+    }
+}
