@@ -46,8 +46,7 @@ pub fn proc_calls(
 /// (the blocks [`proc_calls`] reads).
 pub fn block_meets(b: &CommBlockRef, window: (f64, f64)) -> bool {
     b.ncomm > 0
-        && b
-            .time_min_max
+        && b.time_min_max
             .is_some_and(|(a, z)| z >= window.0 && a <= window.1)
 }
 

@@ -8,10 +8,10 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
-use crate::analysis::regions::Regions;
 use crate::analysis::comm_timeline::{
     CallBuilder, CommCall, block_meets, overlaps as comm_overlaps, skipped,
 };
+use crate::analysis::regions::Regions;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{CommRecords, func_name, is_recv, is_send};
@@ -485,10 +485,7 @@ fn format_flow(o: &mut Vec<u8>, m: &FlowMsg, ends: &Ends) {
             ends.mid(m.to_slot, m.recv_time).unwrap_or(m.recv_time),
         )
     });
-    for (ph, ts, pid, bp) in [
-        (b's', ts_send, m.from, false),
-        (b'f', ts_recv, m.to, true),
-    ] {
+    for (ph, ts, pid, bp) in [(b's', ts_send, m.from, false), (b'f', ts_recv, m.to, true)] {
         o.extend_from_slice(b",\n{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"");
         o.push(ph);
         o.extend_from_slice(b"\",\"id\":");
@@ -540,10 +537,7 @@ fn format_item(x: &Item, ctx: &Context, ends: &Ends, out: &mut Formatted) {
             start,
             stop,
         } => {
-            let name: &[u8] = ctx
-                .region_names
-                .get(*name as usize)
-                .map_or(b"\"?\"", |n| n);
+            let name: &[u8] = ctx.region_names.get(*name as usize).map_or(b"\"?\"", |n| n);
             let len = (stop - start).max(0.0);
             put_event(
                 o,
@@ -804,10 +798,8 @@ impl<'w> Sink<'w> {
                 }
             };
             let n = block.calls_len();
-            let tasks: Vec<std::ops::Range<usize>> = (0..n)
-                .step_by(TASK)
-                .map(|a| a..n.min(a + TASK))
-                .collect();
+            let tasks: Vec<std::ops::Range<usize>> =
+                (0..n).step_by(TASK).map(|a| a..n.min(a + TASK)).collect();
             for chunk in tasks.chunks(self.group) {
                 self.run(chunk, |r, ctx, _, out| {
                     format_calls(&block, r.clone(), (p.proc, slot), opts, ctx, out)
@@ -1120,7 +1112,16 @@ pub fn write_tlog_trace(
                         let (_, t0) = open.remove(j);
                         let name = json_str(&names.pair(k));
                         let dur = (r.time - t0).max(0.0) * 1e6;
-                        put_event(&mut text, &name, "X", t0 * 1e6, Some(dur), pid, 0, "interval");
+                        put_event(
+                            &mut text,
+                            &name,
+                            "X",
+                            t0 * 1e6,
+                            Some(dur),
+                            pid,
+                            0,
+                            "interval",
+                        );
                         events += 1;
                     }
                 }

@@ -141,27 +141,30 @@ impl Strings {
                 let (procs, fnums) = (rg.i32_at(0), rg.i32_at(2));
                 let mut last: Option<(i32, Option<&FunctionNames>)> = None;
                 out.extend(range.filter_map(|i| {
-                        let (p, f) = (*procs.get(i)?, *fnums.get(i)?);
-                        let table = match last {
-                            Some((q, t)) if q == p => t,
-                            _ => {
-                                let t = names.get(&p);
-                                last = Some((p, t));
-                                t
-                            }
-                        };
-                    Some(table.and_then(|t| t.get(f)).unwrap_or_else(|| {
-                        ByteArray::from(format!("function {f}").into_bytes())
-                    }))
+                    let (p, f) = (*procs.get(i)?, *fnums.get(i)?);
+                    let table = match last {
+                        Some((q, t)) if q == p => t,
+                        _ => {
+                            let t = names.get(&p);
+                            last = Some((p, t));
+                            t
+                        }
+                    };
+                    Some(
+                        table.and_then(|t| t.get(f)).unwrap_or_else(|| {
+                            ByteArray::from(format!("function {f}").into_bytes())
+                        }),
+                    )
                 }))
             }
-            Strings::Region(names) => out.extend(rg.i32_at(1).get(range).unwrap_or(&[]).iter().map(
-                |n| {
-                    names.get(n).cloned().unwrap_or_else(|| {
-                        ByteArray::from(format!("region {n}").into_bytes())
-                    })
-                },
-            )),
+            Strings::Region(names) => {
+                out.extend(rg.i32_at(1).get(range).unwrap_or(&[]).iter().map(|n| {
+                    names
+                        .get(n)
+                        .cloned()
+                        .unwrap_or_else(|| ByteArray::from(format!("region {n}").into_bytes()))
+                }))
+            }
             Strings::CommType(names, unknown) => {
                 out.extend(rg.i32_at(1).get(range).unwrap_or(&[]).iter().map(|&k| {
                     usize::try_from(k)
@@ -186,7 +189,9 @@ impl FunctionNames {
     fn new(entries: impl Iterator<Item = (i32, ByteArray)>) -> Self {
         let map: FxHashMap<i32, ByteArray> = entries.collect();
         // Sized by the names held, not by a number read from a file.
-        let dense = map.keys().all(|&n| n >= 0 && (n as usize) < 2 * map.len() + 64);
+        let dense = map
+            .keys()
+            .all(|&n| n >= 0 && (n as usize) < 2 * map.len() + 64);
         if !dense {
             return FunctionNames::Sparse(map);
         }
@@ -445,11 +450,7 @@ impl Rows for CallRows<'_> {
     }
 }
 
-fn skipped(
-    p: &ProcTrace,
-    b: &crate::formats::blprof::TraceBlockRef,
-    e: crate::Error,
-) -> Warning {
+fn skipped(p: &ProcTrace, b: &crate::formats::blprof::TraceBlockRef, e: crate::Error) -> Warning {
     Warning::new(
         Location::line(&b.header, b.line),
         format!("process {}: trace block skipped: {e}", p.proc),
@@ -619,17 +620,18 @@ impl Rows for CommRows<'_> {
                     break;
                 }
             }
-            if !more && let Some((p, b, records)) = self.block.take() {
-                if let Err(e) = records.finish() {
-                    let r = &p.blocks[b];
-                    warn(
-                        self.warnings,
-                        Warning::new(
-                            Location::line(&r.header, r.line),
-                            format!("process {}: comm block cut short: {e}", p.proc),
-                        ),
-                    );
-                }
+            if !more
+                && let Some((p, b, records)) = self.block.take()
+                && let Err(e) = records.finish()
+            {
+                let r = &p.blocks[b];
+                warn(
+                    self.warnings,
+                    Warning::new(
+                        Location::line(&r.header, r.line),
+                        format!("process {}: comm block cut short: {e}", p.proc),
+                    ),
+                );
             }
         }
         Ok(())
