@@ -222,9 +222,11 @@ fn encode_column(
     rg: &RowGroup,
     c: usize,
     strings: &Strings,
+    mut buf: Vec<u8>,
 ) -> parquet::errors::Result<(Bytes, ColumnCloseResult)> {
     use parquet::errors::ParquetError;
-    let mut buf = TrackedWrite::new(Vec::new());
+    buf.clear();
+    let mut buf = TrackedWrite::new(buf);
     let close = {
         let pages = Box::new(SerializedPageWriter::new(&mut buf));
         let writer = get_column_writer(descr, props, pages);
@@ -291,21 +293,32 @@ fn write_table(
     let mut cur = new_group();
     rows.fill(&mut cur)?;
     let mut spare = Some(new_group());
+    // The encoded chunks' buffers, reused from one row group to the next.
+    let mut bufs: Vec<Vec<u8>> = Vec::new();
     while cur.rows > 0 {
         let mut next = spare.take().unwrap_or_else(new_group);
+        let taken: Vec<Vec<u8>> = (0..cur.columns.len())
+            .map(|c| bufs.get_mut(c).map(std::mem::take).unwrap_or_default())
+            .collect();
         let (encoded, read) = rayon::join(
             || {
-                (0..cur.columns.len())
+                taken
                     .into_par_iter()
-                    .map(|c| encode_column(descrs[c].clone(), props.clone(), &cur, c, strings))
+                    .enumerate()
+                    .map(|(c, buf)| {
+                        encode_column(descrs[c].clone(), props.clone(), &cur, c, strings, buf)
+                    })
                     .collect::<Vec<_>>()
             },
             || rows.fill(&mut next).map(|()| next),
         );
         let mut rg = writer.next_row_group().map_err(err)?;
+        bufs.clear();
         for e in encoded {
             let (bytes, close) = e.map_err(err)?;
             rg.append_column(&bytes, close).map_err(err)?;
+            // No copy: the chunk's bytes are no longer shared.
+            bufs.push(Vec::from(bytes));
         }
         rg.close().map_err(err)?;
         total += cur.rows as u64;
