@@ -931,30 +931,32 @@ pub fn write_blprof_trace(
     };
     // Messages first (their ends are read again below, as calls): the
     // record of a message end is the first or last record of its call, so
-    // the calls written fill in where the flow ends go.
-    let mut ends = Ends {
-        keys: vec![Vec::new(); procs.len()],
-        mids: Vec::new(),
-    };
-    if pairing {
+    // the calls written fill in where the flow ends go. Paired in a task of
+    // its own while the first process's calls are written (they need no
+    // message ends).
+    let mut keys: Vec<Vec<u64>> = vec![Vec::new(); procs.len()];
+    let mut pair_warnings = Vec::new();
+    let collect_ends = |keys: &mut Vec<Vec<u64>>, warnings: &mut Vec<Warning>| {
+        if !pairing {
+            return;
+        }
         let (_, w) = crate::analysis::comm_pairs::pair_messages(db, &sel, &mut |m| {
             if !exported(m) {
                 return;
             }
             for (p, t) in [(m.from, m.send_time), (m.to, m.recv_time)] {
-                if let Some(k) = slot_of.get(&p).and_then(|&s| ends.keys.get_mut(s as usize)) {
+                if let Some(k) = slot_of.get(&p).and_then(|&s| keys.get_mut(s as usize)) {
                     k.push(t.to_bits());
                 }
             }
         });
-        stats.warnings.extend(w);
-        ends.keys.par_iter_mut().for_each(|k| {
+        warnings.extend(w);
+        keys.par_iter_mut().for_each(|k| {
             k.sort_unstable();
             k.dedup();
             k.shrink_to_fit();
         });
-    }
-    ends.mids = ends.keys.iter().map(|k| vec![f64::NAN; k.len()]).collect();
+    };
     // Names as JSON strings, once.
     let names = procs
         .iter()
@@ -989,7 +991,7 @@ pub fn write_blprof_trace(
         names,
         region_names,
     };
-    let mut sink = Sink::new(out, ctx, ends);
+    let mut sink = Sink::new(out, ctx, Ends::default());
     let meta = |pid: usize, tid: u32, name: MetaName| Item::Meta {
         what: if matches!(name, MetaName::Process) {
             "process_name"
@@ -1000,7 +1002,8 @@ pub fn write_blprof_trace(
         tid,
         name,
     };
-    for &proc in &procs {
+    // A process's name, calls and regions.
+    let mut head = |sink: &mut Sink<'_>, proc: usize| -> io::Result<()> {
         let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
         sink.items(&[meta(proc, 0, MetaName::Process)])?;
         if let Some(p) = traces.get(&proc) {
@@ -1025,7 +1028,27 @@ pub fn write_blprof_trace(
             }
             sink.items(&items)?;
         }
+        Ok(())
+    };
+    let mut written = Ok(());
+    rayon::in_place_scope(|s| {
+        s.spawn(|_| collect_ends(&mut keys, &mut pair_warnings));
+        if let Some(&first) = procs.first() {
+            written = head(&mut sink, first);
+        }
+    });
+    written?;
+    stats.warnings.append(&mut pair_warnings);
+    sink.ends = Ends {
+        mids: keys.iter().map(|k| vec![f64::NAN; k.len()]).collect(),
+        keys,
+    };
+    for (i, &proc) in procs.iter().enumerate() {
+        if i > 0 {
+            head(&mut sink, proc)?;
+        }
         if let Some(p) = comms.get(&proc) {
+            let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
             sink.items(&[meta(proc, TID_COMM, MetaName::Track("comm"))])?;
             let w = sink.comm(db, p, (TID_COMM, slot), opts)?;
             stats.warnings.extend(w);
