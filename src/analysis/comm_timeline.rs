@@ -36,57 +36,82 @@ pub fn proc_calls(
     window: (f64, f64),
     emit: &mut dyn FnMut(CommCall),
 ) -> Vec<Warning> {
-    let mut w = Vec::new();
+    p.blocks
+        .iter()
+        .filter_map(|b| block_window_calls(db, p.proc, b, window, emit))
+        .collect()
+}
+
+/// Whether comm block `b` has records and its `timeMinMax` meets `window`
+/// (the blocks [`proc_calls`] reads).
+pub fn block_meets(b: &CommBlockRef, window: (f64, f64)) -> bool {
+    b.ncomm > 0
+        && b.time_min_max
+            .is_some_and(|(a, z)| z >= window.0 && a <= window.1)
+}
+
+/// The calls of one comm block of process `proc` that overlap `window`, as
+/// [`proc_calls`] streams them (a block that does not [meet](block_meets)
+/// the window is not read); a block that cannot be read is the warning
+/// returned.
+pub fn block_window_calls(
+    db: &Database,
+    proc: usize,
+    b: &CommBlockRef,
+    window: (f64, f64),
+    emit: &mut dyn FnMut(CommCall),
+) -> Option<Warning> {
+    if !block_meets(b, window) {
+        return None;
+    }
     let mut send = |c: CommCall| {
-        if c.end >= window.0 && c.start <= window.1 {
+        if overlaps(&c, window) {
             emit(c);
         }
     };
-    for b in p.blocks.iter().filter(|b| b.ncomm > 0) {
-        if !b
-            .time_min_max
-            .is_some_and(|(a, z)| z >= window.0 && a <= window.1)
-        {
-            continue;
-        }
-        let mut records = match db.comm_records(b) {
-            Ok(r) => r,
-            Err(e) => {
-                w.push(skipped(p.proc, b, &e));
-                continue;
-            }
-        };
-        block_calls(records.by_ref(), &mut send);
-        if let Err(e) = records.finish() {
-            w.push(skipped(p.proc, b, &e));
-        }
-    }
-    w
+    let mut records = match db.comm_records(b) {
+        Ok(r) => r,
+        Err(e) => return Some(skipped(proc, b, &e)),
+    };
+    block_calls(records.by_ref(), &mut send);
+    records.finish().err().map(|e| skipped(proc, b, &e))
+}
+
+/// Whether call `c` overlaps `window`.
+pub fn overlaps(c: &CommCall, window: (f64, f64)) -> bool {
+    c.end >= window.0 && c.start <= window.1
 }
 
 /// The calls of one block's records, in record order of their ends.
 pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnMut(CommCall)) {
-    // Open call per type. A call is either
-    //   [data] … [AfterCall]      (sends, nonblocking receives, tests), or
-    //   [BeforeCall] … [data]     (blocking receives, broadcasts,
-    //                              gathers, waits: the data record ends it),
-    //   [BeforeCall] … [AfterCall] (reductions, barriers, allgather);
-    // a data record alone is an instant (a reduce). Status records that
-    // follow a `[BeforeCall] … [data]` call (Waitsome, Waitall: one per
-    // request) belong to it.
-    let mut open: BTreeMap<i32, Open> = BTreeMap::new();
-    let mut in_statuses: std::collections::BTreeSet<i32> = Default::default();
-    let instant = |k: i32, o: &Open| CommCall {
-        kind: k,
-        name: func_name(k).unwrap_or("?"),
-        start: o.start,
-        end: o.start,
-        instant: true,
-        size: o.size,
-        peer: o.peer,
-        tag: o.tag,
-    };
+    let mut calls = CallBuilder::default();
     for r in records {
+        calls.push(&r, send);
+    }
+    calls.finish(send);
+}
+
+/// Builds the calls of one block from its records, fed in order (so that a
+/// reader can stop and resume anywhere).
+///
+/// A call is either
+///   `[data] … [AfterCall]`      (sends, nonblocking receives, tests), or
+///   `[BeforeCall] … [data]`     (blocking receives, broadcasts, gathers,
+///                                waits: the data record ends it),
+///   `[BeforeCall] … [AfterCall]` (reductions, barriers, allgather);
+/// a data record alone is an instant (a reduce). Status records that follow
+/// a `[BeforeCall] … [data]` call (Waitsome, Waitall: one per request)
+/// belong to it.
+#[derive(Default)]
+pub struct CallBuilder {
+    /// Open call per type.
+    open: BTreeMap<i32, Open>,
+    in_statuses: std::collections::BTreeSet<i32>,
+}
+
+impl CallBuilder {
+    /// The next record: the calls it ends go to `send`.
+    pub fn push(&mut self, r: &CommRecord, send: &mut dyn FnMut(CommCall)) {
         let name = func_name(r.kind).unwrap_or("?");
         let has = |v: i32| r.size == v || r.peer == v || r.tag == v;
         if r.kind == NAME_TAG {
@@ -101,8 +126,8 @@ pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnM
                 tag: r.tag,
             });
         } else if has(AFTER_CALL) {
-            in_statuses.remove(&r.kind);
-            if let Some(o) = open.remove(&r.kind) {
+            self.in_statuses.remove(&r.kind);
+            if let Some(o) = self.open.remove(&r.kind) {
                 send(CommCall {
                     kind: r.kind,
                     name,
@@ -115,8 +140,8 @@ pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnM
                 });
             }
         } else if has(BEFORE_CALL) {
-            in_statuses.remove(&r.kind);
-            if let Some(o) = open.insert(
+            self.in_statuses.remove(&r.kind);
+            if let Some(o) = self.open.insert(
                 r.kind,
                 Open {
                     start: r.time,
@@ -129,7 +154,7 @@ pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnM
                 send(instant(r.kind, &o));
             }
         } else {
-            match open.remove(&r.kind) {
+            match self.open.remove(&r.kind) {
                 Some(o) if o.before => {
                     // The data record ends the call and says what it did.
                     send(CommCall {
@@ -142,17 +167,17 @@ pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnM
                         peer: r.peer,
                         tag: r.tag,
                     });
-                    in_statuses.insert(r.kind);
+                    self.in_statuses.insert(r.kind);
                 }
                 other => {
                     if let Some(o) = other {
                         // Two data records in a row: the first was a call
                         // of one record.
                         send(instant(r.kind, &o));
-                    } else if in_statuses.contains(&r.kind) {
-                        continue;
+                    } else if self.in_statuses.contains(&r.kind) {
+                        return;
                     }
-                    open.insert(
+                    self.open.insert(
                         r.kind,
                         Open {
                             start: r.time,
@@ -166,10 +191,27 @@ pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnM
             }
         }
     }
-    // Calls left open at the end of the block (a data record alone, or
-    // a call cut by the block's end): instants.
-    for (k, o) in open {
-        send(instant(k, &o));
+
+    /// The end of the block: calls left open (a data record alone, or a
+    /// call cut by the block's end) are instants.
+    pub fn finish(self, send: &mut dyn FnMut(CommCall)) {
+        for (k, o) in self.open {
+            send(instant(k, &o));
+        }
+    }
+}
+
+/// Call `k` of one record, at its time.
+fn instant(k: i32, o: &Open) -> CommCall {
+    CommCall {
+        kind: k,
+        name: func_name(k).unwrap_or("?"),
+        start: o.start,
+        end: o.start,
+        instant: true,
+        size: o.size,
+        peer: o.peer,
+        tag: o.tag,
     }
 }
 
@@ -183,7 +225,7 @@ struct Open {
     before: bool,
 }
 
-fn skipped(proc: usize, b: &CommBlockRef, e: &crate::Error) -> Warning {
+pub(crate) fn skipped(proc: usize, b: &CommBlockRef, e: &crate::Error) -> Warning {
     Warning::new(
         Location::line(&b.header, b.line),
         format!("process {proc}: comm block skipped: {e}"),

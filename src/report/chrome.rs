@@ -6,13 +6,17 @@
 
 use std::io::{self, Write};
 
-use serde::Serialize;
+use rayon::prelude::*;
 
+use crate::analysis::comm_timeline::{
+    CallBuilder, CommCall, block_meets, overlaps as comm_overlaps, skipped,
+};
 use crate::analysis::regions::Regions;
-use crate::analysis::trace_summary::for_each_call;
-use crate::error::Warning;
-use crate::formats::blprof::commdata::{is_recv, is_send};
-use crate::formats::blprof::database::Database;
+use crate::error::{Location, Warning};
+use crate::formats::blprof::CommBlockRef;
+use crate::formats::blprof::commdata::{CommRecords, func_name, is_recv, is_send};
+use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
+use crate::formats::blprof::trace::{CallRecord, TraceBlock};
 
 /// What to export.
 #[derive(Debug, Clone, Default)]
@@ -130,33 +134,116 @@ pub fn estimate_export(db: &Database, opts: &ChromeOptions) -> ExportEstimate {
     }
 }
 
-#[derive(Serialize)]
-struct Event<'a> {
-    name: &'a str,
-    ph: &'static str,
+// ---------------------------------------------------------------------------
+// The wire format, written by hand: numbers as serde_json writes them (zmij's
+// shortest round-trip form, `null` for NaN and infinities), strings escaped
+// as serde_json escapes them. Every event is `,\n{…}`; the writer drops the
+// comma of the first.
+
+fn overlaps(window: (f64, f64), start: f64, end: f64) -> bool {
+    end >= window.0 && start <= window.1
+}
+
+/// `x` as a JSON number (`null` when not finite).
+fn put_f64(out: &mut Vec<u8>, x: f64) {
+    if x.is_finite() {
+        out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+fn put_int<I: itoa::Integer>(out: &mut Vec<u8>, x: I) {
+    out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
+}
+
+/// `s` as a JSON string: quotes, backslashes and control characters
+/// escaped (`\b \t \n \f \r`, else `\u00xx`).
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            0x0c => b"\\f",
+            b'\r' => b"\\r",
+            0..0x20 => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[from..i]);
+        if esc.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 15)]);
+        } else {
+            out.extend_from_slice(esc);
+        }
+        from = i + 1;
+    }
+    out.extend_from_slice(&bytes[from..]);
+    out.push(b'"');
+}
+
+/// `s` as a JSON string, in a buffer of its own (names written often).
+fn json_str(s: &str) -> Box<[u8]> {
+    let mut v = Vec::with_capacity(s.len() + 2);
+    put_str(&mut v, s);
+    v.into_boxed_slice()
+}
+
+/// A plain event: `{"name","ph","ts"[,"dur"],"pid","tid","cat"}`.
+#[allow(clippy::too_many_arguments)]
+fn put_event(
+    out: &mut Vec<u8>,
+    name: &[u8],
+    ph: &str,
     ts: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     dur: Option<f64>,
     pid: usize,
     tid: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cat: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    args: Option<Args>,
+    cat: &str,
+) {
+    out.extend_from_slice(b",\n{\"name\":");
+    out.extend_from_slice(name);
+    out.extend_from_slice(b",\"ph\":\"");
+    out.extend_from_slice(ph.as_bytes());
+    out.extend_from_slice(b"\",\"ts\":");
+    put_f64(out, ts);
+    if let Some(d) = dur {
+        out.extend_from_slice(b",\"dur\":");
+        put_f64(out, d);
+    }
+    out.extend_from_slice(b",\"pid\":");
+    put_int(out, pid);
+    out.extend_from_slice(b",\"tid\":");
+    put_int(out, tid);
+    out.extend_from_slice(b",\"cat\":\"");
+    out.extend_from_slice(cat.as_bytes());
+    out.extend_from_slice(b"\"}");
 }
 
-#[derive(Serialize)]
-struct Args {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    inclusive_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    exclusive_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    depth: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<String>,
+/// A metadata event naming a process or a track.
+fn put_metadata(out: &mut Vec<u8>, what: &str, pid: usize, tid: u32, name: &str) {
+    out.extend_from_slice(b",\n{\"name\":\"");
+    out.extend_from_slice(what.as_bytes());
+    out.extend_from_slice(b"\",\"ph\":\"M\",\"ts\":");
+    put_f64(out, 0.0);
+    out.extend_from_slice(b",\"pid\":");
+    put_int(out, pid);
+    out.extend_from_slice(b",\"tid\":");
+    put_int(out, tid);
+    out.extend_from_slice(b",\"args\":{\"name\":");
+    put_str(out, name);
+    out.extend_from_slice(b"}}");
 }
 
+/// Writes the event texts in order into `{"traceEvents":[…]`.
 struct EventWriter<'w> {
     w: &'w mut dyn Write,
     first: bool,
@@ -164,74 +251,619 @@ struct EventWriter<'w> {
 }
 
 impl EventWriter<'_> {
-    fn event(&mut self, e: &impl Serialize) -> io::Result<()> {
-        self.w.write_all(if self.first { b"\n" } else { b",\n" })?;
-        self.first = false;
-        serde_json::to_writer(&mut *self.w, e).map_err(super::json::io_error)?;
-        self.count += 1;
+    fn new(w: &mut dyn Write) -> io::Result<EventWriter<'_>> {
+        w.write_all(b"{\"traceEvents\":[")?;
+        Ok(EventWriter {
+            w,
+            first: true,
+            count: 0,
+        })
+    }
+
+    /// `text`: `events` events, each starting with `,\n`.
+    fn write(&mut self, text: &[u8], events: u64) -> io::Result<()> {
+        let text = if self.first && !text.is_empty() {
+            self.first = false;
+            &text[1..]
+        } else {
+            text
+        };
+        self.w.write_all(text)?;
+        self.count += events;
+        Ok(())
+    }
+
+    fn finish(self) -> io::Result<u64> {
+        self.w.write_all(b"\n],\"displayTimeUnit\":\"ms\"}\n")?;
+        Ok(self.count)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Ordered parallel formatting: tasks (a range of a trace block's calls, a
+// slice of a comm block's calls, a run of flows) are formatted in parallel a
+// group at a time and their texts written in task order, so the output is
+// the same for any thread count and memory stays at one group of texts.
+
+/// Records per formatting task (about 3 MB of JSON).
+const TASK: usize = 16 * 1024;
+
+/// A process or track name.
+#[derive(Clone, Copy)]
+enum MetaName {
+    /// `process N`.
+    Process,
+    Track(&'static str),
+}
+
+/// An exported message: both ends among the exported processes.
+#[derive(Clone, Copy)]
+struct FlowMsg {
+    /// Flow number (1, 2, …).
+    id: u64,
+    from: usize,
+    to: usize,
+    /// Positions of `from` and `to` in [`Ends`].
+    from_slot: u32,
+    to_slot: u32,
+    tag: i32,
+    size: i32,
+    send_time: f64,
+    recv_time: f64,
+    /// Where the two ends go, when already looked up.
+    ts: Option<(f64, f64)>,
+}
+
+/// A communication call (its name is its type's).
+#[derive(Clone, Copy)]
+struct CommEv {
+    start: f64,
+    end: f64,
+    kind: i32,
+    instant: bool,
+}
+
+/// What one event (two for a flow) is made of, when not formatted straight
+/// from the records.
+enum Item {
+    Meta {
+        what: &'static str,
+        pid: usize,
+        tid: u32,
+        name: MetaName,
+    },
+    Region {
+        pid: usize,
+        /// Position of the name in [`Context::region_names`].
+        name: u32,
+        start: f64,
+        stop: f64,
+    },
+    Flow(FlowMsg),
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+/// Per exported process (by slot), the record times (as bits, sorted) of
+/// the ends of its exported messages, and the middle of the call slice each
+/// starts or ends (NaN until that slice is written): 16 bytes per end.
+#[derive(Default)]
+struct Ends {
+    keys: Vec<Vec<u64>>,
+    mids: Vec<Vec<f64>>,
+}
+
+impl Ends {
+    fn find(&self, slot: u32, t: f64) -> Option<(u32, u32)> {
+        let i = self
+            .keys
+            .get(slot as usize)?
+            .binary_search(&t.to_bits())
+            .ok()?;
+        Some((slot, u32::try_from(i).ok()?))
+    }
+
+    fn mid(&self, slot: u32, t: f64) -> Option<f64> {
+        let (s, i) = self.find(slot, t)?;
+        let m = *self.mids.get(s as usize)?.get(i as usize)?;
+        (!m.is_nan()).then_some(m)
+    }
+}
+
+/// What formatting reads besides the records.
+#[derive(Default)]
+struct Context {
+    /// Function names per process slot, as JSON strings.
+    names: Vec<rustc_hash::FxHashMap<i32, Box<[u8]>>>,
+    region_names: Vec<Box<[u8]>>,
+}
+
+/// What a task made: its text, its events, its comm events and the middles
+/// of the message-end slices it wrote (slot, index, middle), in order.
+#[derive(Default)]
+struct Formatted {
+    text: Vec<u8>,
+    events: u64,
+    comm: u64,
+    mids: Vec<(u32, u32, f64)>,
+}
+
+/// A call: an `X` with its times and depth as args.
+fn format_call(o: &mut Vec<u8>, ctx: &Context, pid: usize, slot: u32, c: &CallRecord) {
+    let name: &[u8] = ctx
+        .names
+        .get(slot as usize)
+        .and_then(|n| n.get(&c.fnum))
+        .map_or(b"\"?\"", |n| n);
+    o.extend_from_slice(b",\n{\"name\":");
+    o.extend_from_slice(name);
+    o.extend_from_slice(b",\"ph\":\"X\",\"ts\":");
+    put_f64(o, c.start * 1e6);
+    o.extend_from_slice(b",\"dur\":");
+    put_f64(o, c.inclusive.max(0.0) * 1e6);
+    o.extend_from_slice(b",\"pid\":");
+    put_int(o, pid);
+    o.extend_from_slice(b",\"tid\":0,\"cat\":\"call\",\"args\":{\"inclusive_s\":");
+    put_f64(o, c.inclusive);
+    o.extend_from_slice(b",\"exclusive_s\":");
+    put_f64(o, c.exclusive);
+    o.extend_from_slice(b",\"depth\":");
+    put_int(o, c.depth);
+    o.extend_from_slice(b"}}");
+}
+
+/// Formats calls `range` of `block` (sentinels, calls shorter than
+/// `--min-dur` and outside the window left out).
+fn format_calls(
+    block: &TraceBlock,
+    range: std::ops::Range<usize>,
+    (pid, slot): (usize, u32),
+    opts: &ChromeOptions,
+    ctx: &Context,
+    out: &mut Formatted,
+) {
+    out.text.reserve(range.len() * 256);
+    for i in range {
+        let c = block.call(i);
+        if c.is_sentinel() || c.inclusive < opts.min_dur || !overlaps(opts.window, c.start, c.end())
+        {
+            continue;
+        }
+        format_call(&mut out.text, ctx, pid, slot, &c);
+        out.events += 1;
+    }
+}
+
+/// Communication calls of process `pid` on track `tid`; a send or receive
+/// notes the middle of its slice for the message ends of `slot` it starts
+/// or ends.
+fn format_comm(
+    calls: &[CommEv],
+    (pid, tid, slot): (usize, u32, u32),
+    ends: &Ends,
+    out: &mut Formatted,
+) {
+    out.text.reserve(calls.len() * 100);
+    for c in calls {
+        if slot != NO_SLOT && !c.instant && (is_send(c.kind) || is_recv(c.kind)) {
+            let mid = 0.5 * (c.start + c.end);
+            for t in [c.start, c.end] {
+                if let Some((s, i)) = ends.find(slot, t) {
+                    out.mids.push((s, i, mid));
+                }
+            }
+        }
+        let name = func_name(c.kind).unwrap_or("?");
+        let o = &mut out.text;
+        o.extend_from_slice(b",\n{\"name\":");
+        put_str(o, name);
+        if c.instant {
+            o.extend_from_slice(b",\"ph\":\"i\",\"ts\":");
+            put_f64(o, c.start * 1e6);
+        } else {
+            o.extend_from_slice(b",\"ph\":\"X\",\"ts\":");
+            put_f64(o, c.start * 1e6);
+            o.extend_from_slice(b",\"dur\":");
+            put_f64(o, (c.end - c.start).max(0.0) * 1e6);
+        }
+        o.extend_from_slice(b",\"pid\":");
+        put_int(o, pid);
+        o.extend_from_slice(b",\"tid\":");
+        put_int(o, tid);
+        o.extend_from_slice(b",\"cat\":\"comm\"}");
+    }
+    out.events += calls.len() as u64;
+    out.comm += calls.len() as u64;
+}
+
+/// A message: `s` on the sender, `f` bound to the enclosing slice on the
+/// receiver.
+fn format_flow(o: &mut Vec<u8>, m: &FlowMsg, ends: &Ends) {
+    let (ts_send, ts_recv) = m.ts.unwrap_or_else(|| {
+        (
+            ends.mid(m.from_slot, m.send_time).unwrap_or(m.send_time),
+            ends.mid(m.to_slot, m.recv_time).unwrap_or(m.recv_time),
+        )
+    });
+    for (ph, ts, pid, bp) in [(b's', ts_send, m.from, false), (b'f', ts_recv, m.to, true)] {
+        o.extend_from_slice(b",\n{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"");
+        o.push(ph);
+        o.extend_from_slice(b"\",\"id\":");
+        put_int(o, m.id);
+        o.extend_from_slice(b",\"ts\":");
+        put_f64(o, ts * 1e6);
+        o.extend_from_slice(b",\"pid\":");
+        put_int(o, pid);
+        o.extend_from_slice(b",\"tid\":");
+        put_int(o, TID_COMM);
+        if bp {
+            o.extend_from_slice(b",\"bp\":\"e\"");
+        }
+        o.extend_from_slice(b",\"args\":{\"from\":");
+        put_int(o, m.from);
+        o.extend_from_slice(b",\"to\":");
+        put_int(o, m.to);
+        o.extend_from_slice(b",\"tag\":");
+        put_int(o, m.tag);
+        o.extend_from_slice(b",\"bytes\":");
+        put_int(o, m.size);
+        o.extend_from_slice(b",\"send_time_s\":");
+        put_f64(o, m.send_time);
+        o.extend_from_slice(b",\"recv_time_s\":");
+        put_f64(o, m.recv_time);
+        o.extend_from_slice(b"}}");
+    }
+}
+
+fn format_item(x: &Item, ctx: &Context, ends: &Ends, out: &mut Formatted) {
+    let o = &mut out.text;
+    match x {
+        Item::Meta {
+            what,
+            pid,
+            tid,
+            name,
+        } => {
+            let name = match name {
+                MetaName::Process => std::borrow::Cow::Owned(format!("process {pid}")),
+                MetaName::Track(t) => std::borrow::Cow::Borrowed(*t),
+            };
+            put_metadata(o, what, *pid, *tid, &name);
+            out.events += 1;
+        }
+        Item::Region {
+            pid,
+            name,
+            start,
+            stop,
+        } => {
+            let name: &[u8] = ctx.region_names.get(*name as usize).map_or(b"\"?\"", |n| n);
+            let len = (stop - start).max(0.0);
+            put_event(
+                o,
+                name,
+                "X",
+                start * 1e6,
+                Some(len * 1e6),
+                *pid,
+                TID_REGIONS,
+                "region",
+            );
+            out.events += 1;
+        }
+        Item::Flow(m) => {
+            format_flow(o, m, ends);
+            out.events += 2;
+        }
+    }
+}
+
+/// Formats `tasks` in parallel, their results in order.
+/// Formats `tasks` in parallel, their results in order; `spare` are
+/// buffers of earlier groups to format into (no page faults for every
+/// group).
+fn format_group<T: Sync>(
+    ctx: &Context,
+    ends: &Ends,
+    tasks: &[T],
+    spare: &mut Vec<Vec<u8>>,
+    f: &(impl Fn(&T, &Context, &Ends, &mut Formatted) + Sync),
+) -> Vec<Formatted> {
+    let bufs: Vec<Vec<u8>> = (0..tasks.len())
+        .map(|_| spare.pop().unwrap_or_default())
+        .collect();
+    tasks
+        .par_iter()
+        .zip(bufs)
+        .map(|(t, text)| {
+            let mut out = Formatted {
+                text,
+                ..Default::default()
+            };
+            f(t, ctx, ends, &mut out);
+            out
+        })
+        .collect()
+}
+
+/// The communication calls of one process, read on demand, block after
+/// block, as [`crate::analysis::comm_timeline::proc_calls`] reads them.
+struct CommReader<'a> {
+    db: &'a Database,
+    proc: usize,
+    opts: &'a ChromeOptions,
+    blocks: std::slice::Iter<'a, CommBlockRef>,
+    /// The block being read.
+    block: Option<(&'a CommBlockRef, CommRecords, CallBuilder)>,
+    warnings: Vec<Warning>,
+}
+
+impl CommReader<'_> {
+    /// Up to `tasks` tasks of `TASK` calls (fewer at the end).
+    fn next_group(&mut self, tasks: usize) -> Vec<Vec<CommEv>> {
+        let mut group = Vec::new();
+        while group.len() < tasks {
+            let calls = self.next_task();
+            if calls.is_empty() {
+                break;
+            }
+            group.push(calls);
+        }
+        group
+    }
+
+    /// About `TASK` calls; none at the end.
+    fn next_task(&mut self) -> Vec<CommEv> {
+        let (window, min_dur) = (self.opts.window, self.opts.min_dur);
+        let mut calls = Vec::with_capacity(TASK + 2);
+        let keep = |calls: &mut Vec<CommEv>, c: CommCall| {
+            if c.end - c.start >= min_dur && comm_overlaps(&c, window) {
+                calls.push(CommEv {
+                    start: c.start,
+                    end: c.end,
+                    kind: c.kind,
+                    instant: c.instant,
+                });
+            }
+        };
+        while calls.len() < TASK {
+            let Some((_, records, builder)) = &mut self.block else {
+                let Some(b) = self.blocks.next() else { break };
+                if !block_meets(b, window) {
+                    continue;
+                }
+                match self.db.comm_records(b) {
+                    Ok(r) => self.block = Some((b, r, CallBuilder::default())),
+                    Err(e) => self.warnings.push(skipped(self.proc, b, &e)),
+                }
+                continue;
+            };
+            match records.next() {
+                Some(r) => builder.push(&r, &mut |c| keep(&mut calls, c)),
+                None => {
+                    if let Some((b, records, builder)) = self.block.take() {
+                        builder.finish(&mut |c| keep(&mut calls, c));
+                        if let Err(e) = records.finish() {
+                            self.warnings.push(skipped(self.proc, b, &e));
+                        }
+                    }
+                }
+            }
+        }
+        calls
+    }
+}
+
+/// Formats tasks in parallel, a group at a time, and writes their texts in
+/// order; the middles of message-end slices they found are applied in the
+/// same order (the last written wins, as in one pass).
+struct Sink<'w> {
+    out: EventWriter<'w>,
+    ctx: Context,
+    ends: Ends,
+    group: usize,
+    comm_events: u64,
+    /// Text buffers to reuse.
+    spare: Vec<Vec<u8>>,
+}
+
+impl<'w> Sink<'w> {
+    fn new(out: EventWriter<'w>, ctx: Context, ends: Ends) -> Self {
+        Sink {
+            out,
+            ctx,
+            ends,
+            group: 2 * rayon::current_num_threads().max(1),
+            comm_events: 0,
+            spare: Vec::new(),
+        }
+    }
+
+    fn run<T: Sync>(
+        &mut self,
+        tasks: &[T],
+        f: impl Fn(&T, &Context, &Ends, &mut Formatted) + Sync,
+    ) -> io::Result<()> {
+        for chunk in tasks.chunks(self.group) {
+            let done = format_group(&self.ctx, &self.ends, chunk, &mut self.spare, &f);
+            self.write(done)?;
+        }
+        Ok(())
+    }
+
+    /// Writes formatted tasks in order.
+    fn write(&mut self, done: Vec<Formatted>) -> io::Result<()> {
+        for d in done {
+            for (s, i, mid) in d.mids {
+                if let Some(m) = self
+                    .ends
+                    .mids
+                    .get_mut(s as usize)
+                    .and_then(|v| v.get_mut(i as usize))
+                {
+                    *m = mid;
+                }
+            }
+            self.comm_events += d.comm;
+            self.out.write(&d.text, d.events)?;
+            let mut text = d.text;
+            text.clear();
+            self.spare.push(text);
+        }
+        // Keep what one group needs, not more.
+        self.spare.truncate(self.group);
+        Ok(())
+    }
+
+    /// Items, `TASK` per task.
+    fn items(&mut self, items: &[Item]) -> io::Result<()> {
+        let tasks: Vec<&[Item]> = items.chunks(TASK).collect();
+        self.run(&tasks, |items, ctx, ends, out| {
+            out.text.reserve(items.len() * 120);
+            for x in *items {
+                format_item(x, ctx, ends, out);
+            }
+        })
+    }
+
+    /// The communication calls of process `p` overlapping the window and
+    /// at least `min_dur` long, on track `tid`. The next group of calls is
+    /// read while one is formatted.
+    fn comm(
+        &mut self,
+        db: &Database,
+        p: &ProcComm,
+        (tid, slot): (u32, u32),
+        opts: &ChromeOptions,
+    ) -> io::Result<Vec<Warning>> {
+        let mut reader = CommReader {
+            db,
+            proc: p.proc,
+            opts,
+            blocks: p.blocks.iter(),
+            block: None,
+            warnings: Vec::new(),
+        };
+        let group = self.group;
+        let mut cur = reader.next_group(group);
+        while !cur.is_empty() {
+            let (ctx, ends, spare) = (&self.ctx, &self.ends, &mut self.spare);
+            let (done, next) = rayon::join(
+                || {
+                    let f = |calls: &Vec<CommEv>, _: &Context, ends: &Ends, out: &mut Formatted| {
+                        format_comm(calls, (p.proc, tid, slot), ends, out)
+                    };
+                    format_group(ctx, ends, &cur, spare, &f)
+                },
+                || reader.next_group(group),
+            );
+            self.write(done)?;
+            cur = next;
+        }
+        Ok(reader.warnings)
+    }
+
+    /// The calls of process `p` (`slot` in the names) overlapping the
+    /// window and at least `min_dur` long, block by block, in tasks of
+    /// `TASK` records; unreadable blocks are warnings.
+    fn calls(
+        &mut self,
+        db: &Database,
+        p: &ProcTrace,
+        slot: u32,
+        opts: &ChromeOptions,
+        warnings: &mut Vec<Warning>,
+    ) -> io::Result<()> {
+        for b in &p.blocks {
+            let skipped = |e: crate::Error| {
+                Warning::new(
+                    Location::line(&b.header, b.line),
+                    format!("process {}: trace block skipped: {e}", p.proc),
+                )
+            };
+            let file = match db.trace_block_file(b) {
+                Ok(f) => f,
+                Err(e) => {
+                    warnings.push(skipped(e));
+                    db.progress().advance(1);
+                    continue;
+                }
+            };
+            let block = match TraceBlock::read(&file, b) {
+                Ok(x) => x,
+                Err(e) => {
+                    warnings.push(skipped(e));
+                    db.progress().advance(1);
+                    continue;
+                }
+            };
+            let n = block.calls_len();
+            let tasks: Vec<std::ops::Range<usize>> =
+                (0..n).step_by(TASK).map(|a| a..n.min(a + TASK)).collect();
+            for chunk in tasks.chunks(self.group) {
+                self.run(chunk, |r, ctx, _, out| {
+                    format_calls(&block, r.clone(), (p.proc, slot), opts, ctx, out)
+                })?;
+                // Streamed: what is written need not stay resident.
+                if let Some(last) = chunk.last()
+                    && last.end > 0
+                {
+                    file.release_before(block.offset_after_call(b, last.end - 1));
+                }
+            }
+            db.progress().advance(1);
+        }
         Ok(())
     }
 }
 
-fn overlaps(window: (f64, f64), start: f64, end: f64) -> bool {
-    end >= window.0 && start <= window.1
+/// Items collected in order as a callback produces them, formatted a group
+/// of tasks at a time (the flows, streamed by the pairing).
+struct Batches<'s, 'w> {
+    sink: &'s mut Sink<'w>,
+    items: Vec<Item>,
+    /// The first write error; later items are dropped.
+    failed: Option<io::Error>,
 }
 
-fn metadata(
-    out: &mut EventWriter<'_>,
-    what: &'static str,
-    pid: usize,
-    tid: u32,
-    name: String,
-) -> io::Result<()> {
-    out.event(&Event {
-        name: what,
-        ph: "M",
-        ts: 0.0,
-        dur: None,
-        pid,
-        tid,
-        cat: None,
-        args: Some(Args {
-            inclusive_s: None,
-            exclusive_s: None,
-            depth: None,
-            name: Some(name),
-        }),
-    })
-}
+impl<'s, 'w> Batches<'s, 'w> {
+    fn new(sink: &'s mut Sink<'w>) -> Self {
+        let n = TASK * sink.group;
+        Batches {
+            sink,
+            items: Vec::with_capacity(n),
+            failed: None,
+        }
+    }
 
-/// A flow event: `s` on the send, `f` (bound to the enclosing slice,
-/// `bp: "e"`) on the receive, joined by `id`.
-#[derive(Serialize)]
-struct FlowEvent {
-    name: &'static str,
-    cat: &'static str,
-    ph: &'static str,
-    id: u64,
-    ts: f64,
-    pid: usize,
-    tid: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bp: Option<&'static str>,
-    args: FlowArgs,
-}
+    fn push(&mut self, x: Item) {
+        if self.failed.is_some() {
+            return;
+        }
+        self.items.push(x);
+        if self.items.len() >= TASK * self.sink.group {
+            self.write();
+        }
+    }
 
-#[derive(Serialize)]
-struct FlowArgs {
-    from: usize,
-    to: usize,
-    tag: i32,
-    bytes: i32,
-    /// The times of the send and the receive records (seconds).
-    send_time_s: f64,
-    recv_time_s: f64,
-}
+    fn write(&mut self) {
+        if self.failed.is_none()
+            && let Err(e) = self.sink.items(&self.items)
+        {
+            self.failed = Some(e);
+        }
+        self.items.clear();
+    }
 
-/// The message ends to place: (process, bits of the record time) → the
-/// middle of the call slice that record starts or ends (NaN until that
-/// slice is written).
-type Slices = rustc_hash::FxHashMap<(usize, u64), f64>;
+    /// Writes what is left.
+    fn finish(mut self) -> io::Result<()> {
+        self.write();
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
 
 /// Writes `{"traceEvents":[…],"displayTimeUnit":"ms"}` for `db`: per
 /// process (`pid`) its calls (`tid` 0), its regions (`tid` 1, when
@@ -239,237 +871,243 @@ type Slices = rustc_hash::FxHashMap<(usize, u64), f64>;
 /// (`tid` 2: `X` from the before- to the after-record, `i` for instants),
 /// then one flow (`s` → `f`, `cat` "message") per message paired by
 /// [`crate::analysis::comm_pairs`] whose two ends are both exported.
-/// Streamed process by process; the pairing holds the message ends of the
-/// window in memory.
+///
+/// Streamed: records are read in order and formatted in parallel tasks
+/// written in order (the same bytes for any thread count). Messages are
+/// paired twice, streamed both times: first for the record times of their
+/// ends (held, 16 bytes each, with the middle of the call slice each
+/// starts or ends filled in as the comm calls are written), then as the
+/// flows are written.
 pub fn write_blprof_trace(
     w: &mut dyn Write,
     db: &Database,
     regions: Option<&Regions>,
     opts: &ChromeOptions,
 ) -> io::Result<ExportStats> {
-    use std::collections::BTreeSet;
-    w.write_all(b"{\"traceEvents\":[")?;
-    let mut out = EventWriter {
-        w,
-        first: true,
-        count: 0,
-    };
+    use std::collections::{BTreeMap, BTreeSet};
+    let out = EventWriter::new(w)?;
     let mut stats = ExportStats::default();
-    let warnings = std::sync::Mutex::new(Vec::new());
-    let traces: std::collections::BTreeMap<usize, &crate::formats::blprof::database::ProcTrace> =
-        db.trace_index()
+    let mut warnings = Vec::new();
+    let traces: BTreeMap<usize, &ProcTrace> = db
+        .trace_index()
+        .procs
+        .iter()
+        .filter(|p| opts.wants_proc(p.proc))
+        .map(|p| (p.proc, p))
+        .collect();
+    let comms: BTreeMap<usize, &ProcComm> = if opts.comm {
+        db.comm_index()
             .procs
             .iter()
             .filter(|p| opts.wants_proc(p.proc))
             .map(|p| (p.proc, p))
-            .collect();
-    let comms: std::collections::BTreeMap<usize, &crate::formats::blprof::database::ProcComm> =
-        if opts.comm {
-            db.comm_index()
-                .procs
-                .iter()
-                .filter(|p| opts.wants_proc(p.proc))
-                .map(|p| (p.proc, p))
-                .collect()
-        } else {
-            Default::default()
-        };
-    let procs: BTreeSet<usize> = traces.keys().chain(comms.keys()).copied().collect();
+            .collect()
+    } else {
+        Default::default()
+    };
+    let procs: Vec<usize> = traces
+        .keys()
+        .chain(comms.keys())
+        .copied()
+        .collect::<BTreeSet<usize>>()
+        .into_iter()
+        .collect();
+    let slot_of: rustc_hash::FxHashMap<usize, u32> = procs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &p)| Some((p, u32::try_from(i).ok()?)))
+        .collect();
+    let sel = crate::analysis::comm_select::CommSelection {
+        window: opts.window,
+        procs: None,
+    };
+    let pairing = opts.comm && !comms.is_empty();
+    // The exported messages: both ends exported, both times finite.
+    let exported = |m: &crate::analysis::comm_pairs::Pair| {
+        comms.contains_key(&m.from)
+            && comms.contains_key(&m.to)
+            && m.send_time.is_finite()
+            && m.recv_time.is_finite()
+    };
     // Messages first (their ends are read again below, as calls): the
     // record of a message end is the first or last record of its call, so
-    // the calls written fill in where the flow ends go. Only the ends of
-    // exported messages are held.
-    let mut slices: Slices = Default::default();
-    let pairs = if opts.comm && !comms.is_empty() {
-        let sel = crate::analysis::comm_select::CommSelection {
-            window: opts.window,
-            procs: None,
-        };
-        // Only the exported messages are kept as they stream by.
-        let mut pairs = Vec::new();
+    // the calls written fill in where the flow ends go. Paired in a task of
+    // its own while the first process's calls are written (they need no
+    // message ends).
+    let mut keys: Vec<Vec<u64>> = vec![Vec::new(); procs.len()];
+    let mut pair_warnings = Vec::new();
+    let collect_ends = |keys: &mut Vec<Vec<u64>>, warnings: &mut Vec<Warning>| {
+        if !pairing {
+            return;
+        }
         let (_, w) = crate::analysis::comm_pairs::pair_messages(db, &sel, &mut |m| {
-            if comms.contains_key(&m.from)
-                && comms.contains_key(&m.to)
-                && m.send_time.is_finite()
-                && m.recv_time.is_finite()
-            {
-                pairs.push(m.clone());
+            if !exported(m) {
+                return;
+            }
+            for (p, t) in [(m.from, m.send_time), (m.to, m.recv_time)] {
+                if let Some(k) = slot_of.get(&p).and_then(|&s| keys.get_mut(s as usize)) {
+                    k.push(t.to_bits());
+                }
             }
         });
-        stats.warnings.extend(w);
-        pairs.shrink_to_fit();
-        slices.reserve(2 * pairs.len());
-        for m in &pairs {
-            slices.insert((m.from, m.send_time.to_bits()), f64::NAN);
-            slices.insert((m.to, m.recv_time.to_bits()), f64::NAN);
-        }
-        pairs
-    } else {
-        Vec::new()
+        warnings.extend(w);
+        keys.par_iter_mut().for_each(|k| {
+            k.sort_unstable();
+            k.dedup();
+            k.shrink_to_fit();
+        });
     };
-    for &proc in &procs {
-        metadata(&mut out, "process_name", proc, 0, format!("process {proc}"))?;
-        if let Some(p) = traces.get(&proc) {
-            metadata(&mut out, "thread_name", proc, TID_CALLS, "calls".into())?;
-            let mut err = None;
-            for_each_call(db, p, &warnings, |c| {
-                if err.is_some()
-                    || c.inclusive < opts.min_dur
-                    || !overlaps(opts.window, c.start, c.end())
+    // Names as JSON strings, once.
+    let names = procs
+        .iter()
+        .map(|p| {
+            traces
+                .get(p)
+                .map(|t| {
+                    t.functions
+                        .entries
+                        .iter()
+                        .filter_map(|(n, name)| Some((i32::try_from(*n).ok()?, json_str(name))))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut region_slot: BTreeMap<i32, u32> = Default::default();
+    let mut region_names = Vec::new();
+    if let Some(r) = regions {
+        for p in &r.procs {
+            for &n in p.ranges.keys() {
+                if let std::collections::btree_map::Entry::Vacant(e) = region_slot.entry(n)
+                    && let Ok(i) = u32::try_from(region_names.len())
                 {
-                    return;
+                    e.insert(i);
+                    region_names.push(json_str(&r.name(n)));
                 }
-                let name = p.functions.name(c.fnum as i64).unwrap_or("?");
-                let e = Event {
-                    name,
-                    ph: "X",
-                    ts: c.start * 1e6,
-                    dur: Some(c.inclusive.max(0.0) * 1e6),
-                    pid: p.proc,
-                    tid: TID_CALLS,
-                    cat: Some("call"),
-                    args: Some(Args {
-                        inclusive_s: Some(c.inclusive),
-                        exclusive_s: Some(c.exclusive),
-                        depth: Some(c.depth),
-                        name: None,
-                    }),
-                };
-                if let Err(e) = out.event(&e) {
-                    err = Some(e);
-                }
-            });
-            if let Some(e) = err {
-                return Err(e);
             }
         }
-        if let Some(r) = regions.and_then(|r| r.proc(proc).map(|x| (r, x))) {
-            let (regions, r) = r;
-            metadata(&mut out, "thread_name", proc, TID_REGIONS, "regions".into())?;
+    }
+    let ctx = Context {
+        names,
+        region_names,
+    };
+    let mut sink = Sink::new(out, ctx, Ends::default());
+    let meta = |pid: usize, tid: u32, name: MetaName| Item::Meta {
+        what: if matches!(name, MetaName::Process) {
+            "process_name"
+        } else {
+            "thread_name"
+        },
+        pid,
+        tid,
+        name,
+    };
+    // A process's name, calls and regions.
+    let mut head = |sink: &mut Sink<'_>, proc: usize| -> io::Result<()> {
+        let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
+        sink.items(&[meta(proc, 0, MetaName::Process)])?;
+        if let Some(p) = traces.get(&proc) {
+            sink.items(&[meta(proc, TID_CALLS, MetaName::Track("calls"))])?;
+            sink.calls(db, p, slot, opts, &mut warnings)?;
+        }
+        if let Some(r) = regions.and_then(|r| r.proc(proc)) {
+            let mut items = vec![meta(proc, TID_REGIONS, MetaName::Track("regions"))];
             for (n, ranges) in &r.ranges {
-                let name = regions.name(*n);
+                let name = region_slot.get(n).copied().unwrap_or(u32::MAX);
                 for range in ranges
                     .iter()
                     .filter(|x| overlaps(opts.window, x.start, x.stop))
                 {
-                    out.event(&Event {
-                        name: &name,
-                        ph: "X",
-                        ts: range.start * 1e6,
-                        dur: Some(range.len() * 1e6),
+                    items.push(Item::Region {
                         pid: proc,
-                        tid: TID_REGIONS,
-                        cat: Some("region"),
-                        args: None,
-                    })?;
+                        name,
+                        start: range.start,
+                        stop: range.stop,
+                    });
                 }
             }
+            sink.items(&items)?;
+        }
+        Ok(())
+    };
+    let mut written = Ok(());
+    rayon::in_place_scope(|s| {
+        s.spawn(|_| collect_ends(&mut keys, &mut pair_warnings));
+        if let Some(&first) = procs.first() {
+            written = head(&mut sink, first);
+        }
+    });
+    written?;
+    stats.warnings.append(&mut pair_warnings);
+    sink.ends = Ends {
+        mids: keys.iter().map(|k| vec![f64::NAN; k.len()]).collect(),
+        keys,
+    };
+    for (i, &proc) in procs.iter().enumerate() {
+        if i > 0 {
+            head(&mut sink, proc)?;
         }
         if let Some(p) = comms.get(&proc) {
-            metadata(&mut out, "thread_name", proc, TID_COMM, "comm".into())?;
-            let before = out.count;
-            let w = comm_events(&mut out, db, p, TID_COMM, opts, Some(&mut slices))?;
-            stats.comm_events += out.count - before;
+            let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
+            sink.items(&[meta(proc, TID_COMM, MetaName::Track("comm"))])?;
+            let w = sink.comm(db, p, (TID_COMM, slot), opts)?;
             stats.warnings.extend(w);
         }
     }
-    {
-        // A flow end sits in the middle of its call's slice, so that
-        // viewers bind it to that slice (a time on the slice's edge is
-        // ambiguous); the record times are in `args`. Without the slice
-        // (an instant, or a call below --min-dur) the record time is used,
-        // and with --min-dur the message is left out.
-        let at = |proc: usize, t: f64| -> Option<f64> {
-            match slices.get(&(proc, t.to_bits())) {
-                Some(&mid) if !mid.is_nan() => Some(mid),
-                _ => (opts.min_dur <= 0.0).then_some(t),
+    stats.comm_events = sink.comm_events;
+    if pairing {
+        // Every slice is written: the flow ends are known. A flow end sits
+        // in the middle of its call's slice, so that viewers bind it to
+        // that slice (a time on the slice's edge is ambiguous); the record
+        // times are in `args`. Without the slice (an instant, or a call
+        // below --min-dur) the record time is used, and with --min-dur the
+        // message is left out.
+        let mut flows = 0u64;
+        let mut batches = Batches::new(&mut sink);
+        // The first pairing warned already.
+        let _ = crate::analysis::comm_pairs::pair_messages(db, &sel, &mut |m| {
+            if !exported(m) {
+                return;
             }
-        };
-        for m in &pairs {
-            let (Some(ts_send), Some(ts_recv)) = (at(m.from, m.send_time), at(m.to, m.recv_time))
+            let (Some(&from_slot), Some(&to_slot)) = (slot_of.get(&m.from), slot_of.get(&m.to))
             else {
-                continue;
+                return;
             };
-            stats.flows += 1;
-            let args = || FlowArgs {
+            // Whether a message is left out must be known here, where the
+            // flows are numbered.
+            let ts = if opts.min_dur > 0.0 {
+                let ends = &batches.sink.ends;
+                match (
+                    ends.mid(from_slot, m.send_time),
+                    ends.mid(to_slot, m.recv_time),
+                ) {
+                    (Some(s), Some(r)) => Some((s, r)),
+                    _ => return,
+                }
+            } else {
+                None
+            };
+            flows += 1;
+            batches.push(Item::Flow(FlowMsg {
+                id: flows,
                 from: m.from,
                 to: m.to,
+                from_slot,
+                to_slot,
                 tag: m.tag,
-                bytes: m.size,
-                send_time_s: m.send_time,
-                recv_time_s: m.recv_time,
-            };
-            for (ph, ts, pid, bp) in [
-                ("s", ts_send, m.from, None),
-                ("f", ts_recv, m.to, Some("e")),
-            ] {
-                out.event(&FlowEvent {
-                    name: "message",
-                    cat: "message",
-                    ph,
-                    id: stats.flows,
-                    ts: ts * 1e6,
-                    pid,
-                    tid: TID_COMM,
-                    bp,
-                    args: args(),
-                })?;
-            }
-        }
-    }
-    stats.events = out.count;
-    out.w.write_all(b"\n],\"displayTimeUnit\":\"ms\"}\n")?;
-    let mut all = warnings.into_inner().unwrap_or_else(|p| p.into_inner());
-    all.append(&mut stats.warnings);
-    stats.warnings = all;
-    Ok(stats)
-}
-
-/// The communication calls of process `p` overlapping the window and at
-/// least `min_dur` long, on track `tid`; the sends and receives written
-/// fill in the middles of the message ends in `slices` when given.
-fn comm_events(
-    out: &mut EventWriter<'_>,
-    db: &Database,
-    p: &crate::formats::blprof::database::ProcComm,
-    tid: u32,
-    opts: &ChromeOptions,
-    mut slices: Option<&mut Slices>,
-) -> io::Result<Vec<Warning>> {
-    let mut failed: Option<io::Error> = None;
-    let w = crate::analysis::comm_timeline::proc_calls(db, p, opts.window, &mut |c| {
-        if failed.is_some() || c.end - c.start < opts.min_dur {
-            return;
-        }
-        if let Some(k) = slices.as_deref_mut()
-            && !c.instant
-            && (is_send(c.kind) || is_recv(c.kind))
-        {
-            let mid = 0.5 * (c.start + c.end);
-            for t in [c.start, c.end] {
-                if let Some(slot) = k.get_mut(&(p.proc, t.to_bits())) {
-                    *slot = mid;
-                }
-            }
-        }
-        let r = out.event(&Event {
-            name: c.name,
-            ph: if c.instant { "i" } else { "X" },
-            ts: c.start * 1e6,
-            dur: (!c.instant).then(|| (c.end - c.start).max(0.0) * 1e6),
-            pid: p.proc,
-            tid,
-            cat: Some("comm"),
-            args: None,
+                size: m.size,
+                send_time: m.send_time,
+                recv_time: m.recv_time,
+                ts,
+            }));
         });
-        if let Err(e) = r {
-            failed = Some(e);
-        }
-    });
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(w),
+        batches.finish()?;
+        stats.flows = flows;
     }
+    stats.events = sink.out.finish()?;
+    warnings.append(&mut stats.warnings);
+    stats.warnings = warnings;
+    Ok(stats)
 }
 
 /// Chrome trace of a tlog file: an `X` event per matched IN/OUT interval and
@@ -480,12 +1118,9 @@ pub fn write_tlog_trace(
     names: &crate::tlog::summary::EventNames,
 ) -> io::Result<u64> {
     use crate::tlog::EventKind;
-    w.write_all(b"{\"traceEvents\":[")?;
-    let mut out = EventWriter {
-        w,
-        first: true,
-        count: 0,
-    };
+    let mut out = EventWriter::new(w)?;
+    let mut text = Vec::with_capacity(1 << 16);
+    let mut events = 0u64;
     for p in t.procs() {
         let pid = p as usize;
         let mut open: Vec<(u8, f64)> = Vec::new();
@@ -498,39 +1133,37 @@ pub fn write_tlog_trace(
                 EventKind::Out(k) => {
                     if let Some(j) = open.iter().rposition(|o| o.0 == k) {
                         let (_, t0) = open.remove(j);
-                        let name = names.pair(k);
-                        out.event(&Event {
-                            name: &name,
-                            ph: "X",
-                            ts: t0 * 1e6,
-                            dur: Some((r.time - t0).max(0.0) * 1e6),
+                        let name = json_str(&names.pair(k));
+                        let dur = (r.time - t0).max(0.0) * 1e6;
+                        put_event(
+                            &mut text,
+                            &name,
+                            "X",
+                            t0 * 1e6,
+                            Some(dur),
                             pid,
-                            tid: 0,
-                            cat: Some("interval"),
-                            args: None,
-                        })?;
+                            0,
+                            "interval",
+                        );
+                        events += 1;
                     }
                 }
                 EventKind::Single(k) => {
-                    let name = names.single(k);
-                    out.event(&Event {
-                        name: &name,
-                        ph: "i",
-                        ts: r.time * 1e6,
-                        dur: None,
-                        pid,
-                        tid: 0,
-                        cat: Some("single"),
-                        args: None,
-                    })?;
+                    let name = json_str(&names.single(k));
+                    put_event(&mut text, &name, "i", r.time * 1e6, None, pid, 0, "single");
+                    events += 1;
                 }
                 EventKind::Start | EventKind::End | EventKind::Unknown(_) => {}
             }
+            if text.len() >= 1 << 16 {
+                out.write(&text, events)?;
+                text.clear();
+                events = 0;
+            }
         }
     }
-    let count = out.count;
-    out.w.write_all(b"\n],\"displayTimeUnit\":\"ms\"}\n")?;
-    Ok(count)
+    out.write(&text, events)?;
+    out.finish()
 }
 
 /// Writes the communication calls of `db` overlapping `window` (one track
@@ -541,21 +1174,49 @@ pub fn write_comm_trace(
     db: &Database,
     window: (f64, f64),
 ) -> io::Result<(u64, Vec<Warning>)> {
-    w.write_all(b"{\"traceEvents\":[")?;
-    let mut out = EventWriter {
-        w,
-        first: true,
-        count: 0,
-    };
-    let mut warnings = Vec::new();
+    let out = EventWriter::new(w)?;
     let opts = ChromeOptions {
         window,
         ..ChromeOptions::all()
     };
+    let mut sink = Sink::new(out, Context::default(), Ends::default());
+    let mut warnings = Vec::new();
     for p in &db.comm_index().procs {
-        warnings.extend(comm_events(&mut out, db, p, 0, &opts, None)?);
+        warnings.extend(sink.comm(db, p, (0, NO_SLOT), &opts)?);
     }
-    let count = out.count;
-    out.w.write_all(b"\n],\"displayTimeUnit\":\"ms\"}\n")?;
-    Ok((count, warnings))
+    Ok((sink.out.finish()?, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hand-written JSON is what serde_json writes.
+    #[test]
+    fn strings_and_numbers_as_serde_json_writes_them() {
+        let mut all: String = (0u8..128).map(char::from).collect();
+        all.push_str("é∑😀 \u{7f}");
+        for s in [all.as_str(), "", "main()", "a\"b\\c\n\t"] {
+            let mut out = Vec::new();
+            put_str(&mut out, s);
+            assert_eq!(out, serde_json::to_vec(s).unwrap(), "{s:?}");
+        }
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            105.0,
+            74481119.9998446,
+            1e-7,
+            1.5e300,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let mut out = Vec::new();
+            put_f64(&mut out, x);
+            assert_eq!(out, serde_json::to_vec(&x).unwrap(), "{x}");
+        }
+    }
 }

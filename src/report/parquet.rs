@@ -1,28 +1,44 @@
 //! Parquet tables of a database's records — `calls`, `regions` and `comm` —
 //! for engines that query data too big for one machine (DuckDB, Spark,
-//! Trino). Rows are buffered in row groups of [`ROW_GROUP`] rows and written
-//! as they fill, so memory stays at one row group whatever the database's
-//! size. Strings (function, region and type names) are dictionary-encoded by
-//! the writer; pages are Snappy-compressed.
+//! Trino). Rows are read into row groups of [`ROW_GROUP`] rows; the columns
+//! of a row group are encoded in parallel (into memory, then appended in
+//! schema order) while the next row group is read, so memory stays at two
+//! row groups whatever the database's size and the files are the same for
+//! any thread count. Strings (function, region and type names) are derived
+//! from the number columns as they are encoded and dictionary-encoded by the
+//! writer; pages are Snappy-compressed.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
 use parquet::basic::Compression;
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
-use parquet::file::properties::WriterProperties;
-use parquet::file::writer::SerializedFileWriter;
+use parquet::column::writer::{ColumnCloseResult, ColumnWriter, get_column_writer};
+use parquet::data_type::ByteArray;
+use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
+use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
 use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::ColumnDescPtr;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::analysis::regions::Regions;
-use crate::analysis::trace_summary::for_each_call;
 use crate::error::{Error, Location, Result, Warning};
-use crate::formats::blprof::commdata::func_name;
-use crate::formats::blprof::database::Database;
+use crate::formats::blprof::commdata::{CommRecords, func_name};
+use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
+use crate::formats::blprof::trace::TraceBlock;
+use crate::source::InputFile;
 
-/// Rows per row group (about 40 MB of call rows before encoding).
+/// Rows per row group (about 44 MB of call rows before encoding).
 pub const ROW_GROUP: usize = 1 << 20;
+
+/// Call records read between releases of their mapped bytes.
+const RELEASE_CALLS: usize = 64 * 1024;
+
+/// Strings per batch handed to the column writer (a multiple of its
+/// 1024-value mini-batches).
+const STRING_BATCH: usize = 64 * 1024;
 
 const CALLS: &str = "message calls {
     REQUIRED INT32 proc;
@@ -53,12 +69,14 @@ const COMM: &str = "message comm {
     REQUIRED DOUBLE time;
 }";
 
-/// One column's buffered values.
+/// One column's values in a row group.
 enum Column {
     I32(Vec<i32>),
     I64(Vec<i64>),
     F64(Vec<f64>),
-    Str(Vec<ByteArray>),
+    /// A string column: its values are derived from the other columns when
+    /// encoded (see [`Strings`]).
+    Text,
 }
 
 impl Column {
@@ -67,116 +85,249 @@ impl Column {
             Column::I32(v) => v.clear(),
             Column::I64(v) => v.clear(),
             Column::F64(v) => v.clear(),
-            Column::Str(v) => v.clear(),
+            Column::Text => {}
         }
     }
 }
 
-/// A Parquet file being written, one row group at a time.
-struct Table {
-    path: PathBuf,
-    writer: SerializedFileWriter<File>,
+/// The rows of one row group, by column.
+struct RowGroup {
     columns: Vec<Column>,
     rows: usize,
-    total: u64,
+}
+
+impl RowGroup {
+    fn i32s(&mut self, c: usize) -> &mut Vec<i32> {
+        match &mut self.columns[c] {
+            Column::I32(v) => v,
+            _ => unreachable!("schema and columns are declared together"),
+        }
+    }
+    fn f64s(&mut self, c: usize) -> &mut Vec<f64> {
+        match &mut self.columns[c] {
+            Column::F64(v) => v,
+            _ => unreachable!("schema and columns are declared together"),
+        }
+    }
+    fn i32_at(&self, c: usize) -> &[i32] {
+        match self.columns.get(c) {
+            Some(Column::I32(v)) => v,
+            _ => &[],
+        }
+    }
+    fn clear(&mut self) {
+        self.columns.iter_mut().for_each(Column::clear);
+        self.rows = 0;
+    }
+}
+
+/// How a string column is derived from the number columns of its row.
+enum Strings {
+    /// `function` from `proc` (column 0) and `fnum` (column 2): the
+    /// process's name of the function, else `function N`.
+    Function(FxHashMap<i32, FunctionNames>),
+    /// `name` from `region` (column 1).
+    Region(FxHashMap<i32, ByteArray>),
+    /// `type_name` from `type` (column 1), `?` when unknown.
+    CommType(Vec<ByteArray>, ByteArray),
+}
+
+impl Strings {
+    /// The strings of rows `range`, into `out` (cleared first).
+    fn values(&self, rg: &RowGroup, range: std::ops::Range<usize>, out: &mut Vec<ByteArray>) {
+        out.clear();
+        match self {
+            Strings::Function(names) => {
+                let (procs, fnums) = (rg.i32_at(0), rg.i32_at(2));
+                let mut last: Option<(i32, Option<&FunctionNames>)> = None;
+                out.extend(range.filter_map(|i| {
+                    let (p, f) = (*procs.get(i)?, *fnums.get(i)?);
+                    let table = match last {
+                        Some((q, t)) if q == p => t,
+                        _ => {
+                            let t = names.get(&p);
+                            last = Some((p, t));
+                            t
+                        }
+                    };
+                    Some(
+                        table.and_then(|t| t.get(f)).unwrap_or_else(|| {
+                            ByteArray::from(format!("function {f}").into_bytes())
+                        }),
+                    )
+                }))
+            }
+            Strings::Region(names) => {
+                out.extend(rg.i32_at(1).get(range).unwrap_or(&[]).iter().map(|n| {
+                    names
+                        .get(n)
+                        .cloned()
+                        .unwrap_or_else(|| ByteArray::from(format!("region {n}").into_bytes()))
+                }))
+            }
+            Strings::CommType(names, unknown) => {
+                out.extend(rg.i32_at(1).get(range).unwrap_or(&[]).iter().map(|&k| {
+                    usize::try_from(k)
+                        .ok()
+                        .and_then(|k| names.get(k))
+                        .unwrap_or(unknown)
+                        .clone()
+                }))
+            }
+        }
+    }
+}
+
+/// One process's function names by number: a table indexed by number
+/// when the numbers are dense (as the profiler assigns them), else a map.
+enum FunctionNames {
+    Dense(Vec<Option<ByteArray>>),
+    Sparse(FxHashMap<i32, ByteArray>),
+}
+
+impl FunctionNames {
+    fn new(entries: impl Iterator<Item = (i32, ByteArray)>) -> Self {
+        let map: FxHashMap<i32, ByteArray> = entries.collect();
+        // Sized by the names held, not by a number read from a file.
+        let dense = map
+            .keys()
+            .all(|&n| n >= 0 && (n as usize) < 2 * map.len() + 64);
+        if !dense {
+            return FunctionNames::Sparse(map);
+        }
+        let mut v = vec![None; 2 * map.len() + 64];
+        for (n, name) in map {
+            v[n as usize] = Some(name);
+        }
+        FunctionNames::Dense(v)
+    }
+
+    fn get(&self, n: i32) -> Option<ByteArray> {
+        match self {
+            FunctionNames::Dense(v) => usize::try_from(n).ok().and_then(|n| v.get(n)?.clone()),
+            FunctionNames::Sparse(m) => m.get(&n).cloned(),
+        }
+    }
 }
 
 fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::invalid(Location::file(path), format!("cannot write Parquet: {e}"))
 }
 
-impl Table {
-    fn create(path: PathBuf, schema: &str, columns: Vec<Column>) -> Result<Table> {
-        let schema = Arc::new(parse_message_type(schema).map_err(|e| parquet_error(&path, e))?);
-        let props = Arc::new(
-            WriterProperties::builder()
-                .set_compression(Compression::SNAPPY)
-                .build(),
-        );
-        let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
-        let writer =
-            SerializedFileWriter::new(file, schema, props).map_err(|e| parquet_error(&path, e))?;
-        Ok(Table {
-            path,
-            writer,
-            columns,
-            rows: 0,
-            total: 0,
-        })
-    }
-
-    /// Counts a row whose values were pushed; flushes a full row group.
-    fn row_done(&mut self) -> Result<()> {
-        self.rows += 1;
-        self.total += 1;
-        if self.rows >= ROW_GROUP {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<()> {
-        if self.rows == 0 {
-            return Ok(());
-        }
-        let path = self.path.clone();
-        let err = |e: parquet::errors::ParquetError| parquet_error(&path, e);
-        let mut rg = self.writer.next_row_group().map_err(err)?;
-        for column in &self.columns {
-            let Some(mut w) = rg.next_column().map_err(err)? else {
-                break;
-            };
-            match column {
-                Column::I32(v) => w.typed::<Int32Type>().write_batch(v, None, None),
-                Column::I64(v) => w.typed::<Int64Type>().write_batch(v, None, None),
-                Column::F64(v) => w.typed::<DoubleType>().write_batch(v, None, None),
-                Column::Str(v) => w.typed::<ByteArrayType>().write_batch(v, None, None),
+/// Encodes column `c` of `rg` into memory: the chunk's bytes and what
+/// appending them to a row group needs.
+fn encode_column(
+    descr: ColumnDescPtr,
+    props: WriterPropertiesPtr,
+    rg: &RowGroup,
+    c: usize,
+    strings: &Strings,
+    mut buf: Vec<u8>,
+) -> parquet::errors::Result<(Bytes, ColumnCloseResult)> {
+    use parquet::errors::ParquetError;
+    buf.clear();
+    let mut buf = TrackedWrite::new(buf);
+    let close = {
+        let pages = Box::new(SerializedPageWriter::new(&mut buf));
+        let writer = get_column_writer(descr, props, pages);
+        let mismatch = || ParquetError::General("column and schema types differ".into());
+        match (writer, &rg.columns[c]) {
+            (ColumnWriter::Int32ColumnWriter(mut w), Column::I32(v)) => {
+                w.write_batch(v, None, None)?;
+                w.close()?
             }
-            .map_err(err)?;
-            w.close().map_err(err)?;
+            (ColumnWriter::Int64ColumnWriter(mut w), Column::I64(v)) => {
+                w.write_batch(v, None, None)?;
+                w.close()?
+            }
+            (ColumnWriter::DoubleColumnWriter(mut w), Column::F64(v)) => {
+                w.write_batch(v, None, None)?;
+                w.close()?
+            }
+            (ColumnWriter::ByteArrayColumnWriter(mut w), Column::Text) => {
+                let (mut at, mut batch) = (0, Vec::with_capacity(STRING_BATCH.min(rg.rows)));
+                while at < rg.rows {
+                    let end = rg.rows.min(at + STRING_BATCH);
+                    strings.values(rg, at..end, &mut batch);
+                    w.write_batch(&batch, None, None)?;
+                    at = end;
+                }
+                w.close()?
+            }
+            _ => return Err(mismatch()),
+        }
+    };
+    Ok((Bytes::from(buf.into_inner()?), close))
+}
+
+/// What fills row groups, in order.
+trait Rows: Send {
+    /// Adds rows to `rg` until it holds `ROW_GROUP` rows or the rows run out.
+    fn fill(&mut self, rg: &mut RowGroup) -> Result<()>;
+}
+
+/// Writes one table: row groups read by `rows`, their columns encoded in
+/// parallel while the next row group is read.
+fn write_table(
+    path: PathBuf,
+    schema: &str,
+    columns: fn() -> Vec<Column>,
+    strings: &Strings,
+    rows: &mut dyn Rows,
+) -> Result<u64> {
+    let err = |e: parquet::errors::ParquetError| parquet_error(&path, e);
+    let schema = Arc::new(parse_message_type(schema).map_err(err)?);
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build(),
+    );
+    let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
+    let mut writer = SerializedFileWriter::new(file, schema, props.clone()).map_err(err)?;
+    let descrs: Vec<ColumnDescPtr> = writer.schema_descr().columns().to_vec();
+    let new_group = || RowGroup {
+        columns: columns(),
+        rows: 0,
+    };
+    let mut total = 0u64;
+    let mut cur = new_group();
+    rows.fill(&mut cur)?;
+    let mut spare = Some(new_group());
+    // The encoded chunks' buffers, reused from one row group to the next.
+    let mut bufs: Vec<Vec<u8>> = Vec::new();
+    while cur.rows > 0 {
+        let mut next = spare.take().unwrap_or_else(new_group);
+        let taken: Vec<Vec<u8>> = (0..cur.columns.len())
+            .map(|c| bufs.get_mut(c).map(std::mem::take).unwrap_or_default())
+            .collect();
+        let (encoded, read) = rayon::join(
+            || {
+                taken
+                    .into_par_iter()
+                    .enumerate()
+                    .map(|(c, buf)| {
+                        encode_column(descrs[c].clone(), props.clone(), &cur, c, strings, buf)
+                    })
+                    .collect::<Vec<_>>()
+            },
+            || rows.fill(&mut next).map(|()| next),
+        );
+        let mut rg = writer.next_row_group().map_err(err)?;
+        bufs.clear();
+        for e in encoded {
+            let (bytes, close) = e.map_err(err)?;
+            rg.append_column(&bytes, close).map_err(err)?;
+            // No copy: the chunk's bytes are no longer shared.
+            bufs.push(Vec::from(bytes));
         }
         rg.close().map_err(err)?;
-        for c in &mut self.columns {
-            c.clear();
-        }
-        self.rows = 0;
-        Ok(())
+        total += cur.rows as u64;
+        let mut done = std::mem::replace(&mut cur, read?);
+        done.clear();
+        spare = Some(done);
     }
-
-    fn finish(mut self) -> Result<u64> {
-        self.flush()?;
-        let path = self.path.clone();
-        self.writer.close().map_err(|e| parquet_error(&path, e))?;
-        Ok(self.total)
-    }
-}
-
-fn i32s(c: &mut Column) -> &mut Vec<i32> {
-    match c {
-        Column::I32(v) => v,
-        _ => unreachable!("schema and columns are declared together"),
-    }
-}
-
-fn f64s(c: &mut Column) -> &mut Vec<f64> {
-    match c {
-        Column::F64(v) => v,
-        _ => unreachable!("schema and columns are declared together"),
-    }
-}
-
-fn strs(c: &mut Column) -> &mut Vec<ByteArray> {
-    match c {
-        Column::Str(v) => v,
-        _ => unreachable!("schema and columns are declared together"),
-    }
-}
-
-fn i64s(c: &mut Column) -> &mut Vec<i64> {
-    match c {
-        Column::I64(v) => v,
-        _ => unreachable!("schema and columns are declared together"),
-    }
+    writer.close().map_err(err)?;
+    Ok(total)
 }
 
 /// Rows written per table.
@@ -212,146 +363,323 @@ pub fn write_parquet(
     ))
 }
 
+fn warn(warnings: &Mutex<Vec<Warning>>, w: Warning) {
+    warnings.lock().unwrap_or_else(|p| p.into_inner()).push(w);
+}
+
+/// The call records of every process, block after block (the sentinels
+/// left out).
+struct CallRows<'a> {
+    db: &'a Database,
+    procs: std::slice::Iter<'a, ProcTrace>,
+    /// The process and block being read, the block's bytes and the next
+    /// call in it.
+    block: Option<(&'a ProcTrace, usize, InputFile, usize)>,
+    next_block: usize,
+    proc: Option<&'a ProcTrace>,
+    warnings: &'a Mutex<Vec<Warning>>,
+}
+
+impl Rows for CallRows<'_> {
+    fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
+        while rg.rows < ROW_GROUP {
+            let Some((p, b, file, at)) = &mut self.block else {
+                // The next block, of this process or the next one.
+                let p = match self.proc {
+                    Some(p) if self.next_block < p.blocks.len() => p,
+                    _ => match self.procs.next() {
+                        Some(p) => {
+                            self.proc = Some(p);
+                            self.next_block = 0;
+                            continue;
+                        }
+                        None => break,
+                    },
+                };
+                let b = self.next_block;
+                self.next_block += 1;
+                let r = &p.blocks[b];
+                match self.db.trace_block_file(r) {
+                    Ok(f) => self.block = Some((p, b, f, 0)),
+                    Err(e) => {
+                        warn(self.warnings, skipped(p, r, e));
+                        self.db.progress().advance(1);
+                    }
+                }
+                continue;
+            };
+            let r = &p.blocks[*b];
+            let block = match TraceBlock::read(file, r) {
+                Ok(x) => x,
+                Err(e) => {
+                    warn(self.warnings, skipped(p, r, e));
+                    self.db.progress().advance(1);
+                    self.block = None;
+                    continue;
+                }
+            };
+            let n = block.calls_len();
+            // A slice at a time, released once read (a mapped block would
+            // otherwise stay resident).
+            let end = n.min(*at + (ROW_GROUP - rg.rows)).min(*at + RELEASE_CALLS);
+            let proc = p.proc as i32;
+            let [
+                Column::I32(procs),
+                Column::I32(depth),
+                Column::I32(fnum),
+                Column::Text,
+                Column::I64(ncalls),
+                Column::F64(inclusive),
+                Column::F64(exclusive),
+                Column::F64(start),
+            ] = &mut rg.columns[..]
+            else {
+                unreachable!("schema and columns are declared together")
+            };
+            for i in *at..end {
+                let c = block.call(i);
+                if c.is_sentinel() {
+                    continue;
+                }
+                procs.push(proc);
+                depth.push(c.depth);
+                fnum.push(c.fnum);
+                ncalls.push(c.ncalls);
+                inclusive.push(c.inclusive);
+                exclusive.push(c.exclusive);
+                start.push(c.start);
+                rg.rows += 1;
+            }
+            if end > 0 {
+                file.release_before(block.offset_after_call(r, end - 1));
+            }
+            *at = end;
+            if end >= n {
+                self.block = None;
+                self.db.progress().advance(1);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn skipped(p: &ProcTrace, b: &crate::formats::blprof::TraceBlockRef, e: crate::Error) -> Warning {
+    Warning::new(
+        Location::line(&b.header, b.line),
+        format!("process {}: trace block skipped: {e}", p.proc),
+    )
+}
+
 fn write_calls(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Result<u64> {
     use Column::*;
-    let mut t = Table::create(
+    let procs = &db.trace_index().procs;
+    // Names once per process (a ByteArray clone shares its bytes).
+    let names = procs
+        .iter()
+        .filter_map(|p| {
+            let proc = i32::try_from(p.proc).ok()?;
+            let table = FunctionNames::new(p.functions.entries.iter().filter_map(|(n, name)| {
+                Some((
+                    i32::try_from(*n).ok()?,
+                    ByteArray::from(name.clone().into_bytes()),
+                ))
+            }));
+            Some((proc, table))
+        })
+        .collect();
+    let mut rows = CallRows {
+        db,
+        procs: procs.iter(),
+        block: None,
+        next_block: 0,
+        proc: None,
+        warnings,
+    };
+    write_table(
         dir.join("calls.parquet"),
         CALLS,
-        vec![
-            I32(vec![]),
-            I32(vec![]),
-            I32(vec![]),
-            Str(vec![]),
-            I64(vec![]),
-            F64(vec![]),
-            F64(vec![]),
-            F64(vec![]),
-        ],
-    )?;
-    let mut failed: Option<Error> = None;
-    for p in &db.trace_index().procs {
-        // Names once per process (a ByteArray clone shares its bytes).
-        let mut names: rustc_hash::FxHashMap<i32, ByteArray> = Default::default();
-        for_each_call(db, p, warnings, |c| {
-            if failed.is_some() {
-                return;
-            }
-            let name = names
-                .entry(c.fnum)
-                .or_insert_with(|| {
-                    let n = p
-                        .functions
-                        .name(c.fnum as i64)
-                        .map_or_else(|| format!("function {}", c.fnum), str::to_owned);
-                    ByteArray::from(n.into_bytes())
-                })
-                .clone();
-            let cols = &mut t.columns;
-            i32s(&mut cols[0]).push(p.proc as i32);
-            i32s(&mut cols[1]).push(c.depth);
-            i32s(&mut cols[2]).push(c.fnum);
-            strs(&mut cols[3]).push(name);
-            i64s(&mut cols[4]).push(c.ncalls);
-            f64s(&mut cols[5]).push(c.inclusive);
-            f64s(&mut cols[6]).push(c.exclusive);
-            f64s(&mut cols[7]).push(c.start);
-            if let Err(e) = t.row_done() {
-                failed = Some(e);
-            }
-        });
-        if let Some(e) = failed {
-            return Err(e);
+        || {
+            vec![
+                I32(vec![]),
+                I32(vec![]),
+                I32(vec![]),
+                Text,
+                I64(vec![]),
+                F64(vec![]),
+                F64(vec![]),
+                F64(vec![]),
+            ]
+        },
+        &Strings::Function(names),
+        &mut rows,
+    )
+}
+
+/// The closed ranges of every region of every process.
+struct RegionRows<'a> {
+    rows: Box<dyn Iterator<Item = (i32, i32, f64, f64)> + Send + 'a>,
+}
+
+impl Rows for RegionRows<'_> {
+    fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
+        while rg.rows < ROW_GROUP {
+            let Some((proc, number, start, stop)) = self.rows.next() else {
+                break;
+            };
+            rg.i32s(0).push(proc);
+            rg.i32s(1).push(number);
+            rg.f64s(3).push(start);
+            rg.f64s(4).push(stop);
+            rg.rows += 1;
         }
+        Ok(())
     }
-    t.finish()
 }
 
 fn write_regions(regions: &Regions, dir: &Path) -> Result<u64> {
     use Column::*;
-    let mut t = Table::create(
+    let names = regions
+        .procs
+        .iter()
+        .flat_map(|p| p.ranges.keys().copied())
+        .map(|n| (n, ByteArray::from(regions.name(n).into_bytes())))
+        .collect();
+    let mut rows = RegionRows {
+        rows: Box::new(regions.procs.iter().flat_map(|p| {
+            p.ranges.iter().flat_map(move |(&number, ranges)| {
+                ranges
+                    .iter()
+                    .map(move |r| (p.proc as i32, number, r.start, r.stop))
+            })
+        })),
+    };
+    write_table(
         dir.join("regions.parquet"),
         REGIONS,
-        vec![
-            I32(vec![]),
-            I32(vec![]),
-            Str(vec![]),
-            F64(vec![]),
-            F64(vec![]),
-        ],
-    )?;
-    for p in &regions.procs {
-        for (&number, ranges) in &p.ranges {
-            let name = ByteArray::from(regions.name(number).into_bytes());
-            for r in ranges {
-                let cols = &mut t.columns;
-                i32s(&mut cols[0]).push(p.proc as i32);
-                i32s(&mut cols[1]).push(number);
-                strs(&mut cols[2]).push(name.clone());
-                f64s(&mut cols[3]).push(r.start);
-                f64s(&mut cols[4]).push(r.stop);
-                t.row_done()?;
+        || vec![I32(vec![]), I32(vec![]), Text, F64(vec![]), F64(vec![])],
+        &Strings::Region(names),
+        &mut rows,
+    )
+}
+
+/// The comm records of every process, block after block.
+struct CommRows<'a> {
+    db: &'a Database,
+    procs: std::slice::Iter<'a, ProcComm>,
+    proc: Option<&'a ProcComm>,
+    next_block: usize,
+    /// The block being read.
+    block: Option<(&'a ProcComm, usize, CommRecords)>,
+    warnings: &'a Mutex<Vec<Warning>>,
+}
+
+impl Rows for CommRows<'_> {
+    fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
+        while rg.rows < ROW_GROUP {
+            let Some((p, _, records)) = &mut self.block else {
+                let p = match self.proc {
+                    Some(p) if self.next_block < p.blocks.len() => p,
+                    _ => match self.procs.next() {
+                        Some(p) => {
+                            self.proc = Some(p);
+                            self.next_block = 0;
+                            continue;
+                        }
+                        None => break,
+                    },
+                };
+                let b = self.next_block;
+                self.next_block += 1;
+                let r = &p.blocks[b];
+                if r.ncomm == 0 {
+                    continue;
+                }
+                match self.db.comm_records(r) {
+                    Ok(records) => self.block = Some((p, b, records)),
+                    Err(e) => warn(
+                        self.warnings,
+                        Warning::new(
+                            Location::line(&r.header, r.line),
+                            format!("process {}: comm block skipped: {e}", p.proc),
+                        ),
+                    ),
+                }
+                continue;
+            };
+            let proc = p.proc as i32;
+            let mut more = false;
+            let [
+                Column::I32(procs),
+                Column::I32(kind),
+                Column::Text,
+                Column::I32(size),
+                Column::I32(peer),
+                Column::I32(tag),
+                Column::F64(time),
+            ] = &mut rg.columns[..]
+            else {
+                unreachable!("schema and columns are declared together")
+            };
+            for r in records.by_ref() {
+                procs.push(proc);
+                kind.push(r.kind);
+                size.push(r.size);
+                peer.push(r.peer);
+                tag.push(r.tag);
+                time.push(r.time);
+                rg.rows += 1;
+                if rg.rows >= ROW_GROUP {
+                    more = true;
+                    break;
+                }
+            }
+            if !more
+                && let Some((p, b, records)) = self.block.take()
+                && let Err(e) = records.finish()
+            {
+                let r = &p.blocks[b];
+                warn(
+                    self.warnings,
+                    Warning::new(
+                        Location::line(&r.header, r.line),
+                        format!("process {}: comm block cut short: {e}", p.proc),
+                    ),
+                );
             }
         }
+        Ok(())
     }
-    t.finish()
 }
 
 fn write_comm(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Result<u64> {
     use Column::*;
-    let mut t = Table::create(
-        dir.join("comm.parquet"),
-        COMM,
-        vec![
-            I32(vec![]),
-            I32(vec![]),
-            Str(vec![]),
-            I32(vec![]),
-            I32(vec![]),
-            I32(vec![]),
-            F64(vec![]),
-        ],
-    )?;
     let type_names: Vec<ByteArray> = (0..=42)
         .map(|k| ByteArray::from(func_name(k).unwrap_or("?").as_bytes().to_vec()))
         .collect();
     let unknown = ByteArray::from(b"?".to_vec());
-    for p in &db.comm_index().procs {
-        for b in p.blocks.iter().filter(|b| b.ncomm > 0) {
-            let mut records = match db.comm_records(b) {
-                Ok(r) => r,
-                Err(e) => {
-                    let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
-                    w.push(Warning::new(
-                        Location::line(&b.header, b.line),
-                        format!("process {}: comm block skipped: {e}", p.proc),
-                    ));
-                    continue;
-                }
-            };
-            for r in records.by_ref() {
-                let name = usize::try_from(r.kind)
-                    .ok()
-                    .and_then(|k| type_names.get(k))
-                    .unwrap_or(&unknown)
-                    .clone();
-                let cols = &mut t.columns;
-                i32s(&mut cols[0]).push(p.proc as i32);
-                i32s(&mut cols[1]).push(r.kind);
-                strs(&mut cols[2]).push(name);
-                i32s(&mut cols[3]).push(r.size);
-                i32s(&mut cols[4]).push(r.peer);
-                i32s(&mut cols[5]).push(r.tag);
-                f64s(&mut cols[6]).push(r.time);
-                t.row_done()?;
-            }
-            if let Err(e) = records.finish() {
-                let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
-                w.push(Warning::new(
-                    Location::line(&b.header, b.line),
-                    format!("process {}: comm block cut short: {e}", p.proc),
-                ));
-            }
-        }
-    }
-    t.finish()
+    let mut rows = CommRows {
+        db,
+        procs: db.comm_index().procs.iter(),
+        proc: None,
+        next_block: 0,
+        block: None,
+        warnings,
+    };
+    write_table(
+        dir.join("comm.parquet"),
+        COMM,
+        || {
+            vec![
+                I32(vec![]),
+                I32(vec![]),
+                Text,
+                I32(vec![]),
+                I32(vec![]),
+                I32(vec![]),
+                F64(vec![]),
+            ]
+        },
+        &Strings::CommType(type_names, unknown),
+        &mut rows,
+    )
 }
