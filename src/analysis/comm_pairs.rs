@@ -13,13 +13,14 @@
 //! not absolute values across pairs. For a nonblocking receive the record
 //! with the byte count is the one written when the receive was *posted*.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::comm_select::CommSelection;
 use crate::error::{Location, Warning};
+use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, CommRecord, func_name, is_recv, is_send};
 use crate::formats::blprof::database::{Database, ProcComm};
 
@@ -92,7 +93,7 @@ struct Waiting {
 }
 
 /// One receiver's queues by (sender, tag), in record order.
-type Queues = FxHashMap<(usize, i32), VecDeque<Waiting>>;
+type Queues = FxHashMap<(usize, i32), Vec<Waiting>>;
 
 fn is_paired_send(r: &CommRecord) -> bool {
     is_send(r.kind) && r.size != AFTER_CALL
@@ -102,97 +103,195 @@ fn is_paired_recv(r: &CommRecord) -> bool {
     is_recv(r.kind) && r.size >= 0
 }
 
-/// Streams the records of `p` inside the selection's window.
-fn each_record(
+/// Raw records per unit of the second pass (about 768 KB of records; some
+/// 11,000 pairs, 1.5 MB of JSON, in the synthetic benchmark's mix).
+const UNIT_RECORDS: u64 = 32 * 1024;
+
+/// Consecutive records of one block of one sender, paired by one task of
+/// the second pass independently of the others.
+struct Unit<'a> {
+    proc: usize,
+    block: &'a CommBlockRef,
+    /// Raw record index in the block, and raw records.
+    first: u64,
+    len: u64,
+    /// Per (receiver, tag) of the unit's sends: how many sends of the sender
+    /// with that key come before the unit, which is the position in the
+    /// receiver's queue of the first of them.
+    starts: Vec<((usize, i32), usize)>,
+}
+
+/// What the first pass finds in one process.
+struct FirstPass<'a> {
+    queues: Queues,
+    /// Receives from a wildcard or sentinel source.
+    wild: Vec<MsgEnd>,
+    warnings: Vec<Warning>,
+    units: Vec<Unit<'a>>,
+    /// Sends so far by (receiver, tag), and the number of the last unit
+    /// that had one (from 1). At the end the counts say how much of each
+    /// receiver's queue from this process the sends take.
+    sent: FxHashMap<(usize, i32), (usize, usize)>,
+    /// Units ended so far, and the start positions of the one at hand.
+    ended: usize,
+    starts: Vec<((usize, i32), usize)>,
+}
+
+impl<'a> FirstPass<'a> {
+    /// Counts a send with `key`, noting where the unit's sends of that key
+    /// start.
+    fn send(&mut self, key: (usize, i32)) {
+        let unit = self.ended + 1;
+        let (n, last) = self.sent.entry(key).or_default();
+        if *last != unit {
+            *last = unit;
+            self.starts.push((key, *n));
+        }
+        *n += 1;
+    }
+
+    /// Ends the unit `first .. first + len` of `block` (kept if it sends).
+    fn end_unit(&mut self, p: &ProcComm, block: &'a CommBlockRef, first: u64, len: u64) {
+        self.ended += 1;
+        if self.starts.is_empty() {
+            return;
+        }
+        self.units.push(Unit {
+            proc: p.proc,
+            block,
+            first,
+            len,
+            starts: std::mem::take(&mut self.starts),
+        });
+    }
+}
+
+/// Queues the receives of `p` and counts its sends, unit by unit.
+fn first_pass<'a>(
     db: &Database,
-    p: &ProcComm,
+    p: &'a ProcComm,
     sel: &CommSelection<'_>,
-    w: &mut Vec<Warning>,
-    mut f: impl FnMut(&CommRecord),
-) {
+    unit_records: u64,
+) -> FirstPass<'a> {
+    let mut f = FirstPass {
+        queues: Queues::default(),
+        wild: Vec::new(),
+        warnings: Vec::new(),
+        units: Vec::new(),
+        sent: FxHashMap::default(),
+        ended: 0,
+        starts: Vec::new(),
+    };
     for b in sel.blocks(p) {
         let r = db.comm_records(b).and_then(|mut records| {
-            for r in records.by_ref().filter(|r| sel.contains(r.time)) {
-                f(&r);
+            let (mut first, mut i) = (0u64, 0u64);
+            for r in records.by_ref() {
+                if i - first == unit_records {
+                    f.end_unit(p, b, first, i - first);
+                    first = i;
+                }
+                i += 1;
+                if !sel.contains(r.time) {
+                    continue;
+                }
+                if is_paired_recv(&r) {
+                    match usize::try_from(r.peer) {
+                        Ok(src) => f.queues.entry((src, r.tag)).or_default().push(Waiting {
+                            time: r.time,
+                            size: r.size,
+                            kind: r.kind,
+                        }),
+                        Err(_) => f.wild.push(end(p.proc, &r)),
+                    }
+                } else if is_paired_send(&r)
+                    && let Ok(to) = usize::try_from(r.peer)
+                {
+                    f.send((to, r.tag));
+                }
             }
+            f.end_unit(p, b, first, i - first);
             records.finish()
         });
         if let Err(e) = r {
-            w.push(Warning::new(
+            f.warnings.push(Warning::new(
                 Location::line(&b.header, b.line),
                 format!("process {}: messages of a block skipped: {e}", p.proc),
             ));
         }
     }
+    f
 }
 
-/// Pairs sends with receives. Receives are queued first (in parallel over
-/// receivers, 16 bytes each); then each sender's records are streamed in
-/// process order and every matched pair goes to `on_pair` at once, so the
-/// pairs never sit in memory. Pairs and the report cover the messages that
-/// touch the selected processes; both ends are read for pairing.
-pub fn pair_messages(
+/// What one task of the second pass found, merged in task order.
+struct TaskOut<C> {
+    chunk: C,
+    paired: u64,
+    routes: FxHashMap<(usize, usize), RouteParts>,
+    unmatched_sends: Vec<MsgEnd>,
+}
+
+/// One route's messages in a task. The latencies are kept (8 bytes a pair,
+/// for one window of tasks) so that the caller sums them in send order: the
+/// mean is then the same to the last bit whatever the tasks.
+#[derive(Default)]
+struct RouteParts {
+    messages: u64,
+    bytes: u64,
+    latencies: Vec<f64>,
+}
+
+/// Pairs the sends of `units` (consecutive in the sender order).
+#[allow(clippy::too_many_arguments)]
+fn second_pass<C>(
     db: &Database,
     sel: &CommSelection<'_>,
-    on_pair: &mut dyn FnMut(&Pair),
-) -> (PairReport, Vec<Warning>) {
-    let index = db.comm_index();
-    let mut warnings = Vec::new();
-    let mut report = PairReport::default();
-    // Receives of each process (by position in the index).
-    let per: Vec<(Queues, Vec<MsgEnd>, Vec<Warning>)> = index
-        .procs
-        .par_iter()
-        .map(|p| {
-            let (mut queues, mut wild, mut w) = (Queues::default(), Vec::new(), Vec::new());
-            each_record(db, p, sel, &mut w, |r| {
-                if !is_paired_recv(r) {
-                    return;
-                }
-                match usize::try_from(r.peer) {
-                    Ok(src) => queues.entry((src, r.tag)).or_default().push_back(Waiting {
-                        time: r.time,
-                        size: r.size,
-                        kind: r.kind,
-                    }),
-                    Err(_) => wild.push(end(p.proc, r)),
-                }
-            });
-            (queues, wild, w)
-        })
-        .inspect(|_| db.progress().advance(1))
-        .collect();
-    let position: FxHashMap<usize, usize> = index
-        .procs
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.proc, i))
-        .collect();
-    let mut queues: Vec<Queues> = Vec::with_capacity(per.len());
-    for (q, wild, w) in per {
-        queues.push(q);
-        report.unmatched_recvs.extend(wild);
-        warnings.extend(w);
-    }
-    let mut routes: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
-    for p in &index.procs {
-        // The first pass already warned about these blocks.
-        let mut again = Vec::new();
-        each_record(db, p, sel, &mut again, |r| {
-            if !is_paired_send(r) {
-                return;
+    queues: &[Queues],
+    position: &FxHashMap<usize, usize>,
+    units: &[Unit<'_>],
+    new: &(impl Fn() -> C + Sync),
+    add: &(impl Fn(&mut C, &Pair) + Sync),
+) -> TaskOut<C> {
+    let mut out = TaskOut {
+        chunk: new(),
+        paired: 0,
+        routes: FxHashMap::default(),
+        unmatched_sends: Vec::new(),
+    };
+    for u in units {
+        // Per key: the queue index of the next send, and the queue.
+        let mut cursors: FxHashMap<(usize, i32), (usize, &[Waiting])> = u
+            .starts
+            .iter()
+            .map(|&((to, tag), start)| {
+                let q = position
+                    .get(&to)
+                    .and_then(|&i| queues.get(i))
+                    .and_then(|q| q.get(&(u.proc, tag)))
+                    .map_or(&[][..], Vec::as_slice);
+                ((to, tag), (start, q))
+            })
+            .collect();
+        // The first pass already warned about blocks that cannot be read.
+        let Ok(records) = db.comm_records(u.block) else {
+            continue;
+        };
+        for r in records.part(u.first, u.len) {
+            if !sel.contains(r.time) || !is_paired_send(&r) {
+                continue;
             }
             let matched = usize::try_from(r.peer).ok().and_then(|to| {
-                let q = queues.get_mut(*position.get(&to)?)?;
-                q.get_mut(&(p.proc, r.tag))?.pop_front().map(|x| (to, x))
+                let (next, q) = cursors.get_mut(&(to, r.tag))?;
+                let x = q.get(*next).copied();
+                *next += 1;
+                Some((to, x?))
             });
             match matched {
                 Some((to, x)) => {
-                    if !(sel.wants_proc(p.proc) || sel.wants_proc(to)) {
-                        return;
+                    if !(sel.wants_proc(u.proc) || sel.wants_proc(to)) {
+                        continue;
                     }
                     let pair = Pair {
-                        from: p.proc,
+                        from: u.proc,
                         to,
                         tag: r.tag,
                         size: r.size,
@@ -200,23 +299,130 @@ pub fn pair_messages(
                         recv_time: x.time,
                         latency: x.time - r.time,
                     };
-                    let e = routes
-                        .entry((p.proc, to))
-                        .or_insert((0, 0, 0.0, f64::NEG_INFINITY));
-                    e.0 += 1;
-                    e.1 += r.size.max(0) as u64;
-                    e.2 += pair.latency;
-                    e.3 = e.3.max(pair.latency);
-                    report.paired += 1;
-                    on_pair(&pair);
+                    let route = out.routes.entry((u.proc, to)).or_default();
+                    route.messages += 1;
+                    route.bytes += r.size.max(0) as u64;
+                    route.latencies.push(pair.latency);
+                    out.paired += 1;
+                    add(&mut out.chunk, &pair);
                 }
                 None => {
-                    if sel.wants_proc(p.proc) {
-                        report.unmatched_sends.push(end(p.proc, r));
+                    if sel.wants_proc(u.proc) {
+                        out.unmatched_sends.push(end(u.proc, &r));
                     }
                 }
             }
-        });
+        }
+    }
+    out
+}
+
+/// Pairs sends with receives, calling `on_pair` for each pair in a fixed
+/// order (by sender, then in the sender's record order). See
+/// [`pair_messages_with`], which this wraps: the pairs of one window of
+/// tasks are held at a time.
+pub fn pair_messages(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    on_pair: &mut dyn FnMut(&Pair),
+) -> (PairReport, Vec<Warning>) {
+    pair_messages_with(
+        db,
+        sel,
+        Vec::new,
+        |v: &mut Vec<Pair>, p| v.push(p.clone()),
+        &mut |v| v.iter().for_each(&mut *on_pair),
+    )
+}
+
+/// Pairs sends with receives. The first pass queues the receives of each
+/// process (in parallel over processes, 16 bytes each) and counts each
+/// process's sends per receiver and tag in units of consecutive records. A
+/// unit's counts tell which receive its sends take, so the second pass
+/// pairs the units in parallel tasks: each starts a chunk with `new` and
+/// gives it its pairs through `add`, in record order. `emit` gets the chunks
+/// in the fixed order (by sender, then in the sender's record order), a
+/// window of two tasks per thread at a time, so a caller that formats in
+/// `add` and writes in `emit` streams the pairs with bounded memory and the
+/// same output for any thread count. Pairs and the report cover the
+/// messages that touch the selected processes; both ends are read for
+/// pairing.
+pub fn pair_messages_with<C: Send>(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    new: impl Fn() -> C + Sync,
+    add: impl Fn(&mut C, &Pair) + Sync,
+    emit: &mut dyn FnMut(C),
+) -> (PairReport, Vec<Warning>) {
+    pair_in_units(db, sel, UNIT_RECORDS, &new, &add, emit)
+}
+
+fn pair_in_units<C: Send>(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    unit_records: u64,
+    new: &(impl Fn() -> C + Sync),
+    add: &(impl Fn(&mut C, &Pair) + Sync),
+    emit: &mut dyn FnMut(C),
+) -> (PairReport, Vec<Warning>) {
+    let unit_records = unit_records.max(1);
+    let index = db.comm_index();
+    let mut warnings = Vec::new();
+    let mut report = PairReport::default();
+    let position: FxHashMap<usize, usize> = index
+        .procs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.proc, i))
+        .collect();
+    let per: Vec<FirstPass> = index
+        .procs
+        .par_iter()
+        .map(|p| first_pass(db, p, sel, unit_records))
+        .inspect(|_| db.progress().advance(1))
+        .collect();
+    let mut queues: Vec<Queues> = Vec::with_capacity(per.len());
+    let mut sent: Vec<FxHashMap<(usize, i32), (usize, usize)>> = Vec::with_capacity(per.len());
+    let mut units: Vec<Unit> = Vec::new();
+    for f in per {
+        queues.push(f.queues);
+        sent.push(f.sent);
+        units.extend(f.units);
+        report.unmatched_recvs.extend(f.wild);
+        warnings.extend(f.warnings);
+    }
+    // Tasks: runs of units of at least `unit_records` records (small blocks
+    // of many processes go together).
+    let mut tasks: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut start, mut records) = (0, 0u64);
+    for (i, u) in units.iter().enumerate() {
+        records = records.saturating_add(u.len);
+        if records >= unit_records || i + 1 == units.len() {
+            tasks.push(start..i + 1);
+            (start, records) = (i + 1, 0);
+        }
+    }
+    let mut routes: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
+    let group = 2 * rayon::current_num_threads().max(1);
+    for window in tasks.chunks(group) {
+        let outs: Vec<TaskOut<C>> = window
+            .par_iter()
+            .map(|t| second_pass(db, sel, &queues, &position, &units[t.clone()], new, add))
+            .collect();
+        for o in outs {
+            emit(o.chunk);
+            report.paired += o.paired;
+            report.unmatched_sends.extend(o.unmatched_sends);
+            for (key, part) in o.routes {
+                let e = routes.entry(key).or_insert((0, 0, 0.0, f64::NEG_INFINITY));
+                e.0 += part.messages;
+                e.1 += part.bytes;
+                for l in part.latencies {
+                    e.2 += l;
+                    e.3 = e.3.max(l);
+                }
+            }
+        }
     }
     report.routes = routes
         .into_iter()
@@ -229,18 +435,23 @@ pub fn pair_messages(
             latency_max: max,
         })
         .collect();
-    // Receives left waiting, by receiver, sender and tag (a stable order).
+    // Receives left waiting (past the sends of their queue), by receiver,
+    // sender and tag (a stable order).
     for (i, q) in queues.into_iter().enumerate() {
         let receiver = index.procs[i].proc;
-        let mut keys: Vec<(usize, i32)> = q.keys().copied().collect();
-        keys.sort_unstable();
-        let mut q = q;
-        for key in keys {
-            for x in q.remove(&key).into_iter().flatten() {
+        let mut q: Vec<((usize, i32), Vec<Waiting>)> = q.into_iter().collect();
+        q.sort_unstable_by_key(|(key, _)| *key);
+        for ((src, tag), waiting) in q {
+            let taken = position
+                .get(&src)
+                .and_then(|&s| sent.get(s))
+                .and_then(|s| s.get(&(receiver, tag)))
+                .map_or(0, |&(n, _)| n);
+            for x in waiting.iter().skip(taken) {
                 report.unmatched_recvs.push(MsgEnd {
                     proc: receiver,
-                    peer: key.0 as i32,
-                    tag: key.1,
+                    peer: src as i32,
+                    tag,
                     size: x.size,
                     time: x.time,
                     kind: func_name(x.kind).unwrap_or("?"),

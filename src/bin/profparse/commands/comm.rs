@@ -371,7 +371,13 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                     r
                 }
                 PairsFormat::Table => {
-                    let r = pair_messages(&database, &sel, &mut |_| {});
+                    let r = profparse::analysis::comm_pairs::pair_messages_with(
+                        &database,
+                        &sel,
+                        || (),
+                        |_, _| {},
+                        &mut |_| {},
+                    );
                     keep(write_pairs(&mut out, &r.0));
                     r
                 }
