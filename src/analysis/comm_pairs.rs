@@ -92,8 +92,11 @@ struct Waiting {
     kind: i32,
 }
 
+/// A peer process (never negative) and a tag, as a record has them.
+type Key = (i32, i32);
+
 /// One receiver's queues by (sender, tag), in record order.
-type Queues = FxHashMap<(usize, i32), Vec<Waiting>>;
+type Queues = FxHashMap<Key, Vec<Waiting>>;
 
 fn is_paired_send(r: &CommRecord) -> bool {
     is_send(r.kind) && r.size != AFTER_CALL
@@ -118,7 +121,7 @@ struct Unit<'a> {
     /// Per (receiver, tag) of the unit's sends: how many sends of the sender
     /// with that key come before the unit, which is the position in the
     /// receiver's queue of the first of them.
-    starts: Vec<((usize, i32), usize)>,
+    starts: Vec<(Key, usize)>,
 }
 
 /// What the first pass finds in one process.
@@ -131,16 +134,16 @@ struct FirstPass<'a> {
     /// Sends so far by (receiver, tag), and the number of the last unit
     /// that had one (from 1). At the end the counts say how much of each
     /// receiver's queue from this process the sends take.
-    sent: FxHashMap<(usize, i32), (usize, usize)>,
+    sent: FxHashMap<Key, (usize, usize)>,
     /// Units ended so far, and the start positions of the one at hand.
     ended: usize,
-    starts: Vec<((usize, i32), usize)>,
+    starts: Vec<(Key, usize)>,
 }
 
 impl<'a> FirstPass<'a> {
     /// Counts a send with `key`, noting where the unit's sends of that key
     /// start.
-    fn send(&mut self, key: (usize, i32)) {
+    fn send(&mut self, key: Key) {
         let unit = self.ended + 1;
         let (n, last) = self.sent.entry(key).or_default();
         if *last != unit {
@@ -161,7 +164,11 @@ impl<'a> FirstPass<'a> {
             block,
             first,
             len,
-            starts: std::mem::take(&mut self.starts),
+            starts: {
+                let mut v = std::mem::take(&mut self.starts);
+                v.shrink_to_fit();
+                v
+            },
         });
     }
 }
@@ -195,18 +202,17 @@ fn first_pass<'a>(
                     continue;
                 }
                 if is_paired_recv(&r) {
-                    match usize::try_from(r.peer) {
-                        Ok(src) => f.queues.entry((src, r.tag)).or_default().push(Waiting {
+                    if r.peer >= 0 {
+                        f.queues.entry((r.peer, r.tag)).or_default().push(Waiting {
                             time: r.time,
                             size: r.size,
                             kind: r.kind,
-                        }),
-                        Err(_) => f.wild.push(end(p.proc, &r)),
+                        });
+                    } else {
+                        f.wild.push(end(p.proc, &r));
                     }
-                } else if is_paired_send(&r)
-                    && let Ok(to) = usize::try_from(r.peer)
-                {
-                    f.send((to, r.tag));
+                } else if is_paired_send(&r) && r.peer >= 0 {
+                    f.send((r.peer, r.tag));
                 }
             }
             f.end_unit(p, b, first, i - first);
@@ -225,6 +231,12 @@ fn first_pass<'a>(
 /// What one task of the second pass found, merged in task order.
 struct TaskOut<C> {
     chunk: C,
+    found: Found,
+}
+
+/// The report's part of a task's findings.
+#[derive(Default)]
+struct Found {
     paired: u64,
     routes: FxHashMap<(usize, usize), RouteParts>,
     unmatched_sends: Vec<MsgEnd>,
@@ -240,33 +252,31 @@ struct RouteParts {
     latencies: Vec<f64>,
 }
 
-/// Pairs the sends of `units` (consecutive in the sender order).
-#[allow(clippy::too_many_arguments)]
-fn second_pass<C>(
+/// Pairs the sends of `units` (consecutive in the sender order), giving
+/// the pairs to `on_pair` in order. Not generic, so that the hot loop is
+/// compiled (and inlined) once, here.
+fn second_pass(
     db: &Database,
     sel: &CommSelection<'_>,
     queues: &[Queues],
     position: &FxHashMap<usize, usize>,
     units: &[Unit<'_>],
-    new: &(impl Fn() -> C + Sync),
-    add: &(impl Fn(&mut C, &Pair) + Sync),
-) -> TaskOut<C> {
-    let mut out = TaskOut {
-        chunk: new(),
-        paired: 0,
-        routes: FxHashMap::default(),
-        unmatched_sends: Vec::new(),
-    };
+    on_pair: &mut dyn FnMut(&Pair),
+) -> Found {
+    let mut out = Found::default();
     for u in units {
         // Per key: the queue index of the next send, and the queue.
-        let mut cursors: FxHashMap<(usize, i32), (usize, &[Waiting])> = u
+        let from = i32::try_from(u.proc).ok();
+        let mut cursors: FxHashMap<Key, (usize, &[Waiting])> = u
             .starts
             .iter()
             .map(|&((to, tag), start)| {
-                let q = position
-                    .get(&to)
+                let q = usize::try_from(to)
+                    .ok()
+                    .and_then(|to| position.get(&to))
                     .and_then(|&i| queues.get(i))
-                    .and_then(|q| q.get(&(u.proc, tag)))
+                    .zip(from)
+                    .and_then(|(q, from)| q.get(&(from, tag)))
                     .map_or(&[][..], Vec::as_slice);
                 ((to, tag), (start, q))
             })
@@ -280,7 +290,7 @@ fn second_pass<C>(
                 continue;
             }
             let matched = usize::try_from(r.peer).ok().and_then(|to| {
-                let (next, q) = cursors.get_mut(&(to, r.tag))?;
+                let (next, q) = cursors.get_mut(&(r.peer, r.tag))?;
                 let x = q.get(*next).copied();
                 *next += 1;
                 Some((to, x?))
@@ -304,7 +314,7 @@ fn second_pass<C>(
                     route.bytes += r.size.max(0) as u64;
                     route.latencies.push(pair.latency);
                     out.paired += 1;
-                    add(&mut out.chunk, &pair);
+                    on_pair(&pair);
                 }
                 None => {
                     if sel.wants_proc(u.proc) {
@@ -382,7 +392,7 @@ fn pair_in_units<C: Send>(
         .inspect(|_| db.progress().advance(1))
         .collect();
     let mut queues: Vec<Queues> = Vec::with_capacity(per.len());
-    let mut sent: Vec<FxHashMap<(usize, i32), (usize, usize)>> = Vec::with_capacity(per.len());
+    let mut sent: Vec<FxHashMap<Key, (usize, usize)>> = Vec::with_capacity(per.len());
     let mut units: Vec<Unit> = Vec::new();
     for f in per {
         queues.push(f.queues);
@@ -407,10 +417,16 @@ fn pair_in_units<C: Send>(
     for window in tasks.chunks(group) {
         let outs: Vec<TaskOut<C>> = window
             .par_iter()
-            .map(|t| second_pass(db, sel, &queues, &position, &units[t.clone()], new, add))
+            .map(|t| {
+                let mut chunk = new();
+                let found = second_pass(db, sel, &queues, &position, &units[t.clone()], &mut |p| {
+                    add(&mut chunk, p)
+                });
+                TaskOut { chunk, found }
+            })
             .collect();
-        for o in outs {
-            emit(o.chunk);
+        for TaskOut { chunk, found: o } in outs {
+            emit(chunk);
             report.paired += o.paired;
             report.unmatched_sends.extend(o.unmatched_sends);
             for (key, part) in o.routes {
@@ -439,18 +455,21 @@ fn pair_in_units<C: Send>(
     // sender and tag (a stable order).
     for (i, q) in queues.into_iter().enumerate() {
         let receiver = index.procs[i].proc;
-        let mut q: Vec<((usize, i32), Vec<Waiting>)> = q.into_iter().collect();
+        let to = i32::try_from(receiver).ok();
+        let mut q: Vec<(Key, Vec<Waiting>)> = q.into_iter().collect();
         q.sort_unstable_by_key(|(key, _)| *key);
         for ((src, tag), waiting) in q {
-            let taken = position
-                .get(&src)
+            let taken = usize::try_from(src)
+                .ok()
+                .and_then(|src| position.get(&src))
                 .and_then(|&s| sent.get(s))
-                .and_then(|s| s.get(&(receiver, tag)))
+                .zip(to)
+                .and_then(|(s, to)| s.get(&(to, tag)))
                 .map_or(0, |&(n, _)| n);
             for x in waiting.iter().skip(taken) {
                 report.unmatched_recvs.push(MsgEnd {
                     proc: receiver,
-                    peer: src as i32,
+                    peer: src,
                     tag,
                     size: x.size,
                     time: x.time,
