@@ -12,6 +12,16 @@
 //! time) mixes two clocks: compare latencies between the same two processes,
 //! not absolute values across pairs. For a nonblocking receive the record
 //! with the byte count is the one written when the receive was *posted*.
+//!
+//! Two passes read every selected block. The first, in parallel over
+//! processes, queues each process's receives by (sender, tag) and counts its
+//! sends by (receiver, tag) in *units* of consecutive records: a unit notes,
+//! per key, how many sends of its process with that key came before it. So
+//! the second pass knows which receive each send of a unit takes (the k-th
+//! send takes the k-th receive) without the units before it, and pairs the
+//! units in parallel tasks, a window of two per thread at a time, handing
+//! the pairs on in process order and record order: the same output for any
+//! number of threads, with the pairs of one window in memory.
 
 use std::collections::BTreeMap;
 
@@ -482,4 +492,156 @@ fn pair_in_units<C: Send>(
         report.unmatched_recvs.retain(|e| sel.wants_proc(e.proc));
     }
     (report, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::path::Path;
+
+    use super::*;
+
+    /// The pairing as one sequential pass over the senders once did it: the
+    /// oracle for the units.
+    fn sequential(db: &Database, sel: &CommSelection<'_>) -> (Vec<Pair>, PairReport) {
+        let index = db.comm_index();
+        let each = |p: &ProcComm, f: &mut dyn FnMut(&CommRecord)| {
+            for b in sel.blocks(p) {
+                if let Ok(mut records) = db.comm_records(b) {
+                    for r in records.by_ref().filter(|r| sel.contains(r.time)) {
+                        f(&r);
+                    }
+                }
+            }
+        };
+        let mut report = PairReport::default();
+        let mut queues: Vec<BTreeMap<(usize, i32), VecDeque<CommRecord>>> = Vec::new();
+        for p in &index.procs {
+            let mut q: BTreeMap<(usize, i32), VecDeque<CommRecord>> = BTreeMap::new();
+            each(p, &mut |r| {
+                if is_paired_recv(r) {
+                    match usize::try_from(r.peer) {
+                        Ok(src) => q.entry((src, r.tag)).or_default().push_back(*r),
+                        Err(_) => report.unmatched_recvs.push(end(p.proc, r)),
+                    }
+                }
+            });
+            queues.push(q);
+        }
+        let mut pairs = Vec::new();
+        let mut routes: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
+        for p in &index.procs {
+            each(p, &mut |r| {
+                if !is_paired_send(r) {
+                    return;
+                }
+                let matched = usize::try_from(r.peer).ok().and_then(|to| {
+                    let i = index.procs.iter().position(|q| q.proc == to)?;
+                    let x = queues[i].get_mut(&(p.proc, r.tag))?.pop_front()?;
+                    Some((to, x))
+                });
+                match matched {
+                    Some((to, x)) if sel.wants_proc(p.proc) || sel.wants_proc(to) => {
+                        let latency = x.time - r.time;
+                        let e =
+                            routes
+                                .entry((p.proc, to))
+                                .or_insert((0, 0, 0.0, f64::NEG_INFINITY));
+                        e.0 += 1;
+                        e.1 += r.size.max(0) as u64;
+                        e.2 += latency;
+                        e.3 = e.3.max(latency);
+                        pairs.push(Pair {
+                            from: p.proc,
+                            to,
+                            tag: r.tag,
+                            size: r.size,
+                            send_time: r.time,
+                            recv_time: x.time,
+                            latency,
+                        });
+                    }
+                    Some(_) => {}
+                    None if sel.wants_proc(p.proc) => report.unmatched_sends.push(end(p.proc, r)),
+                    None => {}
+                }
+            });
+        }
+        report.paired = pairs.len() as u64;
+        report.routes = routes
+            .into_iter()
+            .map(|((from, to), (n, bytes, sum, max))| Route {
+                from,
+                to,
+                messages: n,
+                bytes,
+                latency_mean: sum / n as f64,
+                latency_max: max,
+            })
+            .collect();
+        for (i, q) in queues.into_iter().enumerate() {
+            for ((src, tag), left) in q {
+                for x in left {
+                    report.unmatched_recvs.push(MsgEnd {
+                        proc: index.procs[i].proc,
+                        peer: src as i32,
+                        ..end(index.procs[i].proc, &CommRecord { tag, ..x })
+                    });
+                }
+            }
+        }
+        report.unmatched_recvs.retain(|e| sel.wants_proc(e.proc));
+        (pairs, report)
+    }
+
+    fn json<T: serde::Serialize>(v: &T) -> String {
+        serde_json::to_string(v).unwrap()
+    }
+
+    /// Units of any size, down to one record, pair exactly as one sequential
+    /// pass: the same pairs in the same order, the same report to the bit.
+    #[test]
+    fn units_of_any_size_pair_as_one_sequential_pass() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        let one = [1usize];
+        let two = [0usize, 2];
+        let selections = [
+            CommSelection::all(),
+            CommSelection {
+                procs: Some(&one),
+                ..CommSelection::all()
+            },
+            // Windows that cut messages: unmatched sends and receives.
+            CommSelection {
+                window: (0.025, 0.03),
+                procs: None,
+            },
+            CommSelection {
+                window: (0.02, 0.03),
+                procs: Some(&two),
+            },
+        ];
+        let mut unmatched = 0;
+        for name in ["small4", "asym4", "flush", "nfiles2"] {
+            let db = Database::open(fixtures.join(name).join("bl_prof")).unwrap();
+            for sel in &selections {
+                let (pairs, report) = sequential(&db, sel);
+                unmatched += report.unmatched_sends.len() + report.unmatched_recvs.len();
+                for unit in [1, 2, 3, 7, 64, UNIT_RECORDS] {
+                    let mut got = Vec::new();
+                    let (r, _) = pair_in_units(
+                        &db,
+                        sel,
+                        unit,
+                        &Vec::new,
+                        &|v: &mut Vec<Pair>, p| v.push(p.clone()),
+                        &mut |v| got.extend(v),
+                    );
+                    assert_eq!(json(&got), json(&pairs), "{name} {sel:?} units of {unit}");
+                    assert_eq!(json(&r), json(&report), "{name} {sel:?} units of {unit}");
+                }
+            }
+        }
+        assert!(unmatched > 0, "the windows leave messages unmatched");
+    }
 }

@@ -375,7 +375,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                     );
                     keep(c.flush());
                     drop(c);
-                    let r = pair_messages_with(
+                    pair_messages_with(
                         &database,
                         &sel,
                         || CsvPairs {
@@ -409,8 +409,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                                 Err(e) => keep(Err(e.into_error())),
                             }
                         },
-                    );
-                    r
+                    )
                 }
                 PairsFormat::Table => {
                     let r = pair_messages_with(&database, &sel, || (), |_, _| {}, &mut |_| {});
