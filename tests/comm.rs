@@ -530,6 +530,42 @@ fn comm_reports_are_identical_at_one_and_two_threads() {
 }
 
 #[test]
+fn comm_pairs_is_byte_identical_at_one_and_four_threads() {
+    // The pairs are found and formatted in parallel tasks and written in
+    // order: every format, with selections that leave messages unmatched.
+    let mut unmatched = false;
+    for db in DATABASES {
+        let dir = fixture(db).join("bl_prof");
+        let d = dir.to_str().unwrap();
+        for format in ["table", "json", "csv"] {
+            for sel in [
+                &[][..],
+                &["--proc", "1"],
+                &["--time", "0.025..0.03"],
+                &["--proc", "0", "--proc", "2", "--time", "0.02..0.03"],
+            ] {
+                let run = |j: &str| {
+                    let out = Command::cargo_bin("profparse")
+                        .unwrap()
+                        .args([j, "comm", "pairs", d, "--format", format])
+                        .args(sel)
+                        .output()
+                        .unwrap();
+                    assert!(out.status.success(), "{db} {format} {sel:?}");
+                    out.stdout
+                };
+                let one = run("-j1");
+                assert!(!one.is_empty());
+                unmatched |= format == "table"
+                    && !String::from_utf8_lossy(&one).contains("0 sends and 0 receives");
+                assert!(one == run("-j4"), "{db} {format} {sel:?}");
+            }
+        }
+    }
+    assert!(unmatched, "some selection leaves messages unmatched");
+}
+
+#[test]
 fn selections_reductions_and_listings() {
     let dir = fixture("flush").join("bl_prof");
     let d = dir.to_str().unwrap();

@@ -12,14 +12,25 @@
 //! time) mixes two clocks: compare latencies between the same two processes,
 //! not absolute values across pairs. For a nonblocking receive the record
 //! with the byte count is the one written when the receive was *posted*.
+//!
+//! Two passes read every selected block. The first, in parallel over
+//! processes, queues each process's receives by (sender, tag) and counts its
+//! sends by (receiver, tag) in *units* of consecutive records: a unit notes,
+//! per key, how many sends of its process with that key came before it. So
+//! the second pass knows which receive each send of a unit takes (the k-th
+//! send takes the k-th receive) without the units before it, and pairs the
+//! units in parallel tasks, a window of two per thread at a time, handing
+//! the pairs on in process order and record order: the same output for any
+//! number of threads, with the pairs of one window in memory.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::comm_select::CommSelection;
 use crate::error::{Location, Warning};
+use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, CommRecord, func_name, is_recv, is_send};
 use crate::formats::blprof::database::{Database, ProcComm};
 
@@ -91,8 +102,11 @@ struct Waiting {
     kind: i32,
 }
 
+/// A peer process (never negative) and a tag, as a record has them.
+type Key = (i32, i32);
+
 /// One receiver's queues by (sender, tag), in record order.
-type Queues = FxHashMap<(usize, i32), VecDeque<Waiting>>;
+type Queues = FxHashMap<Key, Vec<Waiting>>;
 
 fn is_paired_send(r: &CommRecord) -> bool {
     is_send(r.kind) && r.size != AFTER_CALL
@@ -102,97 +116,202 @@ fn is_paired_recv(r: &CommRecord) -> bool {
     is_recv(r.kind) && r.size >= 0
 }
 
-/// Streams the records of `p` inside the selection's window.
-fn each_record(
+/// Raw records per unit of the second pass (about 768 KB of records; some
+/// 11,000 pairs, 1.5 MB of JSON, in the synthetic benchmark's mix).
+const UNIT_RECORDS: u64 = 32 * 1024;
+
+/// Consecutive records of one block of one sender, paired by one task of
+/// the second pass independently of the others.
+struct Unit<'a> {
+    proc: usize,
+    block: &'a CommBlockRef,
+    /// Raw record index in the block, and raw records.
+    first: u64,
+    len: u64,
+    /// Per (receiver, tag) of the unit's sends: how many sends of the sender
+    /// with that key come before the unit, which is the position in the
+    /// receiver's queue of the first of them.
+    starts: Vec<(Key, usize)>,
+}
+
+/// What the first pass finds in one process.
+struct FirstPass<'a> {
+    queues: Queues,
+    /// Receives from a wildcard or sentinel source.
+    wild: Vec<MsgEnd>,
+    warnings: Vec<Warning>,
+    units: Vec<Unit<'a>>,
+    /// Sends so far by (receiver, tag), and the number of the last unit
+    /// that had one (from 1). At the end the counts say how much of each
+    /// receiver's queue from this process the sends take.
+    sent: FxHashMap<Key, (usize, usize)>,
+    /// Units ended so far, and the start positions of the one at hand.
+    ended: usize,
+    starts: Vec<(Key, usize)>,
+}
+
+impl<'a> FirstPass<'a> {
+    /// Counts a send with `key`, noting where the unit's sends of that key
+    /// start.
+    fn send(&mut self, key: Key) {
+        let unit = self.ended + 1;
+        let (n, last) = self.sent.entry(key).or_default();
+        if *last != unit {
+            *last = unit;
+            self.starts.push((key, *n));
+        }
+        *n += 1;
+    }
+
+    /// Ends the unit `first .. first + len` of `block` (kept if it sends).
+    fn end_unit(&mut self, p: &ProcComm, block: &'a CommBlockRef, first: u64, len: u64) {
+        self.ended += 1;
+        if self.starts.is_empty() {
+            return;
+        }
+        self.units.push(Unit {
+            proc: p.proc,
+            block,
+            first,
+            len,
+            starts: {
+                let mut v = std::mem::take(&mut self.starts);
+                v.shrink_to_fit();
+                v
+            },
+        });
+    }
+}
+
+/// Queues the receives of `p` and counts its sends, unit by unit.
+fn first_pass<'a>(
     db: &Database,
-    p: &ProcComm,
+    p: &'a ProcComm,
     sel: &CommSelection<'_>,
-    w: &mut Vec<Warning>,
-    mut f: impl FnMut(&CommRecord),
-) {
+    unit_records: u64,
+) -> FirstPass<'a> {
+    let mut f = FirstPass {
+        queues: Queues::default(),
+        wild: Vec::new(),
+        warnings: Vec::new(),
+        units: Vec::new(),
+        sent: FxHashMap::default(),
+        ended: 0,
+        starts: Vec::new(),
+    };
     for b in sel.blocks(p) {
         let r = db.comm_records(b).and_then(|mut records| {
-            for r in records.by_ref().filter(|r| sel.contains(r.time)) {
-                f(&r);
+            let (mut first, mut i) = (0u64, 0u64);
+            for r in records.by_ref() {
+                if i - first == unit_records {
+                    f.end_unit(p, b, first, i - first);
+                    first = i;
+                }
+                i += 1;
+                if !sel.contains(r.time) {
+                    continue;
+                }
+                if is_paired_recv(&r) {
+                    if r.peer >= 0 {
+                        f.queues.entry((r.peer, r.tag)).or_default().push(Waiting {
+                            time: r.time,
+                            size: r.size,
+                            kind: r.kind,
+                        });
+                    } else {
+                        f.wild.push(end(p.proc, &r));
+                    }
+                } else if is_paired_send(&r) && r.peer >= 0 {
+                    f.send((r.peer, r.tag));
+                }
             }
+            f.end_unit(p, b, first, i - first);
             records.finish()
         });
         if let Err(e) = r {
-            w.push(Warning::new(
+            f.warnings.push(Warning::new(
                 Location::line(&b.header, b.line),
                 format!("process {}: messages of a block skipped: {e}", p.proc),
             ));
         }
     }
+    f
 }
 
-/// Pairs sends with receives. Receives are queued first (in parallel over
-/// receivers, 16 bytes each); then each sender's records are streamed in
-/// process order and every matched pair goes to `on_pair` at once, so the
-/// pairs never sit in memory. Pairs and the report cover the messages that
-/// touch the selected processes; both ends are read for pairing.
-pub fn pair_messages(
+/// What one task of the second pass found, merged in task order.
+struct TaskOut<C> {
+    chunk: C,
+    found: Found,
+}
+
+/// The report's part of a task's findings.
+#[derive(Default)]
+struct Found {
+    paired: u64,
+    routes: FxHashMap<(usize, usize), RouteParts>,
+    unmatched_sends: Vec<MsgEnd>,
+}
+
+/// One route's messages in a task. The latencies are kept (8 bytes a pair,
+/// for one window of tasks) so that the caller sums them in send order: the
+/// mean is then the same to the last bit whatever the tasks.
+#[derive(Default)]
+struct RouteParts {
+    messages: u64,
+    bytes: u64,
+    latencies: Vec<f64>,
+}
+
+/// Pairs the sends of `units` (consecutive in the sender order), giving
+/// the pairs to `on_pair` in order. Not generic, so that the hot loop is
+/// compiled (and inlined) once, here.
+fn second_pass(
     db: &Database,
     sel: &CommSelection<'_>,
+    queues: &[Queues],
+    position: &FxHashMap<usize, usize>,
+    units: &[Unit<'_>],
     on_pair: &mut dyn FnMut(&Pair),
-) -> (PairReport, Vec<Warning>) {
-    let index = db.comm_index();
-    let mut warnings = Vec::new();
-    let mut report = PairReport::default();
-    // Receives of each process (by position in the index).
-    let per: Vec<(Queues, Vec<MsgEnd>, Vec<Warning>)> = index
-        .procs
-        .par_iter()
-        .map(|p| {
-            let (mut queues, mut wild, mut w) = (Queues::default(), Vec::new(), Vec::new());
-            each_record(db, p, sel, &mut w, |r| {
-                if !is_paired_recv(r) {
-                    return;
-                }
-                match usize::try_from(r.peer) {
-                    Ok(src) => queues.entry((src, r.tag)).or_default().push_back(Waiting {
-                        time: r.time,
-                        size: r.size,
-                        kind: r.kind,
-                    }),
-                    Err(_) => wild.push(end(p.proc, r)),
-                }
-            });
-            (queues, wild, w)
-        })
-        .inspect(|_| db.progress().advance(1))
-        .collect();
-    let position: FxHashMap<usize, usize> = index
-        .procs
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.proc, i))
-        .collect();
-    let mut queues: Vec<Queues> = Vec::with_capacity(per.len());
-    for (q, wild, w) in per {
-        queues.push(q);
-        report.unmatched_recvs.extend(wild);
-        warnings.extend(w);
-    }
-    let mut routes: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
-    for p in &index.procs {
-        // The first pass already warned about these blocks.
-        let mut again = Vec::new();
-        each_record(db, p, sel, &mut again, |r| {
-            if !is_paired_send(r) {
-                return;
+) -> Found {
+    let mut out = Found::default();
+    for u in units {
+        // Per key: the queue index of the next send, and the queue.
+        let from = i32::try_from(u.proc).ok();
+        let mut cursors: FxHashMap<Key, (usize, &[Waiting])> = u
+            .starts
+            .iter()
+            .map(|&((to, tag), start)| {
+                let q = usize::try_from(to)
+                    .ok()
+                    .and_then(|to| position.get(&to))
+                    .and_then(|&i| queues.get(i))
+                    .zip(from)
+                    .and_then(|(q, from)| q.get(&(from, tag)))
+                    .map_or(&[][..], Vec::as_slice);
+                ((to, tag), (start, q))
+            })
+            .collect();
+        // The first pass already warned about blocks that cannot be read.
+        let Ok(records) = db.comm_records(u.block) else {
+            continue;
+        };
+        for r in records.part(u.first, u.len) {
+            if !sel.contains(r.time) || !is_paired_send(&r) {
+                continue;
             }
             let matched = usize::try_from(r.peer).ok().and_then(|to| {
-                let q = queues.get_mut(*position.get(&to)?)?;
-                q.get_mut(&(p.proc, r.tag))?.pop_front().map(|x| (to, x))
+                let (next, q) = cursors.get_mut(&(r.peer, r.tag))?;
+                let x = q.get(*next).copied();
+                *next += 1;
+                Some((to, x?))
             });
             match matched {
                 Some((to, x)) => {
-                    if !(sel.wants_proc(p.proc) || sel.wants_proc(to)) {
-                        return;
+                    if !(sel.wants_proc(u.proc) || sel.wants_proc(to)) {
+                        continue;
                     }
                     let pair = Pair {
-                        from: p.proc,
+                        from: u.proc,
                         to,
                         tag: r.tag,
                         size: r.size,
@@ -200,23 +319,136 @@ pub fn pair_messages(
                         recv_time: x.time,
                         latency: x.time - r.time,
                     };
-                    let e = routes
-                        .entry((p.proc, to))
-                        .or_insert((0, 0, 0.0, f64::NEG_INFINITY));
-                    e.0 += 1;
-                    e.1 += r.size.max(0) as u64;
-                    e.2 += pair.latency;
-                    e.3 = e.3.max(pair.latency);
-                    report.paired += 1;
+                    let route = out.routes.entry((u.proc, to)).or_default();
+                    route.messages += 1;
+                    route.bytes += r.size.max(0) as u64;
+                    route.latencies.push(pair.latency);
+                    out.paired += 1;
                     on_pair(&pair);
                 }
                 None => {
-                    if sel.wants_proc(p.proc) {
-                        report.unmatched_sends.push(end(p.proc, r));
+                    if sel.wants_proc(u.proc) {
+                        out.unmatched_sends.push(end(u.proc, &r));
                     }
                 }
             }
-        });
+        }
+    }
+    out
+}
+
+/// Pairs sends with receives, calling `on_pair` for each pair in a fixed
+/// order (by sender, then in the sender's record order). See
+/// [`pair_messages_with`], which this wraps: the pairs of one window of
+/// tasks are held at a time.
+pub fn pair_messages(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    on_pair: &mut dyn FnMut(&Pair),
+) -> (PairReport, Vec<Warning>) {
+    pair_messages_with(
+        db,
+        sel,
+        Vec::new,
+        |v: &mut Vec<Pair>, p| v.push(p.clone()),
+        &mut |v| v.iter().for_each(&mut *on_pair),
+    )
+}
+
+/// Pairs sends with receives. The first pass queues the receives of each
+/// process (in parallel over processes, 16 bytes each) and counts each
+/// process's sends per receiver and tag in units of consecutive records. A
+/// unit's counts tell which receive its sends take, so the second pass
+/// pairs the units in parallel tasks: each starts a chunk with `new` and
+/// gives it its pairs through `add`, in record order. `emit` gets the chunks
+/// in the fixed order (by sender, then in the sender's record order), a
+/// window of two tasks per thread at a time, so a caller that formats in
+/// `add` and writes in `emit` streams the pairs with bounded memory and the
+/// same output for any thread count. Pairs and the report cover the
+/// messages that touch the selected processes; both ends are read for
+/// pairing.
+pub fn pair_messages_with<C: Send>(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    new: impl Fn() -> C + Sync,
+    add: impl Fn(&mut C, &Pair) + Sync,
+    emit: &mut dyn FnMut(C),
+) -> (PairReport, Vec<Warning>) {
+    pair_in_units(db, sel, UNIT_RECORDS, &new, &add, emit)
+}
+
+fn pair_in_units<C: Send>(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    unit_records: u64,
+    new: &(impl Fn() -> C + Sync),
+    add: &(impl Fn(&mut C, &Pair) + Sync),
+    emit: &mut dyn FnMut(C),
+) -> (PairReport, Vec<Warning>) {
+    let unit_records = unit_records.max(1);
+    let index = db.comm_index();
+    let mut warnings = Vec::new();
+    let mut report = PairReport::default();
+    let position: FxHashMap<usize, usize> = index
+        .procs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.proc, i))
+        .collect();
+    let per: Vec<FirstPass> = index
+        .procs
+        .par_iter()
+        .map(|p| first_pass(db, p, sel, unit_records))
+        .inspect(|_| db.progress().advance(1))
+        .collect();
+    let mut queues: Vec<Queues> = Vec::with_capacity(per.len());
+    let mut sent: Vec<FxHashMap<Key, (usize, usize)>> = Vec::with_capacity(per.len());
+    let mut units: Vec<Unit> = Vec::new();
+    for f in per {
+        queues.push(f.queues);
+        sent.push(f.sent);
+        units.extend(f.units);
+        report.unmatched_recvs.extend(f.wild);
+        warnings.extend(f.warnings);
+    }
+    // Tasks: runs of units of at least `unit_records` records (small blocks
+    // of many processes go together).
+    let mut tasks: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut start, mut records) = (0, 0u64);
+    for (i, u) in units.iter().enumerate() {
+        records = records.saturating_add(u.len);
+        if records >= unit_records || i + 1 == units.len() {
+            tasks.push(start..i + 1);
+            (start, records) = (i + 1, 0);
+        }
+    }
+    let mut routes: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
+    let group = 2 * rayon::current_num_threads().max(1);
+    for window in tasks.chunks(group) {
+        let outs: Vec<TaskOut<C>> = window
+            .par_iter()
+            .map(|t| {
+                let mut chunk = new();
+                let found = second_pass(db, sel, &queues, &position, &units[t.clone()], &mut |p| {
+                    add(&mut chunk, p)
+                });
+                TaskOut { chunk, found }
+            })
+            .collect();
+        for TaskOut { chunk, found: o } in outs {
+            emit(chunk);
+            report.paired += o.paired;
+            report.unmatched_sends.extend(o.unmatched_sends);
+            for (key, part) in o.routes {
+                let e = routes.entry(key).or_insert((0, 0, 0.0, f64::NEG_INFINITY));
+                e.0 += part.messages;
+                e.1 += part.bytes;
+                for l in part.latencies {
+                    e.2 += l;
+                    e.3 = e.3.max(l);
+                }
+            }
+        }
     }
     report.routes = routes
         .into_iter()
@@ -229,18 +461,26 @@ pub fn pair_messages(
             latency_max: max,
         })
         .collect();
-    // Receives left waiting, by receiver, sender and tag (a stable order).
+    // Receives left waiting (past the sends of their queue), by receiver,
+    // sender and tag (a stable order).
     for (i, q) in queues.into_iter().enumerate() {
         let receiver = index.procs[i].proc;
-        let mut keys: Vec<(usize, i32)> = q.keys().copied().collect();
-        keys.sort_unstable();
-        let mut q = q;
-        for key in keys {
-            for x in q.remove(&key).into_iter().flatten() {
+        let to = i32::try_from(receiver).ok();
+        let mut q: Vec<(Key, Vec<Waiting>)> = q.into_iter().collect();
+        q.sort_unstable_by_key(|(key, _)| *key);
+        for ((src, tag), waiting) in q {
+            let taken = usize::try_from(src)
+                .ok()
+                .and_then(|src| position.get(&src))
+                .and_then(|&s| sent.get(s))
+                .zip(to)
+                .and_then(|(s, to)| s.get(&(to, tag)))
+                .map_or(0, |&(n, _)| n);
+            for x in waiting.iter().skip(taken) {
                 report.unmatched_recvs.push(MsgEnd {
                     proc: receiver,
-                    peer: key.0 as i32,
-                    tag: key.1,
+                    peer: src,
+                    tag,
                     size: x.size,
                     time: x.time,
                     kind: func_name(x.kind).unwrap_or("?"),
@@ -252,4 +492,156 @@ pub fn pair_messages(
         report.unmatched_recvs.retain(|e| sel.wants_proc(e.proc));
     }
     (report, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::path::Path;
+
+    use super::*;
+
+    /// The pairing as one sequential pass over the senders once did it: the
+    /// oracle for the units.
+    fn sequential(db: &Database, sel: &CommSelection<'_>) -> (Vec<Pair>, PairReport) {
+        let index = db.comm_index();
+        let each = |p: &ProcComm, f: &mut dyn FnMut(&CommRecord)| {
+            for b in sel.blocks(p) {
+                if let Ok(mut records) = db.comm_records(b) {
+                    for r in records.by_ref().filter(|r| sel.contains(r.time)) {
+                        f(&r);
+                    }
+                }
+            }
+        };
+        let mut report = PairReport::default();
+        let mut queues: Vec<BTreeMap<(usize, i32), VecDeque<CommRecord>>> = Vec::new();
+        for p in &index.procs {
+            let mut q: BTreeMap<(usize, i32), VecDeque<CommRecord>> = BTreeMap::new();
+            each(p, &mut |r| {
+                if is_paired_recv(r) {
+                    match usize::try_from(r.peer) {
+                        Ok(src) => q.entry((src, r.tag)).or_default().push_back(*r),
+                        Err(_) => report.unmatched_recvs.push(end(p.proc, r)),
+                    }
+                }
+            });
+            queues.push(q);
+        }
+        let mut pairs = Vec::new();
+        let mut routes: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
+        for p in &index.procs {
+            each(p, &mut |r| {
+                if !is_paired_send(r) {
+                    return;
+                }
+                let matched = usize::try_from(r.peer).ok().and_then(|to| {
+                    let i = index.procs.iter().position(|q| q.proc == to)?;
+                    let x = queues[i].get_mut(&(p.proc, r.tag))?.pop_front()?;
+                    Some((to, x))
+                });
+                match matched {
+                    Some((to, x)) if sel.wants_proc(p.proc) || sel.wants_proc(to) => {
+                        let latency = x.time - r.time;
+                        let e =
+                            routes
+                                .entry((p.proc, to))
+                                .or_insert((0, 0, 0.0, f64::NEG_INFINITY));
+                        e.0 += 1;
+                        e.1 += r.size.max(0) as u64;
+                        e.2 += latency;
+                        e.3 = e.3.max(latency);
+                        pairs.push(Pair {
+                            from: p.proc,
+                            to,
+                            tag: r.tag,
+                            size: r.size,
+                            send_time: r.time,
+                            recv_time: x.time,
+                            latency,
+                        });
+                    }
+                    Some(_) => {}
+                    None if sel.wants_proc(p.proc) => report.unmatched_sends.push(end(p.proc, r)),
+                    None => {}
+                }
+            });
+        }
+        report.paired = pairs.len() as u64;
+        report.routes = routes
+            .into_iter()
+            .map(|((from, to), (n, bytes, sum, max))| Route {
+                from,
+                to,
+                messages: n,
+                bytes,
+                latency_mean: sum / n as f64,
+                latency_max: max,
+            })
+            .collect();
+        for (i, q) in queues.into_iter().enumerate() {
+            for ((src, tag), left) in q {
+                for x in left {
+                    report.unmatched_recvs.push(MsgEnd {
+                        proc: index.procs[i].proc,
+                        peer: src as i32,
+                        ..end(index.procs[i].proc, &CommRecord { tag, ..x })
+                    });
+                }
+            }
+        }
+        report.unmatched_recvs.retain(|e| sel.wants_proc(e.proc));
+        (pairs, report)
+    }
+
+    fn json<T: serde::Serialize>(v: &T) -> String {
+        serde_json::to_string(v).unwrap()
+    }
+
+    /// Units of any size, down to one record, pair exactly as one sequential
+    /// pass: the same pairs in the same order, the same report to the bit.
+    #[test]
+    fn units_of_any_size_pair_as_one_sequential_pass() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        let one = [1usize];
+        let two = [0usize, 2];
+        let selections = [
+            CommSelection::all(),
+            CommSelection {
+                procs: Some(&one),
+                ..CommSelection::all()
+            },
+            // Windows that cut messages: unmatched sends and receives.
+            CommSelection {
+                window: (0.025, 0.03),
+                procs: None,
+            },
+            CommSelection {
+                window: (0.02, 0.03),
+                procs: Some(&two),
+            },
+        ];
+        let mut unmatched = 0;
+        for name in ["small4", "asym4", "flush", "nfiles2"] {
+            let db = Database::open(fixtures.join(name).join("bl_prof")).unwrap();
+            for sel in &selections {
+                let (pairs, report) = sequential(&db, sel);
+                unmatched += report.unmatched_sends.len() + report.unmatched_recvs.len();
+                for unit in [1, 2, 3, 7, 64, UNIT_RECORDS] {
+                    let mut got = Vec::new();
+                    let (r, _) = pair_in_units(
+                        &db,
+                        sel,
+                        unit,
+                        &Vec::new,
+                        &|v: &mut Vec<Pair>, p| v.push(p.clone()),
+                        &mut |v| got.extend(v),
+                    );
+                    assert_eq!(json(&got), json(&pairs), "{name} {sel:?} units of {unit}");
+                    assert_eq!(json(&r), json(&report), "{name} {sel:?} units of {unit}");
+                }
+            }
+        }
+        assert!(unmatched > 0, "the windows leave messages unmatched");
+    }
 }

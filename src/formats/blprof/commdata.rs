@@ -234,6 +234,22 @@ impl CommRecords {
         })
     }
 
+    /// Only records `first .. first + n` of the block (clamped to it), so
+    /// that parallel tasks can each read a part of one block. Call it before
+    /// reading.
+    pub fn part(mut self, first: u64, n: u64) -> CommRecords {
+        let stride = self.stride as u64;
+        let start = self
+            .pos
+            .saturating_add(first.saturating_mul(stride))
+            .min(self.end);
+        self.end = start.saturating_add(n.saturating_mul(stride)).min(self.end);
+        self.pos = start;
+        self.buf.clear();
+        self.at = 0;
+        self
+    }
+
     /// Ok when every record was read; the read error otherwise (the file
     /// changed or failed under us: the records before it were delivered).
     pub fn finish(self) -> Result<()> {

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
+use profparse::analysis::comm_pairs::{Pair, pair_messages_with};
 use profparse::analysis::comm_stats::{CommSelection, CommStats, comm_stats};
 use profparse::formats::blprof::{Database, Part};
 use profparse::report::json::write_pretty;
@@ -306,8 +307,9 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         } => {
             let (database, bar) = open_comm_db(&db.db, ctx, "comm pairs")?;
             let mut out = output::open(output.output.as_deref())?;
-            // Pairs are written as they are found (millions would not fit in
-            // memory); the first write error stops the writing.
+            // Pairs are formatted in parallel tasks and written in order as
+            // the tasks end (millions would not fit in memory); the first
+            // write error stops the writing.
             let mut failed: Option<std::io::Error> = None;
             let mut keep = |r: std::io::Result<()>| {
                 if let Err(e) = r {
@@ -315,19 +317,37 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 }
             };
             let sel = select.selection();
-            let pair_messages = profparse::analysis::comm_pairs::pair_messages;
+            // Text buffers go back to the pool once written: new ones would
+            // be page-faulted in again for every task.
+            let pool = BufferPool::default();
             let (_, warnings) = match format {
                 PairsFormat::Json => {
                     keep(out.write_all(b"{\n  \"pairs\": ["));
+                    // Every pair follows a comma but the first.
                     let mut first = true;
-                    let r = pair_messages(&database, &sel, &mut |p| {
-                        keep(out.write_all(if first { b"\n    " } else { b",\n    " }));
-                        keep(
-                            serde_json::to_writer(&mut out, p)
-                                .map_err(profparse::report::json::io_error),
-                        );
-                        first = false;
-                    });
+                    let r = pair_messages_with(
+                        &database,
+                        &sel,
+                        || PairText {
+                            text: pool.take(),
+                            error: None,
+                        },
+                        |t: &mut PairText, p: &Pair| {
+                            t.text.extend_from_slice(b",\n    ");
+                            let r = serde_json::to_writer(&mut t.text, p);
+                            t.keep(r.map_err(profparse::report::json::io_error));
+                        },
+                        &mut |t: PairText| {
+                            let mut text = t.text.as_slice();
+                            if first && !text.is_empty() {
+                                text = &text[1..];
+                                first = false;
+                            }
+                            keep(t.error.map_or(Ok(()), Err));
+                            keep(out.write_all(text));
+                            pool.give(t.text);
+                        },
+                    );
                     keep(out.write_all(b"\n  ]"));
                     // The rest of the report, pretty, after the pairs.
                     if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(&r.0) {
@@ -353,9 +373,19 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                         ])
                         .map_err(profparse::report::csv::csv_io_error),
                     );
-                    let r = pair_messages(&database, &sel, &mut |p| {
-                        keep(
-                            c.serialize((
+                    keep(c.flush());
+                    drop(c);
+                    pair_messages_with(
+                        &database,
+                        &sel,
+                        || CsvPairs {
+                            csv: csv::WriterBuilder::new()
+                                .has_headers(false)
+                                .from_writer(pool.take()),
+                            error: None,
+                        },
+                        |c: &mut CsvPairs, p: &Pair| {
+                            let r = c.csv.serialize((
                                 p.from,
                                 p.to,
                                 p.tag,
@@ -363,15 +393,26 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                                 p.send_time,
                                 p.recv_time,
                                 p.latency,
-                            ))
-                            .map_err(profparse::report::csv::csv_io_error),
-                        );
-                    });
-                    keep(c.flush());
-                    r
+                            ));
+                            if let Err(e) = r {
+                                c.error
+                                    .get_or_insert(profparse::report::csv::csv_io_error(e));
+                            }
+                        },
+                        &mut |c: CsvPairs| {
+                            keep(c.error.map_or(Ok(()), Err));
+                            match c.csv.into_inner() {
+                                Ok(text) => {
+                                    keep(out.write_all(&text));
+                                    pool.give(text);
+                                }
+                                Err(e) => keep(Err(e.into_error())),
+                            }
+                        },
+                    )
                 }
                 PairsFormat::Table => {
-                    let r = pair_messages(&database, &sel, &mut |_| {});
+                    let r = pair_messages_with(&database, &sel, || (), |_, _| {}, &mut |_| {});
                     keep(write_pairs(&mut out, &r.0));
                     r
                 }
@@ -563,6 +604,48 @@ fn write_barriers(
         )?;
     }
     Ok(())
+}
+
+/// Emptied text buffers for reuse by parallel formatting tasks.
+#[derive(Default)]
+struct BufferPool(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl BufferPool {
+    fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut v| v.pop())
+            .unwrap_or_default()
+    }
+
+    fn give(&self, mut buf: Vec<u8>) {
+        buf.clear();
+        if let Ok(mut v) = self.0.lock() {
+            v.push(buf);
+        }
+    }
+}
+
+/// Pairs formatted by one task of `comm pairs`, and the first error.
+struct PairText {
+    text: Vec<u8>,
+    error: Option<std::io::Error>,
+}
+
+impl PairText {
+    fn keep(&mut self, r: std::io::Result<()>) {
+        if let Err(e) = r {
+            self.error.get_or_insert(e);
+        }
+    }
+}
+
+/// Pairs formatted as CSV rows by one task of `comm pairs`, and the first
+/// error.
+struct CsvPairs {
+    csv: csv::Writer<Vec<u8>>,
+    error: Option<std::io::Error>,
 }
 
 fn write_pairs(
