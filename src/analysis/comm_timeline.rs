@@ -105,12 +105,109 @@ pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnM
 #[derive(Default)]
 pub struct CallBuilder {
     /// Open call per type.
-    open: BTreeMap<i32, Open>,
-    in_statuses: std::collections::BTreeSet<i32>,
+    open: OpenCalls,
+    in_statuses: KindSet,
+}
+
+/// A set of types: a bit per type below 64, a tree for the others.
+#[derive(Default)]
+struct KindSet {
+    small: u64,
+    other: std::collections::BTreeSet<i32>,
+}
+
+impl KindSet {
+    #[inline]
+    fn bit(k: i32) -> Option<u64> {
+        u32::try_from(k).ok().and_then(|k| 1u64.checked_shl(k))
+    }
+
+    #[inline]
+    fn insert(&mut self, k: i32) {
+        match Self::bit(k) {
+            Some(b) => self.small |= b,
+            None => {
+                self.other.insert(k);
+            }
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, k: i32) {
+        match Self::bit(k) {
+            Some(b) => self.small &= !b,
+            None => {
+                self.other.remove(&k);
+            }
+        }
+    }
+
+    #[inline]
+    fn contains(&self, k: i32) -> bool {
+        match Self::bit(k) {
+            Some(b) => self.small & b != 0,
+            None => self.other.contains(&k),
+        }
+    }
+}
+
+/// Types below this (every defined one) keep their open call in an array;
+/// others, from damaged records, in a map.
+const ARRAY_KINDS: usize = 64;
+
+/// Open calls by type, iterated in type order: an array lookup per record
+/// instead of a tree walk.
+struct OpenCalls {
+    small: [Option<Open>; ARRAY_KINDS],
+    other: BTreeMap<i32, Open>,
+}
+
+impl Default for OpenCalls {
+    fn default() -> Self {
+        OpenCalls {
+            small: [None; ARRAY_KINDS],
+            other: BTreeMap::new(),
+        }
+    }
+}
+
+impl OpenCalls {
+    #[inline]
+    fn slot(&mut self, k: i32) -> Option<&mut Option<Open>> {
+        usize::try_from(k).ok().and_then(|k| self.small.get_mut(k))
+    }
+
+    #[inline]
+    fn remove(&mut self, k: i32) -> Option<Open> {
+        match self.slot(k) {
+            Some(s) => s.take(),
+            None => self.other.remove(&k),
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, k: i32, o: Open) -> Option<Open> {
+        match self.slot(k) {
+            Some(s) => s.replace(o),
+            None => self.other.insert(k, o),
+        }
+    }
+
+    /// All open calls in type order.
+    fn into_sorted(self) -> impl Iterator<Item = (i32, Open)> {
+        let (below, above): (Vec<_>, Vec<_>) = self.other.into_iter().partition(|(k, _)| *k < 0);
+        let small = self
+            .small
+            .into_iter()
+            .enumerate()
+            .filter_map(|(k, o)| Some((k as i32, o?)));
+        below.into_iter().chain(small).chain(above)
+    }
 }
 
 impl CallBuilder {
     /// The next record: the calls it ends go to `send`.
+    #[inline]
     pub fn push(&mut self, r: &CommRecord, send: &mut dyn FnMut(CommCall)) {
         let name = func_name(r.kind).unwrap_or("?");
         let has = |v: i32| r.size == v || r.peer == v || r.tag == v;
@@ -126,8 +223,8 @@ impl CallBuilder {
                 tag: r.tag,
             });
         } else if has(AFTER_CALL) {
-            self.in_statuses.remove(&r.kind);
-            if let Some(o) = self.open.remove(&r.kind) {
+            self.in_statuses.remove(r.kind);
+            if let Some(o) = self.open.remove(r.kind) {
                 send(CommCall {
                     kind: r.kind,
                     name,
@@ -140,7 +237,7 @@ impl CallBuilder {
                 });
             }
         } else if has(BEFORE_CALL) {
-            self.in_statuses.remove(&r.kind);
+            self.in_statuses.remove(r.kind);
             if let Some(o) = self.open.insert(
                 r.kind,
                 Open {
@@ -154,7 +251,7 @@ impl CallBuilder {
                 send(instant(r.kind, &o));
             }
         } else {
-            match self.open.remove(&r.kind) {
+            match self.open.remove(r.kind) {
                 Some(o) if o.before => {
                     // The data record ends the call and says what it did.
                     send(CommCall {
@@ -174,7 +271,7 @@ impl CallBuilder {
                         // Two data records in a row: the first was a call
                         // of one record.
                         send(instant(r.kind, &o));
-                    } else if self.in_statuses.contains(&r.kind) {
+                    } else if self.in_statuses.contains(r.kind) {
                         return;
                     }
                     self.open.insert(
@@ -195,7 +292,7 @@ impl CallBuilder {
     /// The end of the block: calls left open (a data record alone, or a
     /// call cut by the block's end) are instants.
     pub fn finish(self, send: &mut dyn FnMut(CommCall)) {
-        for (k, o) in self.open {
+        for (k, o) in self.open.into_sorted() {
             send(instant(k, &o));
         }
     }
@@ -216,6 +313,7 @@ fn instant(k: i32, o: &Open) -> CommCall {
 }
 
 /// A call whose end record is still to come.
+#[derive(Clone, Copy)]
 struct Open {
     start: f64,
     size: i32,
@@ -398,6 +496,36 @@ mod tests {
             peer,
             tag,
             time,
+        }
+    }
+
+    /// Calls left open at a block's end come out in type order, whether the
+    /// type is a defined one or a damaged record's (negative, past the table).
+    #[test]
+    fn open_calls_end_in_type_order_whatever_the_type() {
+        let kinds = [70, 3, -5, 63, 64, 0, i32::MIN, i32::MAX, 17];
+        let records: Vec<_> = kinds
+            .iter()
+            .map(|&k| rec(k, 8, 1, 2, f64::from(k.clamp(-100, 100))))
+            .collect();
+        let mut ended = Vec::new();
+        block_calls(records.into_iter(), &mut |c| {
+            ended.push((c.kind, c.instant))
+        });
+        let mut sorted = kinds.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(ended, sorted.iter().map(|&k| (k, true)).collect::<Vec<_>>());
+        // A status record after a data-ended call of a high type is skipped
+        // just as for a low one.
+        for k in [41, 100] {
+            let mut ended = Vec::new();
+            let records = vec![
+                rec(k, BEFORE_CALL, 0, 0, 1.0),
+                rec(k, 8, 1, 2, 2.0),
+                rec(k, 8, 1, 2, 2.5),
+            ];
+            block_calls(records.into_iter(), &mut |c| ended.push(c.start));
+            assert_eq!(ended, vec![1.0], "type {k}");
         }
     }
 
