@@ -149,9 +149,9 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
         let (mut t0, mut t1) = (f64::INFINITY, f64::NEG_INFINITY);
         let (mut smin, mut smax) = (i32::MAX, i32::MIN);
         let (lo, hi) = sel.window;
-        for r in records.by_ref() {
+        records.for_each_record(|r| {
             if r.time < lo || r.time > hi {
-                continue;
+                return;
             }
             t0 = t0.min(r.time);
             t1 = t1.max(r.time);
@@ -167,7 +167,7 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
                 slot.0 += is_call as u64;
                 out.proc.records += 1;
                 out.proc.calls += is_call as u64;
-                continue;
+                return;
             };
             e.1 += 1;
             e.0 += is_call as u64;
@@ -177,7 +177,7 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
                 smin = smin.min(r.size);
                 smax = smax.max(r.size);
             }
-        }
+        });
         if t0 <= t1 {
             out.time = Some(match out.time {
                 None => (t0, t1),

@@ -250,6 +250,23 @@ impl CommRecords {
         self
     }
 
+    /// Calls `f` on every remaining record: one plain loop per buffer, so
+    /// that `f` is inlined into it (the iterator checks for a refill per
+    /// record).
+    #[inline]
+    pub fn for_each_record(&mut self, mut f: impl FnMut(&CommRecord)) {
+        loop {
+            let (stride, real) = (self.stride, self.real);
+            for r in self.buf[self.at..].chunks_exact(stride) {
+                f(&decode(r, real));
+            }
+            self.at = self.buf.len();
+            if !self.refill() {
+                return;
+            }
+        }
+    }
+
     /// Ok when every record was read; the read error otherwise (the file
     /// changed or failed under us: the records before it were delivered).
     pub fn finish(self) -> Result<()> {
