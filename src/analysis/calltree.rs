@@ -182,11 +182,16 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
         merged.merge_from(at, sub, sub.root(), |s, m| *s = *m);
     }
     let n = trees.len();
-    // A node missing in some process has 0 s there.
-    merged.map(|_, s| Spread {
-        inclusive_min: if s.procs < n { 0.0 } else { s.inclusive_min },
-        ..*s
-    })
+    // A node missing in some process has 0 s there (in place: the tree
+    // can be millions of nodes).
+    // (`len` counts the nodes below the root; the root is node 0.)
+    for i in 0..=merged.len() {
+        let s = &mut merged.node_mut(NodeId(i as u32)).metrics;
+        if s.procs < n {
+            s.inclusive_min = 0.0;
+        }
+    }
+    merged
 }
 
 /// Calls in the node's subtree (for hiding branches no selected call reached).
