@@ -9,8 +9,8 @@
 # (8 processes, 4 trace blocks of ~730k calls and 3 comm blocks per process),
 # a 10,000-process and a 100,000-process database, and a 128 MB tlog file of
 # 8 M events (the C reader's anchor). --quick makes small ones (CI uses it to
-# prove the script works). Wall seconds are the best of 3 runs; peak MB is
-# the peak resident set of the all-threads run.
+# prove the script works). Wall seconds are the best of 5 runs
+# (PROFPARSE_BENCH_RUNS); peak MB is the peak resident set of that run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,9 @@ mkdir -p "$dir"
 cargo build --release --quiet
 bin=target/release/profparse
 threads=$(nproc)
+# Runs per measurement (the best counts): shared machines are noisy.
+runs=${PROFPARSE_BENCH_RUNS:-5}
+[ "$quick" = 1 ] && runs=1
 
 if [ "$quick" = 1 ]; then
   big=(--procs 4 --nfiles 4 --blocks 2 --calls 20000 --messages 2000 --functions 20 --depth 6)
@@ -49,10 +52,10 @@ gen wider blprof "$dir/wider" "${wider[@]}"
 gen tlog tlog "$dir/trace.log" "${tlog[@]}"
 
 bytes() { cat "$@" 2>/dev/null | wc -c; }
-best() { # prints "seconds peak_kb" of the best of 3 runs of the command
+best() { # prints "seconds peak_kb" of the best of $runs runs of the command
   # (wall time in ms from the clock, since time(1) rounds to 10 ms)
   local best_s="" best_kb=0
-  for _ in 1 2 3; do
+  for _ in $(seq "$runs"); do
     local t0 t1 s kb
     t0=$(date +%s%N)
     kb=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1)
@@ -64,7 +67,7 @@ best() { # prints "seconds peak_kb" of the best of 3 runs of the command
   done
   echo "$best_s $best_kb"
 }
-plain() { # best-of-3 seconds to read() the files sequentially into a 1 MiB
+plain() { # best seconds to read() the files sequentially into a 1 MiB
   # buffer, in one process (not cat: it may copy without reading into user
   # space; not a dd per file: the process starts would count)
   best perl -e 'my $b; for (@ARGV) { open(my $f, "<", $_) or die; binmode $f; 1 while sysread($f, $b, 1 << 20) }' "$@" | cut -d' ' -f1

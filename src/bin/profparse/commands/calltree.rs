@@ -64,9 +64,15 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     let (filter, fw) = region_filter(&args.regions)?;
     ctx.warn_all(&fw);
-    // Regions (every block), then the calls of the processes in the tree.
+    // Regions (every block, when a filter needs them), then the calls of
+    // the processes in the tree.
+    let region_blocks = if filter.is_everything() {
+        0
+    } else {
+        trace_blocks(&db, None)
+    };
     let bar = ctx.progress(
-        trace_blocks(&db, None) + trace_blocks(&db, args.proc),
+        region_blocks + trace_blocks(&db, args.proc),
         "call tree",
         "blocks",
     );

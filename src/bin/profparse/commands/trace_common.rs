@@ -82,6 +82,10 @@ pub fn selection(
     unfiltered: Unfiltered,
     ctx: &Context,
 ) -> anyhow::Result<(Regions, Selection)> {
+    // Nothing to select by: the region records are not read at all.
+    if filter.is_everything() && unfiltered == Unfiltered::Everything {
+        return Ok((Regions::default(), Selection { ranges: None }));
+    }
     let regions = Regions::load(db);
     ctx.warn_all(&regions.warnings);
     let everything =
