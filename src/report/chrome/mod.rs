@@ -1,0 +1,69 @@
+//! Chrome Trace Event JSON (Perfetto, chrome://tracing), streamed: each
+//! event is written as it is read, so a trace of any size never sits in
+//! memory. Times are microseconds; `pid` is the process, `tid` 0 the call
+//! track, `tid` 1 the region track and `tid` 2 the communication track,
+//! with flow events from each send to its receive.
+
+//!
+//! `estimate` sizes an export from the headers, `json` writes the wire
+//! format, `blprof` exports a database (calls, regions, comm, flows) and
+//! `tlog` a trace file.
+
+mod blprof;
+mod estimate;
+mod json;
+mod tlog;
+
+pub use blprof::{write_blprof_trace, write_comm_trace};
+pub use estimate::{ExportEstimate, estimate_export};
+pub use tlog::write_tlog_trace;
+
+use crate::error::Warning;
+
+/// What to export.
+#[derive(Debug, Clone, Default)]
+pub struct ChromeOptions {
+    /// Only events overlapping `[t0, t1]` seconds.
+    pub window: (f64, f64),
+    /// Only these processes (`None`: all).
+    pub procs: Option<Vec<usize>>,
+    /// Drop calls (and communication calls) shorter than this many seconds;
+    /// instants count as 0 s long.
+    pub min_dur: f64,
+    /// Communication calls and message flows (when the database has a comm
+    /// profile).
+    pub comm: bool,
+}
+
+impl ChromeOptions {
+    /// Everything: no window, every process, every call, comm included.
+    pub fn all() -> Self {
+        ChromeOptions {
+            window: (f64::NEG_INFINITY, f64::INFINITY),
+            procs: None,
+            min_dur: 0.0,
+            comm: true,
+        }
+    }
+
+    pub fn wants_proc(&self, p: usize) -> bool {
+        self.procs.as_ref().is_none_or(|v| v.contains(&p))
+    }
+}
+
+/// What [`write_blprof_trace`] wrote.
+#[derive(Debug, Default)]
+pub struct ExportStats {
+    /// All events, metadata and flow events included.
+    pub events: u64,
+    /// Communication calls and instants.
+    pub comm_events: u64,
+    /// Messages drawn as flows (each an `s` and an `f` event).
+    pub flows: u64,
+    pub warnings: Vec<Warning>,
+}
+
+/// Track (`tid`) of the calls, the regions and the communication calls.
+pub const TID_CALLS: u32 = 0;
+pub const TID_REGIONS: u32 = 1;
+pub const TID_COMM: u32 = 2;
