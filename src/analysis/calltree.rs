@@ -177,9 +177,8 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
         })
         .collect();
     for (name, sub) in top.iter().zip(&subtrees) {
-        // The child is new and empty: merging copies the subtree.
         let at = merged.child(root, name);
-        merged.merge_from(at, sub, sub.root(), |s, m| *s = *m);
+        merged.graft(at, sub);
     }
     let n = trees.len();
     // A node missing in some process has 0 s there (in place: the tree

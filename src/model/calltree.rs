@@ -154,6 +154,43 @@ impl<M: Default> CallTree<M> {
         }
     }
 
+    /// Copies the nodes below `sub`'s root under `at`, which must have no
+    /// children yet, and sets `at`'s metrics to the root's: the same tree as
+    /// merging into an empty node, by appending (no lookups).
+    pub fn graft(&mut self, at: NodeId, sub: &CallTree<M>)
+    where
+        M: Clone,
+    {
+        debug_assert!(self.node(at).children.is_empty());
+        let names: Vec<u32> = sub.names.iter().map(|n| self.intern(n)).collect();
+        // Sub node i (i ≥ 1) becomes node `base + i - 1`; sub's root is `at`.
+        let base = self.nodes.len() as u32;
+        let map = |id: NodeId| {
+            if id.0 == 0 {
+                at
+            } else {
+                NodeId(base + id.0 - 1)
+            }
+        };
+        self.nodes.reserve(sub.nodes.len().saturating_sub(1));
+        self.child_index.reserve(sub.nodes.len().saturating_sub(1));
+        self.nodes[at.0 as usize].metrics = sub.nodes[0].metrics.clone();
+        self.nodes[at.0 as usize].children =
+            sub.nodes[0].children.iter().map(|&c| map(c)).collect();
+        for (i, n) in sub.nodes.iter().enumerate().skip(1) {
+            let name = names.get(n.name as usize).copied().unwrap_or(u32::MAX);
+            let parent = n.parent.map_or(at, map);
+            let id = map(NodeId(i as u32));
+            self.nodes.push(Node {
+                name,
+                parent: Some(parent),
+                children: n.children.iter().map(|&c| map(c)).collect(),
+                metrics: n.metrics.clone(),
+            });
+            self.child_index.insert((parent, name), id);
+        }
+    }
+
     /// A tree of the same shape with metrics mapped by `f`.
     pub fn map<N>(&self, mut f: impl FnMut(NodeId, &M) -> N) -> CallTree<N> {
         CallTree {
