@@ -307,9 +307,13 @@ fn send_rows(
                 if sel.wants_proc(p.proc) {
                     for blk in sel.blocks(p) {
                         let r = db.comm_records(blk).and_then(|mut records| {
-                            for r in records.by_ref().filter(|r| {
-                                is_send(r.kind) && r.size != AFTER_CALL && sel.contains(r.time)
-                            }) {
+                            records.for_each_record(|r| {
+                                if !(is_send(r.kind)
+                                    && r.size != AFTER_CALL
+                                    && sel.contains(r.time))
+                                {
+                                    return;
+                                }
                                 match usize::try_from(r.peer).ok().filter(|&to| to < n) {
                                     Some(to) => {
                                         m[to / k] += 1;
@@ -317,7 +321,7 @@ fn send_rows(
                                     }
                                     None => unknown += 1,
                                 }
-                            }
+                            });
                             records.finish()
                         });
                         if let Err(e) = r {
