@@ -28,18 +28,7 @@ impl InputFile {
     /// impossible (empty files, special files, file systems without mmap).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-        if meta.is_dir() {
-            // Unreadable as a file: exit code 2, like a missing file.
-            return Err(Error::io(
-                path,
-                std::io::Error::new(
-                    std::io::ErrorKind::IsADirectory,
-                    "is a directory, expected a file",
-                ),
-            ));
-        }
+        let (file, meta) = open_file(path)?;
         let bytes = if meta.is_file() && meta.len() > 0 {
             // SAFETY: the map is read-only and private to this process. Profiles
             // are written once by a finished run; if another process truncates
@@ -69,18 +58,7 @@ impl InputFile {
     /// on resident. Offsets given to [`Self::range`] stay file offsets.
     pub fn open_part(path: impl AsRef<Path>, offset: u64, len: u64) -> Result<Self> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-        if meta.is_dir() {
-            // Unreadable as a file: exit code 2, like a missing file.
-            return Err(Error::io(
-                path,
-                std::io::Error::new(
-                    std::io::ErrorKind::IsADirectory,
-                    "is a directory, expected a file",
-                ),
-            ));
-        }
+        let (file, meta) = open_file(path)?;
         let file_len = meta.len();
         let start = offset.min(file_len);
         let part = len.min(file_len - start);
@@ -189,18 +167,7 @@ pub struct DataHandle {
 impl DataHandle {
     pub fn open(path: impl AsRef<Path>) -> Result<DataHandle> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-        if meta.is_dir() {
-            // Unreadable as a file: exit code 2, like a missing file.
-            return Err(Error::io(
-                path,
-                std::io::Error::new(
-                    std::io::ErrorKind::IsADirectory,
-                    "is a directory, expected a file",
-                ),
-            ));
-        }
+        let (file, meta) = open_file(path)?;
         Ok(DataHandle {
             file,
             path: path.to_path_buf(),
@@ -232,6 +199,23 @@ impl DataHandle {
             )
         })
     }
+}
+
+/// Opens `path` for reading with its metadata; a directory is an I/O error
+/// (exit code 2, like a missing file).
+fn open_file(path: &Path) -> Result<(File, std::fs::Metadata)> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory, expected a file",
+            ),
+        ));
+    }
+    Ok((file, meta))
 }
 
 fn read_part(path: &Path, mut file: File, offset: u64, len: u64) -> Result<Vec<u8>> {

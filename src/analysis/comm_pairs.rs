@@ -422,7 +422,7 @@ fn pair_in_units<C: Send>(
             (start, records) = (i + 1, 0);
         }
     }
-    let mut routes: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
+    let mut routes = RouteSums::new();
     let group = 2 * rayon::current_num_threads().max(1);
     for window in tasks.chunks(group) {
         let outs: Vec<TaskOut<C>> = window
@@ -450,17 +450,7 @@ fn pair_in_units<C: Send>(
             }
         }
     }
-    report.routes = routes
-        .into_iter()
-        .map(|((from, to), (n, bytes, sum, max))| Route {
-            from,
-            to,
-            messages: n,
-            bytes,
-            latency_mean: sum / n as f64,
-            latency_max: max,
-        })
-        .collect();
+    report.routes = routes_of(routes);
     // Receives left waiting (past the sends of their queue), by receiver,
     // sender and tag (a stable order).
     for (i, q) in queues.into_iter().enumerate() {
@@ -492,6 +482,24 @@ fn pair_in_units<C: Send>(
         report.unmatched_recvs.retain(|e| sel.wants_proc(e.proc));
     }
     (report, warnings)
+}
+
+/// Per route (sender, receiver): messages, bytes, latency sum and max —
+/// as reported, in route order.
+type RouteSums = BTreeMap<(usize, usize), (u64, u64, f64, f64)>;
+
+fn routes_of(routes: RouteSums) -> Vec<Route> {
+    routes
+        .into_iter()
+        .map(|((from, to), (n, bytes, sum, max))| Route {
+            from,
+            to,
+            messages: n,
+            bytes,
+            latency_mean: sum / n as f64,
+            latency_max: max,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -529,7 +537,7 @@ mod tests {
             queues.push(q);
         }
         let mut pairs = Vec::new();
-        let mut routes: BTreeMap<(usize, usize), (u64, u64, f64, f64)> = BTreeMap::new();
+        let mut routes = RouteSums::new();
         for p in &index.procs {
             each(p, &mut |r| {
                 if !is_paired_send(r) {
@@ -568,17 +576,7 @@ mod tests {
             });
         }
         report.paired = pairs.len() as u64;
-        report.routes = routes
-            .into_iter()
-            .map(|((from, to), (n, bytes, sum, max))| Route {
-                from,
-                to,
-                messages: n,
-                bytes,
-                latency_mean: sum / n as f64,
-                latency_max: max,
-            })
-            .collect();
+        report.routes = routes_of(routes);
         for (i, q) in queues.into_iter().enumerate() {
             for ((src, tag), left) in q {
                 for x in left {

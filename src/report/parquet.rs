@@ -369,14 +369,24 @@ fn warn(warnings: &Mutex<Vec<Warning>>, w: Warning) {
 
 /// The call records of every process, block after block (the sentinels
 /// left out).
+/// (process, block number) pairs of a process list, in order.
+type BlockCursor<'a, P> = Box<dyn Iterator<Item = (&'a P, usize)> + Send + 'a>;
+
+fn block_cursor<P: Sync>(procs: &[P], blocks: fn(&P) -> usize) -> BlockCursor<'_, P> {
+    Box::new(
+        procs
+            .iter()
+            .flat_map(move |p| (0..blocks(p)).map(move |b| (p, b))),
+    )
+}
+
 struct CallRows<'a> {
     db: &'a Database,
-    procs: std::slice::Iter<'a, ProcTrace>,
+    /// Every (process, block number) still to read, in order.
+    blocks: BlockCursor<'a, ProcTrace>,
     /// The process and block being read, the block's bytes and the next
     /// call in it.
     block: Option<(&'a ProcTrace, usize, InputFile, usize)>,
-    next_block: usize,
-    proc: Option<&'a ProcTrace>,
     warnings: &'a Mutex<Vec<Warning>>,
 }
 
@@ -384,20 +394,9 @@ impl Rows for CallRows<'_> {
     fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
         while rg.rows < ROW_GROUP {
             let Some((p, b, file, at)) = &mut self.block else {
-                // The next block, of this process or the next one.
-                let p = match self.proc {
-                    Some(p) if self.next_block < p.blocks.len() => p,
-                    _ => match self.procs.next() {
-                        Some(p) => {
-                            self.proc = Some(p);
-                            self.next_block = 0;
-                            continue;
-                        }
-                        None => break,
-                    },
+                let Some((p, b)) = self.blocks.next() else {
+                    break;
                 };
-                let b = self.next_block;
-                self.next_block += 1;
                 let r = &p.blocks[b];
                 match self.db.trace_block_file(r) {
                     Ok(f) => self.block = Some((p, b, f, 0)),
@@ -489,10 +488,8 @@ fn write_calls(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Res
         .collect();
     let mut rows = CallRows {
         db,
-        procs: procs.iter(),
+        blocks: block_cursor(procs, |p| p.blocks.len()),
         block: None,
-        next_block: 0,
-        proc: None,
         warnings,
     };
     write_table(
@@ -565,9 +562,8 @@ fn write_regions(regions: &Regions, dir: &Path) -> Result<u64> {
 /// The comm records of every process, block after block.
 struct CommRows<'a> {
     db: &'a Database,
-    procs: std::slice::Iter<'a, ProcComm>,
-    proc: Option<&'a ProcComm>,
-    next_block: usize,
+    /// Every (process, block number) still to read, in order.
+    blocks: BlockCursor<'a, ProcComm>,
     /// The block being read.
     block: Option<(&'a ProcComm, usize, CommRecords)>,
     warnings: &'a Mutex<Vec<Warning>>,
@@ -577,19 +573,9 @@ impl Rows for CommRows<'_> {
     fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
         while rg.rows < ROW_GROUP {
             let Some((p, _, records)) = &mut self.block else {
-                let p = match self.proc {
-                    Some(p) if self.next_block < p.blocks.len() => p,
-                    _ => match self.procs.next() {
-                        Some(p) => {
-                            self.proc = Some(p);
-                            self.next_block = 0;
-                            continue;
-                        }
-                        None => break,
-                    },
+                let Some((p, b)) = self.blocks.next() else {
+                    break;
                 };
-                let b = self.next_block;
-                self.next_block += 1;
                 let r = &p.blocks[b];
                 if r.ncomm == 0 {
                     continue;
@@ -659,9 +645,7 @@ fn write_comm(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Resu
     let unknown = ByteArray::from(b"?".to_vec());
     let mut rows = CommRows {
         db,
-        procs: db.comm_index().procs.iter(),
-        proc: None,
-        next_block: 0,
+        blocks: block_cursor(&db.comm_index().procs, |p| p.blocks.len()),
         block: None,
         warnings,
     };

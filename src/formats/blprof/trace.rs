@@ -89,6 +89,21 @@ fn extent(block: &TraceBlockRef, real: RealWidth) -> Result<(u64, u64)> {
     Ok((rbytes, total))
 }
 
+/// A block of `total` bytes that does not fit in its file of `file_len` bytes.
+fn past_end(block: &TraceBlockRef, total: u64, path: &std::path::Path, file_len: u64) -> Error {
+    Error::invalid(
+        Location::offset(path, block.seekpos),
+        format!(
+            "trace block of process {} ({} region + {} call records, {total} bytes; header {}:{}) runs past the end of the file ({file_len} bytes)",
+            block.proc,
+            block.nrss,
+            block.ntrace,
+            block.header.display(),
+            block.line,
+        ),
+    )
+}
+
 /// One trace block's bytes, split into its two record arrays.
 #[derive(Debug, Clone, Copy)]
 pub struct TraceBlock<'a> {
@@ -119,20 +134,9 @@ impl<'a> TraceBlock<'a> {
         real: RealWidth,
     ) -> Result<TraceBlock<'a>> {
         let (rbytes, total) = extent(block, real)?;
-        let bytes = file.range(block.seekpos, total).map_err(|_| {
-            Error::invalid(
-                Location::offset(file.path(), block.seekpos),
-                format!(
-                    "trace block of process {} ({} region + {} call records, {total} bytes; header {}:{}) runs past the end of the file ({} bytes)",
-                    block.proc,
-                    block.nrss,
-                    block.ntrace,
-                    block.header.display(),
-                    block.line,
-                    file.len()
-                ),
-            )
-        })?;
+        let bytes = file
+            .range(block.seekpos, total)
+            .map_err(|_| past_end(block, total, file.path(), file.len()))?;
         let (regions, calls) = bytes.split_at(rbytes as usize);
         Ok(TraceBlock {
             regions,
@@ -322,18 +326,7 @@ fn locate(file: &DataHandle, block: &TraceBlockRef) -> Result<(RealWidth, u64, u
     };
     let (rbytes, total) = extent(block, real)?;
     if !fits(real) {
-        return Err(Error::invalid(
-            Location::offset(file.path(), block.seekpos),
-            format!(
-                "trace block of process {} ({} region + {} call records, {total} bytes; header {}:{}) runs past the end of the file ({} bytes)",
-                block.proc,
-                block.nrss,
-                block.ntrace,
-                block.header.display(),
-                block.line,
-                file.len()
-            ),
-        ));
+        return Err(past_end(block, total, file.path(), file.len()));
     }
     Ok((real, rbytes, total))
 }
