@@ -117,6 +117,11 @@ fn tlog_reads_advance_by_blocks() {
         profparse::tlog::summary::Trees::Skip,
     );
     assert_eq!(take(&n), per_proc);
+    // The one-pass summary advances by the blocks of the opening scan.
+    let (hook, scanned) = counter();
+    let (opened, _) =
+        profparse::tlog::summary::open_and_summarize(&path, &Default::default(), &hook).unwrap();
+    assert_eq!(take(&scanned), opened.blocks() as u64);
     let mut sink = Vec::new();
     profparse::tlog::dump::write_dump(&mut sink, &t, profparse::tlog::dump::DumpStyle::TlogDump)
         .unwrap();

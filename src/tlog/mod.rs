@@ -112,17 +112,26 @@ pub struct TlogFile {
     progress: Progress,
 }
 
+pub use scan::BlockVisitor;
 use scan::MAX_ISSUES;
 
 impl TlogFile {
     /// Opens and checks `path` (see [`TlogFile::from_input`]).
     pub fn open(path: impl AsRef<Path>) -> Result<TlogFile> {
+        TlogFile::open_visiting(path, &Progress::none(), |()| {})
+    }
+
+    /// Opens `path` and shows every block to a [`BlockVisitor`] in the same
+    /// pass: one visitor per chunk of the file, handed to `on_chunk` in file
+    /// order. `progress` advances by the blocks scanned.
+    pub fn open_visiting<V: BlockVisitor>(
+        path: impl AsRef<Path>,
+        progress: &Progress,
+        on_chunk: impl FnMut(V),
+    ) -> Result<TlogFile> {
         let path = path.as_ref();
         let reader = std::fs::File::open(path).ok();
-        let mut t = TlogFile::scan(InputFile::open(path)?, reader)?;
-        // Reads through the handle from now on; the scan used it too.
-        t.reader = t.reader.take();
-        Ok(t)
+        TlogFile::scan(InputFile::open(path)?, reader, progress, on_chunk)
     }
 
     /// Scans the file once: builds the per-process index and collects
@@ -130,10 +139,23 @@ impl TlogFile {
     /// mixed or backwards ranks, padding before events, unknown types,
     /// non-zero thread ids, bad or decreasing times).
     pub fn from_input(file: InputFile) -> Result<TlogFile> {
-        TlogFile::scan(file, None)
+        TlogFile::scan(file, None, &Progress::none(), |()| {})
     }
 
-    fn scan(file: InputFile, reader: Option<std::fs::File>) -> Result<TlogFile> {
+    /// [`Self::from_input`] with a visitor (see [`Self::open_visiting`]).
+    pub fn from_input_visiting<V: BlockVisitor>(
+        file: InputFile,
+        on_chunk: impl FnMut(V),
+    ) -> Result<TlogFile> {
+        TlogFile::scan(file, None, &Progress::none(), on_chunk)
+    }
+
+    fn scan<V: BlockVisitor>(
+        file: InputFile,
+        reader: Option<std::fs::File>,
+        progress: &Progress,
+        on_chunk: impl FnMut(V),
+    ) -> Result<TlogFile> {
         let path = file.path().to_path_buf();
         let mut warnings = Vec::new();
         let len = file.len() as usize;
@@ -159,7 +181,7 @@ impl TlogFile {
             warnings.push(Warning::new(Location::offset(&path, last as u64), msg));
         }
         let records = len / RECORD;
-        let scanned = scan::scan(&file, reader.as_ref());
+        let scanned = scan::scan(&file, reader.as_ref(), progress, on_chunk);
         let procs = scanned.procs;
         warnings.extend(scanned.issues);
         if scanned.count > MAX_ISSUES {

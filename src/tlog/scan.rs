@@ -14,13 +14,15 @@ use rustc_hash::FxHashMap;
 
 use super::{BLOCK, EventKind, ProcIndex, RECORD, Record, read_window};
 use crate::error::{Location, Warning};
+use crate::progress::Progress;
 use crate::source::InputFile;
 
 /// At most this many located problems are listed, then a count.
 pub const MAX_ISSUES: usize = 20;
 
-/// Blocks per parallel chunk (1 MiB).
-const CHUNK_BLOCKS: usize = 1024;
+/// Blocks per parallel chunk (1 MiB). Unit tests cut chunks small, so that
+/// what spans chunks is everywhere in their small files.
+const CHUNK_BLOCKS: usize = if cfg!(test) { 4 } else { 1024 };
 
 /// A located problem.
 struct Issue {
@@ -70,21 +72,68 @@ pub struct Scanned {
     pub count: usize,
 }
 
-pub fn scan(file: &InputFile, reader: Option<&std::fs::File>) -> Scanned {
+/// Sees every block of a chunk as the scan goes, so a report can be
+/// computed in the same pass (`tlog summary`). One visitor per chunk; the
+/// visitors reach the caller in file order.
+pub trait BlockVisitor: Default + Send {
+    /// A clean block (see [`CleanBlock`]): `events` are whole records of
+    /// `proc` (the padding after them cut off).
+    fn clean(&mut self, block: usize, proc: u16, events: &[u8]);
+    /// Any other block, padding and damage included.
+    fn damaged(&mut self, block: usize, bytes: &[u8]);
+    /// The chunk is done.
+    fn finish(&mut self) {}
+}
+
+/// The plain scan visits nothing.
+impl BlockVisitor for () {
+    fn clean(&mut self, _: usize, _: u16, _: &[u8]) {}
+    fn damaged(&mut self, _: usize, _: &[u8]) {}
+}
+
+/// Chunks in flight at once: the visitors of one batch are handed on before
+/// the next batch is read, so their memory stays bounded on any file.
+const BATCH_CHUNKS: usize = if cfg!(test) { 3 } else { 64 };
+
+/// Scans the file, handing each chunk's visitor to `on_chunk` in file order
+/// and advancing `progress` by the blocks of each chunk.
+pub fn scan<V: BlockVisitor>(
+    file: &InputFile,
+    reader: Option<&std::fs::File>,
+    progress: &Progress,
+    mut on_chunk: impl FnMut(V),
+) -> Scanned {
     let nblocks = (file.len() as usize).div_ceil(BLOCK);
-    let chunks: Vec<Chunk> = (0..nblocks.div_ceil(CHUNK_BLOCKS))
-        .into_par_iter()
-        .map_init(Vec::new, |buf, c| {
-            let first = c * CHUNK_BLOCKS;
-            let bytes = read_window(file, reader, first, CHUNK_BLOCKS, buf);
-            scan_chunk(first, bytes, true)
-        })
-        .collect();
-    merge(file.path(), chunks)
+    let nchunks = nblocks.div_ceil(CHUNK_BLOCKS);
+    let mut merge = Merge::default();
+    for batch in (0..nchunks).step_by(BATCH_CHUNKS) {
+        let chunks: Vec<(Chunk, V)> = (batch..nchunks.min(batch + BATCH_CHUNKS))
+            .into_par_iter()
+            .map_init(Vec::new, |buf, c| {
+                let first = c * CHUNK_BLOCKS;
+                let bytes = read_window(file, reader, first, CHUNK_BLOCKS, buf);
+                let mut visitor = V::default();
+                let chunk = scan_chunk(first, bytes, true, &mut visitor);
+                visitor.finish();
+                progress.advance(bytes.len().div_ceil(BLOCK) as u64);
+                (chunk, visitor)
+            })
+            .collect();
+        for (chunk, visitor) in chunks {
+            merge.push(chunk);
+            on_chunk(visitor);
+        }
+    }
+    merge.finish(file.path())
 }
 
 /// `fast`: take clean blocks whole (off only to test that it changes nothing).
-fn scan_chunk(first_block: usize, bytes: &[u8], fast: bool) -> Chunk {
+fn scan_chunk(
+    first_block: usize,
+    bytes: &[u8],
+    fast: bool,
+    visitor: &mut impl BlockVisitor,
+) -> Chunk {
     let mut chunk = Chunk::default();
     // Blocks hold one process each, so the lookup is nearly always `current`.
     let mut slots: FxHashMap<u16, usize> = FxHashMap::default();
@@ -93,7 +142,12 @@ fn scan_chunk(first_block: usize, bytes: &[u8], fast: bool) -> Chunk {
     for (wi, block) in bytes.chunks(BLOCK).enumerate() {
         let bi = first_block + wi;
         // Nearly every block is clean: check it whole, record it at once.
-        if let Some(fast) = clean_block(block).filter(|_| fast) {
+        let clean = clean_block(block).filter(|_| fast);
+        match &clean {
+            Some(c) => visitor.clean(bi, c.proc, &block[..c.events as usize * RECORD]),
+            None => visitor.damaged(bi, block),
+        }
+        if let Some(fast) = clean {
             let rank_ok = prev_block_proc.is_none_or(|prev| fast.proc >= prev);
             let slot = match current {
                 Some((p, s)) if p == fast.proc => Some(s),
@@ -289,60 +343,68 @@ fn time_back(proc: u16, time: f64, prev: f64) -> String {
 }
 
 /// Joins the chunks in file order and finishes the checks across chunks.
-fn merge(path: &Path, chunks: Vec<Chunk>) -> Scanned {
-    let mut procs: BTreeMap<u16, ProcIndex> = BTreeMap::new();
-    let mut last_time: FxHashMap<u16, f64> = FxHashMap::default();
-    let mut prev_block_proc: Option<u16> = None;
-    let mut issues: Vec<Issue> = Vec::new();
-    let mut count = 0;
-    for chunk in chunks {
-        if let (Some((p, off, bi)), Some(prev)) = (chunk.first_block, prev_block_proc)
+#[derive(Default)]
+struct Merge {
+    procs: BTreeMap<u16, ProcIndex>,
+    last_time: FxHashMap<u16, f64>,
+    prev_block_proc: Option<u16>,
+    issues: Vec<Issue>,
+    count: usize,
+}
+
+impl Merge {
+    fn push(&mut self, chunk: Chunk) {
+        if let (Some((p, off, bi)), Some(prev)) = (chunk.first_block, self.prev_block_proc)
             && p < prev
         {
-            issues.push(Issue {
+            self.issues.push(Issue {
                 offset: off,
                 message: rank_backwards(bi, p, prev),
             });
-            count += 1;
+            self.count += 1;
         }
         for cp in chunk.procs {
-            if let (Some((t, off)), Some(&prev)) = (cp.first_time, last_time.get(&cp.proc))
+            if let (Some((t, off)), Some(&prev)) = (cp.first_time, self.last_time.get(&cp.proc))
                 && t < prev
             {
-                issues.push(Issue {
+                self.issues.push(Issue {
                     offset: off,
                     message: time_back(cp.proc, t, prev),
                 });
-                count += 1;
+                self.count += 1;
             }
             if let Some(t) = cp.last_time {
-                last_time.insert(cp.proc, t);
+                self.last_time.insert(cp.proc, t);
             }
-            let index = procs.entry(cp.proc).or_default();
+            let index = self.procs.entry(cp.proc).or_default();
             index.blocks.extend_from_slice(&cp.index.blocks);
             index.events += cp.index.events;
         }
         if chunk.last_block_proc.is_some() {
-            prev_block_proc = chunk.last_block_proc;
+            self.prev_block_proc = chunk.last_block_proc;
         }
-        count += chunk.count;
-        issues.extend(chunk.issues);
+        self.count += chunk.count;
+        self.issues.extend(chunk.issues);
         // Only the first MAX_ISSUES in file order are listed; the chunks come
         // in order, so trimming as we go keeps memory bounded.
-        if issues.len() > 4 * MAX_ISSUES {
-            issues.sort_by_key(|i| i.offset);
-            issues.truncate(MAX_ISSUES);
+        if self.issues.len() > 4 * MAX_ISSUES {
+            self.issues.sort_by_key(|i| i.offset);
+            self.issues.truncate(MAX_ISSUES);
         }
     }
-    issues.sort_by_key(|i| i.offset);
-    issues.truncate(MAX_ISSUES);
-    Scanned {
-        procs,
-        issues: issues
-            .into_iter()
-            .map(|i| Warning::new(Location::offset(path, i.offset as u64), i.message))
-            .collect(),
-        count,
+
+    fn finish(mut self, path: &Path) -> Scanned {
+        self.issues.sort_by_key(|i| i.offset);
+        self.issues.truncate(MAX_ISSUES);
+        Scanned {
+            procs: self.procs,
+            issues: self
+                .issues
+                .into_iter()
+                .map(|i| Warning::new(Location::offset(path, i.offset as u64), i.message))
+                .collect(),
+            count: self.count,
+        }
     }
 }
 
@@ -408,13 +470,13 @@ mod tests {
                     bytes.extend_from_slice(&r);
                 }
             }
-            let fast = scan_chunk(7, &bytes, true);
-            let slow = scan_chunk(7, &bytes, false);
+            let fast = scan_chunk(7, &bytes, true, &mut ());
+            let slow = scan_chunk(7, &bytes, false, &mut ());
             assert_eq!(digest(&fast), digest(&slow));
         }
         // And a clean file takes the fast path without a word.
         let clean = file(&[vec![(1, 0.0), (10, 1.0), (11, 2.0)], vec![(31, 5.0)]]);
-        assert_eq!(scan_chunk(0, &clean, true).count, 0);
+        assert_eq!(scan_chunk(0, &clean, true, &mut ()).count, 0);
     }
 
     use super::super::{BLOCK, TlogFile};

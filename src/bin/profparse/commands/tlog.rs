@@ -11,9 +11,9 @@ use profparse::report::calltree::{
 };
 use profparse::report::chrome::write_tlog_trace;
 use profparse::report::json::write_pretty;
-use profparse::tlog::TlogFile;
 use profparse::tlog::dump::{DumpStyle, write_csv, write_dump, write_json};
-use profparse::tlog::summary::{EventNames, Trees, summarize};
+use profparse::tlog::summary::{EventNames, Trees, open_and_summarize, summarize};
+use profparse::tlog::{BLOCK, TlogFile};
 use profparse::{Error, Location};
 use rayon::prelude::*;
 
@@ -122,6 +122,13 @@ pub enum TlogCommand {
 
 fn open(path: &PathBuf, ctx: &Context, raw: bool) -> anyhow::Result<TlogFile> {
     let t = TlogFile::open(path)?;
+    check_opened(&t, ctx, raw)?;
+    Ok(t)
+}
+
+/// Warns about what the opening scan found; refuses garbage unless `raw`.
+fn check_opened(t: &TlogFile, ctx: &Context, raw: bool) -> anyhow::Result<()> {
+    let path = t.path();
     ctx.warn_all(t.warnings());
     if t.looks_like_garbage() && !raw {
         return Err(Error::invalid(
@@ -130,7 +137,7 @@ fn open(path: &PathBuf, ctx: &Context, raw: bool) -> anyhow::Result<TlogFile> {
         )
         .into());
     }
-    Ok(t)
+    Ok(())
 }
 
 /// Blocks read for all processes' events, one process after another (the
@@ -206,12 +213,13 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             format,
             output,
         } => {
-            let mut t = open(file, ctx, false)?;
             let names = names(event_names)?;
-            let bar = ctx.progress(proc_blocks(&t), "tlog summary", "blocks");
-            t.set_progress(bar.hook());
-            let s = summarize(&t, &names, Trees::Skip);
+            // One pass: the summary is computed by the opening scan.
+            let blocks = std::fs::metadata(file).map_or(0, |m| m.len().div_ceil(BLOCK as u64));
+            let bar = ctx.progress(blocks, "tlog summary", "blocks");
+            let (t, s) = open_and_summarize(file, &names, &bar.hook())?;
             drop(bar);
+            check_opened(&t, ctx, false)?;
             ctx.warn_all(&s.warnings);
             let mut out = output::open(output.output.as_deref())?;
             match format {

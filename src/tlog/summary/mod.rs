@@ -13,11 +13,17 @@
 
 use std::collections::BTreeMap;
 
+mod fused;
+
 use rayon::prelude::*;
+
+use std::path::Path;
 
 use super::{EventKind, TlogFile};
 use crate::error::{Location, Warning};
 use crate::model::calltree::{CallTree, NodeId};
+use crate::progress::Progress;
+use crate::source::InputFile;
 
 /// Display names of pairs and single events.
 #[derive(Debug, Clone)]
@@ -197,17 +203,165 @@ pub fn summarize(t: &TlogFile, names: &EventNames, trees: Trees) -> Summary {
     summary
 }
 
-/// Interval statistics of one pair number: count, total, min, max.
-#[derive(Clone, Copy)]
-struct PairAcc {
-    count: u64,
-    total: f64,
-    min: f64,
-    max: f64,
-}
-
 /// Pair and single-event numbers are 0..=9 (types 10..27 and 31..39).
 const KINDS: usize = 10;
+
+/// Opens `path` and summarizes it in the opening scan's pass (what
+/// `tlog summary` reports; no trees): the file is read once. `progress`
+/// advances by the blocks scanned.
+pub fn open_and_summarize(
+    path: &Path,
+    names: &EventNames,
+    progress: &Progress,
+) -> crate::Result<(TlogFile, Summary)> {
+    let mut merge = fused::SummaryMerge::new(names, path);
+    let t = TlogFile::open_visiting(path, progress, |c| merge.push(c))?;
+    let s = merge.finish(&t);
+    Ok((t, s))
+}
+
+/// [`open_and_summarize`] of an in-memory file.
+pub fn summarize_input(file: InputFile, names: &EventNames) -> crate::Result<(TlogFile, Summary)> {
+    let path = file.path().to_path_buf();
+    let mut merge = fused::SummaryMerge::new(names, &path);
+    let t = TlogFile::from_input_visiting(file, |c| merge.push(c))?;
+    let s = merge.finish(&t);
+    Ok((t, s))
+}
+
+/// Interval statistics per pair number: count, total, min, max.
+#[derive(Clone, Copy)]
+struct Intervals {
+    count: [u64; KINDS],
+    total: [f64; KINDS],
+    min: [f64; KINDS],
+    max: [f64; KINDS],
+}
+
+impl Default for Intervals {
+    fn default() -> Self {
+        Intervals {
+            count: [0; KINDS],
+            total: [0.0; KINDS],
+            min: [f64::INFINITY; KINDS],
+            max: [f64::NEG_INFINITY; KINDS],
+        }
+    }
+}
+
+impl Intervals {
+    #[inline]
+    fn add(&mut self, k: u8, d: f64) {
+        let k = k as usize % KINDS;
+        self.count[k] += 1;
+        self.total[k] += d;
+        self.min[k] = self.min[k].min(d);
+        self.max[k] = self.max[k].max(d);
+    }
+
+    /// Adds the intervals of a later part of the same process.
+    fn merge(&mut self, later: &Intervals) {
+        for k in 0..KINDS {
+            self.count[k] += later.count[k];
+            self.total[k] += later.total[k];
+            self.min[k] = self.min[k].min(later.min[k]);
+            self.max[k] = self.max[k].max(later.max[k]);
+        }
+    }
+}
+
+/// The per-kind rows of one process: intervals, then single events.
+fn kind_stats(names: &EventNames, intervals: &Intervals, singles: &[u64; KINDS]) -> Vec<KindStats> {
+    let a = intervals;
+    let intervals = (0..KINDS as u8)
+        .filter(|&k| a.count[k as usize] > 0)
+        .map(|k| {
+            let i = k as usize;
+            KindStats {
+                kind: k,
+                name: names.pair(k),
+                role: "interval",
+                count: a.count[i],
+                total: a.total[i],
+                min: a.min[i],
+                avg: a.total[i] / a.count[i] as f64,
+                max: a.max[i],
+            }
+        });
+    let single_events = (0..KINDS as u8)
+        .filter(|&k| singles[k as usize] > 0)
+        .map(|k| KindStats {
+            kind: k,
+            name: names.single(k),
+            role: "single",
+            count: singles[k as usize],
+            ..Default::default()
+        });
+    intervals.chain(single_events).collect()
+}
+
+/// One process's warnings: the first [`MAX_WARNINGS_PER_PROC`] in event
+/// order, then a count.
+struct ProcWarnings<'a> {
+    path: &'a std::path::Path,
+    proc: u16,
+    warned: usize,
+    list: Vec<Warning>,
+}
+
+impl<'a> ProcWarnings<'a> {
+    fn new(path: &'a std::path::Path, proc: u16) -> Self {
+        ProcWarnings {
+            path,
+            proc,
+            warned: 0,
+            list: Vec::new(),
+        }
+    }
+
+    fn warn(&mut self, offset: u64, msg: impl FnOnce() -> String) {
+        self.warned += 1;
+        if self.warned <= MAX_WARNINGS_PER_PROC {
+            self.list.push(Warning::new(
+                Location::offset(self.path, offset),
+                format!("process {}: {}", self.proc, msg()),
+            ));
+        }
+    }
+
+    /// Warns about the INs never closed and counts what was not listed.
+    fn finish(
+        mut self,
+        names: &EventNames,
+        never_closed: impl Iterator<Item = (u8, u64)>,
+    ) -> Vec<Warning> {
+        for (k, off) in never_closed {
+            self.warn(off, || format!("IN of {} never closed", names.pair(k)));
+        }
+        if self.warned > MAX_WARNINGS_PER_PROC {
+            self.list.push(Warning::new(
+                Location::file(self.path),
+                format!(
+                    "process {}: {} more unmatched or crossed intervals",
+                    self.proc,
+                    self.warned - MAX_WARNINGS_PER_PROC
+                ),
+            ));
+        }
+        self.list
+    }
+}
+
+fn crossed_message(names: &EventNames, k: u8, crossing: usize) -> String {
+    format!(
+        "OUT of {} crosses {crossing} open interval(s) opened after its IN",
+        names.pair(k)
+    )
+}
+
+fn unmatched_out_message(names: &EventNames, k: u8) -> String {
+    format!("OUT of {} without an open IN", names.pair(k))
+}
 
 fn summarize_proc(
     t: &TlogFile,
@@ -224,8 +378,8 @@ fn summarize_proc(
         unmatched: Unmatched::default(),
         unknown_types: 0,
     };
-    let mut warnings = Vec::new();
-    let mut pairs: [Option<PairAcc>; KINDS] = [None; KINDS];
+    let mut warnings = ProcWarnings::new(t.path(), p);
+    let mut intervals = Intervals::default();
     let mut singles = [0u64; KINDS];
     // Open INs: (pair, start time, offset, tree node).
     let mut open: Vec<(u8, f64, usize, NodeId)> = Vec::new();
@@ -234,16 +388,6 @@ fn summarize_proc(
     let pair_ids: Vec<u32> = (0..KINDS as u8)
         .map(|k| tree.intern(&names.pair(k)))
         .collect();
-    let mut warned = 0usize;
-    let mut warn = |w: &mut Vec<Warning>, off: usize, msg: String| {
-        warned += 1;
-        if warned <= MAX_WARNINGS_PER_PROC {
-            w.push(Warning::new(
-                Location::offset(t.path(), off as u64),
-                format!("process {p}: {msg}"),
-            ));
-        }
-    };
     t.for_each_proc_event(p, |off, r| match EventKind::of(r.kind) {
         EventKind::Start => {
             s.start.get_or_insert(r.time);
@@ -259,30 +403,14 @@ fn summarize_proc(
         }
         EventKind::Out(k) => match open.iter().rposition(|o| o.0 == k) {
             Some(j) => {
-                if j + 1 != open.len() {
+                let crossing = open.len() - j - 1;
+                if crossing > 0 {
                     s.unmatched.crossed += 1;
-                    warn(
-                        &mut warnings,
-                        off,
-                        format!(
-                            "OUT of {} crosses {} open interval(s) opened after its IN",
-                            names.pair(k),
-                            open.len() - j - 1
-                        ),
-                    );
+                    warnings.warn(off as u64, || crossed_message(names, k, crossing));
                 }
                 let (_, t0, _, node) = open.remove(j);
                 let d = r.time - t0;
-                let e = pairs[k as usize % KINDS].get_or_insert(PairAcc {
-                    count: 0,
-                    total: 0.0,
-                    min: f64::INFINITY,
-                    max: f64::NEG_INFINITY,
-                });
-                e.count += 1;
-                e.total += d;
-                e.min = e.min.min(d);
-                e.max = e.max.max(d);
+                intervals.add(k, d);
                 if trees == Trees::Build {
                     let m = &mut tree.node_mut(node).metrics;
                     m.calls += 1;
@@ -291,33 +419,14 @@ fn summarize_proc(
             }
             None => {
                 s.unmatched.out += 1;
-                warn(
-                    &mut warnings,
-                    off,
-                    format!("OUT of {} without an open IN", names.pair(k)),
-                );
+                warnings.warn(off as u64, || unmatched_out_message(names, k));
             }
         },
         EventKind::Single(k) => singles[k as usize % KINDS] += 1,
         EventKind::Unknown(_) => s.unknown_types += 1,
     });
-    for &(k, _, off, _) in &open {
-        s.unmatched.ins += 1;
-        warn(
-            &mut warnings,
-            off,
-            format!("IN of {} never closed", names.pair(k)),
-        );
-    }
-    if warned > MAX_WARNINGS_PER_PROC {
-        warnings.push(Warning::new(
-            Location::file(t.path()),
-            format!(
-                "process {p}: {} more unmatched or crossed intervals",
-                warned - MAX_WARNINGS_PER_PROC
-            ),
-        ));
-    }
+    s.unmatched.ins = open.len() as u64;
+    let warnings = warnings.finish(names, open.iter().map(|o| (o.0, o.2 as u64)));
     // Exclusive time of a node = inclusive − its children's inclusive.
     for (id, _) in tree.preorder() {
         let kids: f64 = tree
@@ -329,29 +438,7 @@ fn summarize_proc(
         let m = &mut tree.node_mut(id).metrics;
         m.exclusive = m.inclusive - kids;
     }
-    let intervals = (0..KINDS as u8).filter_map(|k| {
-        let a = pairs[k as usize]?;
-        Some(KindStats {
-            kind: k,
-            name: names.pair(k),
-            role: "interval",
-            count: a.count,
-            total: a.total,
-            min: a.min,
-            avg: a.total / a.count as f64,
-            max: a.max,
-        })
-    });
-    let single_events = (0..KINDS as u8)
-        .filter(|&k| singles[k as usize] > 0)
-        .map(|k| KindStats {
-            kind: k,
-            name: names.single(k),
-            role: "single",
-            count: singles[k as usize],
-            ..Default::default()
-        });
-    s.kinds = intervals.chain(single_events).collect();
+    s.kinds = kind_stats(names, &intervals, &singles);
     (s, tree, warnings)
 }
 

@@ -1,0 +1,600 @@
+//! `tlog summary` in the opening scan's single pass.
+//!
+//! Each chunk of the file summarizes the events of every process it holds
+//! without knowing what came before: a *segment*. An OUT whose IN is not in
+//! the segment is kept, in event order, with the number of the segment's
+//! INs open at that moment; the segments are then merged in file order and
+//! those OUTs matched against the INs left open by the earlier chunks. The
+//! result is what [`super::summarize`] finds reading process by process —
+//! the same counts, extremes, unmatched events and warnings, in the same
+//! order — except that interval totals are summed per segment, so they may
+//! differ in their last bits.
+//!
+//! Clean blocks go through a loop that matches by nesting depth, without
+//! searching the open INs, and stops at the first event that needs more (a
+//! START or END, an OUT that does not close the innermost IN); the rest of
+//! the block then goes record by record.
+
+use rustc_hash::FxHashMap;
+
+use super::{
+    EventNames, Intervals, KINDS, ProcSummary, ProcWarnings, Summary, Unmatched, across_procs,
+    crossed_message, kind_stats, unmatched_out_message,
+};
+use crate::tlog::{BLOCK, BlockVisitor, EventKind, RECORD, RECORDS_PER_BLOCK, Record, TlogFile};
+
+/// The role of an event type in the fast loop.
+const OTHER: u8 = 0;
+const IN: u8 = 1;
+const OUT: u8 = 2;
+const SINGLE: u8 = 3;
+
+/// Per event type (the byte as stored): its role and its pair or
+/// single-event number. START, END and unknown types are `OTHER`.
+const ROLE_AND_KIND: [(u8, u8); 256] = {
+    let mut table = [(OTHER, 0u8); 256];
+    let mut t = 0;
+    while t < 256 {
+        table[t] = match EventKind::of(t as u8 as i8) {
+            EventKind::In(k) => (IN, k),
+            EventKind::Out(k) => (OUT, k),
+            EventKind::Single(k) => (SINGLE, k),
+            _ => (OTHER, 0),
+        };
+        t += 1;
+    }
+    table
+};
+
+/// No pair has this number, so an OUT never matches the bottom slot.
+const SENTINEL: u8 = u8::MAX;
+
+/// What a segment leaves to the merge, in event order.
+#[derive(Debug, Clone, Copy)]
+enum Pending {
+    /// An OUT whose IN is not in the segment; `open_inside` of the
+    /// segment's INs were open at that moment (it crosses them if it
+    /// closes an earlier IN).
+    Out {
+        kind: u8,
+        time: f64,
+        offset: u64,
+        open_inside: usize,
+    },
+    /// An OUT that closed an IN of the segment while `crossing` later INs
+    /// were open (listed up to the warning limit).
+    Crossed {
+        kind: u8,
+        offset: u64,
+        crossing: usize,
+    },
+}
+
+/// One process's events within one chunk.
+struct Segment {
+    proc: u16,
+    start: Option<f64>,
+    end: Option<f64>,
+    singles: [u64; KINDS],
+    unknown: u64,
+    intervals: Intervals,
+    crossed: u64,
+    /// Crossings in `pending`, and those past the warning limit (counted).
+    listed: usize,
+    unlisted: usize,
+    pending: Vec<Pending>,
+    /// The open INs at `1..=depth` (slot 0 is [`SENTINEL`]): pair number,
+    /// time and offset, in three arrays so the fast loop writes each slot
+    /// without a branch.
+    kinds: Vec<u8>,
+    times: Vec<f64>,
+    offsets: Vec<u64>,
+    depth: usize,
+}
+
+impl Segment {
+    fn new(proc: u16) -> Segment {
+        Segment {
+            proc,
+            start: None,
+            end: None,
+            singles: [0; KINDS],
+            unknown: 0,
+            intervals: Intervals::default(),
+            crossed: 0,
+            listed: 0,
+            unlisted: 0,
+            pending: Vec::new(),
+            kinds: vec![SENTINEL],
+            times: vec![0.0],
+            offsets: vec![0],
+            depth: 0,
+        }
+    }
+
+    /// The fast loop over a clean block's events (one process, known types):
+    /// an IN is written above the innermost open IN, an OUT that closes the
+    /// innermost one pops it, a single event is counted. It stops at the
+    /// first event that needs more and returns how many it took.
+    fn clean_events(&mut self, first_offset: usize, events: &[u8]) -> usize {
+        let n = events.len() / RECORD;
+        debug_assert!(n <= RECORDS_PER_BLOCK);
+        // Every slot written below is at most depth + n + 1.
+        let need = self.depth + n + 2;
+        if self.kinds.len() < need {
+            self.kinds.resize(need, SENTINEL);
+            self.times.resize(need, 0.0);
+            self.offsets.resize(need, 0);
+        }
+        // Closed intervals, added after the loop so that the loop carries no
+        // dependency through the statistics.
+        let mut closed_kind = [0u8; RECORDS_PER_BLOCK];
+        let mut closed_time = [0f64; RECORDS_PER_BLOCK];
+        let mut closed = 0;
+        let mut depth = self.depth;
+        let mut done = 0;
+        // Locals, so that the stores into the slots (bytes, which may alias
+        // anything) do not make the compiler reload the vectors each time.
+        let kinds = &mut self.kinds[..need];
+        let times = &mut self.times[..need];
+        let offsets = &mut self.offsets[..need];
+        // Indexed by `k & 15`: no check, and no division.
+        let mut singles = [0u64; 16];
+        for raw in events.chunks_exact(RECORD).take(RECORDS_PER_BLOCK) {
+            let (role, k) = ROLE_AND_KIND[raw[2] as usize];
+            let is_out = role == OUT;
+            // `&` and `|`, not `&&` and `||`: the kind of event is random,
+            // so a branch on it would be mispredicted half the time.
+            if (role == OTHER) | (is_out & (kinds[depth] != k)) {
+                break;
+            }
+            let time = f64::from_be_bytes([
+                raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15],
+            ]);
+            // Written for every event: above the innermost open IN the slot
+            // is free, and an IN makes it the innermost.
+            kinds[depth + 1] = k;
+            times[depth + 1] = time;
+            offsets[depth + 1] = (first_offset + done * RECORD) as u64;
+            closed_kind[closed] = k;
+            closed_time[closed] = time - times[depth];
+            closed += usize::from(is_out);
+            singles[k as usize & 15] += u64::from(role == SINGLE);
+            depth = depth + usize::from(role == IN) - usize::from(is_out);
+            done += 1;
+        }
+        for (total, n) in self.singles.iter_mut().zip(singles) {
+            *total += n;
+        }
+        self.depth = depth;
+        for (&k, &d) in closed_kind[..closed].iter().zip(&closed_time[..closed]) {
+            self.intervals.add(k, d);
+        }
+        done
+    }
+
+    /// One event, with every rule of [`super::summarize`].
+    fn event(&mut self, offset: usize, r: &Record) {
+        match EventKind::of(r.kind) {
+            EventKind::Start => {
+                self.start.get_or_insert(r.time);
+            }
+            EventKind::End => self.end = Some(r.time),
+            EventKind::In(k) => {
+                let slot = self.depth + 1;
+                if self.kinds.len() <= slot {
+                    self.kinds.push(k);
+                    self.times.push(r.time);
+                    self.offsets.push(offset as u64);
+                } else {
+                    self.kinds[slot] = k;
+                    self.times[slot] = r.time;
+                    self.offsets[slot] = offset as u64;
+                }
+                self.depth = slot;
+            }
+            EventKind::Out(k) => {
+                let open = &self.kinds[1..=self.depth];
+                match open.iter().rposition(|&x| x == k) {
+                    Some(j) => {
+                        let slot = j + 1;
+                        let crossing = self.depth - slot;
+                        if crossing > 0 {
+                            self.crossed += 1;
+                            if self.listed < super::MAX_WARNINGS_PER_PROC {
+                                self.listed += 1;
+                                self.pending.push(Pending::Crossed {
+                                    kind: k,
+                                    offset: offset as u64,
+                                    crossing,
+                                });
+                            } else {
+                                self.unlisted += 1;
+                            }
+                        }
+                        let t0 = self.times[slot];
+                        let top = self.depth + 1;
+                        self.kinds.copy_within(slot + 1..top, slot);
+                        self.times.copy_within(slot + 1..top, slot);
+                        self.offsets.copy_within(slot + 1..top, slot);
+                        self.depth -= 1;
+                        self.intervals.add(k, r.time - t0);
+                    }
+                    None => self.pending.push(Pending::Out {
+                        kind: k,
+                        time: r.time,
+                        offset: offset as u64,
+                        open_inside: self.depth,
+                    }),
+                }
+            }
+            EventKind::Single(k) => self.singles[k as usize % KINDS] += 1,
+            EventKind::Unknown(_) => self.unknown += 1,
+        }
+    }
+
+    /// The INs still open at the end of the segment, innermost last.
+    fn open(&self) -> impl Iterator<Item = Open> + '_ {
+        (1..=self.depth).map(|i| Open {
+            kind: self.kinds[i],
+            time: self.times[i],
+            offset: self.offsets[i],
+        })
+    }
+}
+
+/// The segments of one chunk: a [`BlockVisitor`] for the opening scan.
+#[derive(Default)]
+pub struct ChunkSummary {
+    segments: Vec<Segment>,
+    slots: FxHashMap<u16, usize>,
+    /// Blocks hold one process each, so the lookup is nearly always this.
+    current: Option<(u16, usize)>,
+}
+
+impl ChunkSummary {
+    fn segment(&mut self, proc: u16) -> &mut Segment {
+        let slot = match self.current {
+            Some((p, s)) if p == proc => s,
+            _ => {
+                let n = self.segments.len();
+                let s = *self.slots.entry(proc).or_insert(n);
+                if s == n {
+                    self.segments.push(Segment::new(proc));
+                }
+                self.current = Some((proc, s));
+                s
+            }
+        };
+        &mut self.segments[slot]
+    }
+}
+
+impl BlockVisitor for ChunkSummary {
+    fn clean(&mut self, block: usize, proc: u16, events: &[u8]) {
+        let first = block * BLOCK;
+        let segment = self.segment(proc);
+        let done = segment.clean_events(first, events);
+        for (i, raw) in events.chunks_exact(RECORD).enumerate().skip(done) {
+            segment.event(first + i * RECORD, &Record::decode(raw));
+        }
+    }
+
+    fn damaged(&mut self, block: usize, bytes: &[u8]) {
+        for (i, raw) in bytes.chunks_exact(RECORD).enumerate() {
+            let r = Record::decode(raw);
+            if !r.is_padding() {
+                self.segment(r.proc).event(block * BLOCK + i * RECORD, &r);
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        // Only the open INs travel on to the merge.
+        for s in &mut self.segments {
+            let keep = s.depth + 1;
+            s.kinds.truncate(keep);
+            s.kinds.shrink_to_fit();
+            s.times.truncate(keep);
+            s.times.shrink_to_fit();
+            s.offsets.truncate(keep);
+            s.offsets.shrink_to_fit();
+        }
+        self.slots = FxHashMap::default();
+    }
+}
+
+/// An IN left open by earlier chunks.
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    kind: u8,
+    time: f64,
+    offset: u64,
+}
+
+/// One process so far.
+struct ProcState<'a> {
+    start: Option<f64>,
+    end: Option<f64>,
+    singles: [u64; KINDS],
+    unknown: u64,
+    intervals: Intervals,
+    unmatched: Unmatched,
+    open: Vec<Open>,
+    warnings: ProcWarnings<'a>,
+}
+
+impl<'a> ProcState<'a> {
+    fn new(path: &'a std::path::Path, proc: u16) -> Self {
+        ProcState {
+            start: None,
+            end: None,
+            singles: [0; KINDS],
+            unknown: 0,
+            intervals: Intervals::default(),
+            unmatched: Unmatched::default(),
+            open: Vec::new(),
+            warnings: ProcWarnings::new(path, proc),
+        }
+    }
+}
+
+/// Merges the chunks' segments in file order into the summary.
+pub struct SummaryMerge<'a> {
+    names: &'a EventNames,
+    path: &'a std::path::Path,
+    procs: FxHashMap<u16, ProcState<'a>>,
+}
+
+impl<'a> SummaryMerge<'a> {
+    pub fn new(names: &'a EventNames, path: &'a std::path::Path) -> Self {
+        SummaryMerge {
+            names,
+            path,
+            procs: FxHashMap::default(),
+        }
+    }
+
+    /// The next chunk in file order.
+    pub fn push(&mut self, chunk: ChunkSummary) {
+        for seg in chunk.segments {
+            self.push_segment(seg);
+        }
+    }
+
+    fn push_segment(&mut self, seg: Segment) {
+        let names = self.names;
+        let path = self.path;
+        let st = self
+            .procs
+            .entry(seg.proc)
+            .or_insert_with(|| ProcState::new(path, seg.proc));
+        if st.start.is_none() {
+            st.start = seg.start;
+        }
+        if seg.end.is_some() {
+            st.end = seg.end;
+        }
+        for p in &seg.pending {
+            match *p {
+                Pending::Crossed {
+                    kind,
+                    offset,
+                    crossing,
+                } => st
+                    .warnings
+                    .warn(offset, || crossed_message(names, kind, crossing)),
+                Pending::Out {
+                    kind,
+                    time,
+                    offset,
+                    open_inside,
+                } => match st.open.iter().rposition(|o| o.kind == kind) {
+                    Some(j) => {
+                        let crossing = st.open.len() - 1 - j + open_inside;
+                        if crossing > 0 {
+                            st.unmatched.crossed += 1;
+                            st.warnings
+                                .warn(offset, || crossed_message(names, kind, crossing));
+                        }
+                        let o = st.open.remove(j);
+                        st.intervals.add(kind, time - o.time);
+                    }
+                    None => {
+                        st.unmatched.out += 1;
+                        st.warnings
+                            .warn(offset, || unmatched_out_message(names, kind));
+                    }
+                },
+            }
+        }
+        st.warnings.warned += seg.unlisted;
+        st.unmatched.crossed += seg.crossed;
+        st.intervals.merge(&seg.intervals);
+        for k in 0..KINDS {
+            st.singles[k] += seg.singles[k];
+        }
+        st.unknown += seg.unknown;
+        st.open.extend(seg.open());
+    }
+
+    /// The summary of every process of `t` (the file the chunks came from).
+    pub fn finish(mut self, t: &TlogFile) -> Summary {
+        let mut summary = Summary {
+            procs: Vec::new(),
+            across: Vec::new(),
+            trees: Vec::new(),
+            warnings: Vec::new(),
+        };
+        for p in t.procs() {
+            let st = self
+                .procs
+                .remove(&p)
+                .unwrap_or_else(|| ProcState::new(self.path, p));
+            summary.procs.push(ProcSummary {
+                proc: p,
+                events: t.events_of(p),
+                start: st.start,
+                end: st.end,
+                kinds: kind_stats(self.names, &st.intervals, &st.singles),
+                unmatched: Unmatched {
+                    ins: st.open.len() as u64,
+                    ..st.unmatched
+                },
+                unknown_types: st.unknown,
+            });
+            let never_closed = st.open.iter().map(|o| (o.kind, o.offset));
+            summary
+                .warnings
+                .extend(st.warnings.finish(self.names, never_closed));
+        }
+        summary.across = across_procs(&summary.procs);
+        summary
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Summary, Trees, summarize, summarize_input};
+    use crate::source::InputFile;
+    use crate::synth::SplitMix64;
+    use crate::tlog::tests::record;
+    use crate::tlog::{BLOCK, TlogFile};
+
+    /// A file with nesting, crossings, unmatched INs and OUTs, START/END,
+    /// unknown types, processes interleaved and damage here and there.
+    fn damaged_file(rng: &mut SplitMix64) -> Vec<u8> {
+        let mut next = |n: u64| rng.next_u64() % n;
+        let nprocs = 1 + next(3) as u16;
+        let mut open: Vec<Vec<i8>> = vec![Vec::new(); nprocs as usize];
+        let mut time = vec![0.0f64; nprocs as usize];
+        let mut bytes = Vec::new();
+        let mut proc = 0u16;
+        for _ in 0..1 + next(60) {
+            if next(4) == 0 {
+                proc = next(nprocs as u64) as u16;
+            }
+            let p = proc as usize;
+            let events = if next(8) == 0 { next(64) } else { 64 } as usize;
+            for i in 0..64 {
+                if i >= events {
+                    bytes.extend_from_slice(&[0; 16]);
+                    continue;
+                }
+                time[p] += next(5) as f64 * 0.25;
+                let kind: i8 = match next(100) {
+                    0 => 1,
+                    1 => 2,
+                    2 => 5,                          // unknown
+                    3..=5 => 11 + 2 * next(9) as i8, // any OUT
+                    6..=45 if !open[p].is_empty() => open[p].pop().unwrap() + 1,
+                    6..=75 => {
+                        // Mostly two pairs, so that an OUT often crosses.
+                        let pairs = if next(2) == 0 { 2 } else { 9 };
+                        let k = 10 + 2 * next(pairs) as i8;
+                        open[p].push(k);
+                        k
+                    }
+                    _ => 31 + next(9) as i8,
+                };
+                let mut r = record(proc, kind, 0, time[p]);
+                if next(400) == 0 {
+                    r[next(16) as usize] = next(256) as u8;
+                }
+                bytes.extend_from_slice(&r);
+            }
+        }
+        if next(5) == 0 {
+            bytes.truncate(bytes.len() - next(BLOCK as u64) as usize);
+        }
+        bytes
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+    }
+
+    fn assert_same(fused: &Summary, reference: &Summary, case: usize) {
+        let w = |s: &Summary| s.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(w(fused), w(reference), "case {case}");
+        assert_eq!(fused.procs.len(), reference.procs.len(), "case {case}");
+        for (f, r) in fused.procs.iter().zip(&reference.procs) {
+            let what = format!("case {case}, process {}", r.proc);
+            assert_eq!(
+                (f.proc, f.events, f.unknown_types),
+                (r.proc, r.events, r.unknown_types),
+                "{what}"
+            );
+            assert_eq!(
+                (f.start.map(f64::to_bits), f.end.map(f64::to_bits)),
+                (r.start.map(f64::to_bits), r.end.map(f64::to_bits)),
+                "{what}"
+            );
+            let u = |p: &super::super::ProcSummary| {
+                (p.unmatched.ins, p.unmatched.out, p.unmatched.crossed)
+            };
+            assert_eq!(u(f), u(r), "{what}");
+            assert_eq!(f.kinds.len(), r.kinds.len(), "{what}");
+            for (a, b) in f.kinds.iter().zip(&r.kinds) {
+                assert_eq!(
+                    (
+                        a.kind,
+                        &a.name,
+                        a.role,
+                        a.count,
+                        a.min.to_bits(),
+                        a.max.to_bits()
+                    ),
+                    (
+                        b.kind,
+                        &b.name,
+                        b.role,
+                        b.count,
+                        b.min.to_bits(),
+                        b.max.to_bits()
+                    ),
+                    "{what}"
+                );
+                assert!(close(a.total, b.total) && close(a.avg, b.avg), "{what}");
+            }
+        }
+        assert_eq!(fused.across.len(), reference.across.len(), "case {case}");
+        for (a, b) in fused.across.iter().zip(&reference.across) {
+            assert_eq!(
+                (a.kind, a.role, a.procs, a.count, a.max_proc),
+                (b.kind, b.role, b.procs, b.count, b.max_proc),
+                "case {case}"
+            );
+            assert!(close(a.min, b.min) && close(a.avg, b.avg) && close(a.max, b.max));
+        }
+    }
+
+    /// The one-pass summary finds what the process-by-process one finds,
+    /// on damaged files cut into many chunks (4 blocks each in tests).
+    #[test]
+    fn one_pass_equals_process_by_process() {
+        let mut rng = SplitMix64::new(7);
+        let mut crossed_across_chunks = 0;
+        for case in 0..400 {
+            let bytes = damaged_file(&mut rng);
+            let names = Default::default();
+            let Ok((t, fused)) = summarize_input(InputFile::from_bytes("f", bytes.clone()), &names)
+            else {
+                continue;
+            };
+            let reference = summarize(&t, &names, Trees::Skip);
+            assert_same(&fused, &reference, case);
+            crossed_across_chunks += fused.procs.iter().map(|p| p.unmatched.crossed).sum::<u64>();
+            // The plain scan is unchanged by the visitor.
+            let plain = TlogFile::from_input(InputFile::from_bytes("f", bytes)).unwrap();
+            let w = |t: &TlogFile| {
+                t.warnings()
+                    .iter()
+                    .map(|w| w.to_string())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(w(&plain), w(&t), "case {case}");
+        }
+        assert!(crossed_across_chunks > 0);
+    }
+}
