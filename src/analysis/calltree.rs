@@ -9,6 +9,7 @@
 use std::sync::Mutex;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use super::trace_summary::{Selection, for_each_call};
 use crate::error::{Location, Warning};
@@ -127,9 +128,13 @@ pub fn call_tree(
     )
 }
 
+/// Levels merged in order before the subtrees are merged in parallel.
+const MAX_SERIAL_LEVELS: usize = 3;
+
 /// Unifies per-process trees by path into min/avg/max spreads.
 ///
-/// The subtrees under the root's children are merged in parallel, each over
+/// The top levels are merged in order until there are enough subtrees to
+/// keep every thread busy; those subtrees are merged in parallel, each over
 /// the processes in order, so every node combines its processes in the same
 /// order as a sequential merge (same sums, same tie-breaks, same child order).
 pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
@@ -149,36 +154,50 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
     };
     let mut merged: CallTree<Spread> = CallTree::new();
     let root = merged.root();
-    // The root's children, in order of first appearance over processes.
-    let mut top: Vec<String> = Vec::new();
-    for (proc, t) in trees {
-        combine(*proc)(
-            &mut merged.node_mut(root).metrics,
-            &t.node(t.root()).metrics,
-        );
-        for &c in t.node(t.root()).children() {
-            let name = t.name(c);
-            if merged.find_child(root, name).is_none() {
-                merged.child(root, name);
-                top.push(name.to_owned());
+    // A merged node and its sources: (process, tree, node), in process order.
+    type Sources<'a> = Vec<(usize, &'a CallTree, NodeId)>;
+    let mut frontier: Vec<(NodeId, Sources)> =
+        vec![(root, trees.iter().map(|(p, t)| (*p, t, t.root())).collect())];
+    // Several subtrees per thread, so that uneven ones even out.
+    let wanted = 8 * rayon::current_num_threads();
+    for _ in 0..MAX_SERIAL_LEVELS {
+        if frontier.len() >= wanted {
+            break;
+        }
+        let mut next: Vec<(NodeId, Sources)> = Vec::new();
+        // Merged node → its place in `next`.
+        let mut place: FxHashMap<NodeId, usize> = FxHashMap::default();
+        for (at, sources) in &frontier {
+            // Children in order of first appearance over the processes.
+            for &(proc, t, node) in sources {
+                combine(proc)(&mut merged.node_mut(*at).metrics, &t.node(node).metrics);
+                for &c in t.node(node).children() {
+                    let child = merged.child(*at, t.name(c));
+                    let i = *place.entry(child).or_insert_with(|| {
+                        next.push((child, Vec::new()));
+                        next.len() - 1
+                    });
+                    next[i].1.push((proc, t, c));
+                }
             }
         }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
     }
-    let subtrees: Vec<CallTree<Spread>> = top
+    let subtrees: Vec<CallTree<Spread>> = frontier
         .par_iter()
-        .map(|name| {
+        .map(|(_, sources)| {
             let mut sub: CallTree<Spread> = CallTree::new();
-            for (proc, t) in trees {
-                if let Some(from) = t.find_child(t.root(), name) {
-                    sub.merge_from(sub.root(), t, from, combine(*proc));
-                }
+            for &(proc, t, node) in sources {
+                sub.merge_from(sub.root(), t, node, combine(proc));
             }
             sub
         })
         .collect();
-    for (name, sub) in top.iter().zip(&subtrees) {
-        let at = merged.child(root, name);
-        merged.graft(at, sub);
+    for ((at, _), sub) in frontier.iter().zip(&subtrees) {
+        merged.graft(*at, sub);
     }
     let n = trees.len();
     // A node missing in some process has 0 s there (in place: the tree
@@ -195,16 +214,17 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
 
 /// Calls in the node's subtree (for hiding branches no selected call reached).
 pub fn subtree_calls(tree: &CallTree<Spread>) -> Vec<u64> {
-    let mut calls = vec![0u64; tree.len() + 1];
-    for (id, _) in tree.preorder().into_iter().rev() {
-        let own = tree.node(id).metrics.total.calls;
-        let kids: u64 = tree
-            .node(id)
-            .children()
-            .iter()
-            .map(|c| calls[c.0 as usize])
-            .sum();
-        calls[id.0 as usize] = own + kids;
+    let n = tree.len() + 1;
+    let mut calls: Vec<u64> = (0..n)
+        .map(|i| tree.node(NodeId(i as u32)).metrics.total.calls)
+        .collect();
+    // A parent's id is below its children's (see `CallTree`): walking ids
+    // backwards sums every subtree before its parent is reached.
+    for i in (1..n).rev() {
+        if let Some(p) = tree.node(NodeId(i as u32)).parent() {
+            debug_assert!((p.0 as usize) < i);
+            calls[p.0 as usize] += calls[i];
+        }
     }
     calls
 }

@@ -55,6 +55,9 @@ impl<M> Node<M> {
 }
 
 /// A tree of named nodes under an unnamed root.
+///
+/// Nodes are only ever appended, each after its parent, so a parent's id is
+/// always below its children's: bottom-up passes walk the ids backwards.
 #[derive(Debug, Clone)]
 pub struct CallTree<M = Metrics> {
     nodes: Vec<Node<M>>,

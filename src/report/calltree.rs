@@ -29,25 +29,61 @@ pub struct TreeView {
 pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)> {
     let calls = subtree_calls(tree);
     let total = total_inclusive(tree);
-    let mut out = Vec::new();
-    let mut stack: Vec<(NodeId, usize)> = children_sorted(tree, tree.root(), view, &calls, total)
-        .into_iter()
-        .rev()
-        .map(|c| (c, 0))
-        .collect();
+    let mut out = Vec::with_capacity(tree.len());
+    // One stack for the whole walk: no vector per node (trees reach
+    // millions of nodes).
+    let mut stack: Vec<(NodeId, usize)> = Vec::new();
+    push_children_sorted(&mut stack, tree, tree.root(), 0, view, &calls, total);
     while let Some((id, depth)) = stack.pop() {
         out.push((id, depth));
         if view.max_depth.is_some_and(|m| depth >= m) {
             continue;
         }
-        for c in children_sorted(tree, id, view, &calls, total)
-            .into_iter()
-            .rev()
-        {
-            stack.push((c, depth + 1));
-        }
+        push_children_sorted(&mut stack, tree, id, depth + 1, view, &calls, total);
     }
     out
+}
+
+/// Pushes what [`children_sorted`] returns, at `depth`, the first on top.
+fn push_children_sorted(
+    stack: &mut Vec<(NodeId, usize)>,
+    tree: &CallTree<Spread>,
+    id: NodeId,
+    depth: usize,
+    view: &TreeView,
+    calls: &[u64],
+    total: f64,
+) {
+    let first = stack.len();
+    stack.extend(
+        tree.node(id)
+            .children()
+            .iter()
+            .filter(|&&c| shown(tree, c, view, calls, total))
+            .map(|&c| (c, depth)),
+    );
+    let kids = &mut stack[first..];
+    kids.sort_by(|a, b| by_inclusive_desc(tree, a.0, b.0));
+    if let Some(n) = view.top {
+        stack.truncate(first + n);
+    }
+    stack[first..].reverse();
+}
+
+/// A child is shown when some call reached its subtree and it is not under
+/// `--min-percent`.
+fn shown(tree: &CallTree<Spread>, c: NodeId, view: &TreeView, calls: &[u64], total: f64) -> bool {
+    calls[c.0 as usize] > 0
+        && (total <= 0.0
+            || 100.0 * tree.node(c).metrics.total.inclusive / total >= view.min_percent)
+}
+
+fn by_inclusive_desc(tree: &CallTree<Spread>, a: NodeId, b: NodeId) -> std::cmp::Ordering {
+    tree.node(b)
+        .metrics
+        .total
+        .inclusive
+        .total_cmp(&tree.node(a).metrics.total.inclusive)
 }
 
 fn children_sorted(
@@ -62,19 +98,9 @@ fn children_sorted(
         .children()
         .iter()
         .copied()
-        .filter(|c| calls[c.0 as usize] > 0)
-        .filter(|c| {
-            total <= 0.0
-                || 100.0 * tree.node(*c).metrics.total.inclusive / total >= view.min_percent
-        })
+        .filter(|&c| shown(tree, c, view, calls, total))
         .collect();
-    kids.sort_by(|a, b| {
-        tree.node(*b)
-            .metrics
-            .total
-            .inclusive
-            .total_cmp(&tree.node(*a).metrics.total.inclusive)
-    });
+    kids.sort_by(|&a, &b| by_inclusive_desc(tree, a, b));
     if let Some(n) = view.top {
         kids.truncate(n);
     }
