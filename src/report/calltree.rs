@@ -4,6 +4,7 @@
 
 use std::io::{self, Write};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::html_report::escape as html_escape;
@@ -29,20 +30,65 @@ pub struct TreeView {
 pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)> {
     let calls = subtree_calls(tree);
     let total = total_inclusive(tree);
-    let mut out = Vec::with_capacity(tree.len());
-    // One stack for the whole walk: no vector per node (trees reach
+    let leaf = |depth: usize| view.max_depth.is_some_and(|m| depth >= m);
+    // Pre-order from `top`, with one stack (no vector per node: trees reach
     // millions of nodes).
-    let mut stack: Vec<(NodeId, usize)> = Vec::new();
-    push_children_sorted(&mut stack, tree, tree.root(), 0, view, &calls, total);
-    while let Some((id, depth)) = stack.pop() {
-        out.push((id, depth));
-        if view.max_depth.is_some_and(|m| depth >= m) {
-            continue;
+    let walk = |top: NodeId, depth: usize| {
+        let mut out = Vec::new();
+        let mut stack = vec![(top, depth)];
+        while let Some((id, depth)) = stack.pop() {
+            out.push((id, depth));
+            if !leaf(depth) {
+                push_children_sorted(&mut stack, tree, id, depth + 1, view, &calls, total);
+            }
         }
-        push_children_sorted(&mut stack, tree, id, depth + 1, view, &calls, total);
+        out
+    };
+    // The top levels in order, as nodes and whole subtrees, until there
+    // are subtrees enough for every thread; then the subtrees in parallel.
+    let sorted = |id: NodeId, depth: usize| {
+        let mut kids = Vec::new();
+        push_children_sorted(&mut kids, tree, id, depth, view, &calls, total);
+        kids.reverse();
+        kids
+    };
+    // (node, depth, whole subtree or the node alone)
+    let mut parts: Vec<(NodeId, usize, bool)> = sorted(tree.root(), 0)
+        .into_iter()
+        .map(|(c, d)| (c, d, true))
+        .collect();
+    let wanted = 8 * rayon::current_num_threads();
+    for _ in 0..MAX_SERIAL_LEVELS {
+        if parts.iter().filter(|p| p.2).count() >= wanted {
+            break;
+        }
+        let mut next = Vec::with_capacity(parts.len());
+        for &(id, depth, whole) in &parts {
+            if !whole || leaf(depth) {
+                next.push((id, depth, whole));
+                continue;
+            }
+            next.push((id, depth, false));
+            next.extend(sorted(id, depth + 1).into_iter().map(|(c, d)| (c, d, true)));
+        }
+        parts = next;
     }
-    out
+    parts
+        .par_iter()
+        .map(|&(id, depth, whole)| {
+            if whole {
+                walk(id, depth)
+            } else {
+                vec![(id, depth)]
+            }
+        })
+        .collect::<Vec<_>>()
+        .concat()
 }
+
+/// Levels of [`visible`] expanded in order before the subtrees are walked
+/// in parallel.
+const MAX_SERIAL_LEVELS: usize = 3;
 
 /// Pushes what [`children_sorted`] returns, at `depth`, the first on top.
 fn push_children_sorted(
