@@ -196,9 +196,7 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
             sub
         })
         .collect();
-    for ((at, _), sub) in frontier.iter().zip(&subtrees) {
-        merged.graft(*at, sub);
-    }
+    merged.graft_all(frontier.iter().map(|(at, _)| *at).zip(subtrees).collect());
     let n = trees.len();
     // A node missing in some process has 0 s there (in place: the tree
     // can be millions of nodes).

@@ -14,6 +14,7 @@
 //! tree ([`Metrics`]) and a merge across processes (any spread type) share
 //! the same shape code.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
 /// Index of a node in a [`CallTree`]. The root is always `NodeId(0)`.
@@ -157,40 +158,62 @@ impl<M: Default> CallTree<M> {
         }
     }
 
-    /// Copies the nodes below `sub`'s root under `at`, which must have no
-    /// children yet, and sets `at`'s metrics to the root's: the same tree as
-    /// merging into an empty node, by appending (no lookups).
-    pub fn graft(&mut self, at: NodeId, sub: &CallTree<M>)
+    /// Puts each subtree's nodes below its `at` (which must have no children
+    /// yet) and sets `at`'s metrics to the subtree root's: the same tree as
+    /// merging each into an empty node, in order, by appending (no lookups).
+    /// The nodes are renumbered in parallel; only the appends are serial.
+    pub fn graft_all(&mut self, grafts: Vec<(NodeId, CallTree<M>)>)
     where
-        M: Clone,
+        M: Send,
     {
-        debug_assert!(self.node(at).children.is_empty());
-        let names: Vec<u32> = sub.names.iter().map(|n| self.intern(n)).collect();
         // Sub node i (i ≥ 1) becomes node `base + i - 1`; sub's root is `at`.
-        let base = self.nodes.len() as u32;
-        let map = |id: NodeId| {
-            if id.0 == 0 {
-                at
-            } else {
-                NodeId(base + id.0 - 1)
+        let mut base = self.nodes.len() as u32;
+        let mut jobs = Vec::with_capacity(grafts.len());
+        for (at, sub) in grafts {
+            debug_assert!(self.node(at).children.is_empty());
+            let names: Vec<u32> = sub.names.iter().map(|n| self.intern(n)).collect();
+            let n = sub.nodes.len() as u32 - 1;
+            jobs.push((at, sub.nodes, names, base));
+            base += n;
+        }
+        let renumbered: Vec<(NodeId, Vec<Node<M>>)> = jobs
+            .into_par_iter()
+            .map(|(at, mut nodes, names, base)| {
+                let map = |id: NodeId| {
+                    if id.0 == 0 {
+                        at
+                    } else {
+                        NodeId(base + id.0 - 1)
+                    }
+                };
+                for n in &mut nodes {
+                    n.name = names.get(n.name as usize).copied().unwrap_or(u32::MAX);
+                    n.parent = n.parent.map(map);
+                    for c in &mut n.children {
+                        *c = map(*c);
+                    }
+                }
+                (at, nodes)
+            })
+            .collect();
+        let added: usize = renumbered.iter().map(|(_, n)| n.len() - 1).sum();
+        self.nodes.reserve(added);
+        self.child_index.reserve(added);
+        for (at, nodes) in renumbered {
+            let mut nodes = nodes.into_iter();
+            let root = nodes.next().expect("a tree has a root");
+            let first = self.nodes.len() as u32;
+            self.nodes[at.0 as usize].metrics = root.metrics;
+            self.nodes[at.0 as usize].children = root.children;
+            for (i, n) in nodes.enumerate() {
+                let id = NodeId(first + i as u32);
+                let parent = n.parent.unwrap_or(at);
+                self.child_index.insert((parent, n.name), id);
+                self.nodes.push(Node {
+                    parent: Some(parent),
+                    ..n
+                });
             }
-        };
-        self.nodes.reserve(sub.nodes.len().saturating_sub(1));
-        self.child_index.reserve(sub.nodes.len().saturating_sub(1));
-        self.nodes[at.0 as usize].metrics = sub.nodes[0].metrics.clone();
-        self.nodes[at.0 as usize].children =
-            sub.nodes[0].children.iter().map(|&c| map(c)).collect();
-        for (i, n) in sub.nodes.iter().enumerate().skip(1) {
-            let name = names.get(n.name as usize).copied().unwrap_or(u32::MAX);
-            let parent = n.parent.map_or(at, map);
-            let id = map(NodeId(i as u32));
-            self.nodes.push(Node {
-                name,
-                parent: Some(parent),
-                children: n.children.iter().map(|&c| map(c)).collect(),
-                metrics: n.metrics.clone(),
-            });
-            self.child_index.insert((parent, name), id);
         }
     }
 
