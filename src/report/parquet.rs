@@ -1,10 +1,10 @@
 //! Parquet tables of a database's records — `calls`, `regions` and `comm` —
 //! for engines that query data too big for one machine (DuckDB, Spark,
 //! Trino). Rows are read into row groups of [`ROW_GROUP`] rows; the columns
-//! of a row group are encoded in parallel (into memory, then appended in
-//! schema order) while the next row group is read, so memory stays at two
-//! row groups whatever the database's size and the files are the same for
-//! any thread count. Strings (function, region and type names) are derived
+//! of a few row groups (one per thread, at most [`MAX_GROUPS_IN_FLIGHT`])
+//! are encoded in parallel (into memory, then appended in order) while the
+//! next ones are read, so memory stays at a few row groups whatever the
+//! database's size and the files are the same for any thread count. Strings (function, region and type names) are derived
 //! from the number columns as they are encoded and dictionary-encoded by the
 //! writer; pages are Snappy-compressed.
 
@@ -30,8 +30,12 @@ use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
 use crate::formats::blprof::trace::TraceBlock;
 use crate::source::InputFile;
 
-/// Rows per row group (about 44 MB of call rows before encoding).
-pub const ROW_GROUP: usize = 1 << 20;
+/// Rows per row group (about 22 MB of call rows before encoding).
+pub const ROW_GROUP: usize = 1 << 19;
+
+/// Row groups encoded at once. A table's string column is most of its
+/// encoding work, so threads need row groups of their own to share it.
+const MAX_GROUPS_IN_FLIGHT: usize = 4;
 
 /// Call records read between releases of their mapped bytes.
 const RELEASE_CALLS: usize = 64 * 1024;
@@ -289,42 +293,66 @@ fn write_table(
         columns: columns(),
         rows: 0,
     };
+    let ncols = descrs.len();
+    let inflight = rayon::current_num_threads().clamp(1, MAX_GROUPS_IN_FLIGHT);
+    // Up to `inflight` row groups, the last one short when the rows run out.
+    let fill = |rows: &mut dyn Rows, spare: &mut Vec<RowGroup>| -> Result<Vec<RowGroup>> {
+        let mut groups = Vec::with_capacity(inflight);
+        while groups.len() < inflight {
+            let mut g = spare.pop().unwrap_or_else(new_group);
+            rows.fill(&mut g)?;
+            let last = g.rows < ROW_GROUP;
+            if g.rows > 0 {
+                groups.push(g);
+            }
+            if last {
+                break;
+            }
+        }
+        Ok(groups)
+    };
     let mut total = 0u64;
-    let mut cur = new_group();
-    rows.fill(&mut cur)?;
-    let mut spare = Some(new_group());
-    // The encoded chunks' buffers, reused from one row group to the next.
+    let mut spare: Vec<RowGroup> = Vec::new();
+    let mut cur = fill(rows, &mut spare)?;
+    // The encoded chunks' buffers (group × column), reused from one round
+    // to the next.
     let mut bufs: Vec<Vec<u8>> = Vec::new();
-    while cur.rows > 0 {
-        let mut next = spare.take().unwrap_or_else(new_group);
-        let taken: Vec<Vec<u8>> = (0..cur.columns.len())
-            .map(|c| bufs.get_mut(c).map(std::mem::take).unwrap_or_default())
+    while !cur.is_empty() {
+        let jobs: Vec<(usize, usize, Vec<u8>)> = (0..cur.len() * ncols)
+            .map(|i| {
+                let buf = bufs.get_mut(i).map(std::mem::take).unwrap_or_default();
+                (i / ncols, i % ncols, buf)
+            })
             .collect();
+        let mut spare_next = std::mem::take(&mut spare);
         let (encoded, read) = rayon::join(
             || {
-                taken
-                    .into_par_iter()
-                    .enumerate()
-                    .map(|(c, buf)| {
-                        encode_column(descrs[c].clone(), props.clone(), &cur, c, strings, buf)
+                jobs.into_par_iter()
+                    .map(|(g, c, buf)| {
+                        encode_column(descrs[c].clone(), props.clone(), &cur[g], c, strings, buf)
                     })
                     .collect::<Vec<_>>()
             },
-            || rows.fill(&mut next).map(|()| next),
+            || fill(rows, &mut spare_next),
         );
-        let mut rg = writer.next_row_group().map_err(err)?;
         bufs.clear();
-        for e in encoded {
-            let (bytes, close) = e.map_err(err)?;
-            rg.append_column(&bytes, close).map_err(err)?;
-            // No copy: the chunk's bytes are no longer shared.
-            bufs.push(Vec::from(bytes));
+        let mut encoded = encoded.into_iter();
+        for g in &cur {
+            let mut rg = writer.next_row_group().map_err(err)?;
+            for e in encoded.by_ref().take(ncols) {
+                let (bytes, close) = e.map_err(err)?;
+                rg.append_column(&bytes, close).map_err(err)?;
+                // No copy: the chunk's bytes are no longer shared.
+                bufs.push(Vec::from(bytes));
+            }
+            rg.close().map_err(err)?;
+            total += g.rows as u64;
         }
-        rg.close().map_err(err)?;
-        total += cur.rows as u64;
-        let mut done = std::mem::replace(&mut cur, read?);
-        done.clear();
-        spare = Some(done);
+        spare = spare_next;
+        for mut done in std::mem::replace(&mut cur, read?) {
+            done.clear();
+            spare.push(done);
+        }
     }
     writer.close().map_err(err)?;
     Ok(total)
