@@ -30,8 +30,9 @@ use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
 use crate::formats::blprof::trace::TraceBlock;
 use crate::source::InputFile;
 
-/// Rows per row group (about 22 MB of call rows before encoding).
-pub const ROW_GROUP: usize = 1 << 19;
+/// Rows per row group (about 22 MB of call rows before encoding). Unit
+/// tests make them small, so that their small databases span many.
+pub const ROW_GROUP: usize = if cfg!(test) { 300 } else { 1 << 19 };
 
 /// Row groups encoded at once. A table's string column is most of its
 /// encoding work, so threads need row groups of their own to share it.
@@ -694,4 +695,65 @@ fn write_comm(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Resu
         &Strings::CommType(type_names, unknown),
         &mut rows,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    use super::write_parquet;
+    use crate::analysis::regions::Regions;
+    use crate::formats::blprof::database::Database;
+
+    /// Many row groups, several in flight: the same files for any thread
+    /// count, every row in them once.
+    #[test]
+    fn row_groups_in_flight_write_the_same_files() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/small4/bl_prof");
+        let db = Database::open(&path).unwrap();
+        let regions = Regions::load(&db);
+        // Counted here, not by the writer.
+        let warnings = std::sync::Mutex::new(Vec::new());
+        let mut calls = 0u64;
+        for p in &db.trace_index().procs {
+            crate::analysis::trace_summary::for_each_call(&db, p, &warnings, |c| {
+                calls += u64::from(!c.is_sentinel());
+            });
+        }
+        let mut outputs = Vec::new();
+        for threads in [1, 2, 3, 5] {
+            let dir = tempfile::tempdir().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let (rows, _) = pool
+                .install(|| write_parquet(&db, Some(&regions), dir.path()))
+                .unwrap();
+            let mut files = Vec::new();
+            for (table, expected) in [
+                ("calls", rows.calls),
+                ("regions", rows.regions),
+                ("comm", rows.comm),
+            ] {
+                let file = dir.path().join(format!("{table}.parquet"));
+                let reader =
+                    SerializedFileReader::new(std::fs::File::open(&file).unwrap()).unwrap();
+                let meta = reader.metadata();
+                let stored: i64 = meta.row_groups().iter().map(|g| g.num_rows()).sum();
+                assert_eq!(stored as u64, expected, "{table}, {threads} threads");
+                assert_eq!(
+                    meta.num_row_groups(),
+                    (expected as usize).div_ceil(super::ROW_GROUP),
+                    "{table}"
+                );
+                files.push(std::fs::read(file).unwrap());
+            }
+            assert_eq!(rows.calls, calls);
+            assert!(rows.calls as usize > 8 * super::ROW_GROUP, "{rows:?}");
+            outputs.push(files);
+        }
+        assert!(outputs.windows(2).all(|w| w[0] == w[1]));
+    }
 }
