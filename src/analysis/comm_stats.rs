@@ -149,35 +149,44 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
         let (mut t0, mut t1) = (f64::INFINITY, f64::NEG_INFINITY);
         let (mut smin, mut smax) = (i32::MAX, i32::MIN);
         let (lo, hi) = sel.window;
-        records.for_each_record(|r| {
-            if r.time < lo || r.time > hi {
-                return;
+        while let Some(batch) = records.next_batch() {
+            for r in batch.records() {
+                if r.time < lo || r.time > hi {
+                    continue;
+                }
+                // Branches, not `min`/`max`: times mostly grow, so these
+                // are predicted, and no chain of float operations runs
+                // from one record to the next. (A NaN changes neither.)
+                if r.time < t0 {
+                    t0 = r.time;
+                }
+                if r.time > t1 {
+                    t1 = r.time;
+                }
+                let is_call = (r.size > -1 && r.kind != WAITSOME)
+                    || (r.size == BEFORE_CALL && r.kind == WAITSOME);
+                let Some(e) = usize::try_from(r.kind)
+                    .ok()
+                    .and_then(|k| by_kind.get_mut(k))
+                else {
+                    // Types outside 0..=63 (damaged data): none is a send.
+                    let slot = out.types.entry(r.kind).or_default();
+                    slot.1 += 1;
+                    slot.0 += is_call as u64;
+                    out.proc.records += 1;
+                    out.proc.calls += is_call as u64;
+                    continue;
+                };
+                e.1 += 1;
+                e.0 += is_call as u64;
+                if is_send(r.kind) && r.size != AFTER_CALL {
+                    e.2 += r.size.max(0) as u64;
+                    e.3 += 1;
+                    smin = smin.min(r.size);
+                    smax = smax.max(r.size);
+                }
             }
-            t0 = t0.min(r.time);
-            t1 = t1.max(r.time);
-            let is_call = (r.size > -1 && r.kind != WAITSOME)
-                || (r.size == BEFORE_CALL && r.kind == WAITSOME);
-            let Some(e) = usize::try_from(r.kind)
-                .ok()
-                .and_then(|k| by_kind.get_mut(k))
-            else {
-                // Types outside 0..=63 (damaged data): none is a send.
-                let slot = out.types.entry(r.kind).or_default();
-                slot.1 += 1;
-                slot.0 += is_call as u64;
-                out.proc.records += 1;
-                out.proc.calls += is_call as u64;
-                return;
-            };
-            e.1 += 1;
-            e.0 += is_call as u64;
-            if is_send(r.kind) && r.size != AFTER_CALL {
-                e.2 += r.size.max(0) as u64;
-                e.3 += 1;
-                smin = smin.min(r.size);
-                smax = smax.max(r.size);
-            }
-        });
+        }
         if t0 <= t1 {
             out.time = Some(match out.time {
                 None => (t0, t1),

@@ -307,21 +307,23 @@ fn send_rows(
                 if sel.wants_proc(p.proc) {
                     for blk in sel.blocks(p) {
                         let r = db.comm_records(blk).and_then(|mut records| {
-                            records.for_each_record(|r| {
-                                if !(is_send(r.kind)
-                                    && r.size != AFTER_CALL
-                                    && sel.contains(r.time))
-                                {
-                                    return;
-                                }
-                                match usize::try_from(r.peer).ok().filter(|&to| to < n) {
-                                    Some(to) => {
-                                        m[to / k] += 1;
-                                        b[to / k] += r.size.max(0) as u64;
+                            while let Some(batch) = records.next_batch() {
+                                for r in batch.records() {
+                                    if !(is_send(r.kind)
+                                        && r.size != AFTER_CALL
+                                        && sel.contains(r.time))
+                                    {
+                                        continue;
                                     }
-                                    None => unknown += 1,
+                                    match usize::try_from(r.peer).ok().filter(|&to| to < n) {
+                                        Some(to) => {
+                                            m[to / k] += 1;
+                                            b[to / k] += r.size.max(0) as u64;
+                                        }
+                                        None => unknown += 1,
+                                    }
                                 }
-                            });
+                            }
                             records.finish()
                         });
                         if let Err(e) = r {

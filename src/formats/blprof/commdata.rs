@@ -250,21 +250,21 @@ impl CommRecords {
         self
     }
 
-    /// Calls `f` on every remaining record: one plain loop per buffer, so
-    /// that `f` is inlined into it (the iterator checks for a refill per
-    /// record).
+    /// The remaining records of the current buffer, refilled first when it
+    /// is used up; `None` when the records run out. A plain loop over each
+    /// batch keeps its state in registers (the iterator checks for a refill
+    /// per record, and a closure's captured state stays in memory).
     #[inline]
-    pub fn for_each_record(&mut self, mut f: impl FnMut(&CommRecord)) {
-        loop {
-            let (stride, real) = (self.stride, self.real);
-            for r in self.buf[self.at..].chunks_exact(stride) {
-                f(&decode(r, real));
-            }
-            self.at = self.buf.len();
-            if !self.refill() {
-                return;
-            }
+    pub fn next_batch(&mut self) -> Option<RecordBatch<'_>> {
+        if self.at + self.stride > self.buf.len() && !self.refill() {
+            return None;
         }
+        let at = std::mem::replace(&mut self.at, self.buf.len());
+        Some(RecordBatch {
+            bytes: &self.buf[at..],
+            stride: self.stride,
+            real: self.real,
+        })
     }
 
     /// Ok when every record was read; the read error otherwise (the file
@@ -286,6 +286,22 @@ impl CommRecords {
         self.pos += n as u64;
         self.at = 0;
         true
+    }
+}
+
+/// A buffer of records from [`CommRecords::next_batch`].
+pub struct RecordBatch<'a> {
+    bytes: &'a [u8],
+    stride: usize,
+    real: RealWidth,
+}
+
+impl RecordBatch<'_> {
+    #[inline]
+    pub fn records(&self) -> impl Iterator<Item = CommRecord> + '_ {
+        self.bytes
+            .chunks_exact(self.stride)
+            .map(|r| decode(r, self.real))
     }
 }
 
