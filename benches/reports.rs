@@ -21,7 +21,7 @@ use profparse::synth::blprof::BlprofConfig;
 use profparse::synth::tlog::TlogConfig;
 use profparse::tlog::TlogFile;
 use profparse::tlog::dump::{DumpStyle, write_dump};
-use profparse::tlog::summary::{EventNames, Trees, summarize};
+use profparse::tlog::summary::{EventNames, Trees, open_and_summarize, summarize};
 
 fn quick() -> bool {
     std::env::var_os("PROFPARSE_BENCH_QUICK").is_some()
@@ -214,8 +214,12 @@ fn blprof_reports(c: &mut Criterion) {
                 b.iter(|| pool.install(|| write_dump(&mut io::sink(), &t, style).expect("dump")))
             });
         }
+        // `tlog summary`: the opening scan summarizes in the same pass.
+        let progress = Default::default();
         group.bench_function(id("summary"), |b| {
-            b.iter(|| pool.install(|| summarize(&t, &names, Trees::Skip)))
+            b.iter(|| {
+                pool.install(|| open_and_summarize(&inputs.tlog, &names, &progress).expect("opens"))
+            })
         });
         group.bench_function(id("tree"), |b| {
             b.iter(|| pool.install(|| summarize(&t, &names, Trees::Build)))

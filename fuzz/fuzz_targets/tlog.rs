@@ -11,7 +11,9 @@ use libfuzzer_sys::fuzz_target;
 use profparse::source::InputFile;
 use profparse::tlog::TlogFile;
 use profparse::tlog::dump::{DumpStyle, write_csv, write_dump, write_json};
-use profparse::tlog::summary::{EventNames, Trees, summarize};
+use profparse::tlog::summary::{
+    EventNames, Summary, Trees, open_and_summarize, summarize, summarize_input,
+};
 
 fn temp_path() -> &'static PathBuf {
     static P: OnceLock<PathBuf> = OnceLock::new();
@@ -59,6 +61,41 @@ fn exercise(t: &TlogFile) {
     let _ = summarize(t, &EventNames::default(), Trees::Build);
 }
 
+/// What the one-pass summary must share with the process-by-process one
+/// (totals aside: they are summed in another order).
+fn digest(s: &Summary) -> String {
+    let procs: Vec<_> = s
+        .procs
+        .iter()
+        .map(|p| {
+            let kinds: Vec<_> = p
+                .kinds
+                .iter()
+                .map(|k| (k.kind, k.role, k.count, k.min.to_bits(), k.max.to_bits()))
+                .collect();
+            let u = &p.unmatched;
+            format!(
+                "{} {} {:?} {:?} {} {} {} {} {kinds:?}",
+                p.proc,
+                p.events,
+                p.start.map(f64::to_bits),
+                p.end.map(f64::to_bits),
+                u.ins,
+                u.out,
+                u.crossed,
+                p.unknown_types
+            )
+        })
+        .collect();
+    let warnings: Vec<String> = s.warnings.iter().map(|w| w.to_string()).collect();
+    format!("{procs:?} {warnings:?}")
+}
+
+fn one_pass_agrees(fused: &Summary, t: &TlogFile) {
+    let reference = summarize(t, &EventNames::default(), Trees::Skip);
+    assert_eq!(digest(fused), digest(&reference));
+}
+
 fuzz_target!(|data: &[u8]| {
     let path = temp_path();
     std::fs::write(path, data).unwrap();
@@ -67,5 +104,12 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(t) = TlogFile::from_input(InputFile::from_bytes("mem.log", data.to_vec())) {
         exercise(&t);
+    }
+    let names = EventNames::default();
+    if let Ok((t, s)) = open_and_summarize(path, &names, &Default::default()) {
+        one_pass_agrees(&s, &t);
+    }
+    if let Ok((t, s)) = summarize_input(InputFile::from_bytes("mem.log", data.to_vec()), &names) {
+        one_pass_agrees(&s, &t);
     }
 });

@@ -47,16 +47,13 @@ pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)>
     // The top levels in order, as nodes and whole subtrees, until there
     // are subtrees enough for every thread; then the subtrees in parallel.
     let sorted = |id: NodeId, depth: usize| {
-        let mut kids = Vec::new();
-        push_children_sorted(&mut kids, tree, id, depth, view, &calls, total);
-        kids.reverse();
-        kids
+        children_sorted(tree, id, view, &calls, total)
+            .into_iter()
+            .map(move |c| (c, depth))
     };
     // (node, depth, whole subtree or the node alone)
-    let mut parts: Vec<(NodeId, usize, bool)> = sorted(tree.root(), 0)
-        .into_iter()
-        .map(|(c, d)| (c, d, true))
-        .collect();
+    let mut parts: Vec<(NodeId, usize, bool)> =
+        sorted(tree.root(), 0).map(|(c, d)| (c, d, true)).collect();
     let wanted = 8 * rayon::current_num_threads();
     for _ in 0..MAX_SERIAL_LEVELS {
         if parts.iter().filter(|p| p.2).count() >= wanted {
@@ -69,7 +66,7 @@ pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)>
                 continue;
             }
             next.push((id, depth, false));
-            next.extend(sorted(id, depth + 1).into_iter().map(|(c, d)| (c, d, true)));
+            next.extend(sorted(id, depth + 1).map(|(c, d)| (c, d, true)));
         }
         parts = next;
     }
@@ -139,18 +136,9 @@ fn children_sorted(
     calls: &[u64],
     total: f64,
 ) -> Vec<NodeId> {
-    let mut kids: Vec<NodeId> = tree
-        .node(id)
-        .children()
-        .iter()
-        .copied()
-        .filter(|&c| shown(tree, c, view, calls, total))
-        .collect();
-    kids.sort_by(|&a, &b| by_inclusive_desc(tree, a, b));
-    if let Some(n) = view.top {
-        kids.truncate(n);
-    }
-    kids
+    let mut kids = Vec::new();
+    push_children_sorted(&mut kids, tree, id, 0, view, calls, total);
+    kids.into_iter().rev().map(|(c, _)| c).collect()
 }
 
 /// Σ inclusive of the outermost calls.

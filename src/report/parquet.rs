@@ -3,10 +3,11 @@
 //! Trino). Rows are read into row groups of [`ROW_GROUP`] rows; the columns
 //! of a few row groups (one per thread, at most [`MAX_GROUPS_IN_FLIGHT`])
 //! are encoded in parallel (into memory, then appended in order) while the
-//! next ones are read, so memory stays at a few row groups whatever the
-//! database's size and the files are the same for any thread count. Strings (function, region and type names) are derived
-//! from the number columns as they are encoded and dictionary-encoded by the
-//! writer; pages are Snappy-compressed.
+//! next ones are read, so memory stays at twice that many row groups
+//! whatever the database's size, and the files are the same for any thread
+//! count. Strings (function, region and type names) are derived from the
+//! number columns as they are encoded and dictionary-encoded by the writer;
+//! pages are Snappy-compressed.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

@@ -76,8 +76,9 @@ pub struct Scanned {
 /// computed in the same pass (`tlog summary`). One visitor per chunk; the
 /// visitors reach the caller in file order.
 pub trait BlockVisitor: Default + Send {
-    /// A clean block (see [`CleanBlock`]): `events` are whole records of
-    /// `proc` (the padding after them cut off).
+    /// A clean block (one process, known types, thread id 0, times that
+    /// never go back, then only zero padding): `events` are whole records
+    /// of `proc` (the padding after them cut off).
     fn clean(&mut self, block: usize, proc: u16, events: &[u8]);
     /// Any other block, padding and damage included.
     fn damaged(&mut self, block: usize, bytes: &[u8]);
@@ -91,9 +92,10 @@ impl BlockVisitor for () {
     fn damaged(&mut self, _: usize, _: &[u8]) {}
 }
 
-/// Chunks in flight at once: the visitors of one batch are handed on before
-/// the next batch is read, so their memory stays bounded on any file.
-const BATCH_CHUNKS: usize = if cfg!(test) { 3 } else { 64 };
+/// Chunks in flight at once per thread: the visitors of one batch are
+/// handed on before the next batch is read, so their memory stays bounded on
+/// any file.
+const BATCH_CHUNKS_PER_THREAD: usize = if cfg!(test) { 2 } else { 16 };
 
 /// Scans the file, handing each chunk's visitor to `on_chunk` in file order
 /// and advancing `progress` by the blocks of each chunk.
@@ -106,8 +108,9 @@ pub fn scan<V: BlockVisitor>(
     let nblocks = (file.len() as usize).div_ceil(BLOCK);
     let nchunks = nblocks.div_ceil(CHUNK_BLOCKS);
     let mut merge = Merge::default();
-    for batch in (0..nchunks).step_by(BATCH_CHUNKS) {
-        let chunks: Vec<(Chunk, V)> = (batch..nchunks.min(batch + BATCH_CHUNKS))
+    let batch_chunks = BATCH_CHUNKS_PER_THREAD * rayon::current_num_threads();
+    for batch in (0..nchunks).step_by(batch_chunks) {
+        let chunks: Vec<(Chunk, V)> = (batch..nchunks.min(batch + batch_chunks))
             .into_par_iter()
             .map_init(Vec::new, |buf, c| {
                 let first = c * CHUNK_BLOCKS;

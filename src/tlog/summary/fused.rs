@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 use super::{
     EventNames, Intervals, KINDS, ProcSummary, ProcWarnings, Summary, Unmatched, across_procs,
-    crossed_message, kind_stats, unmatched_out_message,
+    crossed_message, innermost_open, kind_stats, unmatched_out_message,
 };
 use crate::tlog::{BLOCK, BlockVisitor, EventKind, RECORD, RECORDS_PER_BLOCK, Record, TlogFile};
 
@@ -194,11 +194,9 @@ impl Segment {
                 self.depth = slot;
             }
             EventKind::Out(k) => {
-                let open = &self.kinds[1..=self.depth];
-                match open.iter().rposition(|&x| x == k) {
-                    Some(j) => {
+                match innermost_open(self.kinds[1..=self.depth].iter().copied(), k) {
+                    Some((j, crossing)) => {
                         let slot = j + 1;
-                        let crossing = self.depth - slot;
                         if crossing > 0 {
                             self.crossed += 1;
                             if self.listed < super::MAX_WARNINGS_PER_PROC {
@@ -243,6 +241,12 @@ impl Segment {
     }
 }
 
+/// Processes per chunk beyond which a chunk gives up (the summary is then
+/// made process by process, in a second pass). A chunk holds 1024 blocks of
+/// one process each in any file the writer wrote; only blocks that mix
+/// processes (damage, garbage) bring more, and with them a segment each.
+const MAX_SEGMENTS: usize = if cfg!(test) { 8 } else { 1024 };
+
 /// The segments of one chunk: a [`BlockVisitor`] for the opening scan.
 #[derive(Default)]
 pub struct ChunkSummary {
@@ -250,30 +254,45 @@ pub struct ChunkSummary {
     slots: FxHashMap<u16, usize>,
     /// Blocks hold one process each, so the lookup is nearly always this.
     current: Option<(u16, usize)>,
+    /// More than [`MAX_SEGMENTS`] processes: nothing kept.
+    gave_up: bool,
 }
 
 impl ChunkSummary {
-    fn segment(&mut self, proc: u16) -> &mut Segment {
+    fn segment(&mut self, proc: u16) -> Option<&mut Segment> {
         let slot = match self.current {
             Some((p, s)) if p == proc => s,
             _ => {
                 let n = self.segments.len();
                 let s = *self.slots.entry(proc).or_insert(n);
                 if s == n {
+                    if n == MAX_SEGMENTS || self.gave_up {
+                        self.give_up();
+                        return None;
+                    }
                     self.segments.push(Segment::new(proc));
                 }
                 self.current = Some((proc, s));
                 s
             }
         };
-        &mut self.segments[slot]
+        self.segments.get_mut(slot)
+    }
+
+    fn give_up(&mut self) {
+        self.gave_up = true;
+        self.segments = Vec::new();
+        self.slots = FxHashMap::default();
+        self.current = None;
     }
 }
 
 impl BlockVisitor for ChunkSummary {
     fn clean(&mut self, block: usize, proc: u16, events: &[u8]) {
         let first = block * BLOCK;
-        let segment = self.segment(proc);
+        let Some(segment) = self.segment(proc) else {
+            return;
+        };
         let done = segment.clean_events(first, events);
         for (i, raw) in events.chunks_exact(RECORD).enumerate().skip(done) {
             segment.event(first + i * RECORD, &Record::decode(raw));
@@ -283,9 +302,13 @@ impl BlockVisitor for ChunkSummary {
     fn damaged(&mut self, block: usize, bytes: &[u8]) {
         for (i, raw) in bytes.chunks_exact(RECORD).enumerate() {
             let r = Record::decode(raw);
-            if !r.is_padding() {
-                self.segment(r.proc).event(block * BLOCK + i * RECORD, &r);
+            if r.is_padding() {
+                continue;
             }
+            let Some(segment) = self.segment(r.proc) else {
+                return;
+            };
+            segment.event(block * BLOCK + i * RECORD, &r);
         }
     }
 
@@ -344,6 +367,12 @@ pub struct SummaryMerge<'a> {
     names: &'a EventNames,
     path: &'a std::path::Path,
     procs: FxHashMap<u16, ProcState<'a>>,
+    /// A chunk gave up: the caller summarizes process by process instead.
+    gave_up: bool,
+    /// OUTs matched with an IN of an earlier chunk, and how many of those
+    /// crossed (what the tests check was exercised).
+    #[cfg(test)]
+    across: (usize, usize),
 }
 
 impl<'a> SummaryMerge<'a> {
@@ -352,14 +381,27 @@ impl<'a> SummaryMerge<'a> {
             names,
             path,
             procs: FxHashMap::default(),
+            gave_up: false,
+            #[cfg(test)]
+            across: (0, 0),
         }
     }
 
     /// The next chunk in file order.
     pub fn push(&mut self, chunk: ChunkSummary) {
+        if self.gave_up || chunk.gave_up {
+            self.gave_up = true;
+            self.procs = FxHashMap::default();
+            return;
+        }
         for seg in chunk.segments {
             self.push_segment(seg);
         }
+    }
+
+    /// True when a chunk held too many processes to summarize in one pass.
+    pub fn gave_up(&self) -> bool {
+        self.gave_up
     }
 
     fn push_segment(&mut self, seg: Segment) {
@@ -389,9 +431,14 @@ impl<'a> SummaryMerge<'a> {
                     time,
                     offset,
                     open_inside,
-                } => match st.open.iter().rposition(|o| o.kind == kind) {
-                    Some(j) => {
-                        let crossing = st.open.len() - 1 - j + open_inside;
+                } => match innermost_open(st.open.iter().map(|o| o.kind), kind) {
+                    Some((j, crossing_earlier)) => {
+                        let crossing = crossing_earlier + open_inside;
+                        #[cfg(test)]
+                        {
+                            self.across.0 += 1;
+                            self.across.1 += usize::from(crossing > 0);
+                        }
                         if crossing > 0 {
                             st.unmatched.crossed += 1;
                             st.warnings
@@ -455,7 +502,10 @@ impl<'a> SummaryMerge<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Summary, Trees, summarize, summarize_input};
+    use std::path::Path;
+
+    use super::super::{EventNames, Summary, Trees, summarize, summarize_input};
+    use super::SummaryMerge;
     use crate::source::InputFile;
     use crate::synth::SplitMix64;
     use crate::tlog::tests::record;
@@ -574,17 +624,21 @@ mod tests {
     #[test]
     fn one_pass_equals_process_by_process() {
         let mut rng = SplitMix64::new(7);
-        let mut crossed_across_chunks = 0;
+        let (mut across, mut crossed_across) = (0, 0);
+        let names = EventNames::default();
         for case in 0..400 {
             let bytes = damaged_file(&mut rng);
-            let names = Default::default();
-            let Ok((t, fused)) = summarize_input(InputFile::from_bytes("f", bytes.clone()), &names)
-            else {
+            let mut merge = SummaryMerge::new(&names, Path::new("f"));
+            let input = InputFile::from_bytes("f", bytes.clone());
+            let Ok(t) = TlogFile::from_input_visiting(input, |c| merge.push(c)) else {
                 continue;
             };
+            assert!(!merge.gave_up());
+            across += merge.across.0;
+            crossed_across += merge.across.1;
+            let fused = merge.finish(&t);
             let reference = summarize(&t, &names, Trees::Skip);
             assert_same(&fused, &reference, case);
-            crossed_across_chunks += fused.procs.iter().map(|p| p.unmatched.crossed).sum::<u64>();
             // The plain scan is unchanged by the visitor.
             let plain = TlogFile::from_input(InputFile::from_bytes("f", bytes)).unwrap();
             let w = |t: &TlogFile| {
@@ -595,6 +649,31 @@ mod tests {
             };
             assert_eq!(w(&plain), w(&t), "case {case}");
         }
-        assert!(crossed_across_chunks > 0);
+        // OUTs closed INs of earlier chunks, some of them crossing.
+        assert!(
+            across > 100 && crossed_across > 0,
+            "{across} {crossed_across}"
+        );
+    }
+
+    /// Blocks that mix more processes than a chunk keeps: the summary is
+    /// made process by process, with the same result.
+    #[test]
+    fn too_many_processes_in_a_chunk_fall_back() {
+        let mut bytes = Vec::new();
+        for p in 0..40u16 {
+            for k in [1i8, 10, 31, 11, 2] {
+                bytes.extend_from_slice(&record(p, k, 0, f64::from(p) + 0.5));
+            }
+        }
+        bytes.resize(bytes.len().next_multiple_of(BLOCK), 0);
+        let names = EventNames::default();
+        let mut merge = SummaryMerge::new(&names, Path::new("f"));
+        let input = InputFile::from_bytes("f", bytes.clone());
+        let t = TlogFile::from_input_visiting(input, |c| merge.push(c)).unwrap();
+        assert!(merge.gave_up());
+        let (_, fused) = summarize_input(InputFile::from_bytes("f", bytes), &names).unwrap();
+        assert_eq!(fused.procs.len(), 40);
+        assert_same(&fused, &summarize(&t, &names, Trees::Skip), 0);
     }
 }

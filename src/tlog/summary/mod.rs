@@ -172,8 +172,8 @@ pub struct Summary {
 const MAX_WARNINGS_PER_PROC: usize = 5;
 
 /// Whether [`summarize`] builds the nesting trees (`tlog tree`) or only
-/// the statistics (`tlog summary`: memory stays independent of the number
-/// of distinct call paths).
+/// the statistics (memory then stays independent of the number of distinct
+/// call paths; `tlog summary` itself uses [`open_and_summarize`], one pass).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trees {
     Build,
@@ -216,8 +216,19 @@ pub fn open_and_summarize(
 ) -> crate::Result<(TlogFile, Summary)> {
     let mut merge = fused::SummaryMerge::new(names, path);
     let t = TlogFile::open_visiting(path, progress, |c| merge.push(c))?;
-    let s = merge.finish(&t);
+    let s = finish(merge, &t, names);
     Ok((t, s))
+}
+
+/// The merged summary, or the process-by-process one when a chunk gave up.
+fn finish(merge: fused::SummaryMerge, t: &TlogFile, names: &EventNames) -> Summary {
+    if merge.gave_up() {
+        let mut s = summarize(t, names, Trees::Skip);
+        s.trees = Vec::new();
+        s
+    } else {
+        merge.finish(t)
+    }
 }
 
 /// [`open_and_summarize`] of an in-memory file.
@@ -225,7 +236,7 @@ pub fn summarize_input(file: InputFile, names: &EventNames) -> crate::Result<(Tl
     let path = file.path().to_path_buf();
     let mut merge = fused::SummaryMerge::new(names, &path);
     let t = TlogFile::from_input_visiting(file, |c| merge.push(c))?;
-    let s = merge.finish(&t);
+    let s = finish(merge, &t, names);
     Ok((t, s))
 }
 
@@ -252,6 +263,9 @@ impl Default for Intervals {
 impl Intervals {
     #[inline]
     fn add(&mut self, k: u8, d: f64) {
+        // −0 becomes +0: `min` of the two zeros depends on the order of
+        // the calls, and the one-pass summary adds in another order.
+        let d = d + 0.0;
         let k = k as usize % KINDS;
         self.count[k] += 1;
         self.total[k] += d;
@@ -352,6 +366,18 @@ impl<'a> ProcWarnings<'a> {
     }
 }
 
+/// The innermost open IN of pair `k` among the open INs' pair numbers
+/// (outermost first), and how many INs opened after it are still open:
+/// the OUT that closes it crosses them.
+fn innermost_open(
+    mut kinds: impl DoubleEndedIterator<Item = u8> + ExactSizeIterator,
+    k: u8,
+) -> Option<(usize, usize)> {
+    let open = kinds.len();
+    let j = kinds.rposition(|x| x == k)?;
+    Some((j, open - 1 - j))
+}
+
 fn crossed_message(names: &EventNames, k: u8, crossing: usize) -> String {
     format!(
         "OUT of {} crosses {crossing} open interval(s) opened after its IN",
@@ -401,9 +427,8 @@ fn summarize_proc(
             };
             open.push((k, r.time, off, node));
         }
-        EventKind::Out(k) => match open.iter().rposition(|o| o.0 == k) {
-            Some(j) => {
-                let crossing = open.len() - j - 1;
+        EventKind::Out(k) => match innermost_open(open.iter().map(|o| o.0), k) {
+            Some((j, crossing)) => {
                 if crossing > 0 {
                     s.unmatched.crossed += 1;
                     warnings.warn(off as u64, || crossed_message(names, k, crossing));
