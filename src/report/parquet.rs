@@ -1,7 +1,7 @@
 //! Parquet tables of a database's records — `calls`, `regions` and `comm` —
 //! for engines that query data too big for one machine (DuckDB, Spark,
 //! Trino). Rows are read into row groups of [`ROW_GROUP`] rows; the columns
-//! of a few row groups (one per thread, at most [`MAX_GROUPS_IN_FLIGHT`])
+//! of a few row groups (one per thread, at most `MAX_GROUPS_IN_FLIGHT`)
 //! are encoded in parallel (into memory, then appended in order) while the
 //! next ones are read, so memory stays at twice that many row groups
 //! whatever the database's size, and the files are the same for any thread

@@ -112,8 +112,8 @@ pub struct TlogFile {
     progress: Progress,
 }
 
-pub use scan::BlockVisitor;
 use scan::MAX_ISSUES;
+pub use scan::{BlockVisitor, CleanBlock, clean_block};
 
 impl TlogFile {
     /// Opens and checks `path` (see [`TlogFile::from_input`]).

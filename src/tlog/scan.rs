@@ -76,11 +76,12 @@ pub struct Scanned {
 /// computed in the same pass (`tlog summary`). One visitor per chunk; the
 /// visitors reach the caller in file order.
 pub trait BlockVisitor: Default + Send {
-    /// A clean block (one process, known types, thread id 0, times that
-    /// never go back, then only zero padding): `events` are whole records
-    /// of `proc` (the padding after them cut off).
-    fn clean(&mut self, block: usize, proc: u16, events: &[u8]);
-    /// Any other block, padding and damage included.
+    /// Block number `block`, and whether it is clean: exactly what
+    /// [`clean_block`] says (a visitor that reads every record anyway may
+    /// find it out in the same loop).
+    fn block(&mut self, block: usize, bytes: &[u8]) -> Option<CleanBlock>;
+    /// A block the scan checks record by record (only in tests: see
+    /// `scan_chunk`'s `fast`).
     fn damaged(&mut self, block: usize, bytes: &[u8]);
     /// The chunk is done.
     fn finish(&mut self) {}
@@ -88,7 +89,9 @@ pub trait BlockVisitor: Default + Send {
 
 /// The plain scan visits nothing.
 impl BlockVisitor for () {
-    fn clean(&mut self, _: usize, _: u16, _: &[u8]) {}
+    fn block(&mut self, _: usize, bytes: &[u8]) -> Option<CleanBlock> {
+        clean_block(bytes)
+    }
     fn damaged(&mut self, _: usize, _: &[u8]) {}
 }
 
@@ -145,11 +148,12 @@ fn scan_chunk(
     for (wi, block) in bytes.chunks(BLOCK).enumerate() {
         let bi = first_block + wi;
         // Nearly every block is clean: check it whole, record it at once.
-        let clean = clean_block(block).filter(|_| fast);
-        match &clean {
-            Some(c) => visitor.clean(bi, c.proc, &block[..c.events as usize * RECORD]),
-            None => visitor.damaged(bi, block),
-        }
+        let clean = if fast {
+            visitor.block(bi, block)
+        } else {
+            visitor.damaged(bi, block);
+            None
+        };
         if let Some(fast) = clean {
             let rank_ok = prev_block_proc.is_none_or(|prev| fast.proc >= prev);
             let slot = match current {
@@ -282,11 +286,12 @@ fn scan_chunk(
 
 /// A block without any problem: events of one process, known types, thread
 /// id 0, finite times that never go back, then only all-zero padding.
-struct CleanBlock {
-    proc: u16,
-    events: u64,
-    first_time: f64,
-    last_time: f64,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CleanBlock {
+    pub proc: u16,
+    pub events: u64,
+    pub first_time: f64,
+    pub last_time: f64,
 }
 
 /// Event types the format defines (TLOG_FORMAT.md §2).
@@ -303,7 +308,7 @@ const KNOWN_KINDS: [bool; 256] = {
 /// `Some` when `block` is clean (see [`CleanBlock`]); `None` sends it to
 /// the record-by-record checks, which say what is wrong.
 #[inline]
-fn clean_block(block: &[u8]) -> Option<CleanBlock> {
+pub fn clean_block(block: &[u8]) -> Option<CleanBlock> {
     let records = block.len() / RECORD;
     let events = block
         .chunks_exact(RECORD)

@@ -291,7 +291,7 @@ impl Database {
     }
 
     /// Maps only the bytes of one comm block (offsets stay file offsets, so
-    /// [`super::CommBlock::read`] works on it): memory stays at the blocks
+    /// [`super::commdata::CommBlock::read`] works on it): memory stays at the blocks
     /// in hand. An extent past the end of the file maps what exists and
     /// `CommBlock::read` reports it.
     pub fn comm_block_file(&self, block: &CommBlockRef) -> Result<InputFile> {

@@ -21,7 +21,10 @@ use super::{
     EventNames, Intervals, KINDS, ProcSummary, ProcWarnings, Summary, Unmatched, across_procs,
     crossed_message, innermost_open, kind_stats, unmatched_out_message,
 };
-use crate::tlog::{BLOCK, BlockVisitor, EventKind, RECORD, RECORDS_PER_BLOCK, Record, TlogFile};
+use crate::tlog::{
+    BLOCK, BlockVisitor, CleanBlock, EventKind, RECORD, RECORDS_PER_BLOCK, Record, TlogFile,
+    clean_block,
+};
 
 /// The role of an event type in the fast loop.
 const OTHER: u8 = 0;
@@ -112,13 +115,16 @@ impl Segment {
         }
     }
 
-    /// The fast loop over a clean block's events (one process, known types):
-    /// an IN is written above the innermost open IN, an OUT that closes the
-    /// innermost one pops it, a single event is counted. It stops at the
-    /// first event that needs more and returns how many it took.
-    fn clean_events(&mut self, first_offset: usize, events: &[u8]) -> usize {
-        let n = events.len() / RECORD;
-        debug_assert!(n <= RECORDS_PER_BLOCK);
+    /// The fast loop over a block whose first record is an event of this
+    /// segment's process: an IN is written above the innermost open IN, an
+    /// OUT that closes the innermost one pops it, a single event is counted.
+    /// It stops at the first record that needs more (padding, another
+    /// process, START, END, an unknown type, an OUT that does not close the
+    /// innermost IN) and returns how many records it took, and the block's
+    /// [`CleanBlock`] when it took every event and the block is clean (the
+    /// scan's checks, made in the same loop).
+    fn block_events(&mut self, first_offset: usize, block: &[u8]) -> (usize, Option<CleanBlock>) {
+        let n = (block.len() / RECORD).min(RECORDS_PER_BLOCK);
         // Every slot written below is at most depth + n + 1.
         let need = self.depth + n + 2;
         if self.kinds.len() < need {
@@ -140,17 +146,27 @@ impl Segment {
         let offsets = &mut self.offsets[..need];
         // Indexed by `k & 15`: no check, and no division.
         let mut singles = [0u64; 16];
-        for raw in events.chunks_exact(RECORD).take(RECORDS_PER_BLOCK) {
+        let proc = [block[0], block[1]];
+        let first_time = Record::decode(&block[..RECORD]).time;
+        // The scan's checks (see `clean_block`), without an early exit.
+        let (mut prev, mut checked) = (first_time, first_time.is_finite());
+        for raw in block.chunks_exact(RECORD).take(n) {
             let (role, k) = ROLE_AND_KIND[raw[2] as usize];
             let is_out = role == OUT;
             // `&` and `|`, not `&&` and `||`: the kind of event is random,
             // so a branch on it would be mispredicted half the time.
-            if (role == OTHER) | (is_out & (kinds[depth] != k)) {
+            if (role == OTHER)
+                | (is_out & (kinds[depth] != k))
+                | (raw[0] != proc[0])
+                | (raw[1] != proc[1])
+            {
                 break;
             }
             let time = f64::from_be_bytes([
                 raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15],
             ]);
+            checked &= (raw[3] == 0) & (time >= prev) & time.is_finite();
+            prev = time;
             // Written for every event: above the innermost open IN the slot
             // is free, and an IN makes it the innermost.
             kinds[depth + 1] = k;
@@ -170,7 +186,16 @@ impl Segment {
         for (&k, &d) in closed_kind[..closed].iter().zip(&closed_time[..closed]) {
             self.intervals.add(k, d);
         }
-        done
+        // Clean: every record taken up to all-zero padding (a record the loop
+        // stopped at for another reason is not all zeros).
+        let clean = (checked && done > 0 && block[done * RECORD..].iter().all(|&b| b == 0))
+            .then_some(CleanBlock {
+                proc: u16::from_be_bytes(proc),
+                events: done as u64,
+                first_time,
+                last_time: prev,
+            });
+        (done, clean)
     }
 
     /// One event, with every rule of [`super::summarize`].
@@ -279,28 +304,9 @@ impl ChunkSummary {
         self.segments.get_mut(slot)
     }
 
-    fn give_up(&mut self) {
-        self.gave_up = true;
-        self.segments = Vec::new();
-        self.slots = FxHashMap::default();
-        self.current = None;
-    }
-}
-
-impl BlockVisitor for ChunkSummary {
-    fn clean(&mut self, block: usize, proc: u16, events: &[u8]) {
-        let first = block * BLOCK;
-        let Some(segment) = self.segment(proc) else {
-            return;
-        };
-        let done = segment.clean_events(first, events);
-        for (i, raw) in events.chunks_exact(RECORD).enumerate().skip(done) {
-            segment.event(first + i * RECORD, &Record::decode(raw));
-        }
-    }
-
-    fn damaged(&mut self, block: usize, bytes: &[u8]) {
-        for (i, raw) in bytes.chunks_exact(RECORD).enumerate() {
+    /// The events of a block from record `from` on, each to its process.
+    fn records(&mut self, block: usize, bytes: &[u8], from: usize) {
+        for (i, raw) in bytes.chunks_exact(RECORD).enumerate().skip(from) {
             let r = Record::decode(raw);
             if r.is_padding() {
                 continue;
@@ -310,6 +316,37 @@ impl BlockVisitor for ChunkSummary {
             };
             segment.event(block * BLOCK + i * RECORD, &r);
         }
+    }
+
+    fn give_up(&mut self) {
+        self.gave_up = true;
+        self.segments = Vec::new();
+        self.slots = FxHashMap::default();
+        self.current = None;
+    }
+}
+
+impl BlockVisitor for ChunkSummary {
+    fn block(&mut self, block: usize, bytes: &[u8]) -> Option<CleanBlock> {
+        // Blocks of one process, one after another: nearly all take the
+        // fast loop whole.
+        if bytes.len() >= RECORD && bytes[2] != 0 {
+            let proc = u16::from_be_bytes([bytes[0], bytes[1]]);
+            if let Some(segment) = self.segment(proc) {
+                let (done, clean) = segment.block_events(block * BLOCK, bytes);
+                if clean.is_some() {
+                    return clean;
+                }
+                self.records(block, bytes, done);
+                return clean_block(bytes);
+            }
+        }
+        self.records(block, bytes, 0);
+        clean_block(bytes)
+    }
+
+    fn damaged(&mut self, block: usize, bytes: &[u8]) {
+        self.records(block, bytes, 0);
     }
 
     fn finish(&mut self) {
@@ -505,11 +542,12 @@ mod tests {
     use std::path::Path;
 
     use super::super::{EventNames, Summary, Trees, summarize, summarize_input};
-    use super::SummaryMerge;
+    use super::{ChunkSummary, SummaryMerge};
     use crate::source::InputFile;
     use crate::synth::SplitMix64;
     use crate::tlog::tests::record;
     use crate::tlog::{BLOCK, TlogFile};
+    use crate::tlog::{BlockVisitor, clean_block};
 
     /// A file with nesting, crossings, unmatched INs and OUTs, START/END,
     /// unknown types, processes interleaved and damage here and there.
@@ -654,6 +692,56 @@ mod tests {
             across > 100 && crossed_across > 0,
             "{across} {crossed_across}"
         );
+    }
+
+    /// The fast loop's checks say of every block what `clean_block` says,
+    /// on blocks with damage of every kind here and there.
+    #[test]
+    fn block_checks_equal_clean_block() {
+        let mut rng = SplitMix64::new(11);
+        let mut clean = 0;
+        for _ in 0..3000 {
+            let mut next = |n: u64| rng.next_u64() % n;
+            let events = next(66) as usize;
+            let mut block = Vec::new();
+            let mut time = 1.0;
+            for i in 0..64 {
+                if i >= events {
+                    block.extend_from_slice(&[0; 16]);
+                    continue;
+                }
+                time += next(3) as f64;
+                let kind = [1i8, 2, 10, 11, 12, 13, 31, 39][next(8) as usize];
+                let mut r = record(3, kind, 0, time);
+                if next(200) == 0 {
+                    r[next(16) as usize] = next(256) as u8;
+                }
+                block.extend_from_slice(&r);
+            }
+            if next(10) == 0 {
+                block.truncate(next(BLOCK as u64) as usize);
+            }
+            let expected = clean_block(&block);
+            clean += usize::from(expected.is_some());
+            let mut chunk = ChunkSummary::default();
+            let found = chunk.block(5, &block);
+            assert_eq!(
+                found.map(|c| (
+                    c.proc,
+                    c.events,
+                    c.first_time.to_bits(),
+                    c.last_time.to_bits()
+                )),
+                expected.map(|c| (
+                    c.proc,
+                    c.events,
+                    c.first_time.to_bits(),
+                    c.last_time.to_bits()
+                )),
+                "{block:?}"
+            );
+        }
+        assert!(clean > 300, "{clean}");
     }
 
     /// Blocks that mix more processes than a chunk keeps: the summary is
