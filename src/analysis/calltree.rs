@@ -30,73 +30,271 @@ pub struct Spread {
 
 /// Builds one process's tree. Only calls that start inside the selection
 /// count; their ancestors appear as nodes (with 0 calls when unselected).
+///
+/// With `split_blocks` (one process asked for: processes give no
+/// parallelism then), a process with several blocks (flushes) has each
+/// block's tree built in parallel, as if the ancestors of the block's first record were open
+/// (placeholders); the blocks are then joined in order, each placeholder
+/// standing for the call open at the end of the blocks before. The tree is
+/// the one of a walk over all the records, except that a node's sums are
+/// added per block. Should a block start deeper than the calls left open
+/// (damaged data: the walk attaches such a record to the deepest open call),
+/// the process is walked record by record instead.
 pub fn process_tree(
     db: &Database,
     p: &ProcTrace,
     row: usize,
     selection: &Selection,
     warnings: &Mutex<Vec<Warning>>,
+    split_blocks: bool,
 ) -> CallTree {
+    if !split_blocks || p.blocks.len() < 2 {
+        return whole_process_tree(db, p, row, selection, warnings);
+    }
+    let parts: Vec<(PartTree, Option<Warning>)> = p
+        .blocks
+        .par_iter()
+        .map(|b| {
+            let mut part = PartBuilder::new(p, selection, row, true);
+            let r = db.stream_trace_calls(b, |c| {
+                if !c.is_sentinel() {
+                    part.call(c);
+                }
+            });
+            db.progress().advance(1);
+            let warning = r.err().map(|e| skipped_block(p, b, e));
+            (part.finish(), warning)
+        })
+        .collect();
+    let Some((tree, jumps)) = join_parts(parts.iter().map(|(part, _)| part)) else {
+        return whole_process_tree(db, p, row, selection, warnings);
+    };
+    let mut found: Vec<Warning> = parts.into_iter().filter_map(|(_, w)| w).collect();
+    if jumps > 0 {
+        found.push(jumps_warning(db, p, jumps));
+    }
+    warnings
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .extend(found);
+    tree
+}
+
+/// The tree of consecutive runs of records, each built with placeholders
+/// for the calls open before it, and the number of depth jumps; `None` when
+/// a run starts deeper than the calls left open (then only a walk over all
+/// the records gives the right tree).
+fn join_parts<'a>(parts: impl Iterator<Item = &'a PartTree> + Clone) -> Option<(CallTree, usize)> {
+    // The calls open at each run's start, by name from the root.
+    let mut open: Vec<String> = Vec::new();
+    let mut contexts = Vec::new();
+    for part in parts.clone() {
+        if part.context.len() > open.len() {
+            return None;
+        }
+        open.truncate(part.context.len());
+        contexts.push(open.clone());
+        if part.any_call {
+            open = part
+                .end
+                .iter()
+                .map(|&id| match part.context.iter().position(|&c| c == id) {
+                    Some(i) => open[i].clone(),
+                    None => part.tree.name(id).to_owned(),
+                })
+                .collect();
+        }
+    }
     let mut tree: CallTree = CallTree::new();
-    let mut stack: Vec<NodeId> = Vec::new();
-    let mut jumps = 0usize;
-    // Interned name per local function number, resolved once per function.
-    let mut names: Vec<Option<u32>> = Vec::new();
-    let mut selected = selection.for_row(row);
-    let mut cache: Vec<Option<(NodeId, u32, NodeId)>> = Vec::new();
-    for_each_call(db, p, warnings, |c| {
+    let mut jumps = 0;
+    for (part, context) in parts.zip(&contexts) {
+        jumps += part.jumps;
+        join_part(&mut tree, part, context);
+    }
+    Some((tree, jumps))
+}
+
+/// Every record of the process in one walk.
+fn whole_process_tree(
+    db: &Database,
+    p: &ProcTrace,
+    row: usize,
+    selection: &Selection,
+    warnings: &Mutex<Vec<Warning>>,
+) -> CallTree {
+    let mut part = PartBuilder::new(p, selection, row, false);
+    for_each_call(db, p, warnings, |c| part.call(c));
+    let part = part.finish();
+    if part.jumps > 0 {
+        let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
+        w.push(jumps_warning(db, p, part.jumps));
+    }
+    part.tree
+}
+
+fn skipped_block(
+    p: &ProcTrace,
+    b: &crate::formats::blprof::TraceBlockRef,
+    e: crate::Error,
+) -> Warning {
+    Warning::new(
+        Location::line(&b.header, b.line),
+        format!("process {}: trace block skipped: {e}", p.proc),
+    )
+}
+
+fn jumps_warning(db: &Database, p: &ProcTrace, jumps: usize) -> Warning {
+    Warning::new(
+        Location::file(db.dir()),
+        format!(
+            "process {}: {jumps} call record(s) deeper than their parent allows; attached to the deepest open call",
+            p.proc
+        ),
+    )
+}
+
+/// The tree of a run of a process's records.
+struct PartTree {
+    tree: CallTree,
+    /// Placeholders for the calls open before the run (outermost first).
+    context: Vec<NodeId>,
+    /// The calls open at the end (placeholders included).
+    end: Vec<NodeId>,
+    /// Whether the run had any call record.
+    any_call: bool,
+    jumps: usize,
+}
+
+/// Builds a [`PartTree`] record by record.
+struct PartBuilder<'a> {
+    p: &'a ProcTrace,
+    selected: super::trace_summary::RowSelection<'a>,
+    /// Placeholders for the first record's ancestors (a block after the
+    /// first); else the walk starts at the root.
+    placeholders: bool,
+    part: PartTree,
+    stack: Vec<NodeId>,
+    /// Interned name per local function number, resolved once per function.
+    names: Vec<Option<u32>>,
+    /// The last lookup per depth (loops call the same child again and again).
+    cache: Vec<Option<(NodeId, u32, NodeId)>>,
+}
+
+/// A placeholder's name: no function is called this.
+const PLACEHOLDER: &str = "\u{0}open before";
+
+impl<'a> PartBuilder<'a> {
+    fn new(p: &'a ProcTrace, selection: &'a Selection, row: usize, placeholders: bool) -> Self {
+        PartBuilder {
+            p,
+            selected: selection.for_row(row),
+            placeholders,
+            part: PartTree {
+                tree: CallTree::new(),
+                context: Vec::new(),
+                end: Vec::new(),
+                any_call: false,
+                jumps: 0,
+            },
+            stack: Vec::new(),
+            names: Vec::new(),
+            cache: Vec::new(),
+        }
+    }
+
+    fn call(&mut self, c: &crate::formats::blprof::trace::CallRecord) {
         let Ok(depth) = usize::try_from(c.depth) else {
             return;
         };
-        if depth > stack.len() {
+        let tree = &mut self.part.tree;
+        if !self.part.any_call {
+            self.part.any_call = true;
+            // Depths are bounded by the records read (a record per level),
+            // so the placeholders are too.
+            if self.placeholders {
+                let mut at = tree.root();
+                for _ in 0..depth {
+                    at = tree.child(at, PLACEHOLDER);
+                    self.part.context.push(at);
+                }
+                self.stack = self.part.context.clone();
+            }
+        }
+        if depth > self.stack.len() {
             // The writer never skips a level; damaged data may.
-            jumps += 1;
+            self.part.jumps += 1;
         }
-        stack.truncate(depth);
-        let parent = stack.last().copied().unwrap_or(tree.root());
+        self.stack.truncate(depth);
+        let parent = self.stack.last().copied().unwrap_or(tree.root());
         let fnum = c.fnum as usize;
-        if names.len() <= fnum && fnum < 1 << 20 {
-            names.resize(fnum + 1, None);
+        if self.names.len() <= fnum && fnum < 1 << 20 {
+            self.names.resize(fnum + 1, None);
         }
+        let p = self.p;
         let name_of = |f: i32| {
             p.functions
                 .name(f as i64)
                 .map_or_else(|| format!("function {f}"), str::to_owned)
         };
-        let name_id = match names.get_mut(fnum) {
+        let name_id = match self.names.get_mut(fnum) {
             Some(Some(id)) => *id,
             Some(slot) => *slot.insert(tree.intern(&name_of(c.fnum))),
             None => tree.intern(&name_of(c.fnum)),
         };
-        // Loops call the same child again and again: remember the last
-        // lookup per depth and hash only when it changes.
-        if cache.len() <= depth {
-            cache.resize(depth + 1, None);
+        if self.cache.len() <= depth {
+            self.cache.resize(depth + 1, None);
         }
-        let node = match cache[depth] {
+        let node = match self.cache[depth] {
             Some((p, n, id)) if p == parent && n == name_id => id,
             _ => {
                 let id = tree.child_by_name_id(parent, name_id);
-                cache[depth] = Some((parent, name_id, id));
+                self.cache[depth] = Some((parent, name_id, id));
                 id
             }
         };
-        stack.push(node);
-        if selected.contains(c.start) {
+        self.stack.push(node);
+        if self.selected.contains(c.start) {
             let m = &mut tree.node_mut(node).metrics;
             m.calls += 1;
             m.inclusive += c.inclusive;
             m.exclusive += c.exclusive;
         }
-    });
-    if jumps > 0 {
-        let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
-        w.push(Warning::new(
-            Location::file(db.dir()),
-            format!("process {}: {jumps} call record(s) deeper than their parent allows; attached to the deepest open call", p.proc),
-        ));
     }
-    tree
+
+    fn finish(mut self) -> PartTree {
+        self.part.end = self.stack;
+        self.part
+    }
+}
+
+/// Adds a block's tree to the process's: each placeholder stands for the
+/// call `context` names at its depth.
+fn join_part(tree: &mut CallTree, part: &PartTree, context: &[String]) {
+    let add = |m: &mut Metrics, n: &Metrics| {
+        m.calls += n.calls;
+        m.inclusive += n.inclusive;
+        m.exclusive += n.exclusive;
+    };
+    let mut real = vec![tree.root()];
+    for name in &context[..part.context.len()] {
+        let at = tree.child(*real.last().expect("starts with the root"), name);
+        real.push(at);
+    }
+    let from: Vec<NodeId> = std::iter::once(part.tree.root())
+        .chain(part.context.iter().copied())
+        .collect();
+    // Deepest first: a placeholder's children all come before its parent's
+    // other children in the records (once left, it is never reopened), and
+    // a later call of the same function joins the same node after them.
+    for (to, at) in real.into_iter().zip(from).rev() {
+        for &c in part.tree.node(at).children() {
+            if part.context.contains(&c) {
+                continue;
+            }
+            let child = tree.child(to, part.tree.name(c));
+            tree.merge_from(child, &part.tree, c, add);
+        }
+    }
 }
 
 /// The tree of one process (`Some(proc)`) or merged over all processes.
@@ -115,7 +313,14 @@ pub fn call_tree(
         .map(|&r| {
             (
                 index.procs[r].proc,
-                process_tree(db, &index.procs[r], r, selection, &warnings),
+                process_tree(
+                    db,
+                    &index.procs[r],
+                    r,
+                    selection,
+                    &warnings,
+                    rows.len() == 1,
+                ),
             )
         })
         .collect();
@@ -328,5 +533,94 @@ mod tests {
         let parallel = pool.install(|| merge_trees(&trees));
         assert_eq!(shape(&parallel), shape(&sequential_merge(&trees)));
         assert!(parallel.len() > 50);
+    }
+    /// Runs of records cut anywhere and joined equal one walk over all of
+    /// them: the same paths in the same order, the same calls, the same
+    /// sums up to rounding, the same jumps; and a run starting deeper than
+    /// the calls left open is refused.
+    #[test]
+    fn joined_runs_equal_one_walk() {
+        use crate::formats::blprof::callstats::FunctionTable;
+        use crate::formats::blprof::trace::CallRecord;
+        let p = ProcTrace {
+            proc: 0,
+            blocks: Vec::new(),
+            functions: FunctionTable {
+                entries: (0..4).map(|n| (n, format!("f{n}"))).collect(),
+            },
+        };
+        let selection = Selection { ranges: None };
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let shape = |t: &CallTree| {
+            t.preorder()
+                .into_iter()
+                .map(|(id, d)| (d, t.name(id).to_owned(), t.node(id).metrics))
+                .collect::<Vec<_>>()
+        };
+        let (mut refused, mut joined_deep) = (0, 0);
+        for case in 0..500 {
+            let mut depth = 0i32;
+            let records: Vec<CallRecord> = (0..1 + next(120))
+                .map(|i| {
+                    depth = match next(10) {
+                        0 if case % 5 == 0 => depth + 2, // a jump (damage)
+                        0..=3 => depth + 1,
+                        4..=6 => depth,
+                        _ => (depth - 1 - next(3) as i32).max(0),
+                    };
+                    CallRecord {
+                        depth,
+                        fnum: next(5) as i32,
+                        ncalls: 1,
+                        inclusive: 0.1 * next(100) as f64,
+                        exclusive: 0.01 * next(100) as f64,
+                        start: i as f64,
+                    }
+                })
+                .collect();
+            let mut whole = PartBuilder::new(&p, &selection, 0, false);
+            records.iter().for_each(|c| whole.call(c));
+            let whole = whole.finish();
+            // Cut into runs; some runs empty.
+            let mut cuts: Vec<usize> = (0..next(5))
+                .map(|_| next(records.len() as u64 + 1) as usize)
+                .collect();
+            cuts.push(0);
+            cuts.push(records.len());
+            cuts.sort();
+            let parts: Vec<PartTree> = cuts
+                .windows(2)
+                .map(|w| {
+                    let mut part = PartBuilder::new(&p, &selection, 0, true);
+                    records[w[0]..w[1]].iter().for_each(|c| part.call(c));
+                    part.finish()
+                })
+                .collect();
+            match join_parts(parts.iter()) {
+                Some((tree, jumps)) => {
+                    joined_deep += usize::from(parts.iter().any(|p| !p.context.is_empty()));
+                    let (a, b) = (shape(&tree), shape(&whole.tree));
+                    assert_eq!(a.len(), b.len(), "case {case}");
+                    for (x, y) in a.iter().zip(&b) {
+                        assert_eq!(
+                            (x.0, &x.1, x.2.calls),
+                            (y.0, &y.1, y.2.calls),
+                            "case {case}"
+                        );
+                        assert!((x.2.inclusive - y.2.inclusive).abs() < 1e-9, "case {case}");
+                        assert!((x.2.exclusive - y.2.exclusive).abs() < 1e-9, "case {case}");
+                    }
+                    assert_eq!(jumps, whole.jumps, "case {case}");
+                }
+                None => refused += 1,
+            }
+        }
+        assert!(refused > 0 && joined_deep > 100, "{refused} {joined_deep}");
     }
 }
