@@ -10,10 +10,13 @@
 //! order — except that interval totals are summed per segment, so they may
 //! differ in their last bits.
 //!
-//! Clean blocks go through a loop that matches by nesting depth, without
-//! searching the open INs, and stops at the first event that needs more (a
-//! START or END, an OUT that does not close the innermost IN); the rest of
-//! the block then goes record by record.
+//! Each block goes through a loop that matches by nesting depth, without
+//! searching the open INs, and makes the scan's clean-block checks on the
+//! way; it stops at the first record that needs more (padding, another
+//! process, START, END, an unknown type, an OUT that does not close the
+//! innermost IN), and the rest of the block goes record by record. A chunk
+//! holding more processes than [`MAX_SEGMENTS`] (only blocks that mix
+//! processes do) gives up, and the summary is made process by process.
 
 use rustc_hash::FxHashMap;
 
@@ -285,13 +288,16 @@ pub struct ChunkSummary {
 
 impl ChunkSummary {
     fn segment(&mut self, proc: u16) -> Option<&mut Segment> {
+        if self.gave_up {
+            return None;
+        }
         let slot = match self.current {
             Some((p, s)) if p == proc => s,
             _ => {
                 let n = self.segments.len();
                 let s = *self.slots.entry(proc).or_insert(n);
                 if s == n {
-                    if n == MAX_SEGMENTS || self.gave_up {
+                    if n == MAX_SEGMENTS {
                         self.give_up();
                         return None;
                     }
