@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::trace_summary::{Selection, for_each_call};
+use super::trace_summary::{Selection, for_each_call, skipped_block};
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
 use crate::model::calltree::{CallTree, Metrics, NodeId};
@@ -33,8 +33,8 @@ pub struct Spread {
 ///
 /// With `split_blocks` (one process asked for: processes give no
 /// parallelism then), a process with several blocks (flushes) has each
-/// block's tree built in parallel, as if the ancestors of the block's first record were open
-/// (placeholders); the blocks are then joined in order, each placeholder
+/// block's tree built in parallel, as if the ancestors of the block's first
+/// record were open (placeholders); the blocks are then joined in order, each placeholder
 /// standing for the call open at the end of the blocks before. The tree is
 /// the one of a walk over all the records, except that a node's sums are
 /// added per block. Should a block start deeper than the calls left open
@@ -130,17 +130,6 @@ fn whole_process_tree(
         w.push(jumps_warning(db, p, part.jumps));
     }
     part.tree
-}
-
-fn skipped_block(
-    p: &ProcTrace,
-    b: &crate::formats::blprof::TraceBlockRef,
-    e: crate::Error,
-) -> Warning {
-    Warning::new(
-        Location::line(&b.header, b.line),
-        format!("process {}: trace block skipped: {e}", p.proc),
-    )
 }
 
 fn jumps_warning(db: &Database, p: &ProcTrace, jumps: usize) -> Warning {

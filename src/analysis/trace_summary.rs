@@ -152,13 +152,22 @@ pub fn for_each_call(
         });
         if let Err(e) = r {
             let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
-            w.push(Warning::new(
-                Location::line(&b.header, b.line),
-                format!("process {}: trace block skipped: {e}", p.proc),
-            ));
+            w.push(skipped_block(p, b, e));
         }
         db.progress().advance(1);
     }
+}
+
+/// The warning for a trace block that cannot be read (the others still count).
+pub fn skipped_block(
+    p: &ProcTrace,
+    b: &crate::formats::blprof::TraceBlockRef,
+    e: crate::Error,
+) -> Warning {
+    Warning::new(
+        Location::line(&b.header, b.line),
+        format!("process {}: trace block skipped: {e}", p.proc),
+    )
 }
 
 struct TraceRows<'a> {

@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::analysis::regions::Regions;
+use crate::analysis::trace_summary::skipped_block;
 use crate::error::{Error, Location, Result, Warning};
 use crate::formats::blprof::commdata::{CommRecords, func_name};
 use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
@@ -431,7 +432,7 @@ impl Rows for CallRows<'_> {
                 match self.db.trace_block_file(r) {
                     Ok(f) => self.block = Some((p, b, f, 0)),
                     Err(e) => {
-                        warn(self.warnings, skipped(p, r, e));
+                        warn(self.warnings, skipped_block(p, r, e));
                         self.db.progress().advance(1);
                     }
                 }
@@ -441,7 +442,7 @@ impl Rows for CallRows<'_> {
             let block = match TraceBlock::read(file, r) {
                 Ok(x) => x,
                 Err(e) => {
-                    warn(self.warnings, skipped(p, r, e));
+                    warn(self.warnings, skipped_block(p, r, e));
                     self.db.progress().advance(1);
                     self.block = None;
                     continue;
@@ -490,13 +491,6 @@ impl Rows for CallRows<'_> {
         }
         Ok(())
     }
-}
-
-fn skipped(p: &ProcTrace, b: &crate::formats::blprof::TraceBlockRef, e: crate::Error) -> Warning {
-    Warning::new(
-        Location::line(&b.header, b.line),
-        format!("process {}: trace block skipped: {e}", p.proc),
-    )
 }
 
 fn write_calls(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Result<u64> {
