@@ -28,6 +28,23 @@ pub struct Spread {
     pub inclusive_max_proc: Option<usize>,
 }
 
+impl Spread {
+    /// Adds process `proc`'s metrics of the node (processes in order: the
+    /// first holding the maximum keeps it).
+    pub fn add(&mut self, proc: usize, m: &Metrics) {
+        let first = self.procs == 0;
+        self.total.add(m);
+        self.procs += 1;
+        if first || m.inclusive < self.inclusive_min {
+            self.inclusive_min = m.inclusive;
+        }
+        if first || m.inclusive > self.inclusive_max {
+            self.inclusive_max = m.inclusive;
+            self.inclusive_max_proc = Some(proc);
+        }
+    }
+}
+
 /// Builds one process's tree. Only calls that start inside the selection
 /// count; their ancestors appear as nodes (with 0 calls when unselected).
 ///
@@ -332,20 +349,7 @@ const MAX_SERIAL_LEVELS: usize = 3;
 /// the processes in order, so every node combines its processes in the same
 /// order as a sequential merge (same sums, same tie-breaks, same child order).
 pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
-    let combine = |proc: usize| {
-        move |s: &mut Spread, m: &Metrics| {
-            let first = s.procs == 0;
-            s.total.add(m);
-            s.procs += 1;
-            if first || m.inclusive < s.inclusive_min {
-                s.inclusive_min = m.inclusive;
-            }
-            if first || m.inclusive > s.inclusive_max {
-                s.inclusive_max = m.inclusive;
-                s.inclusive_max_proc = Some(proc);
-            }
-        }
-    };
+    let combine = |proc: usize| move |s: &mut Spread, m: &Metrics| s.add(proc, m);
     let mut merged: CallTree<Spread> = CallTree::new();
     let root = merged.root();
     // A merged node and its sources: (process, tree, node), in process order.
@@ -448,18 +452,7 @@ mod tests {
     fn sequential_merge(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
         let mut merged: CallTree<Spread> = CallTree::new();
         for (proc, t) in trees {
-            merged.merge_with(t, |s, m| {
-                let first = s.procs == 0;
-                s.total.add(m);
-                s.procs += 1;
-                if first || m.inclusive < s.inclusive_min {
-                    s.inclusive_min = m.inclusive;
-                }
-                if first || m.inclusive > s.inclusive_max {
-                    s.inclusive_max = m.inclusive;
-                    s.inclusive_max_proc = Some(*proc);
-                }
-            });
+            merged.merge_with(t, |s, m| s.add(*proc, m));
         }
         let n = trees.len();
         merged.map(|_, s| Spread {
@@ -539,13 +532,8 @@ mod tests {
             },
         };
         let selection = Selection { ranges: None };
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::synth::SplitMix64::new(0x1234_5678_9abc_def1);
+        let mut next = move |n: u64| rng.next_u64() % n;
         let shape = |t: &CallTree| {
             t.preorder()
                 .into_iter()
