@@ -52,6 +52,11 @@ const ROLE_AND_KIND: [(u8, u8); 256] = {
     table
 };
 
+/// Slots of the open-IN stack one block can reach: `RECORDS_PER_BLOCK`
+/// below the depth it starts at and `RECORDS_PER_BLOCK + 1` above, rounded
+/// up to a power of two.
+const WINDOW: usize = 4 * RECORDS_PER_BLOCK;
+
 /// No pair has this number, so an OUT never matches the bottom slot.
 const SENTINEL: u8 = u8::MAX;
 
@@ -96,6 +101,13 @@ struct Segment {
     times: Vec<f64>,
     offsets: Vec<u64>,
     depth: usize,
+    closed: Closed,
+}
+
+/// The intervals one block closed (see [`Segment::block_events`]).
+struct Closed {
+    kinds: [u8; RECORDS_PER_BLOCK],
+    times: [f64; RECORDS_PER_BLOCK],
 }
 
 impl Segment {
@@ -115,6 +127,10 @@ impl Segment {
             times: vec![0.0],
             offsets: vec![0],
             depth: 0,
+            closed: Closed {
+                kinds: [0; RECORDS_PER_BLOCK],
+                times: [0.0; RECORDS_PER_BLOCK],
+            },
         }
     }
 
@@ -128,72 +144,86 @@ impl Segment {
     /// scan's checks, made in the same loop).
     fn block_events(&mut self, first_offset: usize, block: &[u8]) -> (usize, Option<CleanBlock>) {
         let n = (block.len() / RECORD).min(RECORDS_PER_BLOCK);
-        // Every slot written below is at most depth + n + 1.
-        let need = self.depth + n + 2;
-        if self.kinds.len() < need {
-            self.kinds.resize(need, SENTINEL);
-            self.times.resize(need, 0.0);
-            self.offsets.resize(need, 0);
+        // A block moves the depth by at most `n`, so every slot it reads or
+        // writes lies in a window of `WINDOW` slots from `base`: indexed
+        // through fixed-size arrays with `& (WINDOW - 1)`, the loop has no
+        // bounds checks.
+        let base = self.depth.saturating_sub(RECORDS_PER_BLOCK);
+        if self.kinds.len() < base + WINDOW {
+            self.kinds.resize(base + WINDOW, SENTINEL);
+            self.times.resize(base + WINDOW, 0.0);
+            self.offsets.resize(base + WINDOW, 0);
         }
+        let window = base..base + WINDOW;
+        let (Ok(kinds), Ok(times), Ok(offsets)) = (
+            <&mut [u8; WINDOW]>::try_from(&mut self.kinds[window.clone()]),
+            <&mut [f64; WINDOW]>::try_from(&mut self.times[window.clone()]),
+            <&mut [u64; WINDOW]>::try_from(&mut self.offsets[window]),
+        ) else {
+            unreachable!("the window is WINDOW slots long");
+        };
         // Closed intervals, added after the loop so that the loop carries no
-        // dependency through the statistics.
-        let mut closed_kind = [0u8; RECORDS_PER_BLOCK];
-        let mut closed_time = [0f64; RECORDS_PER_BLOCK];
+        // dependency through the statistics. Kept in the segment: zeroing
+        // fresh arrays for each block cost as much as a fifth of the loop.
+        let Closed {
+            kinds: closed_kind,
+            times: closed_time,
+        } = &mut self.closed;
         let mut closed = 0;
-        let mut depth = self.depth;
+        // The innermost open IN's slot in the window.
+        let mut top = self.depth - base;
         let mut done = 0;
-        // Locals, so that the stores into the slots (bytes, which may alias
-        // anything) do not make the compiler reload the vectors each time.
-        let kinds = &mut self.kinds[..need];
-        let times = &mut self.times[..need];
-        let offsets = &mut self.offsets[..need];
         // Indexed by `k & 15`: no check, and no division.
         let mut singles = [0u64; 16];
-        let proc = [block[0], block[1]];
+        let proc = u16::from_ne_bytes([block[0], block[1]]);
         let first_time = Record::decode(&block[..RECORD]).time;
-        // The scan's checks (see `clean_block`), without an early exit.
-        let (mut prev, mut checked) = (first_time, first_time.is_finite());
+        // The scan's checks (see `clean_block`), without an early exit:
+        // times never go back, so they are all finite if the first and the
+        // last are; the thread ids are OR-ed.
+        let (mut prev, mut ordered, mut thread) = (first_time, true, 0u8);
         for raw in block.chunks_exact(RECORD).take(n) {
             let (role, k) = ROLE_AND_KIND[raw[2] as usize];
             let is_out = role == OUT;
             // `&` and `|`, not `&&` and `||`: the kind of event is random,
             // so a branch on it would be mispredicted half the time.
             if (role == OTHER)
-                | (is_out & (kinds[depth] != k))
-                | (raw[0] != proc[0])
-                | (raw[1] != proc[1])
+                | (is_out & (kinds[top & (WINDOW - 1)] != k))
+                | (u16::from_ne_bytes([raw[0], raw[1]]) != proc)
             {
                 break;
             }
             let time = f64::from_be_bytes([
                 raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15],
             ]);
-            checked &= (raw[3] == 0) & (time >= prev) & time.is_finite();
+            ordered &= time >= prev;
+            thread |= raw[3];
             prev = time;
             // Written for every event: above the innermost open IN the slot
             // is free, and an IN makes it the innermost.
-            kinds[depth + 1] = k;
-            times[depth + 1] = time;
-            offsets[depth + 1] = (first_offset + done * RECORD) as u64;
-            closed_kind[closed] = k;
-            closed_time[closed] = time - times[depth];
+            let above = (top + 1) & (WINDOW - 1);
+            kinds[above] = k;
+            times[above] = time;
+            offsets[above] = (first_offset + done * RECORD) as u64;
+            closed_kind[closed & (RECORDS_PER_BLOCK - 1)] = k;
+            closed_time[closed & (RECORDS_PER_BLOCK - 1)] = time - times[top & (WINDOW - 1)];
             closed += usize::from(is_out);
             singles[k as usize & 15] += u64::from(role == SINGLE);
-            depth = depth + usize::from(role == IN) - usize::from(is_out);
+            top = top + usize::from(role == IN) - usize::from(is_out);
             done += 1;
         }
         for (total, n) in self.singles.iter_mut().zip(singles) {
             *total += n;
         }
-        self.depth = depth;
+        self.depth = base + top;
         for (&k, &d) in closed_kind[..closed].iter().zip(&closed_time[..closed]) {
             self.intervals.add(k, d);
         }
         // Clean: every record taken up to all-zero padding (a record the loop
         // stopped at for another reason is not all zeros).
+        let checked = ordered & (thread == 0) & first_time.is_finite() & prev.is_finite();
         let clean = (checked && done > 0 && block[done * RECORD..].iter().all(|&b| b == 0))
             .then_some(CleanBlock {
-                proc: u16::from_be_bytes(proc),
+                proc: u16::from_be_bytes([block[0], block[1]]),
                 events: done as u64,
                 first_time,
                 last_time: prev,
@@ -548,7 +578,7 @@ mod tests {
     use std::path::Path;
 
     use super::super::{EventNames, Summary, Trees, summarize, summarize_input};
-    use super::{ChunkSummary, SummaryMerge};
+    use super::{ChunkSummary, SummaryMerge, WINDOW};
     use crate::source::InputFile;
     use crate::synth::SplitMix64;
     use crate::tlog::tests::record;
@@ -557,14 +587,24 @@ mod tests {
 
     /// A file with nesting, crossings, unmatched INs and OUTs, START/END,
     /// unknown types, processes interleaved and damage here and there.
-    fn damaged_file(rng: &mut SplitMix64) -> Vec<u8> {
+    /// Also returns the deepest nesting written. One file in four nests
+    /// deep in its first half and unwinds in its second, so the fast loop's
+    /// window moves and grows.
+    fn damaged_file(rng: &mut SplitMix64) -> (Vec<u8>, usize) {
         let mut next = |n: u64| rng.next_u64() % n;
+        let deep = next(4) == 0;
+        let mut deepest = 0;
         let nprocs = 1 + next(3) as u16;
         let mut open: Vec<Vec<i8>> = vec![Vec::new(); nprocs as usize];
         let mut time = vec![0.0f64; nprocs as usize];
         let mut bytes = Vec::new();
         let mut proc = 0u16;
-        for _ in 0..1 + next(60) {
+        let nblocks = 1 + next(60);
+        for b in 0..nblocks {
+            // Deep: more INs, then more OUTs.
+            let first_half = b < nblocks / 2;
+            let phase = if deep && first_half { 30 } else { 0 };
+            let pops = if deep && !first_half { 70 } else { 45 };
             if next(4) == 0 {
                 proc = next(nprocs as u64) as u16;
             }
@@ -576,17 +616,18 @@ mod tests {
                     continue;
                 }
                 time[p] += next(5) as f64 * 0.25;
-                let kind: i8 = match next(100) {
+                let kind: i8 = match next(100) + phase {
                     0 => 1,
                     1 => 2,
                     2 => 5,                          // unknown
                     3..=5 => 11 + 2 * next(9) as i8, // any OUT
-                    6..=45 if !open[p].is_empty() => open[p].pop().unwrap() + 1,
-                    6..=75 => {
+                    x if x <= pops && !open[p].is_empty() => open[p].pop().unwrap() + 1,
+                    x if x <= 75 + phase => {
                         // Mostly two pairs, so that an OUT often crosses.
                         let pairs = if next(2) == 0 { 2 } else { 9 };
                         let k = 10 + 2 * next(pairs) as i8;
                         open[p].push(k);
+                        deepest = deepest.max(open[p].len());
                         k
                     }
                     _ => 31 + next(9) as i8,
@@ -601,7 +642,7 @@ mod tests {
         if next(5) == 0 {
             bytes.truncate(bytes.len() - next(BLOCK as u64) as usize);
         }
-        bytes
+        (bytes, deepest)
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -668,10 +709,11 @@ mod tests {
     #[test]
     fn one_pass_equals_process_by_process() {
         let mut rng = SplitMix64::new(7);
-        let (mut across, mut crossed_across) = (0, 0);
+        let (mut across, mut crossed_across, mut deepest) = (0, 0, 0);
         let names = EventNames::default();
         for case in 0..400 {
-            let bytes = damaged_file(&mut rng);
+            let (bytes, depth) = damaged_file(&mut rng);
+            deepest = deepest.max(depth);
             let mut merge = SummaryMerge::new(&names, Path::new("f"));
             let input = InputFile::from_bytes("f", bytes.clone());
             let Ok(t) = TlogFile::from_input_visiting(input, |c| merge.push(c)) else {
@@ -698,6 +740,8 @@ mod tests {
             across > 100 && crossed_across > 0,
             "{across} {crossed_across}"
         );
+        // Deeper than the fast loop's window.
+        assert!(deepest > 2 * WINDOW, "{deepest}");
     }
 
     /// The fast loop's checks say of every block what `clean_block` says,
