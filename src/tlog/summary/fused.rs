@@ -29,23 +29,63 @@ use crate::tlog::{
     clean_block,
 };
 
-/// The role of an event type in the fast loop.
-const OTHER: u8 = 0;
-const IN: u8 = 1;
-const OUT: u8 = 2;
-const SINGLE: u8 = 3;
+/// What the fast loop does with an event type: every field is read for
+/// every event, so the loop has no branch on the type.
+#[derive(Clone, Copy)]
+struct Step {
+    /// Pair or single-event number.
+    kind: u8,
+    /// Change of the nesting depth: +1 for an IN, -1 for an OUT.
+    delta: i8,
+    /// 1 for an OUT (closes an interval).
+    out: u8,
+    /// 1 for a single event.
+    single: u8,
+    /// The loop goes on when `innermost kind & mask == want`: an OUT must
+    /// close the innermost IN, INs and single events always go on, and
+    /// START, END and unknown types never do (`0 != 1`).
+    mask: u8,
+    want: u8,
+}
 
-/// Per event type (the byte as stored): its role and its pair or
-/// single-event number. START, END and unknown types are `OTHER`.
-const ROLE_AND_KIND: [(u8, u8); 256] = {
-    let mut table = [(OTHER, 0u8); 256];
+/// Per event type (the byte as stored).
+const STEPS: [Step; 256] = {
+    let stop = Step {
+        kind: 0,
+        delta: 0,
+        out: 0,
+        single: 0,
+        mask: 0,
+        want: 1,
+    };
+    let mut table = [stop; 256];
     let mut t = 0;
     while t < 256 {
+        let go = Step {
+            mask: 0,
+            want: 0,
+            ..stop
+        };
         table[t] = match EventKind::of(t as u8 as i8) {
-            EventKind::In(k) => (IN, k),
-            EventKind::Out(k) => (OUT, k),
-            EventKind::Single(k) => (SINGLE, k),
-            _ => (OTHER, 0),
+            EventKind::In(kind) => Step {
+                kind,
+                delta: 1,
+                ..go
+            },
+            EventKind::Out(kind) => Step {
+                kind,
+                delta: -1,
+                out: 1,
+                mask: u8::MAX,
+                want: kind,
+                ..go
+            },
+            EventKind::Single(kind) => Step {
+                kind,
+                single: 1,
+                ..go
+            },
+            _ => stop,
         };
         t += 1;
     }
@@ -143,11 +183,15 @@ impl Segment {
     /// [`CleanBlock`] when it took every event and the block is clean (the
     /// scan's checks, made in the same loop).
     fn block_events(&mut self, first_offset: usize, block: &[u8]) -> (usize, Option<CleanBlock>) {
-        let n = (block.len() / RECORD).min(RECORDS_PER_BLOCK);
-        // A block moves the depth by at most `n`, so every slot it reads or
-        // writes lies in a window of `WINDOW` slots from `base`: indexed
-        // through fixed-size arrays with `& (WINDOW - 1)`, the loop has no
-        // bounds checks.
+        let records = block.as_chunks::<RECORD>().0;
+        let records = &records[..records.len().min(RECORDS_PER_BLOCK)];
+        let Some(first) = records.first() else {
+            return (0, None);
+        };
+        // A block moves the depth by at most `RECORDS_PER_BLOCK`, so every
+        // slot it reads or writes lies in a window of `WINDOW` slots from
+        // `base`: indexed through fixed-size arrays with `& (WINDOW - 1)`,
+        // the loop has no bounds checks.
         let base = self.depth.saturating_sub(RECORDS_PER_BLOCK);
         if self.kinds.len() < base + WINDOW {
             self.kinds.resize(base + WINDOW, SENTINEL);
@@ -175,40 +219,40 @@ impl Segment {
         let mut done = 0;
         // Indexed by `k & 15`: no check, and no division.
         let mut singles = [0u64; 16];
-        let proc = u16::from_ne_bytes([block[0], block[1]]);
-        let first_time = Record::decode(&block[..RECORD]).time;
+        let proc = |r: &[u8; RECORD]| u16::from_ne_bytes([r[0], r[1]]);
+        let time = |r: &[u8; RECORD]| {
+            f64::from_be_bytes([r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]])
+        };
         // The scan's checks (see `clean_block`), without an early exit:
-        // times never go back, so they are all finite if the first and the
-        // last are; the thread ids are OR-ed.
-        let (mut prev, mut ordered, mut thread) = (first_time, true, 0u8);
-        for raw in block.chunks_exact(RECORD).take(n) {
-            let (role, k) = ROLE_AND_KIND[raw[2] as usize];
-            let is_out = role == OUT;
-            // `&` and `|`, not `&&` and `||`: the kind of event is random,
-            // so a branch on it would be mispredicted half the time.
-            if (role == OTHER)
-                | (is_out & (kinds[top & (WINDOW - 1)] != k))
-                | (u16::from_ne_bytes([raw[0], raw[1]]) != proc)
+        // the thread id is 0 (else the loop stops); times never go back, so
+        // they are all finite if the first and the last are.
+        let same = proc(first);
+        let first_time = time(first);
+        let (mut prev, mut ordered) = (first_time, true);
+        for raw in records {
+            let step = STEPS[raw[2] as usize];
+            // `|`, not `||`: the kind of event is random, so a branch on
+            // it would be mispredicted half the time.
+            if (proc(raw) != same)
+                | (raw[3] != 0)
+                | ((kinds[top & (WINDOW - 1)] & step.mask) != step.want)
             {
                 break;
             }
-            let time = f64::from_be_bytes([
-                raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15],
-            ]);
+            let time = time(raw);
             ordered &= time >= prev;
-            thread |= raw[3];
             prev = time;
             // Written for every event: above the innermost open IN the slot
             // is free, and an IN makes it the innermost.
             let above = (top + 1) & (WINDOW - 1);
-            kinds[above] = k;
+            kinds[above] = step.kind;
             times[above] = time;
             offsets[above] = (first_offset + done * RECORD) as u64;
-            closed_kind[closed & (RECORDS_PER_BLOCK - 1)] = k;
+            closed_kind[closed & (RECORDS_PER_BLOCK - 1)] = step.kind;
             closed_time[closed & (RECORDS_PER_BLOCK - 1)] = time - times[top & (WINDOW - 1)];
-            closed += usize::from(is_out);
-            singles[k as usize & 15] += u64::from(role == SINGLE);
-            top = top + usize::from(role == IN) - usize::from(is_out);
+            closed += usize::from(step.out);
+            singles[step.kind as usize & 15] += u64::from(step.single);
+            top = top.wrapping_add_signed(isize::from(step.delta));
             done += 1;
         }
         for (total, n) in self.singles.iter_mut().zip(singles) {
@@ -220,10 +264,10 @@ impl Segment {
         }
         // Clean: every record taken up to all-zero padding (a record the loop
         // stopped at for another reason is not all zeros).
-        let checked = ordered & (thread == 0) & first_time.is_finite() & prev.is_finite();
+        let checked = ordered & first_time.is_finite() & prev.is_finite();
         let clean = (checked && done > 0 && block[done * RECORD..].iter().all(|&b| b == 0))
             .then_some(CleanBlock {
-                proc: u16::from_be_bytes([block[0], block[1]]),
+                proc: u16::from_be_bytes([first[0], first[1]]),
                 events: done as u64,
                 first_time,
                 last_time: prev,
