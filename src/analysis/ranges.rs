@@ -158,24 +158,30 @@ impl RangeList {
     /// range is returned as itself (an unfinished call still counts).
     pub fn intersect(&self, p: TimeRange) -> impl Iterator<Item = TimeRange> + '_ {
         let first = self.ranges.partition_point(|x| x.stop < p.start);
-        self.ranges[first..]
-            .iter()
-            .take_while(move |x| x.start <= p.stop)
-            .filter_map(move |x| {
-                let piece = TimeRange::new(p.start.max(x.start), p.stop.min(x.stop));
-                let keep = if p.stop > p.start {
-                    piece.stop > piece.start
-                } else {
-                    x.contains(p.start)
-                };
-                keep.then_some(piece)
-            })
+        pieces(&self.ranges[first..], p)
     }
 
     /// Σ (stop − start).
     pub fn total(&self) -> f64 {
         self.ranges.iter().map(TimeRange::len).sum()
     }
+}
+
+/// The parts of `p` covered by `ranges`, the first of which is the first
+/// range that does not end before `p` starts.
+fn pieces(ranges: &[TimeRange], p: TimeRange) -> impl Iterator<Item = TimeRange> + '_ {
+    ranges
+        .iter()
+        .take_while(move |x| x.start <= p.stop)
+        .filter_map(move |x| {
+            let piece = TimeRange::new(p.start.max(x.start), p.stop.min(x.stop));
+            let keep = if p.stop > p.start {
+                piece.stop > piece.start
+            } else {
+                x.contains(p.start)
+            };
+            keep.then_some(piece)
+        })
 }
 
 /// See [`RangeList::cursor`].
@@ -188,8 +194,24 @@ impl RangeCursor<'_> {
     /// Same answer as [`RangeList::contains`].
     #[inline]
     pub fn contains(&mut self, t: f64) -> bool {
+        self.seek(t);
+        self.ranges.get(self.at).is_some_and(|x| x.contains(t))
+    }
+
+    /// Same pieces as [`RangeList::intersect`], for calls that mostly start
+    /// later than the one before.
+    #[inline]
+    pub fn intersect(&mut self, p: TimeRange) -> impl Iterator<Item = TimeRange> + '_ {
+        self.seek(p.start);
+        pieces(&self.ranges[self.at..], p)
+    }
+
+    /// Moves to the first range that does not end before `t` (the
+    /// `partition_point` of [`RangeList::contains`]): a few steps forward
+    /// from the last position, else a binary search.
+    #[inline]
+    fn seek(&mut self, t: f64) {
         let r = self.ranges;
-        // Forward a few steps from the last position; else binary search.
         if self.at < r.len() && (self.at == 0 || r[self.at - 1].stop < t) {
             let mut i = self.at;
             let end = (i + 8).min(r.len());
@@ -198,11 +220,10 @@ impl RangeCursor<'_> {
             }
             if i < end || i == r.len() {
                 self.at = i;
-                return r.get(i).is_some_and(|x| x.contains(t));
+                return;
             }
         }
         self.at = r.partition_point(|x| x.stop < t);
-        r.get(self.at).is_some_and(|x| x.contains(t))
     }
 }
 
@@ -288,6 +309,36 @@ mod tests {
         for t in [0.2, 50.2, 50.7, 99.4, 3.3, 3.4, 77.0] {
             assert_eq!(c.contains(t), many.contains(t), "t = {t}");
         }
+    }
+
+    /// Calls that mostly start later than the one before, some jumping
+    /// back or far ahead, zero-length ones, and ends on range bounds.
+    #[test]
+    fn cursor_intersects_like_the_list() {
+        let mut rng = crate::synth::SplitMix64::new(5);
+        let mut next = |n: u64| rng.next_u64() % n;
+        let mut many = RangeList::new();
+        for i in 0..200 {
+            many.add(TimeRange::new(i as f64, i as f64 + 0.5));
+        }
+        let mut c = many.cursor();
+        let mut t = 0.0f64;
+        let mut checked = 0;
+        for _ in 0..5000 {
+            t = match next(20) {
+                0 => next(200) as f64 / 2.0,
+                1 => t + 30.0,
+                _ => t + next(5) as f64 / 4.0,
+            } % 201.0;
+            let len = [0.0, 0.25, 0.5, 1.0, 3.75][next(5) as usize];
+            let p = TimeRange::new(t, t + len);
+            let pieces =
+                |v: Vec<TimeRange>| v.iter().map(|r| (r.start, r.stop)).collect::<Vec<_>>();
+            let expected = pieces(many.intersect(p).collect());
+            assert_eq!(pieces(c.intersect(p).collect()), expected, "{p:?}");
+            checked += usize::from(!expected.is_empty());
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]

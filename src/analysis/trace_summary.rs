@@ -21,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Mutex;
 
 use super::function_stats::{FunctionSummary, ProcessRows, summarize};
-use super::ranges::{RangeList, TimeRange};
+use super::ranges::{RangeCursor, RangeList, TimeRange};
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
 use crate::formats::blprof::trace::CallRecord;
@@ -122,7 +122,7 @@ impl Selection {
 pub enum RowSelection<'a> {
     All,
     Nothing,
-    Ranges(crate::analysis::ranges::RangeCursor<'a>),
+    Ranges(RangeCursor<'a>),
 }
 
 impl RowSelection<'_> {
@@ -289,9 +289,14 @@ type InclusiveScan = (Vec<(String, f64)>, usize, Vec<String>, f64);
 /// step 3), fed the selected calls in record order.
 struct Inclusive<'a> {
     ranges: Option<&'a RangeList>,
+    /// Where in `ranges` the last call started (calls mostly start later
+    /// than the one before, so a binary search per call is rarely needed).
+    cursor: Option<RangeCursor<'a>>,
     /// Seconds per local function number (numbers past the table's are
     /// never reported, so they are not kept).
     seconds: Vec<f64>,
+    /// Recursive functions: numbers in the table, and the others.
+    recursive_in_table: Vec<bool>,
     recursive: BTreeSet<i32>,
     /// The function of the latest record at each depth.
     stack: Vec<i32>,
@@ -310,7 +315,9 @@ impl<'a> Inclusive<'a> {
             .map_or(0, |m| m as usize + 1);
         Inclusive {
             ranges,
+            cursor: ranges.map(RangeList::cursor),
             seconds: vec![0.0; table],
+            recursive_in_table: vec![false; table],
             recursive: BTreeSet::new(),
             stack: Vec::new(),
             max_depth: 0,
@@ -322,12 +329,13 @@ impl<'a> Inclusive<'a> {
         let Ok(depth) = usize::try_from(c.depth) else {
             return;
         };
-        match self.ranges {
+        match self.cursor.take() {
             None => self.visit(depth, c.fnum, c.inclusive),
-            Some(list) => {
-                for piece in list.intersect(TimeRange::new(c.start, c.end())) {
+            Some(mut cursor) => {
+                for piece in cursor.intersect(TimeRange::new(c.start, c.end())) {
                     self.visit(depth, c.fnum, piece.len());
                 }
+                self.cursor = Some(cursor);
             }
         }
     }
@@ -335,7 +343,12 @@ impl<'a> Inclusive<'a> {
     #[inline]
     fn visit(&mut self, depth: usize, fnum: i32, len: f64) {
         self.max_depth = self.max_depth.max(depth);
-        let is_recursive = self.stack.iter().take(depth).any(|&f| f == fnum);
+        // No early exit: the answer is random, and the stack is short.
+        let is_recursive = self
+            .stack
+            .iter()
+            .take(depth)
+            .fold(false, |found, &f| found | (f == fnum));
         if self.stack.len() <= depth && depth < MAX_TRACKED_DEPTH {
             self.stack.resize(depth + 1, -1);
         }
@@ -343,7 +356,17 @@ impl<'a> Inclusive<'a> {
             *slot = fnum;
         }
         if is_recursive {
-            self.recursive.insert(fnum);
+            // Most calls of a recursive function are recursive: a flag in
+            // the table, and the set only for numbers outside it.
+            match usize::try_from(fnum)
+                .ok()
+                .and_then(|f| self.recursive_in_table.get_mut(f))
+            {
+                Some(flag) => *flag = true,
+                None => {
+                    self.recursive.insert(fnum);
+                }
+            }
         } else if let Some(s) = usize::try_from(fnum)
             .ok()
             .and_then(|f| self.seconds.get_mut(f))
@@ -373,7 +396,13 @@ impl<'a> Inclusive<'a> {
             })
             .collect();
         inclusive.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let recursive = self.recursive.iter().map(|&f| name(f)).collect();
+        let mut recursive = self.recursive;
+        recursive.extend(
+            (0..)
+                .zip(&self.recursive_in_table)
+                .filter_map(|(f, &is)| is.then_some(f)),
+        );
+        let recursive = recursive.iter().map(|&f| name(f)).collect();
         let range_run_time = self.ranges.map_or(0.0, RangeList::total);
         (inclusive, self.max_depth, recursive, range_run_time)
     }
