@@ -13,8 +13,9 @@
 //! Each block goes through a loop that matches by nesting depth, without
 //! searching the open INs, and makes the scan's clean-block checks on the
 //! way; it stops at the first record that needs more (padding, another
-//! process, START, END, an unknown type, an OUT that does not close the
-//! innermost IN), and the rest of the block goes record by record. A chunk
+//! process, a thread id other than 0, START, END, an unknown type, an OUT
+//! that does not close the innermost IN), and the rest of the block goes
+//! record by record. A chunk
 //! holding more processes than [`MAX_SEGMENTS`] (only blocks that mix
 //! processes do) gives up, and the summary is made process by process.
 
@@ -178,8 +179,9 @@ impl Segment {
     /// segment's process: an IN is written above the innermost open IN, an
     /// OUT that closes the innermost one pops it, a single event is counted.
     /// It stops at the first record that needs more (padding, another
-    /// process, START, END, an unknown type, an OUT that does not close the
-    /// innermost IN) and returns how many records it took, and the block's
+    /// process, a thread id other than 0, START, END, an unknown type, an
+    /// OUT that does not close the innermost IN) and returns how many
+    /// records it took, and the block's
     /// [`CleanBlock`] when it took every event and the block is clean (the
     /// scan's checks, made in the same loop).
     fn block_events(&mut self, first_offset: usize, block: &[u8]) -> (usize, Option<CleanBlock>) {
