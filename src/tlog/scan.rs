@@ -108,6 +108,15 @@ thread_local! {
     static READ_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Runs `f` with this thread's read buffer (a fresh one should `f` ever
+/// run inside another `f` on the same thread).
+fn with_read_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    READ_BUFFER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => f(&mut buf),
+        Err(_) => f(&mut Vec::new()),
+    })
+}
+
 /// Scans the file, handing each chunk's visitor to `on_chunk` in file order
 /// and advancing `progress` by the blocks of each chunk.
 pub fn scan<V: BlockVisitor>(
@@ -124,7 +133,7 @@ pub fn scan<V: BlockVisitor>(
         let chunks: Vec<(Chunk, V)> = (batch..nchunks.min(batch + batch_chunks))
             .into_par_iter()
             .map(|c| {
-                READ_BUFFER.with_borrow_mut(|buf| {
+                with_read_buffer(|buf| {
                     let first = c * CHUNK_BLOCKS;
                     let bytes = read_window(file, reader, first, CHUNK_BLOCKS, buf);
                     let mut visitor = V::default();
