@@ -150,6 +150,11 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
         let (mut smin, mut smax) = (i32::MAX, i32::MIN);
         let (lo, hi) = sel.window;
         while let Some(batch) = records.next_batch() {
+            // The batch's extremes in locals: the loop over a batch calls
+            // nothing, so they stay in registers (across the refill call
+            // they were kept on the stack, a store and a load per record).
+            let (mut b0, mut b1) = (f64::INFINITY, f64::NEG_INFINITY);
+            let (mut bmin, mut bmax) = (i32::MAX, i32::MIN);
             for r in batch.records() {
                 if r.time < lo || r.time > hi {
                     continue;
@@ -157,11 +162,11 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
                 // Branches, not `min`/`max`: times mostly grow, so these
                 // are predicted, and no chain of float operations runs
                 // from one record to the next. (A NaN changes neither.)
-                if r.time < t0 {
-                    t0 = r.time;
+                if r.time < b0 {
+                    b0 = r.time;
                 }
-                if r.time > t1 {
-                    t1 = r.time;
+                if r.time > b1 {
+                    b1 = r.time;
                 }
                 let is_call = (r.size > -1 && r.kind != WAITSOME)
                     || (r.size == BEFORE_CALL && r.kind == WAITSOME);
@@ -182,10 +187,18 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
                 if is_send(r.kind) && r.size != AFTER_CALL {
                     e.2 += r.size.max(0) as u64;
                     e.3 += 1;
-                    smin = smin.min(r.size);
-                    smax = smax.max(r.size);
+                    bmin = bmin.min(r.size);
+                    bmax = bmax.max(r.size);
                 }
             }
+            if b0 < t0 {
+                t0 = b0;
+            }
+            if b1 > t1 {
+                t1 = b1;
+            }
+            smin = smin.min(bmin);
+            smax = smax.max(bmax);
         }
         if t0 <= t1 {
             out.time = Some(match out.time {
