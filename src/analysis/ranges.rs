@@ -219,7 +219,11 @@ impl RangeCursor<'_> {
                 i += 1;
             }
             if i < end || i == r.len() {
-                self.at = i;
+                // Mostly still the same range: no store, so the next call's
+                // load does not wait for this one's.
+                if i != self.at {
+                    self.at = i;
+                }
                 return;
             }
         }
