@@ -266,11 +266,22 @@ impl Intervals {
         // −0 becomes +0: `min` of the two zeros depends on the order of
         // the calls, and the one-pass summary adds in another order.
         let d = d + 0.0;
-        let k = k as usize % KINDS;
-        self.count[k] += 1;
-        self.total[k] += d;
-        self.min[k] = self.min[k].min(d);
-        self.max[k] = self.max[k].max(d);
+        // Pair numbers are below `KINDS` (see `EventKind::of`).
+        let (Some(count), Some(total), Some(min), Some(max)) = (
+            self.count.get_mut(k as usize),
+            self.total.get_mut(k as usize),
+            self.min.get_mut(k as usize),
+            self.max.get_mut(k as usize),
+        ) else {
+            return;
+        };
+        *count += 1;
+        *total += d;
+        // Comparisons rather than `f64::min`/`max`: one instruction each,
+        // and the same result here, since the extremes are never NaN and a
+        // NaN `d` changes neither.
+        *min = if d < *min { d } else { *min };
+        *max = if d > *max { d } else { *max };
     }
 
     /// Adds the intervals of a later part of the same process.
