@@ -139,10 +139,16 @@ struct Segment {
     /// time and offset, in three arrays so the fast loop writes each slot
     /// without a branch.
     kinds: Vec<u8>,
-    times: Vec<f64>,
-    offsets: Vec<u64>,
+    opened: Vec<Opened>,
     depth: usize,
     closed: Closed,
+}
+
+/// An open IN's time and offset.
+#[derive(Debug, Clone, Copy, Default)]
+struct Opened {
+    time: f64,
+    offset: u64,
 }
 
 /// The intervals one block closed (see [`Segment::block_events`]).
@@ -165,8 +171,7 @@ impl Segment {
             unlisted: 0,
             pending: Vec::new(),
             kinds: vec![SENTINEL],
-            times: vec![0.0],
-            offsets: vec![0],
+            opened: vec![Opened::default()],
             depth: 0,
             closed: Closed {
                 kinds: [0; RECORDS_PER_BLOCK],
@@ -197,14 +202,12 @@ impl Segment {
         let base = self.depth.saturating_sub(RECORDS_PER_BLOCK);
         if self.kinds.len() < base + WINDOW {
             self.kinds.resize(base + WINDOW, SENTINEL);
-            self.times.resize(base + WINDOW, 0.0);
-            self.offsets.resize(base + WINDOW, 0);
+            self.opened.resize(base + WINDOW, Opened::default());
         }
         let window = base..base + WINDOW;
-        let (Ok(kinds), Ok(times), Ok(offsets)) = (
+        let (Ok(kinds), Ok(opened)) = (
             <&mut [u8; WINDOW]>::try_from(&mut self.kinds[window.clone()]),
-            <&mut [f64; WINDOW]>::try_from(&mut self.times[window.clone()]),
-            <&mut [u64; WINDOW]>::try_from(&mut self.offsets[window]),
+            <&mut [Opened; WINDOW]>::try_from(&mut self.opened[window]),
         ) else {
             unreachable!("the window is WINDOW slots long");
         };
@@ -248,10 +251,13 @@ impl Segment {
             // is free, and an IN makes it the innermost.
             let above = (top + 1) & (WINDOW - 1);
             kinds[above] = step.kind;
-            times[above] = time;
-            offsets[above] = (first_offset + done * RECORD) as u64;
+            let innermost = opened[top & (WINDOW - 1)].time;
+            opened[above] = Opened {
+                time,
+                offset: (first_offset + done * RECORD) as u64,
+            };
             closed_kind[closed & (RECORDS_PER_BLOCK - 1)] = step.kind;
-            closed_time[closed & (RECORDS_PER_BLOCK - 1)] = time - times[top & (WINDOW - 1)];
+            closed_time[closed & (RECORDS_PER_BLOCK - 1)] = time - innermost;
             closed += usize::from(step.out);
             singles[step.kind as usize & 15] += u64::from(step.single);
             top = top.wrapping_add_signed(isize::from(step.delta));
@@ -286,14 +292,16 @@ impl Segment {
             EventKind::End => self.end = Some(r.time),
             EventKind::In(k) => {
                 let slot = self.depth + 1;
+                let opened = Opened {
+                    time: r.time,
+                    offset: offset as u64,
+                };
                 if self.kinds.len() <= slot {
                     self.kinds.push(k);
-                    self.times.push(r.time);
-                    self.offsets.push(offset as u64);
+                    self.opened.push(opened);
                 } else {
                     self.kinds[slot] = k;
-                    self.times[slot] = r.time;
-                    self.offsets[slot] = offset as u64;
+                    self.opened[slot] = opened;
                 }
                 self.depth = slot;
             }
@@ -314,11 +322,10 @@ impl Segment {
                                 self.unlisted += 1;
                             }
                         }
-                        let t0 = self.times[slot];
+                        let t0 = self.opened[slot].time;
                         let top = self.depth + 1;
                         self.kinds.copy_within(slot + 1..top, slot);
-                        self.times.copy_within(slot + 1..top, slot);
-                        self.offsets.copy_within(slot + 1..top, slot);
+                        self.opened.copy_within(slot + 1..top, slot);
                         self.depth -= 1;
                         self.intervals.add(k, r.time - t0);
                     }
@@ -339,8 +346,8 @@ impl Segment {
     fn open(&self) -> impl Iterator<Item = Open> + '_ {
         (1..=self.depth).map(|i| Open {
             kind: self.kinds[i],
-            time: self.times[i],
-            offset: self.offsets[i],
+            time: self.opened[i].time,
+            offset: self.opened[i].offset,
         })
     }
 }
@@ -437,10 +444,8 @@ impl BlockVisitor for ChunkSummary {
             let keep = s.depth + 1;
             s.kinds.truncate(keep);
             s.kinds.shrink_to_fit();
-            s.times.truncate(keep);
-            s.times.shrink_to_fit();
-            s.offsets.truncate(keep);
-            s.offsets.shrink_to_fit();
+            s.opened.truncate(keep);
+            s.opened.shrink_to_fit();
         }
         self.slots = FxHashMap::default();
     }
