@@ -24,7 +24,7 @@ use super::function_stats::{FunctionSummary, ProcessRows, summarize};
 use super::ranges::{RangeCursor, RangeList, TimeRange};
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
-use crate::formats::blprof::trace::CallRecord;
+use crate::formats::blprof::trace::{CallBatch, CallRecord};
 
 /// Function numbers above this are treated as damage (no process has a
 /// million distinct timers), so that a corrupt number cannot size a table.
@@ -84,11 +84,17 @@ impl FunctionIndex {
     /// Global index of process row `row`'s local function `fnum`.
     #[inline]
     pub fn global(&self, row: usize, fnum: i32) -> Option<usize> {
-        self.remaps[row]
-            .get(usize::try_from(fnum).ok()?)
-            .filter(|&&g| g != u32::MAX)
-            .map(|&g| g as usize)
+        global(&self.remaps[row], fnum)
     }
+}
+
+/// Global index of local function `fnum` by one process's remap table.
+#[inline]
+fn global(remap: &[u32], fnum: i32) -> Option<usize> {
+    remap
+        .get(usize::try_from(fnum).ok()?)
+        .filter(|&&g| g != u32::MAX)
+        .map(|&g| g as usize)
 }
 
 /// Time ranges that select calls, per process row.
@@ -144,13 +150,24 @@ pub fn for_each_call(
     warnings: &Mutex<Vec<Warning>>,
     mut f: impl FnMut(&CallRecord),
 ) {
-    for b in &p.blocks {
-        let r = db.stream_trace_calls(b, |c| {
+    for_each_call_batch(db, p, warnings, |batch| {
+        for c in batch.calls() {
             if !c.is_sentinel() {
-                f(c);
+                f(&c);
             }
-        });
-        if let Err(e) = r {
+        }
+    });
+}
+
+/// [`for_each_call`] a buffer at a time (the sentinels included).
+pub fn for_each_call_batch(
+    db: &Database,
+    p: &ProcTrace,
+    warnings: &Mutex<Vec<Warning>>,
+    mut f: impl FnMut(CallBatch<'_>),
+) {
+    for b in &p.blocks {
+        if let Err(e) = db.stream_trace_call_batches(b, &mut f) {
             let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
             w.push(skipped_block(p, b, e));
         }
@@ -206,13 +223,22 @@ impl ProcessRows for TraceRows<'_> {
             });
             *self.inclusive.lock().unwrap_or_else(|p| p.into_inner()) = Some(inclusive.finish(p));
         } else {
-            for_each_call(self.db, p, &self.warnings, |c| {
-                if selected.contains(c.start)
-                    && let Some(g) = self.functions.global(row, c.fnum)
-                {
-                    calls[g] += 1;
-                    times[g] += c.exclusive;
+            let remap = &self.functions.remaps[row];
+            for_each_call_batch(self.db, p, &self.warnings, |batch| {
+                // Locals for the batch's loop, so they stay in registers.
+                let mut sel = std::mem::replace(&mut selected, RowSelection::Nothing);
+                let (calls, times) = (&mut *calls, &mut *times);
+                for c in batch.calls() {
+                    if !c.is_sentinel()
+                        && sel.contains(c.start)
+                        && let Some(g) = global(remap, c.fnum)
+                        && let (Some(n), Some(t)) = (calls.get_mut(g), times.get_mut(g))
+                    {
+                        *n += 1;
+                        *t += c.exclusive;
+                    }
                 }
+                selected = sel;
             });
         }
         p.proc

@@ -285,6 +285,16 @@ impl Database {
         super::trace::stream_calls(&*self.data_handle(&block.datafile)?, block, f)
     }
 
+    /// [`Database::stream_trace_calls`] a buffer at a time (see
+    /// [`super::trace::stream_call_batches`]).
+    pub fn stream_trace_call_batches(
+        &self,
+        block: &TraceBlockRef,
+        f: impl FnMut(super::trace::CallBatch<'_>),
+    ) -> Result<()> {
+        super::trace::stream_call_batches(&*self.data_handle(&block.datafile)?, block, f)
+    }
+
     /// The region records of one trace block (positioned reads).
     pub fn trace_regions(&self, block: &TraceBlockRef) -> Result<Vec<super::trace::RegionRecord>> {
         super::trace::read_regions(&*self.data_handle(&block.datafile)?, block)

@@ -258,6 +258,22 @@ pub fn stream_calls(
     block: &TraceBlockRef,
     mut f: impl FnMut(&CallRecord),
 ) -> Result<()> {
+    stream_call_batches(file, block, |batch| {
+        // One plain loop, so that `f` is inlined into it.
+        for c in batch.calls() {
+            f(&c);
+        }
+    })
+}
+
+/// [`stream_calls`] a buffer at a time: `f` gets each buffer of records,
+/// so that a caller's loop over one keeps its state in registers (a
+/// closure called per record keeps what it captured in memory).
+pub fn stream_call_batches(
+    file: &DataHandle,
+    block: &TraceBlockRef,
+    mut f: impl FnMut(CallBatch<'_>),
+) -> Result<()> {
     let (real, rbytes, total) = locate(file, block)?;
     let stride = call_size(real) as usize;
     let mut buf = vec![0u8; STREAM_CALLS.min(block.ntrace as usize) * stride];
@@ -266,13 +282,31 @@ pub fn stream_calls(
     while at < end {
         let n = buf.len().min((end - at) as usize);
         file.read_exact_at(&mut buf[..n], at)?;
-        // One plain loop, so that `f` is inlined into it.
-        for c in buf[..n].chunks_exact(stride) {
-            f(&decode_call(c, real));
-        }
+        f(CallBatch {
+            bytes: &buf[..n],
+            real,
+        });
         at += n as u64;
     }
     Ok(())
+}
+
+/// A buffer of call records (see [`stream_call_batches`]).
+#[derive(Clone, Copy)]
+pub struct CallBatch<'a> {
+    bytes: &'a [u8],
+    real: RealWidth,
+}
+
+impl<'a> CallBatch<'a> {
+    /// The records, the sentinel included.
+    #[inline]
+    pub fn calls(self) -> impl Iterator<Item = CallRecord> + 'a {
+        let real = self.real;
+        self.bytes
+            .chunks_exact(call_size(real) as usize)
+            .map(move |c| decode_call(c, real))
+    }
 }
 
 /// The region records of `block`, read with positioned reads; the Real
