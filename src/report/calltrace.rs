@@ -51,23 +51,22 @@ impl LineFormat<'_> {
 /// Call records per parallel formatting task (about 1.5 MB of text).
 const TASK_CALLS: usize = 16 * 1024;
 
-/// Task boundaries in a block of `n` calls: never inside a run that is
-/// combined (the record before a boundary differs from the one at it) nor in
-/// the last two records, so each task formats exactly as one pass would.
-fn task_bounds(block: &TraceBlock, n: usize) -> Vec<usize> {
-    let mut bounds = vec![0];
-    let mut j = TASK_CALLS;
+/// The end of the task that starts at call `start` in a block of `n` calls:
+/// never inside a run that is combined (the record before a boundary
+/// differs from the one at it) nor in the last two records, so each task
+/// formats exactly as one pass would. Found as the tasks are made, so that
+/// only the calls about to be formatted are touched (and mapped).
+fn task_end(block: &TraceBlock, start: usize, n: usize) -> usize {
+    let mut j = start + TASK_CALLS;
     while j + 2 < n {
         let (a, b) = (block.call(j - 1), block.call(j));
         if a.is_sentinel() || (a.depth == b.depth && a.fnum == b.fnum) {
             j += 1;
             continue;
         }
-        bounds.push(j);
-        j += TASK_CALLS;
+        return j;
     }
-    bounds.push(n);
-    bounds
+    n
 }
 
 /// Formats calls `range` of a block of `n` calls, combining runs.
@@ -170,9 +169,14 @@ pub fn write_calltrace(
             }
         };
         let n = block.calls_len();
-        let bounds = task_bounds(&block, n);
-        let tasks: Vec<std::ops::Range<usize>> = bounds.windows(2).map(|x| x[0]..x[1]).collect();
-        for chunk in tasks.chunks(group) {
+        let mut start = 0;
+        while start < n {
+            let mut chunk = Vec::with_capacity(group);
+            while chunk.len() < group && start < n {
+                let end = task_end(&block, start, n);
+                chunk.push(start..end);
+                start = end;
+            }
             let texts: Vec<Vec<u8>> = chunk
                 .par_iter()
                 .map(|r| format_calls(&fmt, &block, r.clone(), n, combine))
@@ -181,10 +185,8 @@ pub fn write_calltrace(
                 w.write_all(&t)?;
             }
             // Streamed: what is written need not stay resident.
-            if let Some(last) = chunk.last()
-                && last.end > 0
-            {
-                file.release_before(block.offset_after_call(b, last.end - 1));
+            if start > 0 {
+                file.release_before(block.offset_after_call(b, start - 1));
             }
         }
     }
