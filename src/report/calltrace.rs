@@ -69,6 +69,22 @@ fn task_end(block: &TraceBlock, start: usize, n: usize) -> usize {
     n
 }
 
+/// Up to `group` tasks from call `*start` on, moving `*start` past them.
+fn next_tasks(
+    block: &TraceBlock,
+    start: &mut usize,
+    n: usize,
+    group: usize,
+) -> Vec<std::ops::Range<usize>> {
+    let mut tasks = Vec::with_capacity(group);
+    while tasks.len() < group && *start < n {
+        let end = task_end(block, *start, n);
+        tasks.push(*start..end);
+        *start = end;
+    }
+    tasks
+}
+
 /// Formats calls `range` of a block of `n` calls, combining runs.
 fn format_calls(
     fmt: &LineFormat,
@@ -171,12 +187,7 @@ pub fn write_calltrace(
         let n = block.calls_len();
         let mut start = 0;
         while start < n {
-            let mut chunk = Vec::with_capacity(group);
-            while chunk.len() < group && start < n {
-                let end = task_end(&block, start, n);
-                chunk.push(start..end);
-                start = end;
-            }
+            let chunk = next_tasks(&block, &mut start, n, group);
             let texts: Vec<Vec<u8>> = chunk
                 .par_iter()
                 .map(|r| format_calls(&fmt, &block, r.clone(), n, combine))
@@ -191,4 +202,55 @@ pub fn write_calltrace(
         }
     }
     Ok(warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::blprof::trace::tests::{block_bytes, block_ref};
+    use crate::source::InputFile;
+
+    /// Tasks tile the block, and formatting them one after another gives
+    /// the text of one pass over the block: runs that are combined (here
+    /// long ones, across the task size) are never cut.
+    #[test]
+    fn tasks_format_as_one_pass() {
+        let mut rng = crate::synth::SplitMix64::new(3);
+        let mut calls = Vec::new();
+        while calls.len() < 3 * TASK_CALLS + 100 {
+            let (depth, fnum) = ((rng.next_u64() % 4) as i32, (rng.next_u64() % 3) as i32);
+            // Mostly short runs, some longer than a task.
+            let run = match rng.next_u64() % 100 {
+                0 => TASK_CALLS + 7,
+                1..=10 => 50,
+                _ => 1 + (rng.next_u64() % 3) as usize,
+            };
+            for i in 0..run {
+                calls.push((depth, fnum, 1.0 + i as f64, 0.5, i as f64));
+            }
+        }
+        let bytes = block_bytes(&[], &calls);
+        let file = InputFile::from_bytes("d", bytes);
+        let block = TraceBlock::read(&file, &block_ref(0, 0, calls.len() as u64 + 1, 0)).unwrap();
+        let n = block.calls_len();
+        let fmt = LineFormat {
+            names: (0..3).map(|f| (f, format!("F{f}").into_bytes())).collect(),
+            delimiter: b" ",
+        };
+        for combine in [true, false] {
+            let (mut start, mut tiled, mut text) = (0, 0, Vec::new());
+            let mut tasks = 0;
+            while start < n {
+                for r in next_tasks(&block, &mut start, n, 3) {
+                    assert_eq!(r.start, tiled);
+                    tiled = r.end;
+                    tasks += 1;
+                    text.extend(format_calls(&fmt, &block, r, n, combine));
+                }
+            }
+            assert_eq!(tiled, n);
+            assert!(tasks >= 3, "{tasks}");
+            assert_eq!(text, format_calls(&fmt, &block, 0..n, n, combine));
+        }
+    }
 }
