@@ -173,15 +173,20 @@ fn pieces(ranges: &[TimeRange], p: TimeRange) -> impl Iterator<Item = TimeRange>
     ranges
         .iter()
         .take_while(move |x| x.start <= p.stop)
-        .filter_map(move |x| {
-            let piece = TimeRange::new(p.start.max(x.start), p.stop.min(x.stop));
-            let keep = if p.stop > p.start {
-                piece.stop > piece.start
-            } else {
-                x.contains(p.start)
-            };
-            keep.then_some(piece)
-        })
+        .filter_map(move |x| piece(x, p))
+}
+
+/// The part of `p` inside `x`, for an `x` that does not start after `p`
+/// ends: a zero-length `p` inside `x` is itself, and touching is nothing.
+#[inline]
+fn piece(x: &TimeRange, p: TimeRange) -> Option<TimeRange> {
+    let piece = TimeRange::new(p.start.max(x.start), p.stop.min(x.stop));
+    let keep = if p.stop > p.start {
+        piece.stop > piece.start
+    } else {
+        x.contains(p.start)
+    };
+    keep.then_some(piece)
 }
 
 /// See [`RangeList::cursor`].
@@ -204,6 +209,24 @@ impl RangeCursor<'_> {
     pub fn intersect(&mut self, p: TimeRange) -> impl Iterator<Item = TimeRange> + '_ {
         self.seek(p.start);
         pieces(&self.ranges[self.at..], p)
+    }
+
+    /// Calls `f` on each of [`RangeCursor::intersect`]'s pieces, without an
+    /// iterator when only the range at the cursor can meet `p` (the next
+    /// one starts after `p` ends): the usual case, a call inside a range.
+    #[inline]
+    pub fn for_each_piece(&mut self, p: TimeRange, mut f: impl FnMut(TimeRange)) {
+        self.seek(p.start);
+        let rest = &self.ranges[self.at..];
+        match rest {
+            [_, next, ..] if next.start <= p.stop => pieces(rest, p).for_each(f),
+            [x, ..] if x.start <= p.stop => {
+                if let Some(piece) = piece(x, p) {
+                    f(piece);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Moves to the first range that does not end before `t` (the
@@ -340,6 +363,9 @@ mod tests {
                 |v: Vec<TimeRange>| v.iter().map(|r| (r.start, r.stop)).collect::<Vec<_>>();
             let expected = pieces(many.intersect(p).collect());
             assert_eq!(pieces(c.intersect(p).collect()), expected, "{p:?}");
+            let mut each = Vec::new();
+            c.for_each_piece(p, |x| each.push(x));
+            assert_eq!(pieces(each), expected, "{p:?}");
             checked += usize::from(!expected.is_empty());
         }
         assert!(checked > 1000, "{checked}");

@@ -318,6 +318,11 @@ struct Inclusive<'a> {
     /// Where in `ranges` the last call started (calls mostly start later
     /// than the one before, so a binary search per call is rarely needed).
     cursor: Option<RangeCursor<'a>>,
+    visits: Visits,
+}
+
+/// What [`Inclusive`] gathers from the selected parts of calls.
+struct Visits {
     /// Seconds per local function number (numbers past the table's are
     /// never reported, so they are not kept).
     seconds: Vec<f64>,
@@ -342,11 +347,13 @@ impl<'a> Inclusive<'a> {
         Inclusive {
             ranges,
             cursor: ranges.map(RangeList::cursor),
-            seconds: vec![0.0; table],
-            recursive_in_table: vec![false; table],
-            recursive: BTreeSet::new(),
-            stack: Vec::new(),
-            max_depth: 0,
+            visits: Visits {
+                seconds: vec![0.0; table],
+                recursive_in_table: vec![false; table],
+                recursive: BTreeSet::new(),
+                stack: Vec::new(),
+                max_depth: 0,
+            },
         }
     }
 
@@ -355,17 +362,22 @@ impl<'a> Inclusive<'a> {
         let Ok(depth) = usize::try_from(c.depth) else {
             return;
         };
-        match self.cursor.take() {
-            None => self.visit(depth, c.fnum, c.inclusive),
-            Some(mut cursor) => {
-                for piece in cursor.intersect(TimeRange::new(c.start, c.end())) {
-                    self.visit(depth, c.fnum, piece.len());
-                }
-                self.cursor = Some(cursor);
-            }
+        let visits = &mut self.visits;
+        match &mut self.cursor {
+            None => visits.visit(depth, c.fnum, c.inclusive),
+            Some(cursor) => cursor.for_each_piece(TimeRange::new(c.start, c.end()), |piece| {
+                visits.visit(depth, c.fnum, piece.len());
+            }),
         }
     }
 
+    fn finish(self, p: &ProcTrace) -> InclusiveScan {
+        let range_run_time = self.ranges.map_or(0.0, RangeList::total);
+        self.visits.finish(p, range_run_time)
+    }
+}
+
+impl Visits {
     #[inline]
     fn visit(&mut self, depth: usize, fnum: i32, len: f64) {
         self.max_depth = self.max_depth.max(depth);
@@ -401,7 +413,7 @@ impl<'a> Inclusive<'a> {
         }
     }
 
-    fn finish(self, p: &ProcTrace) -> InclusiveScan {
+    fn finish(self, p: &ProcTrace, range_run_time: f64) -> InclusiveScan {
         let name = |f: i32| {
             p.functions
                 .name(f as i64)
@@ -429,7 +441,6 @@ impl<'a> Inclusive<'a> {
                 .filter_map(|(f, &is)| is.then_some(f)),
         );
         let recursive = recursive.iter().map(|&f| name(f)).collect();
-        let range_run_time = self.ranges.map_or(0.0, RangeList::total);
         (inclusive, self.max_depth, recursive, range_run_time)
     }
 }
