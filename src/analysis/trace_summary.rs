@@ -199,6 +199,39 @@ struct TraceRows<'a> {
     inclusive: Mutex<Option<InclusiveScan>>,
 }
 
+impl TraceRows<'_> {
+    /// Counts the selected calls of `p` per global function, showing each
+    /// to `also` (a copy of the loop per `also`, so the plain one carries
+    /// nothing of the inclusive one).
+    fn scan_row(
+        &self,
+        p: &ProcTrace,
+        remap: &[u32],
+        selected: &mut RowSelection<'_>,
+        calls: &mut [i64],
+        times: &mut [f64],
+        mut also: impl FnMut(&CallRecord),
+    ) {
+        for_each_call_batch(self.db, p, &self.warnings, |batch| {
+            // Locals for the batch's loop, so they stay in registers.
+            let mut sel = std::mem::replace(selected, RowSelection::Nothing);
+            for c in batch.calls() {
+                if c.is_sentinel() || !sel.contains(c.start) {
+                    continue;
+                }
+                if let Some(g) = global(remap, c.fnum)
+                    && let (Some(n), Some(t)) = (calls.get_mut(g), times.get_mut(g))
+                {
+                    *n += 1;
+                    *t += c.exclusive;
+                }
+                also(&c);
+            }
+            *selected = sel;
+        });
+    }
+}
+
 impl ProcessRows for TraceRows<'_> {
     fn rows(&self) -> usize {
         self.procs.len()
@@ -209,37 +242,16 @@ impl ProcessRows for TraceRows<'_> {
         times.fill(0.0);
         let p = &self.procs[row];
         let mut selected = self.selection.for_row(row);
+        let remap = &self.functions.remaps[row];
         if self.inclusive_row == Some(row) {
+            // The selected process also gets its inclusive times, in the
+            // same pass.
             let mut inclusive =
                 Inclusive::new(p, self.selection.ranges.as_ref().and_then(|r| r.get(row)));
-            for_each_call(self.db, p, &self.warnings, |c| {
-                if selected.contains(c.start) {
-                    if let Some(g) = self.functions.global(row, c.fnum) {
-                        calls[g] += 1;
-                        times[g] += c.exclusive;
-                    }
-                    inclusive.add(c);
-                }
-            });
+            self.scan_row(p, remap, &mut selected, calls, times, |c| inclusive.add(c));
             *self.inclusive.lock().unwrap_or_else(|p| p.into_inner()) = Some(inclusive.finish(p));
         } else {
-            let remap = &self.functions.remaps[row];
-            for_each_call_batch(self.db, p, &self.warnings, |batch| {
-                // Locals for the batch's loop, so they stay in registers.
-                let mut sel = std::mem::replace(&mut selected, RowSelection::Nothing);
-                let (calls, times) = (&mut *calls, &mut *times);
-                for c in batch.calls() {
-                    if !c.is_sentinel()
-                        && sel.contains(c.start)
-                        && let Some(g) = global(remap, c.fnum)
-                        && let (Some(n), Some(t)) = (calls.get_mut(g), times.get_mut(g))
-                    {
-                        *n += 1;
-                        *t += c.exclusive;
-                    }
-                }
-                selected = sel;
-            });
+            self.scan_row(p, remap, &mut selected, calls, times, |_| {});
         }
         p.proc
     }
