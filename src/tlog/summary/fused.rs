@@ -135,9 +135,9 @@ struct Segment {
     listed: usize,
     unlisted: usize,
     pending: Vec<Pending>,
-    /// The open INs at `1..=depth` (slot 0 is [`SENTINEL`]): pair number,
-    /// time and offset, in three arrays so the fast loop writes each slot
-    /// without a branch.
+    /// The open INs at `1..=depth` (slot 0 is [`SENTINEL`]): pair numbers,
+    /// and times with offsets, written by the fast loop for every event
+    /// without a branch (the pair numbers apart, for the OUT test).
     kinds: Vec<u8>,
     opened: Vec<Opened>,
     depth: usize,
