@@ -73,7 +73,7 @@ fuzz_target!(|data: &[u8]| {
                 let mut ts = probes.clone();
                 ts.extend(l.ranges().iter().flat_map(|r| [r.start, r.stop]));
                 let mut c = l.cursor();
-                for t in ts {
+                for &t in &ts {
                     let (a, b) = (c.contains(t), l.contains(t));
                     if valid {
                         assert_eq!(
@@ -82,6 +82,19 @@ fuzz_target!(|data: &[u8]| {
                             "cursor and contains disagree at {t} on {:?}",
                             l.ranges()
                         );
+                    }
+                }
+                // And the same pieces as `intersect`, on a list of ranges
+                // that are sorted and apart (as the list keeps them).
+                let apart = l.ranges().windows(2).all(|w| w[0].stop < w[1].start);
+                let mut c = l.cursor();
+                for w in ts.windows(2) {
+                    let p = TimeRange::new(w[0], w[1]);
+                    let mut each = Vec::new();
+                    c.for_each_piece(p, |x| each.push(x));
+                    if apart {
+                        let expected: Vec<TimeRange> = l.intersect(p).collect();
+                        assert_eq!(each, expected, "pieces of {p:?} on {:?}", l.ranges());
                     }
                 }
                 let _ = l.intersect(TimeRange::new(0.0, 1.0)).count();
