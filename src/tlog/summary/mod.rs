@@ -266,22 +266,23 @@ impl Intervals {
         // −0 becomes +0: `min` of the two zeros depends on the order of
         // the calls, and the one-pass summary adds in another order.
         let d = d + 0.0;
-        // Pair numbers are below `KINDS` (see `EventKind::of`).
-        let (Some(count), Some(total), Some(min), Some(max)) = (
-            self.count.get_mut(k as usize),
-            self.total.get_mut(k as usize),
-            self.min.get_mut(k as usize),
-            self.max.get_mut(k as usize),
-        ) else {
+        // Pair numbers are below `KINDS` (see `EventKind::of`); after this
+        // check the indexing below needs none.
+        let k = usize::from(k);
+        if k >= KINDS {
             return;
-        };
-        *count += 1;
-        *total += d;
+        }
+        self.count[k] += 1;
+        self.total[k] += d;
         // Comparisons rather than `f64::min`/`max`: one instruction each,
         // and the same result here, since the extremes are never NaN and a
         // NaN `d` changes neither.
-        *min = if d < *min { d } else { *min };
-        *max = if d > *max { d } else { *max };
+        if d < self.min[k] {
+            self.min[k] = d;
+        }
+        if d > self.max[k] {
+            self.max[k] = d;
+        }
     }
 
     /// Adds the intervals of a later part of the same process.
