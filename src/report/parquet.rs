@@ -2,10 +2,10 @@
 //! for engines that query data too big for one machine (DuckDB, Spark,
 //! Trino). Rows are read into row groups of [`ROW_GROUP`] rows; the columns
 //! of a few row groups (one per thread, at most `MAX_GROUPS_IN_FLIGHT`)
-//! are encoded in parallel (into memory, then appended in order) while the
-//! next ones are read, so memory stays at twice that many row groups
-//! whatever the database's size, and the files are the same for any thread
-//! count. Strings (function, region and type names) are derived from the
+//! are encoded in parallel (into memory) while the round before them is
+//! appended to the file and the next ones are read, so memory stays at
+//! twice that many row groups and a round of encoded chunks whatever the
+//! database's size, and the files are the same for any thread count. Strings (function, region and type names) are derived from the
 //! number columns as they are encoded and dictionary-encoded by the writer;
 //! pages are Snappy-compressed.
 
@@ -267,6 +267,12 @@ fn encode_column(
     Ok((Bytes::from(buf.into_inner()?), close))
 }
 
+/// One round's encoded column chunks (group by group) and each group's rows.
+type Encoded = (
+    Vec<parquet::errors::Result<(Bytes, ColumnCloseResult)>>,
+    Vec<usize>,
+);
+
 /// What fills row groups, in order.
 trait Rows: Send {
     /// Adds rows to `rg` until it holds `ROW_GROUP` rows or the rows run out.
@@ -314,21 +320,42 @@ fn write_table(
         }
         Ok(groups)
     };
+    // Appends one round's encoded chunks (group by group, `ncols` each) to
+    // the file, keeping their buffers for later rounds.
+    let append = |writer: &mut SerializedFileWriter<File>,
+                  done: Encoded,
+                  bufs: &mut Vec<Vec<u8>>|
+     -> parquet::errors::Result<u64> {
+        let (encoded, groups) = done;
+        let mut encoded = encoded.into_iter();
+        let mut rows = 0u64;
+        for n in groups {
+            let mut rg = writer.next_row_group()?;
+            for e in encoded.by_ref().take(ncols) {
+                let (bytes, close) = e?;
+                rg.append_column(&bytes, close)?;
+                // No copy: the chunk's bytes are no longer shared.
+                bufs.push(Vec::from(bytes));
+            }
+            rg.close()?;
+            rows += n as u64;
+        }
+        Ok(rows)
+    };
     let mut total = 0u64;
     let mut spare: Vec<RowGroup> = Vec::new();
     let mut cur = fill(rows, &mut spare)?;
-    // The encoded chunks' buffers (group × column), reused from one round
-    // to the next.
+    // The encoded chunks' buffers, reused from one round to a later one.
     let mut bufs: Vec<Vec<u8>> = Vec::new();
+    // The last round's encoded chunks, written while the next round is
+    // encoded (writing is a tenth of the work and one thread's).
+    let mut pending: Option<Encoded> = None;
     while !cur.is_empty() {
         let jobs: Vec<(usize, usize, Vec<u8>)> = (0..cur.len() * ncols)
-            .map(|i| {
-                let buf = bufs.get_mut(i).map(std::mem::take).unwrap_or_default();
-                (i / ncols, i % ncols, buf)
-            })
+            .map(|i| (i / ncols, i % ncols, bufs.pop().unwrap_or_default()))
             .collect();
         let mut spare_next = std::mem::take(&mut spare);
-        let (encoded, read) = rayon::join(
+        let (encoded, (written, read)) = rayon::join(
             || {
                 jobs.into_par_iter()
                     .map(|(g, c, buf)| {
@@ -336,26 +363,23 @@ fn write_table(
                     })
                     .collect::<Vec<_>>()
             },
-            || fill(rows, &mut spare_next),
+            || {
+                let written = pending
+                    .take()
+                    .map_or(Ok(0), |done| append(&mut writer, done, &mut bufs));
+                (written, fill(rows, &mut spare_next))
+            },
         );
-        bufs.clear();
-        let mut encoded = encoded.into_iter();
-        for g in &cur {
-            let mut rg = writer.next_row_group().map_err(err)?;
-            for e in encoded.by_ref().take(ncols) {
-                let (bytes, close) = e.map_err(err)?;
-                rg.append_column(&bytes, close).map_err(err)?;
-                // No copy: the chunk's bytes are no longer shared.
-                bufs.push(Vec::from(bytes));
-            }
-            rg.close().map_err(err)?;
-            total += g.rows as u64;
-        }
+        total += written.map_err(err)?;
+        pending = Some((encoded, cur.iter().map(|g| g.rows).collect()));
         spare = spare_next;
         for mut done in std::mem::replace(&mut cur, read?) {
             done.clear();
             spare.push(done);
         }
+    }
+    if let Some(done) = pending {
+        total += append(&mut writer, done, &mut bufs).map_err(err)?;
     }
     writer.close().map_err(err)?;
     Ok(total)
