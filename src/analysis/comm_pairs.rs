@@ -19,9 +19,10 @@
 //! per key, how many sends of its process with that key came before it. So
 //! the second pass knows which receive each send of a unit takes (the k-th
 //! send takes the k-th receive) without the units before it, and pairs the
-//! units in parallel tasks, a window of two per thread at a time, handing
-//! the pairs on in process order and record order: the same output for any
-//! number of threads, with the pairs of one window in memory.
+//! units in parallel tasks, a window of four per thread at a time, handing
+//! the pairs on in process order and record order (a window's while the
+//! next is paired): the same output for any number of threads, with the
+//! pairs of two windows in memory.
 
 use std::collections::BTreeMap;
 
@@ -119,6 +120,10 @@ fn is_paired_recv(r: &CommRecord) -> bool {
 /// Raw records per unit of the second pass (about 768 KB of records; some
 /// 11,000 pairs, 1.5 MB of JSON, in the synthetic benchmark's mix).
 const UNIT_RECORDS: u64 = 32 * 1024;
+
+/// Tasks of the second pass per thread in a window (the pairs of two
+/// windows are in memory at once).
+const WINDOW_PER_THREAD: usize = 4;
 
 /// Consecutive records of one block of one sender, paired by one task of
 /// the second pass independently of the others.
@@ -339,7 +344,7 @@ fn second_pass(
 
 /// Pairs sends with receives, calling `on_pair` for each pair in a fixed
 /// order (by sender, then in the sender's record order). See
-/// [`pair_messages_with`], which this wraps: the pairs of one window of
+/// [`pair_messages_with`], which this wraps: the pairs of two windows of
 /// tasks are held at a time.
 pub fn pair_messages(
     db: &Database,
@@ -362,9 +367,10 @@ pub fn pair_messages(
 /// pairs the units in parallel tasks: each starts a chunk with `new` and
 /// gives it its pairs through `add`, in record order. `emit` gets the chunks
 /// in the fixed order (by sender, then in the sender's record order), a
-/// window of two tasks per thread at a time, so a caller that formats in
-/// `add` and writes in `emit` streams the pairs with bounded memory and the
-/// same output for any thread count. Pairs and the report cover the
+/// window of four tasks per thread at a time (one window's while the next
+/// is paired), so a caller that formats in `add` and writes in `emit`
+/// streams the pairs with bounded memory and the same output for any
+/// thread count. Pairs and the report cover the
 /// messages that touch the selected processes; both ends are read for
 /// pairing.
 pub fn pair_messages_with<C: Send>(
@@ -423,18 +429,8 @@ fn pair_in_units<C: Send>(
         }
     }
     let mut routes = RouteSums::new();
-    let group = 2 * rayon::current_num_threads().max(1);
-    for window in tasks.chunks(group) {
-        let outs: Vec<TaskOut<C>> = window
-            .par_iter()
-            .map(|t| {
-                let mut chunk = new();
-                let found = second_pass(db, sel, &queues, &position, &units[t.clone()], &mut |p| {
-                    add(&mut chunk, p)
-                });
-                TaskOut { chunk, found }
-            })
-            .collect();
+    // Hands a window's chunks on and adds up what it found.
+    let mut absorb = |outs: Vec<TaskOut<C>>| {
         for TaskOut { chunk, found: o } in outs {
             emit(chunk);
             report.paired += o.paired;
@@ -449,6 +445,35 @@ fn pair_in_units<C: Send>(
                 }
             }
         }
+    };
+    let group = WINDOW_PER_THREAD * rayon::current_num_threads().max(1);
+    // Each window is paired while this thread hands on the one before it
+    // (then helps), so that no thread waits on the handing on.
+    let mut before: Option<Vec<TaskOut<C>>> = None;
+    for window in tasks.chunks(group) {
+        let mut outs = Vec::new();
+        rayon::in_place_scope(|s| {
+            s.spawn(|_| {
+                outs = window
+                    .par_iter()
+                    .map(|t| {
+                        let mut chunk = new();
+                        let found =
+                            second_pass(db, sel, &queues, &position, &units[t.clone()], &mut |p| {
+                                add(&mut chunk, p)
+                            });
+                        TaskOut { chunk, found }
+                    })
+                    .collect();
+            });
+            if let Some(outs) = before.take() {
+                absorb(outs);
+            }
+        });
+        before = Some(outs);
+    }
+    if let Some(outs) = before {
+        absorb(outs);
     }
     report.routes = routes_of(routes);
     // Receives left waiting (past the sends of their queue), by receiver,
