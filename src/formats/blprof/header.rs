@@ -424,71 +424,85 @@ fn expectation(k: &str) -> Option<(&'static str, &'static str)> {
     })
 }
 
+/// The rule of the line's first token (every rule starts with its keyword,
+/// so no other rule can match; a header has millions of lines, and trying
+/// the rules in turn cost twice the parse).
 fn any_line(i: &str) -> Res<'_, HeaderLine<'_>> {
-    alt((
-        alt((
-            map(kw_int("BLProfVersion"), HeaderLine::BlProfVersion),
-            map(kw_int("NProcs"), HeaderLine::NProcs),
-            map(kw_int("NOutFiles"), HeaderLine::NOutFiles),
-            map(
-                preceded(keyword("phFName"), sep(quoted)),
-                HeaderLine::PhFName,
-            ),
-            bl_prof_proc,
-            map(
-                preceded(keyword("calcEndTime"), sep(float)),
-                HeaderLine::CalcEndTime,
-            ),
-            map(kw_int("CallStatsProfVersion"), HeaderLine::CallStatsVersion),
-            map(kw_int("CallStatsVersion"), HeaderLine::CallStatsVersion),
-            map(name_and_number("RegionName"), |(name, number)| {
-                HeaderLine::RegionName { name, number }
-            }),
-            map(
-                preceded(keyword("HeaderFile"), sep(token)),
-                HeaderLine::HeaderFile,
-            ),
-            call_stats_proc,
-            map(name_and_number("fName"), |(name, number)| {
-                HeaderLine::FName { name, number }
-            }),
-            time_min_max,
-        )),
-        alt((
-            map(kw_int("CommProfVersion"), HeaderLine::CommProfVersion),
-            map(kw_int("CommStatsSize"), HeaderLine::CommStatsSize),
-            map(kw_int("FinestLevel"), HeaderLine::FinestLevel),
-            map(kw_int("MaxLevel"), HeaderLine::MaxLevel),
-            ref_ratio,
-            prob_domain,
-            comm_prof_proc,
-            b_num,
-            n_tag,
-            map(two_ints("red"), |(number, record_index)| HeaderLine::Red {
-                number,
-                record_index,
-            }),
-            map(
-                preceded(keyword("timerTime"), sep(float)),
-                HeaderLine::TimerTime,
-            ),
-            map(
-                preceded(keyword("nameTagNames"), sep(quoted)),
-                HeaderLine::NameTagNames,
-            ),
-            map(two_ints("tagRange"), |(min, max)| HeaderLine::TagRange {
-                min,
-                max,
-            }),
-            map(kw_int("tagWraps"), HeaderLine::TagWraps),
-        )),
-        alt((
-            map(keyword("__IncludeAll__"), |_| HeaderLine::IncludeAll),
-            map(keyword("__IncludeNone__"), |_| HeaderLine::IncludeNone),
-            filter_line,
-        )),
-    ))
-    .parse(i)
+    let first = i.split(is_blank).next().unwrap_or(i);
+    match first {
+        "BLProfVersion" => map(kw_int("BLProfVersion"), HeaderLine::BlProfVersion).parse(i),
+        "NProcs" => map(kw_int("NProcs"), HeaderLine::NProcs).parse(i),
+        "NOutFiles" => map(kw_int("NOutFiles"), HeaderLine::NOutFiles).parse(i),
+        "phFName" => map(
+            preceded(keyword("phFName"), sep(quoted)),
+            HeaderLine::PhFName,
+        )
+        .parse(i),
+        "BLProfProc" => bl_prof_proc(i),
+        "calcEndTime" => map(
+            preceded(keyword("calcEndTime"), sep(float)),
+            HeaderLine::CalcEndTime,
+        )
+        .parse(i),
+        "CallStatsProfVersion" => {
+            map(kw_int("CallStatsProfVersion"), HeaderLine::CallStatsVersion).parse(i)
+        }
+        "CallStatsVersion" => {
+            map(kw_int("CallStatsVersion"), HeaderLine::CallStatsVersion).parse(i)
+        }
+        "RegionName" => map(name_and_number("RegionName"), |(name, number)| {
+            HeaderLine::RegionName { name, number }
+        })
+        .parse(i),
+        "HeaderFile" => map(
+            preceded(keyword("HeaderFile"), sep(token)),
+            HeaderLine::HeaderFile,
+        )
+        .parse(i),
+        "CallStatsProc" => call_stats_proc(i),
+        "fName" => map(name_and_number("fName"), |(name, number)| {
+            HeaderLine::FName { name, number }
+        })
+        .parse(i),
+        "timeMinMax" => time_min_max(i),
+        "CommProfVersion" => map(kw_int("CommProfVersion"), HeaderLine::CommProfVersion).parse(i),
+        "CommStatsSize" => map(kw_int("CommStatsSize"), HeaderLine::CommStatsSize).parse(i),
+        "FinestLevel" => map(kw_int("FinestLevel"), HeaderLine::FinestLevel).parse(i),
+        "MaxLevel" => map(kw_int("MaxLevel"), HeaderLine::MaxLevel).parse(i),
+        "RefRatio" => ref_ratio(i),
+        "ProbDomain" => prob_domain(i),
+        "CommProfProc" => comm_prof_proc(i),
+        "bNum" => b_num(i),
+        "nTag" => n_tag(i),
+        "red" => map(two_ints("red"), |(number, record_index)| HeaderLine::Red {
+            number,
+            record_index,
+        })
+        .parse(i),
+        "timerTime" => map(
+            preceded(keyword("timerTime"), sep(float)),
+            HeaderLine::TimerTime,
+        )
+        .parse(i),
+        "nameTagNames" => map(
+            preceded(keyword("nameTagNames"), sep(quoted)),
+            HeaderLine::NameTagNames,
+        )
+        .parse(i),
+        "tagRange" => map(two_ints("tagRange"), |(min, max)| HeaderLine::TagRange {
+            min,
+            max,
+        })
+        .parse(i),
+        "tagWraps" => map(kw_int("tagWraps"), HeaderLine::TagWraps).parse(i),
+        "__IncludeAll__" => map(keyword("__IncludeAll__"), |_| HeaderLine::IncludeAll).parse(i),
+        "__IncludeNone__" => map(keyword("__IncludeNone__"), |_| HeaderLine::IncludeNone).parse(i),
+        "+" | "-" | ":" => filter_line(i),
+        _ => Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Alt,
+        ))),
+    }
 }
 
 /// Parses one line (without its line feed).
