@@ -32,12 +32,12 @@ pub struct CallTraceArgs {
 }
 
 pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let mut db = open_trace_db(&args.db.db, ctx)?;
+    let db = open_trace_db(&args.db.db, ctx)?;
     // The trace goes out while the blocks are read: no bar when it goes to
     // the terminal.
     let bar = ctx.progress_beside(
         &args.output,
-        trace_blocks(&db, Some(args.proc)),
+        trace_blocks(db, Some(args.proc)),
         "call trace",
         "blocks",
     );
@@ -63,7 +63,7 @@ pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let mut out = output::open(args.output.output.as_deref())?;
     let warnings = write_calltrace(
         &mut out,
-        &db,
+        db,
         p,
         &args.delimiter,
         !args.no_combine,

@@ -56,7 +56,7 @@ pub struct CallTreeArgs {
 }
 
 pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let mut db = open_trace_db(&args.db.db, ctx)?;
+    let db = open_trace_db(&args.db.db, ctx)?;
     if let Some(p) = args.proc
         && !db.trace_index().procs.iter().any(|t| t.proc == p)
     {
@@ -69,16 +69,16 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let region_blocks = if filter.is_everything() {
         0
     } else {
-        trace_blocks(&db, None)
+        trace_blocks(db, None)
     };
     let bar = ctx.progress(
-        region_blocks + trace_blocks(&db, args.proc),
+        region_blocks + trace_blocks(db, args.proc),
         "call tree",
         "blocks",
     );
     db.set_progress(bar.hook());
-    let (_regions, sel) = selection(&db, &filter, Unfiltered::Everything, ctx)?;
-    let (tree, nprocs, warnings) = call_tree(&db, &sel, args.proc);
+    let (_regions, sel) = selection(db, &filter, Unfiltered::Everything, ctx)?;
+    let (tree, nprocs, warnings) = call_tree(db, &sel, args.proc);
     drop(bar);
     ctx.warn_all(&warnings);
     for id in inconsistent_nodes(&tree) {

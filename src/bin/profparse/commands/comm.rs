@@ -151,8 +151,8 @@ fn open_comm_db<'c>(
     path: &std::path::Path,
     ctx: &'c Context,
     what: &str,
-) -> anyhow::Result<(Database, Bar<'c>)> {
-    let mut db = Database::open(path)?;
+) -> anyhow::Result<(&'static mut Database, Bar<'c>)> {
+    let db = super::open_database(path)?;
     ctx.warn_all(db.warnings());
     if !db.parts().contains(&Part::Comm) {
         return Err(profparse::Error::NotFound(format!(
@@ -177,7 +177,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         } => {
             let (database, bar) = open_comm_db(&db.db, ctx, "comm stats")?;
             let sel = select.selection();
-            let (s, warnings) = comm_stats(&database, &sel);
+            let (s, warnings) = comm_stats(database, &sel);
             drop(bar);
             ctx.warn_all(&warnings);
             ctx.info(
@@ -211,7 +211,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                         },
                     )?
                 }
-                CommFormat::Table => write_table(&mut out, &database, &s)?,
+                CommFormat::Table => write_table(&mut out, database, &s)?,
             }
             out.flush()?;
         }
@@ -224,7 +224,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         } => {
             let (database, bar) = open_comm_db(&db.db, ctx, "comm barriers")?;
             let (r, warnings) = profparse::analysis::comm_sync::barriers(
-                &database,
+                database,
                 &select.selection(),
                 !no_reductions,
             );
@@ -246,7 +246,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         } => {
             let (database, bar) = open_comm_db(&db.db, ctx, "comm matrix")?;
             let (m, warnings) =
-                profparse::analysis::comm_sync::send_matrix(&database, &select.selection());
+                profparse::analysis::comm_sync::send_matrix(database, &select.selection());
             drop(bar);
             ctx.warn_all(&warnings);
             if let Some(path) = svg {
@@ -326,7 +326,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                     // Every pair follows a comma but the first.
                     let mut first = true;
                     let r = pair_messages_with(
-                        &database,
+                        database,
                         &sel,
                         || PairText {
                             text: pool.take(),
@@ -376,7 +376,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                     keep(c.flush());
                     drop(c);
                     pair_messages_with(
-                        &database,
+                        database,
                         &sel,
                         || CsvPairs {
                             csv: csv::WriterBuilder::new()
@@ -412,7 +412,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                     )
                 }
                 PairsFormat::Table => {
-                    let r = pair_messages_with(&database, &sel, || (), |_, _| {}, &mut |_| {});
+                    let r = pair_messages_with(database, &sel, || (), |_, _| {}, &mut |_| {});
                     keep(write_pairs(&mut out, &r.0));
                     r
                 }
@@ -440,9 +440,9 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             let window = time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
             if let Some(path) = svg {
                 use profparse::analysis::comm_timeline::{time_span, timeline_rows};
-                let span = time_span(&database, window).unwrap_or((0.0, 1.0));
+                let span = time_span(database, window).unwrap_or((0.0, 1.0));
                 let (rows, warnings) = timeline_rows(
-                    &database,
+                    database,
                     window,
                     span,
                     profparse::report::svg::TIMELINE_COLUMNS,
@@ -457,7 +457,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 let f = std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?;
                 let mut w = std::io::BufWriter::new(f);
                 let (n, warnings) =
-                    profparse::report::chrome::write_comm_trace(&mut w, &database, window)?;
+                    profparse::report::chrome::write_comm_trace(&mut w, database, window)?;
                 w.flush()?;
                 // Both outputs meet the same damaged blocks: say it once.
                 if svg.is_none() {
@@ -469,7 +469,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         CommCommand::Check { db, format, output } => {
             let (database, bar) = open_comm_db(&db.db, ctx, "comm check")?;
-            let r = profparse::analysis::comm_check::comm_check(&database);
+            let r = profparse::analysis::comm_check::comm_check(database);
             drop(bar);
             let mut out = output::open(output.output.as_deref())?;
             match format {

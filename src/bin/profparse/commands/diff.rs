@@ -12,7 +12,7 @@ use profparse::analysis::diff::{
     DiffOptions, DiffSort, Metric, diff_trees, function_metrics, spread_metrics, timing_metrics,
 };
 use profparse::analysis::trace_summary::Selection;
-use profparse::formats::blprof::{Database, Part};
+use profparse::formats::blprof::Part;
 use profparse::model::calltree::{CallTree, Metrics};
 use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
 use profparse::timer_tree::file::{FileForm, read_timer_tree_file, suspicious_times};
@@ -169,7 +169,7 @@ struct Side {
 }
 
 fn load_blprof(arg: &Path, dir: &Path, ctx: &Context) -> anyhow::Result<Side> {
-    let mut db = Database::open(dir)?;
+    let db = super::open_database(dir)?;
     ctx.warn_all(db.warnings());
     let parts = db.parts();
     let mut nprocs = None;
@@ -177,13 +177,13 @@ fn load_blprof(arg: &Path, dir: &Path, ctx: &Context) -> anyhow::Result<Side> {
         ctx.warn_all(&db.trace_index().warnings);
         // Every call counts: no region filter, so no regions pass either.
         let bar = ctx.progress(
-            trace_blocks(&db, None),
+            trace_blocks(db, None),
             &format!("diff {}", arg.display()),
             "blocks",
         );
         db.set_progress(bar.hook());
         let sel = Selection { ranges: None };
-        let (tree, n, warnings) = call_tree(&db, &sel, None);
+        let (tree, n, warnings) = call_tree(db, &sel, None);
         drop(bar);
         ctx.warn_all(&warnings);
         nprocs = Some(n);

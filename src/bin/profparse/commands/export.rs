@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use profparse::analysis::regions::Regions;
-use profparse::formats::blprof::{Database, Part};
+use profparse::formats::blprof::Part;
 use profparse::report::chrome::{ChromeOptions, estimate_export, write_blprof_trace};
 use profparse::{Location, Warning};
 
@@ -86,7 +86,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let Some(chrome) = &args.chrome else {
         return Ok(ExitCode::SUCCESS);
     };
-    let mut db = Database::open(&args.db.db)?;
+    let db = super::open_database(&args.db.db)?;
     ctx.warn_all(db.warnings());
     let parts = db.parts();
     let has_trace = parts.contains(&Part::Trace);
@@ -126,7 +126,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         comm,
     };
     // Before anything is read: will viewers load it?
-    let estimate = estimate_export(&db, &opts);
+    let estimate = estimate_export(db, &opts);
     ctx.info(
         1,
         format!(
@@ -154,11 +154,11 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     // Regions (every block), the calls of the exported processes, the comm pairing.
     let trace_units = if has_trace {
-        trace_blocks(&db, None)
+        trace_blocks(db, None)
             + if args.procs.is_empty() {
-                trace_blocks(&db, None)
+                trace_blocks(db, None)
             } else {
-                args.procs.iter().map(|&p| trace_blocks(&db, Some(p))).sum()
+                args.procs.iter().map(|&p| trace_blocks(db, Some(p))).sum()
             }
     } else {
         0
@@ -170,13 +170,13 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let bar = ctx.progress(trace_units + comm_units, "export", "blocks");
     db.set_progress(bar.hook());
-    let regions = has_trace.then(|| Regions::load(&db));
+    let regions = has_trace.then(|| Regions::load(db));
     if let Some(r) = &regions {
         ctx.warn_all(&r.warnings);
     }
     let file = std::fs::File::create(chrome).map_err(|e| profparse::Error::io(chrome, e))?;
     let mut out = std::io::BufWriter::new(file);
-    let stats = write_blprof_trace(&mut out, &db, regions.as_ref(), &opts)?;
+    let stats = write_blprof_trace(&mut out, db, regions.as_ref(), &opts)?;
     out.flush()?;
     drop(bar);
     ctx.warn_all(&stats.warnings);
@@ -205,7 +205,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 }
 #[cfg(feature = "parquet")]
 fn write_parquet(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> anyhow::Result<()> {
-    let db = profparse::formats::blprof::Database::open(db)?;
+    let db = super::open_database(db)?;
     ctx.warn_all(db.warnings());
     if db.call_stats.is_some() {
         ctx.warn_all(&db.trace_index().warnings);
@@ -213,11 +213,11 @@ fn write_parquet(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> 
     if db.comm.is_some() {
         ctx.warn_all(&db.comm_index().warnings);
     }
-    let regions = db.call_stats.is_some().then(|| Regions::load(&db));
+    let regions = db.call_stats.is_some().then(|| Regions::load(db));
     if let Some(r) = &regions {
         ctx.warn_all(&r.warnings);
     }
-    let (rows, warnings) = profparse::report::parquet::write_parquet(&db, regions.as_ref(), dir)?;
+    let (rows, warnings) = profparse::report::parquet::write_parquet(db, regions.as_ref(), dir)?;
     ctx.warn_all(&warnings);
     ctx.info(
         1,

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use profparse::analysis::info::database_info;
-use profparse::formats::blprof::Database;
 use profparse::report::{json, table};
 
 use crate::cli::{DatabaseArg, OutputArg};
@@ -30,8 +29,8 @@ pub struct InfoArgs {
 }
 
 pub fn run(args: &InfoArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = Database::open(&args.db.db)?;
-    let info = database_info(&db);
+    let db = super::open_database(&args.db.db)?;
+    let info = database_info(db);
     let mut warnings = db.warnings().to_vec();
     if info.trace.is_some() {
         warnings.extend(db.trace_index().warnings.iter().cloned());

@@ -39,7 +39,7 @@ pub struct RegionsArgs {
 
 pub fn run(args: &RegionsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let db = open_trace_db(&args.db.db, ctx)?;
-    let regions = Regions::load(&db);
+    let regions = Regions::load(db);
     ctx.warn_all(&regions.warnings);
     let proc =
         match args.proc {

@@ -15,7 +15,7 @@ use profparse::analysis::imbalance::{ImbalanceOptions, imbalance};
 use profparse::analysis::regions::{Regions, region_stats};
 use profparse::analysis::trace_summary::Selection;
 use profparse::analysis::trace_timeline::whole_trace_timeline;
-use profparse::formats::blprof::{Database, Part};
+use profparse::formats::blprof::Part;
 use profparse::report::calltree::TreeView;
 use profparse::report::html_report::{
     Absent, CallTreeSection, CommTimelineSection, ImbalanceSection, MATRIX_MAX_CELLS, Report,
@@ -64,7 +64,7 @@ fn missing(part: Part) -> Absent {
 }
 
 pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let mut db = Database::open(&args.db.db)?;
+    let db = super::open_database(&args.db.db)?;
     let mut warnings: Vec<Warning> = db.warnings().to_vec();
     let parts = db.parts();
     if let (Some(p), Some(n)) = (args.proc, db.nprocs())
@@ -96,7 +96,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         0
     };
     let steps = if has(Part::Trace) {
-        2 * trace_blocks(&db, None) + trace_blocks(&db, args.proc) + trace_procs
+        2 * trace_blocks(db, None) + trace_blocks(db, args.proc) + trace_procs
     } else {
         0
     } + 2 * comm_procs;
@@ -140,7 +140,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 
     // Regions, call tree and the timeline of outermost calls, from the traces.
     let (calltree, regions, trace_tl) = if has(Part::Trace) {
-        let regs = Regions::load(&db);
+        let regs = Regions::load(db);
         warnings.extend(regs.warnings.iter().cloned());
         let stats = region_stats(&regs);
         let tree = if args
@@ -152,7 +152,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 args.proc.unwrap_or(0)
             )))
         } else {
-            let (tree, nprocs, w) = call_tree(&db, &Selection { ranges: None }, args.proc);
+            let (tree, nprocs, w) = call_tree(db, &Selection { ranges: None }, args.proc);
             warnings.extend(w);
             Ok(CallTreeSection {
                 tree,
@@ -165,7 +165,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 proc: args.proc,
             })
         };
-        let (timeline, w) = whole_trace_timeline(&db, TIMELINE_COLUMNS);
+        let (timeline, w) = whole_trace_timeline(db, TIMELINE_COLUMNS);
         warnings.extend(w);
         let timeline = timeline.ok_or_else(|| Absent("No calls recorded.".to_owned()));
         (tree, Ok(stats), timeline)
@@ -180,16 +180,16 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     // Send matrix and communication timeline, from the comm profile.
     let (matrix, comm_tl) = if has(Part::Comm) {
         let (m, w) = profparse::analysis::comm_sync::send_matrix_groups(
-            &db,
+            db,
             &CommSelection::all(),
             MATRIX_MAX_CELLS,
         );
         warnings.extend(w);
         use profparse::analysis::comm_timeline::{time_span, timeline_rows};
         let window = (f64::NEG_INFINITY, f64::INFINITY);
-        let timeline = match time_span(&db, window) {
+        let timeline = match time_span(db, window) {
             Some(span) => {
-                let (rows, w) = timeline_rows(&db, window, span, TIMELINE_COLUMNS);
+                let (rows, w) = timeline_rows(db, window, span, TIMELINE_COLUMNS);
                 warnings.extend(w);
                 Ok(CommTimelineSection { span, rows })
             }

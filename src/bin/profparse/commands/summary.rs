@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::function_stats::SortKey;
-use profparse::formats::blprof::Database;
 use profparse::report::{csv, json, reference, table};
 
 use crate::cli::{DatabaseArg, OutputArg};
@@ -87,7 +86,7 @@ pub struct TableOptions {
 
 pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let args = &all.table;
-    let db = Database::open(&all.db.db)?;
+    let db = super::open_database(&all.db.db)?;
     ctx.warn_all(db.warnings());
     let mut warnings = Vec::new();
     let profile = db.base_profile(&mut warnings)?;

@@ -11,8 +11,11 @@ use crate::cli::RegionArgs;
 use crate::context::Context;
 
 /// Opens a database that must have call traces.
-pub fn open_trace_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<Database> {
-    let db = Database::open(path)?;
+pub fn open_trace_db(
+    path: &std::path::Path,
+    ctx: &Context,
+) -> anyhow::Result<&'static mut Database> {
+    let db = super::open_database(path)?;
     ctx.warn_all(db.warnings());
     if !db
         .parts()

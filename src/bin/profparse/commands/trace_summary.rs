@@ -26,7 +26,7 @@ pub struct TraceSummaryArgs {
 
 pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let args = &all.table;
-    let mut db = open_trace_db(&all.db.db, ctx)?;
+    let db = open_trace_db(&all.db.db, ctx)?;
     let (filter, fw) = region_filter(&all.regions)?;
     ctx.warn_all(&fw);
     let nprocs = db.nprocs().unwrap_or(0);
@@ -40,13 +40,13 @@ pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     // Regions and exclusive times read every block; inclusive times read
     // the selected process's once more.
     let bar = ctx.progress(
-        2 * trace_blocks(&db, None) + trace_blocks(&db, Some(args.proc)),
+        2 * trace_blocks(db, None) + trace_blocks(db, Some(args.proc)),
         "trace summary",
         "blocks",
     );
     db.set_progress(bar.hook());
-    let (_regions, sel) = selection(&db, &filter, Unfiltered::RegionSpan, ctx)?;
-    let (t, warnings) = trace_summary(&db, &sel, args.proc);
+    let (_regions, sel) = selection(db, &filter, Unfiltered::RegionSpan, ctx)?;
+    let (t, warnings) = trace_summary(db, &sel, args.proc);
     drop(bar);
     ctx.warn_all(&warnings);
     let s = &t.summary;
