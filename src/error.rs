@@ -20,18 +20,20 @@ pub enum Location {
 }
 
 impl Location {
-    pub fn file(path: impl Into<PathBuf>) -> Self {
-        Location::File { path: path.into() }
+    pub fn file(path: impl AsRef<Path>) -> Self {
+        Location::File {
+            path: path.as_ref().to_path_buf(),
+        }
     }
-    pub fn line(path: impl Into<PathBuf>, line: usize) -> Self {
+    pub fn line(path: impl AsRef<Path>, line: usize) -> Self {
         Location::Line {
-            path: path.into(),
+            path: path.as_ref().to_path_buf(),
             line,
         }
     }
-    pub fn offset(path: impl Into<PathBuf>, offset: u64) -> Self {
+    pub fn offset(path: impl AsRef<Path>, offset: u64) -> Self {
         Location::Offset {
-            path: path.into(),
+            path: path.as_ref().to_path_buf(),
             offset,
         }
     }

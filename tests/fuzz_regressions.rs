@@ -20,7 +20,7 @@ fn comm_ref(ncomm: u64, seekpos: u64) -> CommBlockRef {
         timer_time: None,
         tag_range: None,
         tag_wraps: vec![],
-        header: "bl_comm_prof_H_00000".into(),
+        header: std::path::Path::new("bl_comm_prof_H_00000").into(),
         line: 7,
     }
 }

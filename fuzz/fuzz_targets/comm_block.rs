@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         timer_time: None,
         tag_range: None,
         tag_wraps: vec![],
-        header: "bl_comm_prof_H_00000".into(),
+        header: std::path::Path::new("bl_comm_prof_H_00000").into(),
         line: 1,
     };
     let file = InputFile::from_bytes("bl_comm_prof_D_00000", data[19..].to_vec());

@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         datafile: "bl_call_stats_D_00000".into(),
         seekpos: u(16),
         time_min_max: None,
-        header: PathBuf::from("bl_call_stats_H_00000"),
+        header: PathBuf::from("bl_call_stats_H_00000").into(),
         line: 1,
     };
     let file = InputFile::from_bytes("bl_call_stats_D_00000", data[25..].to_vec());

@@ -528,7 +528,7 @@ mod tests {
             proc: 0,
             blocks: Vec::new(),
             functions: FunctionTable {
-                entries: (0..4).map(|n| (n, format!("f{n}"))).collect(),
+                entries: (0..4).map(|n| (n, format!("f{n}").into())).collect(),
             },
         };
         let selection = Selection { ranges: None };

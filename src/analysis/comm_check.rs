@@ -32,19 +32,19 @@ fn check_proc(db: &Database, p: &ProcComm) -> CheckReport {
         g.map_or(24, |h| h.record_size()),
         g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
     );
-    let mut last_seek: Option<(String, u64)> = None;
+    let mut last_seek: Option<(&str, u64)> = None;
     let mut last_time = f64::NEG_INFINITY;
     let mut last_barrier: Option<i64> = None;
     for b in &p.blocks {
         r.blocks += 1;
         let here = Location::line(&b.header, b.line);
         if let Some((file, pos)) = &last_seek
-            && *file == b.datafile
+            && *file == &*b.datafile
             && b.seekpos < *pos
         {
             r.problems.push(Warning::new(here.clone(), format!("process {}: block at seekpos {} comes before the previous block of this process ({pos}) in {file}", p.proc, b.seekpos)));
         }
-        last_seek = Some((b.datafile.clone(), b.seekpos));
+        last_seek = Some((&b.datafile, b.seekpos));
         let file = match db.comm_block_file(b) {
             Ok(f) => f,
             Err(e) => {

@@ -96,7 +96,10 @@ struct Partial {
 fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
     let mut out = Partial::default();
     out.proc.proc = p.proc;
-    out.proc.host = p.blocks.iter().find_map(|b| b.host.clone());
+    out.proc.host = p
+        .blocks
+        .iter()
+        .find_map(|b| b.host.as_deref().map(str::to_owned));
     out.proc.blocks = p.blocks.len();
     let size = db.comm.as_ref().map_or(24, |h| h.record_size());
     for b in &p.blocks {

@@ -137,7 +137,7 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
             let functions: FxHashSet<&str> = idx
                 .procs
                 .iter()
-                .flat_map(|p| p.functions.entries.iter().map(|(_, n)| n.as_str()))
+                .flat_map(|p| p.functions.entries.iter().map(|(_, n)| &**n))
                 .collect();
             TraceInfo {
                 version: g.and_then(|h| h.version),

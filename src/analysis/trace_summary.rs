@@ -47,7 +47,7 @@ impl FunctionIndex {
         // first (thousands of processes, tens of names), then sort those.
         let distinct: FxHashSet<&str> = procs
             .iter()
-            .flat_map(|p| p.functions.entries.iter().map(|(_, n)| n.as_str()))
+            .flat_map(|p| p.functions.entries.iter().map(|(_, n)| &**n))
             .collect();
         let mut names: Vec<String> = distinct.into_iter().map(str::to_owned).collect();
         names.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
@@ -70,7 +70,7 @@ impl FunctionIndex {
                 let mut remap = vec![u32::MAX; max];
                 for (n, name) in &p.functions.entries {
                     if let (Some(slot), Some(&g)) =
-                        (remap.get_mut(*n as usize), global.get(name.as_str()))
+                        (remap.get_mut(*n as usize), global.get(&**name))
                     {
                         *slot = g;
                     }
@@ -442,7 +442,7 @@ impl Visits {
                     .and_then(|n| self.seconds.get(n))
                     .copied()
                     .unwrap_or(0.0);
-                (nm.clone(), seconds)
+                (nm.to_string(), seconds)
             })
             .collect();
         inclusive.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));

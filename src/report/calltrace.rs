@@ -154,7 +154,7 @@ pub fn write_calltrace(
                 let name = if reference_names {
                     name.replace(' ', "_")
                 } else {
-                    name.clone()
+                    name.to_string()
                 };
                 Some((i32::try_from(*n).ok()?, name.into_bytes()))
             })

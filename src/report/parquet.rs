@@ -528,7 +528,7 @@ fn write_calls(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Res
             let table = FunctionNames::new(p.functions.entries.iter().filter_map(|(n, name)| {
                 Some((
                     i32::try_from(*n).ok()?,
-                    ByteArray::from(name.clone().into_bytes()),
+                    ByteArray::from(name.as_bytes().to_vec()),
                 ))
             }));
             Some((proc, table))

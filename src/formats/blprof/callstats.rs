@@ -2,11 +2,12 @@
 //! the `bl_call_stats_H_nnnnn` stanzas (one per process per trace write).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::base::line_kind;
 use super::files::{Part, file_number};
 use super::header::HeaderLine;
-use super::headerfile::{LineWarnings, non_negative, proc_number, visit_lines};
+use super::headerfile::{LineWarnings, SharedNames, non_negative, proc_number, visit_lines};
 use crate::error::{Error, Location, Result, Warning};
 
 /// A region as named in `bl_call_stats_H` (rank 0's numbering).
@@ -102,13 +103,15 @@ pub struct TraceBlockRef {
     pub proc: usize,
     pub nrss: u64,
     pub ntrace: u64,
-    pub datafile: String,
+    /// Shared by the blocks of a header file that name it.
+    pub datafile: Arc<str>,
     pub seekpos: u64,
     /// Cumulative min and max call *start* time on this process so far
     /// (BLPROF_REAL_DATA.md §7); `None` when absent or `… -1` (never started).
     pub time_min_max: Option<(f64, f64)>,
-    /// The per-file header and the line of its `CallStatsProc`.
-    pub header: PathBuf,
+    /// The per-file header (shared by its blocks) and the line of its
+    /// `CallStatsProc`.
+    pub header: Arc<Path>,
     pub line: usize,
 }
 
@@ -116,8 +119,9 @@ pub struct TraceBlockRef {
 /// all its stanzas (each stanza repeats the names known so far).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FunctionTable {
-    /// `(local number, name)`, sorted by number, numbers unique.
-    pub entries: Vec<(i64, String)>,
+    /// `(local number, name)`, sorted by number, numbers unique. A name is
+    /// shared by the tables of a header file's processes.
+    pub entries: Vec<(i64, Arc<str>)>,
 }
 
 impl FunctionTable {
@@ -125,12 +129,12 @@ impl FunctionTable {
         self.entries
             .binary_search_by_key(&number, |(n, _)| *n)
             .ok()
-            .map(|i| self.entries[i].1.as_str())
+            .map(|i| &*self.entries[i].1)
     }
 
     /// Adds `name` with `number`; a different name for a known number is a
     /// conflict that the caller reports.
-    fn insert(&mut self, number: i64, name: &str) -> std::result::Result<(), String> {
+    fn insert(&mut self, number: i64, name: Arc<str>) -> std::result::Result<(), String> {
         match self.entries.binary_search_by_key(&number, |(n, _)| *n) {
             Ok(i) if self.entries[i].1 == name => Ok(()),
             Ok(i) => Err(format!(
@@ -138,7 +142,7 @@ impl FunctionTable {
                 self.entries[i].1
             )),
             Err(i) => {
-                self.entries.insert(i, (number, name.to_owned()));
+                self.entries.insert(i, (number, name));
                 Ok(())
             }
         }
@@ -167,6 +171,8 @@ impl CallStatsFile {
             ..Default::default()
         };
         let mut warn = LineWarnings::new(path, warnings);
+        let header: Arc<Path> = Arc::from(path);
+        let mut names = SharedNames::default();
         // Index into `f.functions` of the process of the current stanza, and
         // whether the current block is valid (lines after a rejected
         // CallStatsProc belong to nothing).
@@ -197,10 +203,10 @@ impl CallStatsFile {
                         proc,
                         nrss,
                         ntrace,
-                        datafile: datafile.to_owned(),
+                        datafile: names.get(datafile),
                         seekpos,
                         time_min_max: None,
-                        header: path.to_path_buf(),
+                        header: header.clone(),
                         line: n,
                     })
                 });
@@ -221,7 +227,7 @@ impl CallStatsFile {
                 Some(i) => {
                     if number < 0 {
                         warn.line(n, format!("negative function number {number}; ignored"));
-                    } else if let Err(m) = f.functions[i].1.insert(number, name) {
+                    } else if let Err(m) = f.functions[i].1.insert(number, names.get(name)) {
                         warn.line(n, m);
                     }
                 }

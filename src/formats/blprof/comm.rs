@@ -3,12 +3,13 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::base::{RealWidth, line_kind};
 use super::callstats::push_header_file;
 use super::files::{Part, file_number};
 use super::header::HeaderLine;
-use super::headerfile::{LineWarnings, non_negative, proc_number, visit_lines};
+use super::headerfile::{LineWarnings, SharedNames, non_negative, proc_number, visit_lines};
 use crate::error::{Error, Location, Result, Warning};
 
 /// The parsed `bl_comm_prof_H`.
@@ -138,10 +139,11 @@ pub enum NameTagRef {
 pub struct CommBlockRef {
     pub proc: usize,
     pub ncomm: u64,
-    pub datafile: String,
+    /// Shared by the blocks of a header file that name it.
+    pub datafile: Arc<str>,
     pub seekpos: u64,
     /// `MPI_Get_processor_name` of the process, verbatim.
-    pub host: Option<String>,
+    pub host: Option<Arc<str>>,
     pub barriers: Vec<BarrierRef>,
     pub name_tags: Vec<NameTagRef>,
     /// `red <number> <record index>` (accepted; AMReX never writes it).
@@ -152,7 +154,7 @@ pub struct CommBlockRef {
     pub timer_time: Option<f64>,
     pub tag_range: Option<(i64, i64)>,
     pub tag_wraps: Vec<i64>,
-    pub header: PathBuf,
+    pub header: Arc<Path>,
     pub line: usize,
 }
 
@@ -177,6 +179,8 @@ impl CommFile {
             ..Default::default()
         };
         let mut warn = LineWarnings::new(path, warnings);
+        let header: Arc<Path> = Arc::from(path);
+        let mut names = SharedNames::default();
         let mut block_open = false;
         // The stanza's names replace the process's list (they are cumulative).
         let mut stanza_names: Option<Vec<String>> = None;
@@ -214,9 +218,9 @@ impl CommFile {
                     Ok(CommBlockRef {
                         proc,
                         ncomm,
-                        datafile: datafile.to_owned(),
+                        datafile: names.get(datafile),
                         seekpos,
-                        host: host.map(str::to_owned),
+                        host: host.map(|h| names.get(h)),
                         barriers: Vec::new(),
                         name_tags: Vec::new(),
                         reductions: Vec::new(),
@@ -224,7 +228,7 @@ impl CommFile {
                         timer_time: None,
                         tag_range: None,
                         tag_wraps: Vec::new(),
-                        header: path.to_path_buf(),
+                        header: header.clone(),
                         line: n,
                     })
                 });

@@ -371,7 +371,7 @@ mod tests {
             timer_time: None,
             tag_range: None,
             tag_wraps: vec![],
-            header: "h".into(),
+            header: std::path::Path::new("h").into(),
             line: 1,
         };
         let blk = CommBlock::read(&f, &b, 24, RealWidth::F64).unwrap();

@@ -273,7 +273,7 @@ impl Database {
             .nrss
             .saturating_mul(16)
             .saturating_add(block.ntrace.saturating_mul(40));
-        InputFile::open_part(self.dir.join(&block.datafile), block.seekpos, len)
+        InputFile::open_part(self.dir.join(&*block.datafile), block.seekpos, len)
     }
 
     /// Every call record of one trace block, the sentinel included, in order
@@ -309,7 +309,7 @@ impl Database {
         check_bare_name(&self.dir, &block.datafile)?;
         let record = self.comm.as_ref().map_or(24, |h| h.record_size());
         let len = block.ncomm.saturating_mul(record);
-        InputFile::open_part(self.dir.join(&block.datafile), block.seekpos, len)
+        InputFile::open_part(self.dir.join(&*block.datafile), block.seekpos, len)
     }
 
     /// The records of a comm block, streamed in order with positioned

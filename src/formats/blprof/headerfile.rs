@@ -2,9 +2,24 @@
 //! unrecognised or malformed lines into capped warnings.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::header::{HeaderLine, LineError, numbered_lines, parse_line};
 use crate::error::{Error, Location, Result, Warning};
+
+/// One copy per header file of the strings its lines repeat (data file
+/// names, function names, hosts): a file of many processes would otherwise
+/// hold the same names once per process.
+#[derive(Default)]
+pub struct SharedNames<'t>(FxHashMap<&'t str, Arc<str>>);
+
+impl<'t> SharedNames<'t> {
+    pub fn get(&mut self, s: &'t str) -> Arc<str> {
+        self.0.entry(s).or_insert_with(|| Arc::from(s)).clone()
+    }
+}
 
 /// At most this many line warnings per header file; the rest are counted.
 const MAX_LINE_WARNINGS: usize = 20;

@@ -404,7 +404,7 @@ pub(crate) mod tests {
             datafile: "bl_call_stats_D_00000".into(),
             seekpos,
             time_min_max: None,
-            header: PathBuf::from("bl_call_stats_H_00000"),
+            header: PathBuf::from("bl_call_stats_H_00000").into(),
             line: 1,
         }
     }
