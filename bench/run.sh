@@ -9,8 +9,10 @@
 # (8 processes, 4 trace blocks of ~730k calls and 3 comm blocks per process),
 # a 10,000-process and a 100,000-process database, and a 128 MB tlog file of
 # 8 M events (the C reader's anchor). --quick makes small ones (CI uses it to
-# prove the script works). Wall seconds are the best of 5 runs
-# (PROFPARSE_BENCH_RUNS); peak MB is the peak resident set of that run.
+# prove the script works). Wall seconds are the best of 5 rounds
+# (PROFPARSE_BENCH_RUNS), each running one thread, all threads and the plain
+# read in turn; peak MB is the peak resident set of the best run at all
+# threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,80 +54,86 @@ gen wider blprof "$dir/wider" "${wider[@]}"
 gen tlog tlog "$dir/trace.log" "${tlog[@]}"
 
 bytes() { cat "$@" 2>/dev/null | wc -c; }
-best() { # prints "seconds peak_kb" of the best of $runs runs of the command
+once() { # prints "seconds peak_kb" of one run of the command
   # (wall time in ms from the clock, since time(1) rounds to 10 ms)
-  local best_s="" best_kb=0
-  for _ in $(seq "$runs"); do
-    local t0 t1 s kb
-    # `pre`: what to do before each run, untimed (e.g. remove the output of
-    # the last one, so that no run waits for the old files' writeback).
-    if [ -n "${pre:-}" ]; then eval "$pre"; fi
-    t0=$(date +%s%N)
-    kb=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1)
-    t1=$(date +%s%N)
-    s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-    if [ -z "$best_s" ] || awk -v a="$s" -v b="$best_s" 'BEGIN { exit !(a < b) }'; then
-      best_s=$s; best_kb=$kb
-    fi
-  done
-  echo "$best_s $best_kb"
+  local t0 t1 kb
+  t0=$(date +%s%N)
+  kb=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1)
+  t1=$(date +%s%N)
+  awk -v a="$t0" -v b="$t1" -v kb="$kb" 'BEGIN { printf "%.3f %s\n", (b - a) / 1e9, kb }'
 }
-plain() { # best seconds to read() the files sequentially into a 1 MiB
-  # buffer, in one process (not cat: it may copy without reading into user
-  # space; not a dd per file: the process starts would count)
-  best perl -e 'my $b; for (@ARGV) { open(my $f, "<", $_) or die; binmode $f; 1 while sysread($f, $b, 1 << 20) }' "$@" | cut -d' ' -f1
-}
+less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(b == "" || a < b) }'; }
+# The plain read: read() the files sequentially into a 1 MiB buffer, in one
+# process (not cat: it may copy without reading into user space; not a dd
+# per file: the process starts would count).
+plain=(perl -e 'my $b; for (@ARGV) { open(my $f, "<", $_) or die; binmode $f; 1 while sysread($f, $b, 1 << 20) }')
 
 base=("$dir"/db/bl_prof_D_*)
 trace=("$dir"/db/bl_call_stats_D_*)
 comm=("$dir"/db/bl_comm_prof_D_*)
 b_base=$(bytes "${base[@]}"); b_trace=$(bytes "${trace[@]}"); b_comm=$(bytes "${comm[@]}")
 b_tlog=$(bytes "$dir/trace.log")
-p_base=$(plain "${base[@]}"); p_trace=$(plain "${trace[@]}"); p_comm=$(plain "${comm[@]}")
-p_tlog=$(plain "$dir/trace.log")
+tlog_file=("$dir/trace.log")
+wide_hdr=("$dir"/wide/bl_*_H*); wider_hdr=("$dir"/wider/bl_*_H*)
 hdr() { cat "$1"/bl_*_H* | wc -c; }
-p_hdr() { plain "$1"/bl_*_H*; }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); $bin $($bin --version | cut -d' ' -f2)"
 printf "%-34s %9s %8s %8s %8s %9s %8s %9s %7s\n" report "input MB" "s j1" "s j$threads" speedup "MB/s" "peak MB" "read s" "x read"
-run() { # name input_bytes plain_seconds args...
-  local name=$1 input=$2 read_s=$3; shift 3
-  local one all s1 sn kb
-  one=$(best "$bin" -q -j1 "$@"); s1=${one% *}
-  all=$(best "$bin" -q -j"$threads" "$@"); sn=${all% *}; kb=${all#* }
-  awk -v n="$name" -v b="$input" -v s1="$s1" -v sn="$sn" -v kb="$kb" -v r="$read_s" 'BEGIN {
+run() { # name input_bytes files_to_read_plainly(array name, or -) args...
+  # Each of $runs rounds runs the report at one thread, at all threads and
+  # (when given) the plain read of its files, one after the other, so that
+  # the three meet the same stretch of a shared machine; the best of each
+  # counts, and the peak memory of the best run at all threads.
+  local name=$1 input=$2 files=$3; shift 3
+  local s1="" sn="" kb=0 r="-" t
+  for _ in $(seq "$runs"); do
+    # `pre`: what to do before each run, untimed (e.g. remove the output of
+    # the last one, so that no run waits for the old files' writeback).
+    if [ -n "${pre:-}" ]; then eval "$pre"; fi
+    t=$(once "$bin" -q -j1 "$@")
+    if less "${t% *}" "$s1"; then s1=${t% *}; fi
+    if [ -n "${pre:-}" ]; then eval "$pre"; fi
+    t=$(once "$bin" -q -j"$threads" "$@")
+    if less "${t% *}" "$sn"; then sn=${t% *}; kb=${t#* }; fi
+    if [ "$files" != - ]; then
+      local -n read_these=$files
+      t=$(once "${plain[@]}" "${read_these[@]}")
+      if [ "$r" = - ] || less "${t% *}" "$r"; then r=${t% *}; fi
+    fi
+  done
+  awk -v n="$name" -v b="$input" -v s1="$s1" -v sn="$sn" -v kb="$kb" -v r="$r" 'BEGIN {
     printf "%-34s %9.0f %8.3f %8.3f %8s %9s %8.0f %9s %7s\n", n, b / 1e6, s1, sn,
       (sn > 0 ? sprintf("%.2f", s1 / sn) : "-"), (sn > 0 ? sprintf("%.0f", b / 1e6 / sn) : "-"), kb / 1024, r,
       (r != "-" && r > 0 ? sprintf("%.1f", sn / r) : "-") }'
 }
 out=$(mktemp -d)
-run "summary"                        "$b_base"  "$p_base"  summary "$dir/db"
-run "trace-summary"                  "$b_trace" "$p_trace" trace-summary "$dir/db"
-run "trace-summary --exclude-region" "$b_trace" "$p_trace" trace-summary "$dir/db" --exclude-region 'R::Region01'
-run "regions"                        "$b_trace" "$p_trace" regions "$dir/db"
-run "calltree"                       "$b_trace" "$p_trace" calltree "$dir/db"
+run "summary"                        "$b_base"  base   summary "$dir/db"
+run "trace-summary"                  "$b_trace" trace trace-summary "$dir/db"
+run "trace-summary --exclude-region" "$b_trace" trace trace-summary "$dir/db" --exclude-region 'R::Region01'
+run "regions"                        "$b_trace" trace regions "$dir/db"
+run "calltree"                       "$b_trace" trace calltree "$dir/db"
 run "calltree --proc 0"              "$((b_trace / 8))" - calltree "$dir/db" --proc 0
 run "calltrace --proc 0"             "$((b_trace / 8))" - calltrace "$dir/db" --proc 0
-run "comm stats"                     "$b_comm"  "$p_comm"  comm stats "$dir/db"
-run "comm check"                     "$b_comm"  "$p_comm"  comm check "$dir/db"
-run "comm pairs"                     "$b_comm"  "$p_comm"  comm pairs "$dir/db"
-run "comm barriers"                  "$b_comm"  "$p_comm"  comm barriers "$dir/db"
-run "comm barriers --no-reductions"  "$b_comm"  "$p_comm"  comm barriers "$dir/db" --no-reductions
-run "comm matrix"                    "$b_comm"  "$p_comm"  comm matrix "$dir/db"
-run "comm timeline --svg"            "$b_comm"  "$p_comm"  comm timeline "$dir/db" --svg "$out/t.svg"
+run "comm stats"                     "$b_comm"  comm   comm stats "$dir/db"
+run "comm check"                     "$b_comm"  comm   comm check "$dir/db"
+run "comm pairs"                     "$b_comm"  comm   comm pairs "$dir/db"
+run "comm barriers"                  "$b_comm"  comm   comm barriers "$dir/db"
+run "comm barriers --no-reductions"  "$b_comm"  comm   comm barriers "$dir/db" --no-reductions
+run "comm matrix"                    "$b_comm"  comm   comm matrix "$dir/db"
+run "comm timeline --svg"            "$b_comm"  comm   comm timeline "$dir/db" --svg "$out/t.svg"
 run "diff (the run with itself)"      "$((2 * b_trace))" - diff "$dir/db" "$dir/db"
 run "export --chrome (to /dev/null)"  "$((b_trace + b_comm))" - export "$dir/db" --chrome /dev/null
 run "report (HTML page)"             "$((b_base + b_trace + b_comm))" - report "$dir/db" -o /dev/null
 pre="rm -rf '$out/pq'" \
 run "export --parquet"               "$((b_trace + b_comm))" - export "$dir/db" --parquet "$out/pq"
-run "tlog dump --style tlog_dump"    "$b_tlog"  "$p_tlog"  tlog dump "$dir/trace.log" --style tlog_dump
-run "tlog dump (Java style)"         "$b_tlog"  "$p_tlog"  tlog dump "$dir/trace.log"
-run "tlog summary"                   "$b_tlog"  "$p_tlog"  tlog summary "$dir/trace.log"
-run "tlog tree"                      "$b_tlog"  "$p_tlog"  tlog tree "$dir/trace.log"
-run "info, 10k processes"            "$(hdr "$dir/wide")"  "$(p_hdr "$dir/wide")"  info "$dir/wide"
+run "tlog dump --style tlog_dump"    "$b_tlog"  tlog_file  tlog dump "$dir/trace.log" --style tlog_dump
+run "tlog dump (Java style)"         "$b_tlog"  tlog_file  tlog dump "$dir/trace.log"
+run "tlog summary"                   "$b_tlog"  tlog_file  tlog summary "$dir/trace.log"
+run "tlog tree"                      "$b_tlog"  tlog_file  tlog tree "$dir/trace.log"
+run "info, 10k processes"            "$(hdr "$dir/wide")"  wide_hdr  info "$dir/wide"
 run "summary, 10k processes"         "$(bytes "$dir"/wide/bl_prof_D_*)" - summary "$dir/wide"
 run "trace-summary, 10k processes"   "$(bytes "$dir"/wide/bl_call_stats_D_*)" - trace-summary "$dir/wide"
 run "comm stats, 10k processes"      "$(bytes "$dir"/wide/bl_comm_prof_D_*)" - comm stats "$dir/wide"
-run "info, 100k processes"           "$(hdr "$dir/wider")" "$(p_hdr "$dir/wider")" info "$dir/wider"
+run "info, 100k processes"           "$(hdr "$dir/wider")" wider_hdr info "$dir/wider"
 run "summary, 100k processes"        "$(bytes "$dir"/wider/bl_prof_D_*)" - summary "$dir/wider"
 rm -rf "$out"
