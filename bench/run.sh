@@ -56,13 +56,17 @@ gen tlog tlog "$dir/trace.log" "${tlog[@]}"
 bytes() { cat "$@" 2>/dev/null | wc -c; }
 once() { # prints "seconds peak_kb" of one run of the command
   # (wall time in ms from the clock, since time(1) rounds to 10 ms)
+  # (a failed run is an error, not a fast time)
   local t0 t1 kb
   t0=$(date +%s%N)
-  kb=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1)
+  kb=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1) || {
+    echo "bench: failed: $*" >&2
+    return 1
+  }
   t1=$(date +%s%N)
   awk -v a="$t0" -v b="$t1" -v kb="$kb" 'BEGIN { printf "%.3f %s\n", (b - a) / 1e9, kb }'
 }
-less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(b == "" || a < b) }'; }
+faster() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(b == "" || a < b) }'; }
 # The plain read: read() the files sequentially into a 1 MiB buffer, in one
 # process (not cat: it may copy without reading into user space; not a dd
 # per file: the process starts would count).
@@ -86,19 +90,19 @@ run() { # name input_bytes files_to_read_plainly(array name, or -) args...
   # counts, and the peak memory of the best run at all threads.
   local name=$1 input=$2 files=$3; shift 3
   local s1="" sn="" kb=0 r="-" t
+  if [ "$files" != - ]; then local -n read_these=$files; fi
   for _ in $(seq "$runs"); do
     # `pre`: what to do before each run, untimed (e.g. remove the output of
     # the last one, so that no run waits for the old files' writeback).
     if [ -n "${pre:-}" ]; then eval "$pre"; fi
-    t=$(once "$bin" -q -j1 "$@")
-    if less "${t% *}" "$s1"; then s1=${t% *}; fi
+    t=$(once "$bin" -q -j1 "$@") || exit 1
+    if faster "${t% *}" "$s1"; then s1=${t% *}; fi
     if [ -n "${pre:-}" ]; then eval "$pre"; fi
-    t=$(once "$bin" -q -j"$threads" "$@")
-    if less "${t% *}" "$sn"; then sn=${t% *}; kb=${t#* }; fi
+    t=$(once "$bin" -q -j"$threads" "$@") || exit 1
+    if faster "${t% *}" "$sn"; then sn=${t% *}; kb=${t#* }; fi
     if [ "$files" != - ]; then
-      local -n read_these=$files
-      t=$(once "${plain[@]}" "${read_these[@]}")
-      if [ "$r" = - ] || less "${t% *}" "$r"; then r=${t% *}; fi
+      t=$(once "${plain[@]}" "${read_these[@]}") || exit 1
+      if [ "$r" = - ] || faster "${t% *}" "$r"; then r=${t% *}; fi
     fi
   done
   awk -v n="$name" -v b="$input" -v s1="$s1" -v sn="$sn" -v kb="$kb" -v r="$r" 'BEGIN {

@@ -258,7 +258,7 @@ struct Found {
 }
 
 /// One route's messages in a task. The latencies are kept (8 bytes a pair,
-/// for one window of tasks) so that the caller sums them in send order: the
+/// for two windows of tasks) so that the caller sums them in send order: the
 /// mean is then the same to the last bit whatever the tasks.
 #[derive(Default)]
 struct RouteParts {
@@ -447,8 +447,10 @@ fn pair_in_units<C: Send>(
         }
     };
     let group = WINDOW_PER_THREAD * rayon::current_num_threads().max(1);
-    // Each window is paired while this thread hands on the one before it
-    // (then helps), so that no thread waits on the handing on.
+    // Each window is paired while this thread hands on the one before it,
+    // so that no worker waits on the handing on. (From outside the pool, as
+    // the command line calls it, this thread only hands on and writes: one
+    // thread more than `-j`, with a small share of the work.)
     let mut before: Option<Vec<TaskOut<C>>> = None;
     for window in tasks.chunks(group) {
         let mut outs = Vec::new();

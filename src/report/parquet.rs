@@ -4,10 +4,11 @@
 //! of a few row groups (one per thread, at most `MAX_GROUPS_IN_FLIGHT`)
 //! are encoded in parallel (into memory) while the round before them is
 //! appended to the file and the next ones are read, so memory stays at
-//! twice that many row groups and a round of encoded chunks whatever the
-//! database's size, and the files are the same for any thread count. Strings (function, region and type names) are derived from the
-//! number columns as they are encoded and dictionary-encoded by the writer;
-//! pages are Snappy-compressed.
+//! twice that many row groups and two rounds of encoded chunks whatever
+//! the database's size, and the files are the same for any thread count.
+//! Strings (function, region and type names) are derived from the number
+//! columns as they are encoded and dictionary-encoded by the writer; pages
+//! are Snappy-compressed.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -280,7 +281,7 @@ trait Rows: Send {
 }
 
 /// Writes one table: row groups read by `rows`, their columns encoded in
-/// parallel while the next row group is read.
+/// parallel while the round before is appended and the next is read.
 fn write_table(
     path: PathBuf,
     schema: &str,
@@ -351,8 +352,11 @@ fn write_table(
     // encoded (writing is a tenth of the work and one thread's).
     let mut pending: Option<Encoded> = None;
     while !cur.is_empty() {
+        // The buffers of the round two back, in order: each column gets its
+        // own column's buffer again (sized for it already).
+        let mut reuse = std::mem::take(&mut bufs).into_iter();
         let jobs: Vec<(usize, usize, Vec<u8>)> = (0..cur.len() * ncols)
-            .map(|i| (i / ncols, i % ncols, bufs.pop().unwrap_or_default()))
+            .map(|i| (i / ncols, i % ncols, reuse.next().unwrap_or_default()))
             .collect();
         let mut spare_next = std::mem::take(&mut spare);
         let (encoded, (written, read)) = rayon::join(

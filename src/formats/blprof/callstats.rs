@@ -132,17 +132,22 @@ impl FunctionTable {
             .map(|i| &*self.entries[i].1)
     }
 
-    /// Adds `name` with `number`; a different name for a known number is a
-    /// conflict that the caller reports.
-    fn insert(&mut self, number: i64, name: Arc<str>) -> std::result::Result<(), String> {
+    /// Adds `name` with `number` (its copy from `names`); a different name
+    /// for a known number is a conflict that the caller reports.
+    fn insert<'t>(
+        &mut self,
+        number: i64,
+        name: &'t str,
+        names: &mut SharedNames<'t>,
+    ) -> std::result::Result<(), String> {
         match self.entries.binary_search_by_key(&number, |(n, _)| *n) {
-            Ok(i) if self.entries[i].1 == name => Ok(()),
+            Ok(i) if &*self.entries[i].1 == name => Ok(()),
             Ok(i) => Err(format!(
                 "function number {number} is {name:?} here but {:?} in an earlier stanza of this process",
                 self.entries[i].1
             )),
             Err(i) => {
-                self.entries.insert(i, (number, name));
+                self.entries.insert(i, (number, names.get(name)));
                 Ok(())
             }
         }
@@ -227,7 +232,7 @@ impl CallStatsFile {
                 Some(i) => {
                     if number < 0 {
                         warn.line(n, format!("negative function number {number}; ignored"));
-                    } else if let Err(m) = f.functions[i].1.insert(number, names.get(name)) {
+                    } else if let Err(m) = f.functions[i].1.insert(number, name, &mut names) {
                         warn.line(n, m);
                     }
                 }

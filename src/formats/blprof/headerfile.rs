@@ -120,23 +120,45 @@ fn visit_in_pieces<'t>(
         }
         return recognised;
     }
-    let pieces: Vec<Vec<ParsedLine<'t>>> = line_pieces(text, piece)
-        .par_iter()
-        .map(|piece| {
-            numbered_lines(piece)
-                .map(|(_, line)| (line, parse_line(line)))
-                .collect()
-        })
-        .collect();
-    let numbered = pieces.into_iter().flatten().enumerate();
-    for (i, (line, parsed)) in numbered {
-        take_line(i + 1, line, parsed, warn, &mut recognised, &mut visit);
+    // A window of pieces at a time, so that the parsed lines held stay a
+    // few pieces' worth whatever the text (a file of line feeds is a line
+    // per byte); comment and empty lines are not held at all.
+    let window = 2 * rayon::current_num_threads().max(1);
+    let mut before = 0; // lines before the window
+    for pieces in line_pieces(text, piece).chunks(window) {
+        let parsed: Vec<(usize, Vec<ParsedLine<'t>>)> = pieces
+            .par_iter()
+            .map(|piece| {
+                let mut lines = 0;
+                let kept = numbered_lines(piece)
+                    .filter_map(|(n, line)| {
+                        lines = n;
+                        let parsed = parse_line(line);
+                        let comment = matches!(
+                            parsed,
+                            Ok(Parsed {
+                                line: HeaderLine::Comment,
+                                trailing: None
+                            })
+                        );
+                        (!comment).then_some((n, line, parsed))
+                    })
+                    .collect();
+                (lines, kept)
+            })
+            .collect();
+        for (lines, kept) in parsed {
+            for (n, line, parsed) in kept {
+                take_line(before + n, line, parsed, warn, &mut recognised, &mut visit);
+            }
+            before += lines;
+        }
     }
     recognised
 }
 
-/// A line and what it parsed as.
-type ParsedLine<'t> = (&'t str, std::result::Result<Parsed<'t>, LineError>);
+/// A line's number in its piece, the line, and what it parsed as.
+type ParsedLine<'t> = (usize, &'t str, std::result::Result<Parsed<'t>, LineError>);
 
 /// `text` cut after a line feed about every `size` bytes.
 fn line_pieces(text: &str, size: usize) -> Vec<&str> {

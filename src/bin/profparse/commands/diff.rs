@@ -12,7 +12,7 @@ use profparse::analysis::diff::{
     DiffOptions, DiffSort, Metric, diff_trees, function_metrics, spread_metrics, timing_metrics,
 };
 use profparse::analysis::trace_summary::Selection;
-use profparse::formats::blprof::Part;
+use profparse::formats::blprof::{Database, Part};
 use profparse::model::calltree::{CallTree, Metrics};
 use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
 use profparse::timer_tree::file::{FileForm, read_timer_tree_file, suspicious_times};
@@ -169,7 +169,10 @@ struct Side {
 }
 
 fn load_blprof(arg: &Path, dir: &Path, ctx: &Context) -> anyhow::Result<Side> {
-    let db = super::open_database(dir)?;
+    // Freed before the other side is read (both kept would hold both sides'
+    // mapped data), unlike the one database of other commands.
+    let mut db = Database::open(dir)?;
+    let db = &mut db;
     ctx.warn_all(db.warnings());
     let parts = db.parts();
     let mut nprocs = None;

@@ -205,7 +205,8 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 }
 #[cfg(feature = "parquet")]
 fn write_parquet(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> anyhow::Result<()> {
-    let db = super::open_database(db)?;
+    // Freed before `--chrome` opens the database again.
+    let db = &profparse::formats::blprof::Database::open(db)?;
     ctx.warn_all(db.warnings());
     if db.call_stats.is_some() {
         ctx.warn_all(&db.trace_index().warnings);

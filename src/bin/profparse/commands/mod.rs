@@ -20,10 +20,11 @@ pub mod tree;
 
 use profparse::formats::blprof::Database;
 
-/// Opens a database that is never freed. Each command reports on its
-/// databases and the process exits, when the operating system takes the
-/// memory back at once: freeing the indexes of 100,000 processes piece by
-/// piece took 120 ms, a fifth of `info`.
+/// Opens a database that is never freed, for a command's one database (or
+/// its last): the command reports on it and the process exits, when the
+/// operating system takes the memory back at once, where freeing the
+/// indexes of 100,000 processes piece by piece took 120 ms, a fifth of
+/// `info`.
 pub fn open_database(path: &std::path::Path) -> profparse::Result<&'static mut Database> {
     Database::open(path).map(|db| Box::leak(Box::new(db)))
 }
