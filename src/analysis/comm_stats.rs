@@ -6,6 +6,7 @@
 //! Only blocks of the selected processes whose `timeMinMax` overlaps the
 //! time window are read; the bytes read are counted.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
@@ -76,8 +77,10 @@ pub struct CommStats {
     pub reductions: u64,
 }
 
+/// One process's findings. Names are borrowed from the headers (a name tag
+/// without a name is numbered), so that 10,000 processes copy none.
 #[derive(Default)]
-struct Partial {
+struct Partial<'a> {
     types: BTreeMap<i32, (u64, u64, u64)>,
     proc: ProcCommStats,
     min_size: Option<i32>,
@@ -88,12 +91,12 @@ struct Partial {
     skipped: usize,
     bytes: u64,
     warnings: Vec<Warning>,
-    barrier_names: BTreeMap<String, u64>,
-    tag_names: BTreeMap<String, u64>,
+    barrier_names: BTreeMap<&'a str, u64>,
+    tag_names: BTreeMap<Cow<'a, str>, u64>,
     reductions: u64,
 }
 
-fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
+fn scan_proc<'a>(db: &Database, p: &'a ProcComm, sel: &CommSelection<'_>) -> Partial<'a> {
     let mut out = Partial::default();
     out.proc.proc = p.proc;
     out.proc.host = p
@@ -131,17 +134,22 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
         out.proc.name_tags += b.name_tags.len() as u64;
         out.reductions += b.reductions.len() as u64;
         for bar in &b.barriers {
-            *out.barrier_names.entry(bar.name.clone()).or_default() += 1;
+            *out.barrier_names.entry(&bar.name).or_default() += 1;
         }
         for t in &b.name_tags {
             let name = match t {
                 crate::formats::blprof::comm::NameTagRef::Indexed { name_index, .. } => {
                     usize::try_from(*name_index)
                         .ok()
-                        .and_then(|i| p.name_tag_names.get(i).cloned())
-                        .unwrap_or_else(|| format!("name {name_index}"))
+                        .and_then(|i| p.name_tag_names.get(i))
+                        .map_or_else(
+                            || Cow::Owned(format!("name {name_index}")),
+                            |n| Cow::Borrowed(n.as_str()),
+                        )
                 }
-                crate::formats::blprof::comm::NameTagRef::Named { name, .. } => name.clone(),
+                crate::formats::blprof::comm::NameTagRef::Named { name, .. } => {
+                    Cow::Borrowed(name.as_str())
+                }
             };
             *out.tag_names.entry(name).or_default() += 1;
         }
@@ -235,6 +243,16 @@ fn scan_proc(db: &Database, p: &ProcComm, sel: &CommSelection<'_>) -> Partial {
     out
 }
 
+/// Names and counts, in name order.
+fn listing<K: Into<String>>(m: BTreeMap<K, u64>) -> Vec<NameCount> {
+    m.into_iter()
+        .map(|(name, count)| NameCount {
+            name: name.into(),
+            count,
+        })
+        .collect()
+}
+
 /// Computes the statistics; per-process work runs in parallel and is
 /// combined in process order.
 pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<Warning>) {
@@ -255,8 +273,8 @@ pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<War
     let mut types: BTreeMap<i32, (u64, u64, u64)> = BTreeMap::new();
     let mut timer = (0.0, 0u64);
     let mut warnings = Vec::new();
-    let mut barrier_names: BTreeMap<String, u64> = BTreeMap::new();
-    let mut tag_names: BTreeMap<String, u64> = BTreeMap::new();
+    let mut barrier_names: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut tag_names: BTreeMap<Cow<'_, str>, u64> = BTreeMap::new();
     for p in parts {
         for (n, c) in p.barrier_names {
             *barrier_names.entry(n).or_default() += c;
@@ -294,11 +312,6 @@ pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<War
         s.procs.push(p.proc);
     }
     s.timer_time = (timer.1 > 0).then(|| timer.0 / timer.1 as f64);
-    let listing = |m: BTreeMap<String, u64>| {
-        m.into_iter()
-            .map(|(name, count)| NameCount { name, count })
-            .collect()
-    };
     s.barrier_names = listing(barrier_names);
     s.name_tags = listing(tag_names);
     s.by_type = types
