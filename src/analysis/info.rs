@@ -115,99 +115,17 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
         functions: h.functions.clone(),
         procs_with_block: h.blocks.len(),
         procs_without_block: h.procs_without_block().take(100).collect(),
-        data_files: h
-            .blocks
-            .iter()
-            .map(|b| &b.datafile)
-            .collect::<FxHashSet<_>>()
-            .len(),
+        data_files: distinct(h.blocks.iter().map(|b| b.datafile.as_str())),
         records: h.blocks.len() as u64 * h.functions.len() as u64,
         calc_end_time: h.calc_end_time,
     });
     // The parts in parallel: each index is parsed in parallel over its
     // files but grouped by process in one thread, which the other part's
     // parsing then overlaps (for 100,000 processes).
-    let trace = || {
-        parts.contains(&Part::Trace).then(|| {
-            let idx = db.trace_index();
-            let g = db.call_stats.as_ref();
-            let blocks = || idx.procs.iter().flat_map(|p| &p.blocks);
-            // Hash sets: only sizes are reported, and 100,000 processes repeat
-            // the same names.
-            let functions: FxHashSet<&str> = idx
-                .procs
-                .iter()
-                .flat_map(|p| p.functions.entries.iter().map(|(_, n)| &**n))
-                .collect();
-            TraceInfo {
-                version: g.and_then(|h| h.version),
-                nprocs: g.and_then(|h| h.nprocs),
-                nout_files: g.and_then(|h| h.nout_files),
-                header_files: db.trace_header_files().len(),
-                data_files: blocks()
-                    .map(|b| &b.datafile)
-                    .collect::<FxHashSet<_>>()
-                    .len(),
-                procs: idx.procs.len(),
-                blocks: blocks().count(),
-                blocks_per_proc: MinMax::of(idx.procs.iter().map(|p| p.blocks.len() as u64)),
-                region_records: blocks().map(|b| b.nrss).fold(0u64, u64::saturating_add),
-                call_records: blocks()
-                    .map(|b| b.ntrace.saturating_sub(1))
-                    .fold(0u64, u64::saturating_add),
-                functions: functions.len(),
-                regions: g
-                    .map(|h| h.regions.iter().map(|r| r.name.clone()).collect())
-                    .unwrap_or_default(),
-                time_span: span(blocks().filter_map(|b| b.time_min_max)),
-            }
-        })
-    };
-    let comm = || {
-        parts.contains(&Part::Comm).then(|| {
-            let idx = db.comm_index();
-            let g = db.comm.as_ref();
-            let blocks = || idx.procs.iter().flat_map(|p| &p.blocks);
-            let timer_times: Vec<f64> = blocks().filter_map(|b| b.timer_time).collect();
-            CommInfo {
-                version: g.and_then(|h| h.version),
-                nprocs: g.and_then(|h| h.nprocs),
-                record_size: g.map_or(24, |h| h.record_size()),
-                real: g.map_or(RealWidth::F64, |h| h.real_width()),
-                nout_files: g.and_then(|h| h.nout_files),
-                finest_level: g.and_then(|h| h.finest_level),
-                max_level: g.and_then(|h| h.max_level),
-                header_files: db.comm_header_files().len(),
-                data_files: blocks()
-                    .map(|b| &b.datafile)
-                    .collect::<FxHashSet<_>>()
-                    .len(),
-                procs: idx.procs.len(),
-                blocks: blocks().count(),
-                empty_blocks: blocks().filter(|b| b.ncomm == 0).count(),
-                blocks_per_proc: MinMax::of(idx.procs.iter().map(|p| p.blocks.len() as u64)),
-                records: blocks().map(|b| b.ncomm).fold(0u64, u64::saturating_add),
-                barriers: blocks().map(|b| b.barriers.len() as u64).sum(),
-                name_tags: blocks().map(|b| b.name_tags.len() as u64).sum(),
-                name_tag_names: idx
-                    .procs
-                    .iter()
-                    .flat_map(|p| &p.name_tag_names)
-                    .collect::<FxHashSet<_>>()
-                    .len(),
-                time_span: span(blocks().filter_map(|b| b.time_min_max)),
-                hosts: blocks()
-                    .filter_map(|b| b.host.as_deref())
-                    .collect::<FxHashSet<_>>()
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect(),
-                timer_time: (!timer_times.is_empty())
-                    .then(|| timer_times.iter().sum::<f64>() / timer_times.len() as f64),
-            }
-        })
-    };
-    let (trace, comm) = rayon::join(trace, comm);
+    let (trace, comm) = rayon::join(
+        || parts.contains(&Part::Trace).then(|| trace_info(db)),
+        || parts.contains(&Part::Comm).then(|| comm_info(db)),
+    );
     DatabaseInfo {
         dir: db.dir().display().to_string(),
         nprocs: db.nprocs(),
@@ -221,5 +139,80 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
         base,
         trace,
         comm,
+    }
+}
+
+/// How many different names (by hash set: only sizes are reported, and
+/// 100,000 processes repeat the same names).
+fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+    names.collect::<FxHashSet<_>>().len()
+}
+
+fn trace_info(db: &Database) -> TraceInfo {
+    let idx = db.trace_index();
+    let g = db.call_stats.as_ref();
+    let blocks = || idx.procs.iter().flat_map(|p| &p.blocks);
+    TraceInfo {
+        version: g.and_then(|h| h.version),
+        nprocs: g.and_then(|h| h.nprocs),
+        nout_files: g.and_then(|h| h.nout_files),
+        header_files: db.trace_header_files().len(),
+        data_files: distinct(blocks().map(|b| &*b.datafile)),
+        procs: idx.procs.len(),
+        blocks: blocks().count(),
+        blocks_per_proc: MinMax::of(idx.procs.iter().map(|p| p.blocks.len() as u64)),
+        region_records: blocks().map(|b| b.nrss).fold(0u64, u64::saturating_add),
+        call_records: blocks()
+            .map(|b| b.ntrace.saturating_sub(1))
+            .fold(0u64, u64::saturating_add),
+        functions: distinct(
+            idx.procs
+                .iter()
+                .flat_map(|p| p.functions.entries.iter().map(|(_, n)| &**n)),
+        ),
+        regions: g
+            .map(|h| h.regions.iter().map(|r| r.name.clone()).collect())
+            .unwrap_or_default(),
+        time_span: span(blocks().filter_map(|b| b.time_min_max)),
+    }
+}
+
+fn comm_info(db: &Database) -> CommInfo {
+    let idx = db.comm_index();
+    let g = db.comm.as_ref();
+    let blocks = || idx.procs.iter().flat_map(|p| &p.blocks);
+    let timer_times: Vec<f64> = blocks().filter_map(|b| b.timer_time).collect();
+    CommInfo {
+        version: g.and_then(|h| h.version),
+        nprocs: g.and_then(|h| h.nprocs),
+        record_size: g.map_or(24, |h| h.record_size()),
+        real: g.map_or(RealWidth::F64, |h| h.real_width()),
+        nout_files: g.and_then(|h| h.nout_files),
+        finest_level: g.and_then(|h| h.finest_level),
+        max_level: g.and_then(|h| h.max_level),
+        header_files: db.comm_header_files().len(),
+        data_files: distinct(blocks().map(|b| &*b.datafile)),
+        procs: idx.procs.len(),
+        blocks: blocks().count(),
+        empty_blocks: blocks().filter(|b| b.ncomm == 0).count(),
+        blocks_per_proc: MinMax::of(idx.procs.iter().map(|p| p.blocks.len() as u64)),
+        records: blocks().map(|b| b.ncomm).fold(0u64, u64::saturating_add),
+        barriers: blocks().map(|b| b.barriers.len() as u64).sum(),
+        name_tags: blocks().map(|b| b.name_tags.len() as u64).sum(),
+        name_tag_names: idx
+            .procs
+            .iter()
+            .flat_map(|p| &p.name_tag_names)
+            .collect::<FxHashSet<_>>()
+            .len(),
+        time_span: span(blocks().filter_map(|b| b.time_min_max)),
+        hosts: blocks()
+            .filter_map(|b| b.host.as_deref())
+            .collect::<FxHashSet<_>>()
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        timer_time: (!timer_times.is_empty())
+            .then(|| timer_times.iter().sum::<f64>() / timer_times.len() as f64),
     }
 }
