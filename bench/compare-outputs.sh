@@ -135,6 +135,14 @@ done
 run "tree merge keep-going" tree merge "$fx/timertree/doc_example.json" nothing.json --keep-going
 run "tree diff" diff "$fx/timertree/doc_example.json" "$fx/timertree/measured_example.json"
 
+for c in "" info summary trace-summary regions calltree calltrace comm "comm stats" \
+    "comm barriers" "comm matrix" "comm pairs" "comm timeline" "comm check" diff export report \
+    tlog "tlog dump" "tlog summary" "tlog tree" "tlog export" tree "tree show" "tree merge" \
+    completions man; do
+    # shellcheck disable=SC2086 # the words of the command
+    run "help $c" $c --help
+done
+
 for w in "" "-q" "--strict" "-v"; do
     run "flags $w" $w summary "$fx/blprof/flush/bl_prof"
 done

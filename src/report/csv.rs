@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use super::document::Table;
 use crate::analysis::function_stats::FunctionSummary;
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -43,6 +44,17 @@ pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) ->
             opt(f.imbalance),
         ])
         .map_err(csv_io_error)?;
+    }
+    out.flush()
+}
+
+/// A [`Table`]'s header and rows as CSV records.
+pub fn write_table(w: &mut dyn Write, table: Table<'_>) -> io::Result<()> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(table.columns.iter().map(|c| c.header.as_str()))
+        .map_err(csv_io_error)?;
+    for row in table.rows {
+        out.write_record(&row).map_err(csv_io_error)?;
     }
     out.flush()
 }

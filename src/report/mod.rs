@@ -1,11 +1,19 @@
 //! Renderers: one module per output format, all writing to `impl Write`.
 //! Number formatting lives in [`numfmt`] only.
+//!
+//! The seam between analyses and output formats: a report is a value that
+//! implements [`Report`] (its text [`Document`], its JSON wire value, its
+//! CSV table); [`render`] writes it in one [`Format`] through that format's
+//! renderer ([`text`], [`json`], [`csv`]). Reports that stream millions of
+//! rows (message pairs, call traces) have writers of their own.
 
 pub mod calltrace;
 pub mod calltree;
 pub mod chrome;
+pub mod comm;
 pub mod csv;
 pub mod diff;
+pub mod document;
 pub mod html_report;
 pub mod json;
 pub mod numfmt;
@@ -14,6 +22,108 @@ pub mod parquet;
 pub mod reference;
 pub mod svg;
 pub mod table;
+pub mod text;
+
+use std::io;
+
+pub use document::{Align, Column, Document, Table};
+
+/// Every output format a report can be written in. Each command offers
+/// some of them (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Aligned tables for people.
+    Table,
+    /// Text for people (trees, layouts that are not tables).
+    Text,
+    /// One JSON object (docs/JSON.md).
+    Json,
+    /// Rows of comma-separated values, full precision.
+    Csv,
+    /// amrprofparser's own text layout.
+    Reference,
+    /// Folded stacks for flame graph tools.
+    Folded,
+    /// One self-contained HTML page.
+    Html,
+    /// Hatchet's literal JSON.
+    Hatchet,
+}
+
+impl Format {
+    pub const ALL: [Format; 8] = [
+        Format::Table,
+        Format::Text,
+        Format::Json,
+        Format::Csv,
+        Format::Reference,
+        Format::Folded,
+        Format::Html,
+        Format::Hatchet,
+    ];
+
+    /// The name on the command line (`--format NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Reference => "reference",
+            Format::Folded => "folded",
+            Format::Html => "html",
+            Format::Hatchet => "hatchet",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// A finished report: what an analysis found, in the views the output
+/// formats need. The views borrow the report; rows are made as they are
+/// written.
+pub trait Report {
+    /// The JSON wire value (docs/JSON.md): the contract, kept apart from
+    /// the text layout.
+    type Wire<'a>: serde::Serialize
+    where
+        Self: 'a;
+
+    fn wire(&self) -> Self::Wire<'_>;
+
+    /// Lines and tables for people (`table`/`text`).
+    fn document(&self) -> Document<'_>;
+
+    /// One table of full-precision values (`csv`), for reports that offer it.
+    fn csv(&self) -> Option<Table<'_>> {
+        None
+    }
+}
+
+/// Writes `report` in `format`. A format the report does not offer is an
+/// `InvalidInput` error (commands only offer what their reports have).
+pub fn render(report: &impl Report, format: Format, w: &mut dyn io::Write) -> io::Result<()> {
+    match format {
+        Format::Table | Format::Text => text::write_document(w, report.document()),
+        Format::Json => json::write_pretty(w, &report.wire()),
+        Format::Csv => match report.csv() {
+            Some(table) => csv::write_table(w, table),
+            None => Err(not_offered(format)),
+        },
+        Format::Reference | Format::Folded | Format::Html | Format::Hatchet => {
+            Err(not_offered(format))
+        }
+    }
+}
+
+fn not_offered(format: Format) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("this report has no {} format", format.name()),
+    )
+}
 
 /// Formats items `0..n` in parallel runs of `run` and writes the runs in
 /// order: the bytes are those of one sequential pass, for any thread count.

@@ -5,6 +5,12 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     format!("{x:.decimals$}")
 }
 
+/// `%.Ne` as Rust writes it: scientific notation with `decimals` digits
+/// after the point (`1.234e-7`).
+pub fn scientific(x: f64, decimals: usize) -> String {
+    format!("{x:.decimals$e}")
+}
+
 /// Seconds as the reference tables print them (fixed, 4 decimals).
 pub fn seconds(x: f64) -> String {
     fixed(x, 4)

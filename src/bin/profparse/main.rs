@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod context;
+mod format;
 mod output;
 mod progress;
 

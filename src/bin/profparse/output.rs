@@ -21,3 +21,28 @@ pub fn open(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
         _ => Ok(Box::new(BufWriter::new(io::stdout().lock()))),
     }
 }
+
+/// Writes `report` in `format` to `-o FILE` or standard output.
+pub fn emit(
+    report: &impl profparse::report::Report,
+    format: profparse::report::Format,
+    output: &crate::cli::OutputArg,
+) -> anyhow::Result<()> {
+    let mut out = open(output.output.as_deref())?;
+    profparse::report::render(report, format, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Creates the file at `path` (an extra output such as `--svg F`), lets
+/// `write` fill it, and flushes it; errors name the file.
+pub fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> anyhow::Result<()> {
+    let f = File::create(path).map_err(|e| profparse::Error::io(path, e))?;
+    let mut w = BufWriter::new(f);
+    write(&mut w)?;
+    w.flush()?;
+    Ok(())
+}

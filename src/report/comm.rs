@@ -1,0 +1,560 @@
+//! The communication reports (`comm stats|barriers|matrix|pairs|check`) as
+//! [`Report`] values. Message pairs in JSON and CSV are streamed while they
+//! are paired: [`PairStream`] formats them in the pairing's parallel tasks.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::Report;
+use super::document::{Column, Document, Table};
+use super::numfmt::{fixed, scientific};
+use crate::analysis::comm_check::CheckReport;
+use crate::analysis::comm_pairs::{Pair, PairReport};
+use crate::analysis::comm_stats::CommStats;
+use crate::analysis::comm_sync::{BarrierReport, SendMatrix};
+use crate::formats::blprof::CommHeader;
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+/// `comm stats`: totals, per MPI function type and per process.
+pub struct CommStatsReport<'a> {
+    /// The database as the user named it.
+    pub database: String,
+    /// The global comm header (`bl_comm_prof_H`), when it was read.
+    pub header: Option<&'a CommHeader>,
+    pub stats: &'a CommStats,
+    /// The analysis's warnings, listed in the JSON.
+    pub warnings: Vec<String>,
+}
+
+/// The JSON of `comm stats` (docs/JSON.md).
+#[derive(Serialize)]
+pub struct CommStatsWire<'a> {
+    database: &'a str,
+    version: Option<i64>,
+    record_size: u64,
+    #[serde(flatten)]
+    stats: &'a CommStats,
+    warnings: &'a [String],
+}
+
+impl CommStatsReport<'_> {
+    /// Bytes per record: the header's, or the usual 24 without one.
+    fn record_size(&self) -> u64 {
+        self.header.map_or(24, CommHeader::record_size)
+    }
+}
+
+impl Report for CommStatsReport<'_> {
+    type Wire<'w>
+        = CommStatsWire<'w>
+    where
+        Self: 'w;
+
+    fn wire(&self) -> CommStatsWire<'_> {
+        CommStatsWire {
+            database: &self.database,
+            version: self.header.and_then(|h| h.version),
+            record_size: self.record_size(),
+            stats: self.stats,
+            warnings: &self.warnings,
+        }
+    }
+
+    fn document(&self) -> Document<'_> {
+        let (s, g) = (self.stats, self.header);
+        let mut doc = Document::new();
+        doc.line(format!(
+            "{}: communication of {} processes",
+            self.database, s.nprocs
+        ))
+        .line(format!(
+            "CommProfVersion {}   CommStatsSize {}   FinestLevel {}   MaxLevel {}",
+            opt(g.and_then(|h| h.version)),
+            self.record_size(),
+            opt(g.and_then(|h| h.finest_level)),
+            opt(g.and_then(|h| h.max_level))
+        ))
+        .line(format!(
+            "Records {}   Bytes sent {}   Message sizes {} .. {} bytes",
+            s.nrecords,
+            s.bytes_sent,
+            opt(s.msg_size_min),
+            opt(s.msg_size_max)
+        ));
+        doc.line(match (s.time_min, s.time_max) {
+            (Some(a), Some(b)) => format!("Time span {} .. {} s", fixed(a, 9), fixed(b, 9)),
+            _ => "Time span -".to_owned(),
+        });
+        if let Some(t) = s.timer_time {
+            doc.line(format!("Average timer read {} s", scientific(t, 3)));
+        }
+        doc.line("").table(Table::new(
+            vec![
+                Column::left("Function", 14),
+                Column::right("#", 4),
+                Column::right("Calls", 10),
+                Column::right("Records", 10),
+                Column::right("Bytes sent", 14),
+            ],
+            s.by_type.iter().map(|t| {
+                vec![
+                    t.name.to_string(),
+                    t.number.to_string(),
+                    t.count.to_string(),
+                    t.records.to_string(),
+                    t.bytes.to_string(),
+                ]
+            }),
+        ));
+        doc.line("").table(Table::new(
+            vec![
+                Column::right("Proc", 5),
+                Column::right("Records", 10),
+                Column::right("Calls", 10),
+                Column::right("Sends", 8),
+                Column::right("Bytes sent", 12),
+                Column::right("Barriers", 9),
+                Column::right("NameTags", 9),
+                Column::left("Host", 0).after("  "),
+            ],
+            s.procs.iter().map(|p| {
+                vec![
+                    p.proc.to_string(),
+                    p.records.to_string(),
+                    p.calls.to_string(),
+                    p.sends.to_string(),
+                    p.bytes_sent.to_string(),
+                    p.barriers.to_string(),
+                    p.name_tags.to_string(),
+                    p.host.as_deref().unwrap_or("-").to_owned(),
+                ]
+            }),
+        ));
+        doc
+    }
+}
+
+/// `comm barriers`: wait per barrier and per process.
+pub struct BarriersReport<'a>(pub &'a BarrierReport);
+
+impl Report for BarriersReport<'_> {
+    type Wire<'w>
+        = &'w BarrierReport
+    where
+        Self: 'w;
+
+    fn wire(&self) -> &BarrierReport {
+        self.0
+    }
+
+    fn document(&self) -> Document<'_> {
+        let r = self.0;
+        let mut doc = Document::new();
+        doc.table(Table::new(
+            vec![
+                Column::right("Barrier", 7),
+                Column::left("Name", 36).after("  "),
+                Column::right("Procs", 6),
+                Column::right("Wait total", 12),
+                Column::right("Wait max", 12),
+                Column::right("Last in", 10),
+            ],
+            r.barriers.iter().map(|b| {
+                vec![
+                    b.number.to_string(),
+                    b.name.to_string(),
+                    b.procs.len().to_string(),
+                    fixed(b.wait_total, 6),
+                    fixed(b.wait_max, 6),
+                    opt(b.last_arrival),
+                ]
+            }),
+        ));
+        doc.line("").table(Table::new(
+            vec![
+                Column::right("Proc", 5),
+                Column::right("Barriers", 9),
+                Column::right("Wait s", 12),
+                Column::right("Last arrivals", 14),
+            ],
+            r.procs.iter().map(|p| {
+                vec![
+                    p.proc.to_string(),
+                    p.barriers.to_string(),
+                    fixed(p.wait, 6),
+                    p.last_arrivals.to_string(),
+                ]
+            }),
+        ));
+        doc
+    }
+}
+
+/// `comm matrix`: messages and bytes per sender × receiver.
+pub struct MatrixReport<'a>(pub &'a SendMatrix);
+
+impl MatrixReport<'_> {
+    /// One matrix as a table: a column of senders, one column per receiver.
+    fn grid<'a>(&self, values: &'a [Vec<u64>], header: bool) -> Table<'a> {
+        let mut columns = vec![Column::right("", 6)];
+        columns.extend((0..self.0.nprocs).map(|to| Column::right(to.to_string(), 8)));
+        let rows = values.iter().enumerate().map(|(from, row)| {
+            let mut cells = Vec::with_capacity(row.len() + 1);
+            cells.push(from.to_string());
+            cells.extend(row.iter().map(u64::to_string));
+            cells
+        });
+        let table = Table::new(columns, rows);
+        if header { table } else { table.headless() }
+    }
+}
+
+impl Report for MatrixReport<'_> {
+    type Wire<'w>
+        = &'w SendMatrix
+    where
+        Self: 'w;
+
+    fn wire(&self) -> &SendMatrix {
+        self.0
+    }
+
+    fn document(&self) -> Document<'_> {
+        let m = self.0;
+        let mut doc = Document::new();
+        doc.line("Messages (rows: sender, columns: receiver)")
+            .table(self.grid(&m.messages, true))
+            .line("\nBytes")
+            .table(self.grid(&m.bytes, false));
+        doc
+    }
+
+    /// One row per sender and receiver that exchanged messages.
+    fn csv(&self) -> Option<Table<'_>> {
+        let m = self.0;
+        let rows = m.messages.iter().enumerate().flat_map(move |(from, row)| {
+            row.iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(move |(to, n)| {
+                    vec![
+                        from.to_string(),
+                        to.to_string(),
+                        n.to_string(),
+                        m.bytes[from][to].to_string(),
+                    ]
+                })
+        });
+        Some(Table::new(
+            ["from", "to", "messages", "bytes"]
+                .into_iter()
+                .map(|h| Column::left(h, 0))
+                .collect(),
+            rows,
+        ))
+    }
+}
+
+/// `comm check`: what was checked and the problems found.
+pub struct CheckReportView<'a> {
+    /// The database as the user named it.
+    pub database: String,
+    pub check: &'a CheckReport,
+}
+
+impl Report for CheckReportView<'_> {
+    type Wire<'w>
+        = &'w CheckReport
+    where
+        Self: 'w;
+
+    fn wire(&self) -> &CheckReport {
+        self.check
+    }
+
+    fn document(&self) -> Document<'_> {
+        let r = self.check;
+        let mut doc = Document::new();
+        doc.line(format!(
+            "{}: checked {} processes, {} blocks, {} records, {} barriers, {} name tags",
+            self.database, r.procs, r.blocks, r.records, r.barriers, r.name_tags
+        ));
+        if r.problems.is_empty() {
+            doc.line("clean");
+        } else {
+            doc.line(format!("{} problem(s):", r.problems.len()));
+            for p in &r.problems {
+                doc.line(format!("  {p}"));
+            }
+        }
+        doc
+    }
+}
+
+/// `comm pairs` in a table: per route, then the unmatched ends.
+pub struct PairsReport<'a>(pub &'a PairReport);
+
+impl Report for PairsReport<'_> {
+    type Wire<'w>
+        = &'w PairReport
+    where
+        Self: 'w;
+
+    fn wire(&self) -> &PairReport {
+        self.0
+    }
+
+    fn document(&self) -> Document<'_> {
+        let r = self.0;
+        let mut doc = Document::new();
+        doc.line(format!(
+            "{} messages paired; {} sends and {} receives unmatched.",
+            r.paired,
+            r.unmatched_sends.len(),
+            r.unmatched_recvs.len()
+        ))
+        .line("Latencies mix two processes' clocks: compare them per pair of processes.\n")
+        .table(Table::new(
+            vec![
+                Column::right("From", 5),
+                Column::right("To", 5),
+                Column::right("Messages", 9),
+                Column::right("Bytes", 12),
+                Column::right("Mean latency", 14),
+                Column::right("Max latency", 14),
+            ],
+            r.routes.iter().map(|x| {
+                vec![
+                    x.from.to_string(),
+                    x.to.to_string(),
+                    x.messages.to_string(),
+                    x.bytes.to_string(),
+                    fixed(x.latency_mean, 9),
+                    fixed(x.latency_max, 9),
+                ]
+            }),
+        ));
+        for (title, list) in [
+            ("Unmatched sends", &r.unmatched_sends),
+            ("Unmatched receives", &r.unmatched_recvs),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            doc.line(format!("\n{title} (first 20 of {}):", list.len()));
+            for e in list.iter().take(20) {
+                doc.line(format!(
+                    "  proc {} {} peer {} tag {} size {} at {}",
+                    e.proc,
+                    e.kind,
+                    e.peer,
+                    e.tag,
+                    e.size,
+                    fixed(e.time, 9)
+                ));
+            }
+        }
+        doc
+    }
+}
+
+/// Emptied text buffers for reuse by the parallel formatting tasks of
+/// [`PairStream`]: new ones would be page-faulted in again for every task.
+#[derive(Default)]
+struct BufferPool(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl BufferPool {
+    fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut v| v.pop())
+            .unwrap_or_default()
+    }
+
+    fn give(&self, mut buf: Vec<u8>) {
+        buf.clear();
+        if let Ok(mut v) = self.0.lock() {
+            v.push(buf);
+        }
+    }
+}
+
+/// Pairs formatted by one task, and the task's first error.
+pub enum PairChunk {
+    Json {
+        text: Vec<u8>,
+        error: Option<io::Error>,
+    },
+    Csv {
+        /// Boxed: a CSV writer is ten times a JSON chunk's size.
+        csv: Box<csv::Writer<Vec<u8>>>,
+        error: Option<io::Error>,
+    },
+}
+
+impl PairChunk {
+    /// Formats one pair at the end of the chunk.
+    pub fn add(&mut self, p: &Pair) {
+        match self {
+            PairChunk::Json { text, error } => {
+                text.extend_from_slice(b",\n    ");
+                if let Err(e) = serde_json::to_writer(&mut *text, p) {
+                    error.get_or_insert(super::json::io_error(e));
+                }
+            }
+            PairChunk::Csv { csv, error } => {
+                let r = csv.serialize((
+                    p.from,
+                    p.to,
+                    p.tag,
+                    p.size,
+                    p.send_time,
+                    p.recv_time,
+                    p.latency,
+                ));
+                if let Err(e) = r {
+                    error.get_or_insert(super::csv::csv_io_error(e));
+                }
+            }
+        }
+    }
+}
+
+/// Makes the chunks of a [`PairStream`] (shared by the pairing's tasks).
+pub struct PairChunks {
+    csv: bool,
+    pool: BufferPool,
+}
+
+impl PairChunks {
+    /// Chunks for `format`: [`Format::Csv`](super::Format::Csv) gives CSV
+    /// rows, anything else JSON.
+    pub fn new(format: super::Format) -> Self {
+        PairChunks {
+            csv: format == super::Format::Csv,
+            pool: BufferPool::default(),
+        }
+    }
+
+    /// An empty chunk for one task.
+    pub fn chunk(&self) -> PairChunk {
+        if self.csv {
+            PairChunk::Csv {
+                csv: Box::new(
+                    csv::WriterBuilder::new()
+                        .has_headers(false)
+                        .from_writer(self.pool.take()),
+                ),
+                error: None,
+            }
+        } else {
+            PairChunk::Json {
+                text: self.pool.take(),
+                error: None,
+            }
+        }
+    }
+}
+
+/// `comm pairs --format json|csv`: every matched message, written in
+/// order as the pairing's tasks hand their chunks over (millions of pairs
+/// never sit in memory), then the rest of the report. The first error
+/// stops the writing and is returned by [`PairStream::finish`].
+pub struct PairStream<'w> {
+    out: &'w mut dyn Write,
+    chunks: &'w PairChunks,
+    /// No pair written yet (the first one takes no comma).
+    first: bool,
+    failed: Option<io::Error>,
+}
+
+impl<'w> PairStream<'w> {
+    /// Writes the head (the JSON object's opening, or the CSV header).
+    pub fn begin(out: &'w mut dyn Write, chunks: &'w PairChunks) -> Self {
+        let mut stream = PairStream {
+            out,
+            chunks,
+            first: true,
+            failed: None,
+        };
+        if chunks.csv {
+            let mut c = csv::Writer::from_writer(&mut *stream.out);
+            let head = c
+                .write_record([
+                    "from",
+                    "to",
+                    "tag",
+                    "size",
+                    "send_time",
+                    "recv_time",
+                    "latency",
+                ])
+                .map_err(super::csv::csv_io_error)
+                .and_then(|()| c.flush());
+            drop(c);
+            stream.keep(head);
+        } else {
+            let head = stream.out.write_all(b"{\n  \"pairs\": [");
+            stream.keep(head);
+        }
+        stream
+    }
+
+    fn keep(&mut self, r: io::Result<()>) {
+        if let Err(e) = r {
+            self.failed.get_or_insert(e);
+        }
+    }
+
+    /// Writes one task's chunk (the chunks come in order).
+    pub fn write(&mut self, chunk: PairChunk) {
+        match chunk {
+            PairChunk::Json { text, error } => {
+                let mut bytes = text.as_slice();
+                if self.first && !bytes.is_empty() {
+                    bytes = &bytes[1..];
+                    self.first = false;
+                }
+                self.keep(error.map_or(Ok(()), Err));
+                let r = self.out.write_all(bytes);
+                self.keep(r);
+                self.chunks.pool.give(text);
+            }
+            PairChunk::Csv { csv, error } => {
+                self.keep(error.map_or(Ok(()), Err));
+                match csv.into_inner() {
+                    Ok(text) => {
+                        let r = self.out.write_all(&text);
+                        self.keep(r);
+                        self.chunks.pool.give(text);
+                    }
+                    Err(e) => self.keep(Err(e.into_error())),
+                }
+            }
+        }
+    }
+
+    /// Writes the tail (for JSON, the report's other fields, pretty) and
+    /// returns the first error met.
+    pub fn finish(mut self, report: &PairReport) -> io::Result<()> {
+        if !self.chunks.csv {
+            let r = self.out.write_all(b"\n  ]");
+            self.keep(r);
+            if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(report) {
+                for (k, v) in m {
+                    let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+                    let r = write!(self.out, ",\n  \"{k}\": {}", text.replace('\n', "\n  "));
+                    self.keep(r);
+                }
+            }
+            let r = self.out.write_all(b"\n}\n");
+            self.keep(r);
+        }
+        self.failed.map_or(Ok(()), Err)
+    }
+}

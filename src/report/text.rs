@@ -1,0 +1,101 @@
+//! The text renderer: a [`Document`]'s lines as they are, its tables in
+//! columns of fixed least width (cells longer than their column push the
+//! rest of the line to the right instead of being cut).
+
+use std::io::{self, Write};
+
+use super::document::{Align, Block, Column, Document, Table};
+
+/// Writes every block of `doc`, each line ended by a newline.
+pub fn write_document(w: &mut dyn Write, doc: Document<'_>) -> io::Result<()> {
+    let mut line = String::new();
+    for block in doc.blocks {
+        match block {
+            Block::Line(text) => writeln!(w, "{text}")?,
+            Block::Table(table) => write_table(w, table, &mut line)?,
+        }
+    }
+    Ok(())
+}
+
+fn write_table(w: &mut dyn Write, table: Table<'_>, line: &mut String) -> io::Result<()> {
+    let Table {
+        columns,
+        header,
+        rows,
+    } = table;
+    if header {
+        let cells = columns.iter().map(|c| c.header.as_str());
+        write_row(w, &columns, cells, line)?;
+    }
+    for row in rows {
+        write_row(w, &columns, row.iter().map(String::as_str), line)?;
+    }
+    Ok(())
+}
+
+fn write_row<'c>(
+    w: &mut dyn Write,
+    columns: &[Column],
+    cells: impl Iterator<Item = &'c str>,
+    line: &mut String,
+) -> io::Result<()> {
+    use std::fmt::Write as _;
+    line.clear();
+    for (i, (column, cell)) in columns.iter().zip(cells).enumerate() {
+        if i > 0 {
+            line.push_str(column.gap);
+        }
+        let width = column.width;
+        // Writing into a String cannot fail.
+        let _ = match column.align {
+            Align::Left => write!(line, "{cell:<width$}"),
+            Align::Right => write!(line, "{cell:>width$}"),
+        };
+    }
+    line.push('\n');
+    w.write_all(line.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_keep_their_least_width_and_gaps() {
+        let mut doc = Document::new();
+        doc.line("title").table(Table::new(
+            vec![
+                Column::right("N", 3),
+                Column::left("Name", 6).after("  "),
+                Column::left("Host", 0).after("  "),
+            ],
+            vec![
+                vec!["1".into(), "a".into(), "h".into()],
+                vec!["12345".into(), "longer name".into(), "".into()],
+            ]
+            .into_iter(),
+        ));
+        let mut out = Vec::new();
+        write_document(&mut out, doc).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "title\n  N  Name    Host\n  1  a       h\n12345  longer name  \n"
+        );
+    }
+
+    #[test]
+    fn a_headless_table_has_no_header_line() {
+        let mut doc = Document::new();
+        doc.table(
+            Table::new(
+                vec![Column::right("x", 2)],
+                std::iter::once(vec!["1".into()]),
+            )
+            .headless(),
+        );
+        let mut out = Vec::new();
+        write_document(&mut out, doc).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), " 1\n");
+    }
+}
