@@ -6,7 +6,7 @@
 #   bench/run.sh [--quick] [DIR]
 #
 # Default inputs: a database shaped like the 1.21 GB reference database
-# (8 processes, 4 trace blocks of ~730k calls and 3 comm blocks per process),
+# (8 processes, 4 trace blocks of ~730k calls and 4 comm blocks per process, one per trace block),
 # a 10,000-process and a 100,000-process database, and a 128 MB tlog file of
 # 8 M events (the C reader's anchor). --quick makes small ones (CI uses it to
 # prove the script works). Wall seconds are the best of 5 rounds
