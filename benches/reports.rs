@@ -17,11 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use profparse::analysis::tlog_summary::{EventNames, Trees, open_and_summarize, summarize};
+use profparse::formats::tlog::TlogFile;
+use profparse::report::tlog_dump::{DumpStyle, write_dump};
 use profparse::synth::blprof::BlprofConfig;
 use profparse::synth::tlog::TlogConfig;
-use profparse::tlog::TlogFile;
-use profparse::tlog::dump::{DumpStyle, write_dump};
-use profparse::tlog::summary::{EventNames, Trees, open_and_summarize, summarize};
 
 fn quick() -> bool {
     std::env::var_os("PROFPARSE_BENCH_QUICK").is_some()

@@ -18,6 +18,5 @@ pub mod report;
 pub mod source;
 pub mod synth;
 pub mod timer_tree;
-pub mod tlog;
 
 pub use error::{Error, Location, Result, Warning};

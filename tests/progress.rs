@@ -12,8 +12,8 @@ use profparse::analysis::comm_stats::{CommSelection, comm_stats};
 use profparse::analysis::regions::Regions;
 use profparse::analysis::trace_summary::{Selection, trace_summary};
 use profparse::formats::blprof::Database;
+use profparse::formats::tlog::TlogFile;
 use profparse::progress::Progress;
-use profparse::tlog::TlogFile;
 
 fn blprof(db: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -111,20 +111,25 @@ fn tlog_reads_advance_by_blocks() {
     let (hook, n) = counter();
     t.set_progress(hook);
     let per_proc: u64 = t.procs().map(|p| t.proc_blocks(p).len() as u64).sum();
-    profparse::tlog::summary::summarize(
+    profparse::analysis::tlog_summary::summarize(
         &t,
         &Default::default(),
-        profparse::tlog::summary::Trees::Skip,
+        profparse::analysis::tlog_summary::Trees::Skip,
     );
     assert_eq!(take(&n), per_proc);
     // The one-pass summary advances by the blocks of the opening scan.
     let (hook, scanned) = counter();
     let (opened, _) =
-        profparse::tlog::summary::open_and_summarize(&path, &Default::default(), &hook).unwrap();
+        profparse::analysis::tlog_summary::open_and_summarize(&path, &Default::default(), &hook)
+            .unwrap();
     assert_eq!(take(&scanned), opened.blocks() as u64);
     let mut sink = Vec::new();
-    profparse::tlog::dump::write_dump(&mut sink, &t, profparse::tlog::dump::DumpStyle::TlogDump)
-        .unwrap();
+    profparse::report::tlog_dump::write_dump(
+        &mut sink,
+        &t,
+        profparse::report::tlog_dump::DumpStyle::TlogDump,
+    )
+    .unwrap();
     assert_eq!(take(&n), t.blocks() as u64);
 }
 

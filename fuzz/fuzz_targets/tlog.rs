@@ -9,9 +9,9 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use profparse::source::InputFile;
-use profparse::tlog::TlogFile;
-use profparse::tlog::dump::{DumpStyle, write_csv, write_dump, write_json};
-use profparse::tlog::summary::{
+use profparse::formats::tlog::TlogFile;
+use profparse::report::tlog_dump::{DumpStyle, write_csv, write_dump, write_json};
+use profparse::analysis::tlog_summary::{
     EventNames, Summary, Trees, open_and_summarize, summarize, summarize_input,
 };
 

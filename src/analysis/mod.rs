@@ -15,5 +15,6 @@ pub mod imbalance;
 pub mod info;
 pub mod ranges;
 pub mod regions;
+pub mod tlog_summary;
 pub mod trace_summary;
 pub mod trace_timeline;

@@ -23,6 +23,8 @@ pub mod reference;
 pub mod svg;
 pub mod table;
 pub mod text;
+pub mod tlog_dump;
+pub mod tlog_summary;
 
 use std::io;
 

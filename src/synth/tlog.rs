@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use super::SplitMix64;
-use crate::tlog::{BLOCK, RECORD};
+use crate::formats::tlog::{BLOCK, RECORD};
 
 #[derive(Debug, Clone)]
 pub struct TlogConfig {

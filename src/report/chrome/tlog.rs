@@ -8,10 +8,10 @@ use super::json::{EventWriter, json_str, put_event};
 /// an `i` event per single event, `pid` = process; returns the event count.
 pub fn write_tlog_trace(
     w: &mut dyn Write,
-    t: &crate::tlog::TlogFile,
-    names: &crate::tlog::summary::EventNames,
+    t: &crate::formats::tlog::TlogFile,
+    names: &crate::analysis::tlog_summary::EventNames,
 ) -> io::Result<u64> {
-    use crate::tlog::EventKind;
+    use crate::formats::tlog::EventKind;
     let mut out = EventWriter::new(w)?;
     let mut text = Vec::with_capacity(1 << 16);
     let mut events = 0u64;

@@ -11,13 +11,13 @@ use profparse::analysis::calltree::{call_tree, merge_trees};
 use profparse::analysis::diff::{
     DiffOptions, DiffSort, Metric, diff_trees, function_metrics, spread_metrics, timing_metrics,
 };
+use profparse::analysis::tlog_summary::{EventNames, Trees, summarize};
 use profparse::analysis::trace_summary::Selection;
 use profparse::formats::blprof::{Database, Part};
+use profparse::formats::tlog::TlogFile;
 use profparse::model::calltree::{CallTree, Metrics};
 use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
 use profparse::timer_tree::file::{FileForm, read_timer_tree_file, suspicious_times};
-use profparse::tlog::TlogFile;
-use profparse::tlog::summary::{EventNames, Trees, summarize};
 use profparse::{Error, Location, Warning};
 
 use super::trace_common::trace_blocks;

@@ -6,20 +6,22 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 use profparse::analysis::calltree::merge_trees;
+use profparse::analysis::tlog_summary::{EventNames, Trees, open_and_summarize, summarize};
+use profparse::formats::tlog::{BLOCK, TlogFile};
+use profparse::report::Format;
 use profparse::report::calltree::{
     TreeView, write_folded, write_hatchet, write_json as tree_json, write_text,
 };
 use profparse::report::chrome::write_tlog_trace;
-use profparse::report::json::write_pretty;
-use profparse::tlog::dump::{DumpStyle, write_csv, write_dump, write_json};
-use profparse::tlog::summary::{EventNames, Trees, open_and_summarize, summarize};
-use profparse::tlog::{BLOCK, TlogFile};
+use profparse::report::tlog_dump::{DumpStyle, write_csv, write_dump, write_json};
+use profparse::report::tlog_summary::TlogSummaryReport;
 use profparse::{Error, Location};
 use rayon::prelude::*;
 
 use crate::cli::OutputArg;
 use crate::context::Context;
-use crate::output::{self, UsageError};
+use crate::format::TABLE_JSON;
+use crate::output::{self, UsageError, emit};
 
 #[derive(Args, Debug)]
 pub struct TlogArgs {
@@ -45,12 +47,6 @@ pub enum DumpFormat {
     /// `{"events":[…]}`: unsigned process, role (start/end/in/out/single), pair number.
     Json,
     Csv,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SummaryFormat {
-    Table,
-    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -93,8 +89,8 @@ pub enum TlogCommand {
         /// Names of event kinds: lines `pair <1-9> <name>` / `single <1-9> <name>`.
         #[arg(long = "event-names", value_name = "FILE")]
         event_names: Option<PathBuf>,
-        #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
-        format: SummaryFormat,
+        #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+        format: Format,
         #[command(flatten)]
         output: OutputArg,
     },
@@ -221,39 +217,19 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             drop(bar);
             check_opened(&t, ctx, false)?;
             ctx.warn_all(&s.warnings);
-            let mut out = output::open(output.output.as_deref())?;
-            match format {
-                SummaryFormat::Json => {
-                    #[derive(serde::Serialize)]
-                    struct Doc<'a> {
-                        file: String,
-                        nprocs: usize,
-                        events: u64,
-                        processes: &'a [profparse::tlog::summary::ProcSummary],
-                        across: &'a [profparse::tlog::summary::AcrossStats],
-                        warnings: Vec<String>,
-                    }
-                    let warnings = t
-                        .warnings()
-                        .iter()
-                        .chain(&s.warnings)
-                        .map(|w| w.to_string())
-                        .collect();
-                    write_pretty(
-                        &mut out,
-                        &Doc {
-                            file: file.display().to_string(),
-                            nprocs: t.nprocs(),
-                            events: t.total_events(),
-                            processes: &s.procs,
-                            across: &s.across,
-                            warnings,
-                        },
-                    )?
-                }
-                SummaryFormat::Table => write_summary_table(&mut out, &t, &s)?,
-            }
-            out.flush()?;
+            let report = TlogSummaryReport {
+                file: file.display().to_string(),
+                nprocs: t.nprocs(),
+                events: t.total_events(),
+                summary: &s,
+                warnings: t
+                    .warnings()
+                    .iter()
+                    .chain(&s.warnings)
+                    .map(|w| w.to_string())
+                    .collect(),
+            };
+            emit(&report, *format, output)?;
         }
         TlogCommand::Tree {
             file,
@@ -312,103 +288,4 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn write_summary_table(
-    w: &mut dyn Write,
-    t: &TlogFile,
-    s: &profparse::tlog::summary::Summary,
-) -> std::io::Result<()> {
-    writeln!(
-        w,
-        "{}: {} processes, {} events; times in seconds.\n",
-        t.path().display(),
-        t.nprocs(),
-        t.total_events()
-    )?;
-    writeln!(
-        w,
-        "{:>5} {:>9} {:>12} {:>12}  {:<12} {:>8} {:>10} {:>10} {:>10} {:>10}",
-        "proc", "events", "start", "end", "kind", "count", "total", "min", "avg", "max"
-    )?;
-    for p in &s.procs {
-        let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.6}"));
-        let mut first = true;
-        for k in &p.kinds {
-            let lead = if first {
-                format!(
-                    "{:>5} {:>9} {:>12} {:>12}",
-                    p.proc,
-                    p.events,
-                    opt(p.start),
-                    opt(p.end)
-                )
-            } else {
-                format!("{:>5} {:>9} {:>12} {:>12}", "", "", "", "")
-            };
-            first = false;
-            if k.role == "interval" {
-                writeln!(
-                    w,
-                    "{lead}  {:<12} {:>8} {:>10} {:>10} {:>10} {:>10}",
-                    k.name,
-                    k.count,
-                    us(k.total),
-                    us(k.min),
-                    us(k.avg),
-                    us(k.max)
-                )?;
-            } else {
-                writeln!(
-                    w,
-                    "{lead}  {:<12} {:>8} {:>10}",
-                    format!("{} (single)", k.name),
-                    k.count,
-                    ""
-                )?;
-            }
-        }
-        let u = &p.unmatched;
-        if u.ins + u.out + u.crossed > 0 {
-            writeln!(
-                w,
-                "{:>5} unmatched: {} IN, {} OUT, {} crossed",
-                "", u.ins, u.out, u.crossed
-            )?;
-        }
-    }
-    writeln!(
-        w,
-        "\nOver processes (intervals: total seconds per process; single events: count per process)"
-    )?;
-    writeln!(
-        w,
-        "{:<18} {:>6} {:>10} {:>10} {:>10} {:>9}",
-        "kind", "procs", "min", "avg", "max", "max proc"
-    )?;
-    for a in &s.across {
-        let f = |v: f64| {
-            if a.role == "interval" {
-                us(v)
-            } else {
-                format!("{v:.1}")
-            }
-        };
-        writeln!(
-            w,
-            "{:<18} {:>6} {:>10} {:>10} {:>10} {:>9}",
-            a.name,
-            a.procs,
-            f(a.min),
-            f(a.avg),
-            f(a.max),
-            a.max_proc
-        )?;
-    }
-    Ok(())
-}
-
-/// Seconds with microsecond resolution (the tlog clock's).
-fn us(v: f64) -> String {
-    format!("{v:.6}")
 }

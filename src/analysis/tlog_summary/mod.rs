@@ -19,8 +19,8 @@ use rayon::prelude::*;
 
 use std::path::Path;
 
-use super::{EventKind, TlogFile};
 use crate::error::{Location, Warning};
+use crate::formats::tlog::{EventKind, TlogFile};
 use crate::model::calltree::{CallTree, NodeId};
 use crate::progress::Progress;
 use crate::source::InputFile;

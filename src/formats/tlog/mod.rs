@@ -7,9 +7,7 @@
 //! reported with its byte offset, block and process; nothing is dropped
 //! silently.
 
-pub mod dump;
 mod scan;
-pub mod summary;
 
 use std::collections::BTreeMap;
 use std::path::Path;

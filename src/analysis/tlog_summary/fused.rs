@@ -25,7 +25,7 @@ use super::{
     EventNames, Intervals, KINDS, ProcSummary, ProcWarnings, Summary, Unmatched, across_procs,
     crossed_message, innermost_open, kind_stats, unmatched_out_message,
 };
-use crate::tlog::{
+use crate::formats::tlog::{
     BLOCK, BlockVisitor, CleanBlock, EventKind, RECORD, RECORDS_PER_BLOCK, Record, TlogFile,
     clean_block,
 };
@@ -630,11 +630,11 @@ mod tests {
 
     use super::super::{EventNames, Summary, Trees, summarize, summarize_input};
     use super::{ChunkSummary, SummaryMerge, WINDOW};
+    use crate::formats::tlog::tests::record;
+    use crate::formats::tlog::{BLOCK, TlogFile};
+    use crate::formats::tlog::{BlockVisitor, clean_block};
     use crate::source::InputFile;
     use crate::synth::SplitMix64;
-    use crate::tlog::tests::record;
-    use crate::tlog::{BLOCK, TlogFile};
-    use crate::tlog::{BlockVisitor, clean_block};
 
     /// A file with nesting, crossings, unmatched INs and OUTs, START/END,
     /// unknown types, processes interleaved and damage here and there.

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{EventKind, Record, TlogFile};
+use crate::formats::tlog::{EventKind, Record, TlogFile};
 use crate::report::numfmt::{write_c_g, write_java_double};
 
 /// Dump layouts.
@@ -65,7 +65,7 @@ fn for_each_event(t: &TlogFile, blocks: &[usize], buf: &mut Vec<u8>, mut f: impl
         }
         for raw in t
             .read_blocks(blocks[i], j - i, buf)
-            .chunks_exact(super::RECORD)
+            .chunks_exact(crate::formats::tlog::RECORD)
         {
             let r = Record::decode(raw);
             if !r.is_padding() {
@@ -91,7 +91,7 @@ fn write_blocks(
     // (padding only ends a process's run): no counting pass is needed.
     let regular = only.filter(|_| t.warnings().is_empty()).and_then(|p| {
         let last = *blocks.last()?;
-        let before = (blocks.len() as u64 - 1) * super::RECORDS_PER_BLOCK as u64;
+        let before = (blocks.len() as u64 - 1) * crate::formats::tlog::RECORDS_PER_BLOCK as u64;
         Some((last, t.events_of(p).checked_sub(before)?))
     });
     let keep = |r: &Record| only.is_none_or(|p| r.proc == p);
@@ -109,7 +109,7 @@ fn write_blocks(
                             if b == last {
                                 in_last
                             } else {
-                                super::RECORDS_PER_BLOCK as u64
+                                crate::formats::tlog::RECORDS_PER_BLOCK as u64
                             }
                         })
                         .sum()
