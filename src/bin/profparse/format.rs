@@ -48,3 +48,9 @@ impl TypedValueParser for Offered {
 
 /// Table and JSON, without help lines: the offer of most reports.
 pub const TABLE_JSON: Offered = Offered(&[(Format::Table, ""), (Format::Json, "")]);
+
+/// The error for a format a command's `--format` does not offer: the
+/// parser above never lets one through, so this is a bug, said plainly.
+pub fn unoffered(format: Format) -> anyhow::Error {
+    anyhow::anyhow!("--format {} is not offered by this command", format.name())
+}

@@ -3,8 +3,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use profparse::analysis::calltree::{call_tree, inconsistent_nodes};
+use profparse::report::Format;
 use profparse::report::calltree::{
     TreeView, write_folded, write_hatchet, write_html, write_json, write_text,
 };
@@ -13,22 +14,32 @@ use profparse::{Location, Warning};
 use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection, trace_blocks};
 use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
+use crate::format::Offered;
 use crate::output::{self, UsageError};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TreeFormat {
-    /// Indented text, numbers first and the call path last.
-    Text,
-    /// Nested JSON (`roots` → `children`), docs/JSON.md.
-    Json,
-    /// `a;b;c <microseconds of exclusive time>` for flame graph tools.
-    Folded,
-    /// One self-contained page with collapsible branches.
-    Html,
-    /// Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`): seconds
-    /// averaged over processes, calls summed.
-    Hatchet,
-}
+/// `--format` of this command.
+const FORMATS: Offered = Offered(&[
+    (
+        Format::Text,
+        "Indented text, numbers first and the call path last",
+    ),
+    (
+        Format::Json,
+        "Nested JSON (`roots` → `children`), docs/JSON.md",
+    ),
+    (
+        Format::Folded,
+        "`a;b;c <microseconds of exclusive time>` for flame graph tools",
+    ),
+    (
+        Format::Html,
+        "One self-contained page with collapsible branches",
+    ),
+    (
+        Format::Hatchet,
+        "Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`): seconds averaged over processes, calls summed",
+    ),
+]);
 
 #[derive(Args, Debug)]
 pub struct CallTreeArgs {
@@ -49,8 +60,8 @@ pub struct CallTreeArgs {
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
-    pub format: TreeFormat,
+    #[arg(long, default_value = "text", value_parser = FORMATS)]
+    pub format: Format,
     #[command(flatten)]
     pub output: OutputArg,
 }
@@ -98,7 +109,7 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let mut out = output::open(args.output.output.as_deref())?;
     match args.format {
-        TreeFormat::Text => {
+        Format::Text => {
             let scope = match args.proc {
                 Some(p) => format!("process {p}"),
                 None => format!("{nprocs} processes (times are averages over processes)"),
@@ -110,10 +121,11 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             )?;
             write_text(&mut out, &tree, &view)?
         }
-        TreeFormat::Json => write_json(&mut out, &tree, &view, args.proc)?,
-        TreeFormat::Folded => write_folded(&mut out, &tree, &view)?,
-        TreeFormat::Hatchet => write_hatchet(&mut out, &tree, &view)?,
-        TreeFormat::Html => write_html(&mut out, &tree, &view, &args.db.db.display().to_string())?,
+        Format::Json => write_json(&mut out, &tree, &view, args.proc)?,
+        Format::Folded => write_folded(&mut out, &tree, &view)?,
+        Format::Hatchet => write_hatchet(&mut out, &tree, &view)?,
+        Format::Html => write_html(&mut out, &tree, &view, &args.db.db.display().to_string())?,
+        other => return Err(crate::format::unoffered(other)),
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

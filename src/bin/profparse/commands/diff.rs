@@ -16,6 +16,7 @@ use profparse::analysis::trace_summary::Selection;
 use profparse::formats::blprof::{Database, Part};
 use profparse::formats::tlog::TlogFile;
 use profparse::model::calltree::{CallTree, Metrics};
+use profparse::report::Format;
 use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
 use profparse::timer_tree::file::{FileForm, read_timer_tree_file, suspicious_times};
 use profparse::{Error, Location, Warning};
@@ -23,6 +24,7 @@ use profparse::{Error, Location, Warning};
 use super::trace_common::trace_blocks;
 use crate::cli::OutputArg;
 use crate::context::Context;
+use crate::format::Offered;
 use crate::output::{self, UsageError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -47,13 +49,14 @@ pub enum SortArg {
     Name,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
-    /// Tables: call tree, then functions (databases).
-    Text,
-    /// One JSON object (docs/JSON.md).
-    Json,
-}
+/// `--format` of this command.
+const FORMATS: Offered = Offered(&[
+    (
+        Format::Text,
+        "Tables: call tree, then functions (databases)",
+    ),
+    (Format::Json, "One JSON object (docs/JSON.md)"),
+]);
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
@@ -78,8 +81,8 @@ pub struct DiffArgs {
     #[arg(long = "min-diff", value_name = "SECONDS", default_value_t = 0.0)]
     pub min_diff: f64,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
-    pub format: DiffFormat,
+    #[arg(long, default_value = "text", value_parser = FORMATS)]
+    pub format: Format,
     #[command(flatten)]
     pub output: OutputArg,
 }
@@ -341,8 +344,9 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let mut text = Vec::new();
     match args.format {
-        DiffFormat::Text => write_text(&mut text, &report, ctx.table_style(&args.output))?,
-        DiffFormat::Json => write_json(&mut text, &report, &ctx.warning_texts())?,
+        Format::Text => write_text(&mut text, &report, ctx.table_style(&args.output))?,
+        Format::Json => write_json(&mut text, &report, &ctx.warning_texts())?,
+        other => return Err(crate::format::unoffered(other)),
     }
     let mut out = output::open(args.output.output.as_deref())?;
     out.write_all(&text)?;

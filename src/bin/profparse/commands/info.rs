@@ -3,27 +3,23 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use profparse::analysis::info::database_info;
+use profparse::report::Format;
 use profparse::report::{json, table};
 
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
+use crate::format::TABLE_JSON;
 use crate::output;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InfoFormat {
-    Table,
-    Json,
-}
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     #[command(flatten)]
     pub db: DatabaseArg,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = InfoFormat::Table)]
-    pub format: InfoFormat,
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+    pub format: Format,
     #[command(flatten)]
     pub output: OutputArg,
 }
@@ -41,8 +37,9 @@ pub fn run(args: &InfoArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     ctx.warn_all(&warnings);
     let mut out = output::open(args.output.output.as_deref())?;
     match args.format {
-        InfoFormat::Table => table::write_info(&mut out, &info, ctx.table_style(&args.output))?,
-        InfoFormat::Json => json::write_info(&mut out, &info, &warnings)?,
+        Format::Table => table::write_info(&mut out, &info, ctx.table_style(&args.output))?,
+        Format::Json => json::write_info(&mut out, &info, &warnings)?,
+        other => return Err(crate::format::unoffered(other)),
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -3,21 +3,17 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use profparse::analysis::filter::write_filter_file;
 use profparse::analysis::regions::{Regions, region_stats};
+use profparse::report::Format;
 use profparse::report::{json, table};
 
 use super::trace_common::open_trace_db;
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
+use crate::format::TABLE_JSON;
 use crate::output::{self, UsageError};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RegionsFormat {
-    Table,
-    Json,
-}
 
 #[derive(Args, Debug)]
 pub struct RegionsArgs {
@@ -31,8 +27,8 @@ pub struct RegionsArgs {
     #[arg(long = "write-filter-file", value_name = "F")]
     pub write_filter_file: Option<std::path::PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = RegionsFormat::Table)]
-    pub format: RegionsFormat,
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+    pub format: Format,
     #[command(flatten)]
     pub output: OutputArg,
 }
@@ -59,7 +55,7 @@ pub fn run(args: &RegionsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let names = |n: i32| regions.name(n);
     let mut out = output::open(args.output.output.as_deref())?;
     match args.format {
-        RegionsFormat::Json => {
+        Format::Json => {
             let w: Vec<_> = db
                 .trace_index()
                 .warnings
@@ -69,7 +65,7 @@ pub fn run(args: &RegionsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 .collect();
             json::write_regions(&mut out, &stats, proc, &names, &w)?
         }
-        RegionsFormat::Table => {
+        Format::Table => {
             let style = ctx.table_style(&args.output);
             writeln!(
                 out,
@@ -84,6 +80,7 @@ pub fn run(args: &RegionsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 table::write_proc_ranges(&mut out, p, &names, style)?;
             }
         }
+        other => return Err(crate::format::unoffered(other)),
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -6,23 +6,24 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::function_stats::SortKey;
+use profparse::report::Format;
 use profparse::report::{csv, json, reference, table};
 
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
+use crate::format::Offered;
 use crate::output::{self, UsageError};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SummaryFormat {
-    /// Aligned tables for people.
-    Table,
-    /// One JSON object (docs/JSON.md).
-    Json,
-    /// One row per function, full precision.
-    Csv,
-    /// amrprofparser's own text layout (both tables, 4 decimals).
-    Reference,
-}
+/// `--format` of this command.
+const SUMMARY_FORMATS: Offered = Offered(&[
+    (Format::Table, "Aligned tables for people"),
+    (Format::Json, "One JSON object (docs/JSON.md)"),
+    (Format::Csv, "One row per function, full precision"),
+    (
+        Format::Reference,
+        "amrprofparser's own text layout (both tables, 4 decimals)",
+    ),
+]);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SortArg {
@@ -78,8 +79,8 @@ pub struct TableOptions {
     #[arg(long)]
     pub wide: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
-    pub format: SummaryFormat,
+    #[arg(long, default_value = "table", value_parser = SUMMARY_FORMATS)]
+    pub format: Format,
     #[command(flatten)]
     pub output: OutputArg,
 }
@@ -125,8 +126,8 @@ pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let mut out = output::open(args.output.output.as_deref())?;
     let database = all.db.db.display().to_string();
     match args.format {
-        SummaryFormat::Reference => reference::write_stats_report(&mut out, &summary, None)?,
-        SummaryFormat::Json => json::write_summary(
+        Format::Reference => reference::write_stats_report(&mut out, &summary, None)?,
+        Format::Json => json::write_summary(
             &mut out,
             &database,
             &summary,
@@ -134,12 +135,12 @@ pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             sort,
             &[db.warnings(), &warnings].concat(),
         )?,
-        SummaryFormat::Csv => csv::write_summary(
+        Format::Csv => csv::write_summary(
             &mut out,
             &summary,
             &cut(sort.unwrap_or(SortKey::Name).order(&summary.functions)),
         )?,
-        SummaryFormat::Table => {
+        Format::Table => {
             let mut style = ctx.table_style(&args.output);
             style.wide = args.wide;
             writeln!(
@@ -168,6 +169,7 @@ pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             }
             table::write_summary_totals(&mut out, &summary)?;
         }
+        other => return Err(crate::format::unoffered(other)),
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::cli::OutputArg;
 use crate::context::Context;
-use crate::format::TABLE_JSON;
+use crate::format::{Offered, TABLE_JSON};
 use crate::output::{self, UsageError, emit};
 
 #[derive(Args, Debug)]
@@ -40,26 +40,35 @@ pub enum Style {
     Sample,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DumpFormat {
-    /// The --style layout.
-    Text,
-    /// `{"events":[…]}`: unsigned process, role (start/end/in/out/single), pair number.
-    Json,
-    Csv,
-}
+/// `--format` of this command.
+const DUMP_FORMATS: Offered = Offered(&[
+    (Format::Text, "The --style layout"),
+    (
+        Format::Json,
+        "`{\"events\":[…]}`: unsigned process, role (start/end/in/out/single), pair number",
+    ),
+    (Format::Csv, ""),
+]);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TreeFormat {
-    /// Indented text, numbers first and the nesting last.
-    Text,
-    /// Nested JSON (`roots` → `children`), docs/JSON.md.
-    Json,
-    /// `a;b;c <microseconds of exclusive time>` for flame graph tools.
-    Folded,
-    /// Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`).
-    Hatchet,
-}
+/// `--format` of this command.
+const TREE_FORMATS: Offered = Offered(&[
+    (
+        Format::Text,
+        "Indented text, numbers first and the nesting last",
+    ),
+    (
+        Format::Json,
+        "Nested JSON (`roots` → `children`), docs/JSON.md",
+    ),
+    (
+        Format::Folded,
+        "`a;b;c <microseconds of exclusive time>` for flame graph tools",
+    ),
+    (
+        Format::Hatchet,
+        "Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`)",
+    ),
+]);
 
 #[derive(Subcommand, Debug)]
 pub enum TlogCommand {
@@ -73,8 +82,8 @@ pub enum TlogCommand {
         /// largest process id). Larger adds empty sections; smaller is an error.
         #[arg(long, value_name = "N")]
         nodes: Option<usize>,
-        #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
-        format: DumpFormat,
+        #[arg(long, default_value = "text", value_parser = DUMP_FORMATS)]
+        format: Format,
         /// Dump even data that does not look like a trace.
         #[arg(long)]
         raw: bool,
@@ -101,8 +110,8 @@ pub enum TlogCommand {
         proc: Option<u16>,
         #[arg(long = "event-names", value_name = "FILE")]
         event_names: Option<PathBuf>,
-        #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
-        format: TreeFormat,
+        #[arg(long, default_value = "text", value_parser = TREE_FORMATS)]
+        format: Format,
         #[command(flatten)]
         output: OutputArg,
     },
@@ -169,8 +178,8 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             }
             // Bytes per event line, by layout (JSON and CSV carry more fields).
             let per_event = match (format, style) {
-                (DumpFormat::Text, Style::TlogDump) => 45,
-                (DumpFormat::Text, _) => 60,
+                (Format::Text, Style::TlogDump) => 45,
+                (Format::Text, _) => 60,
                 (_, _) => 160,
             };
             ctx.guard_output(
@@ -180,9 +189,9 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             )?;
             let mut out = output::open(output.output.as_deref())?;
             match format {
-                DumpFormat::Json => write_json(&mut out, &t)?,
-                DumpFormat::Csv => write_csv(&mut out, &t)?,
-                DumpFormat::Text => {
+                Format::Json => write_json(&mut out, &t)?,
+                Format::Csv => write_csv(&mut out, &t)?,
+                Format::Text => {
                     // File order reads every block once; per-process sections
                     // read each process's blocks (twice in a damaged file: a
                     // counting pass first).
@@ -200,6 +209,7 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                     write_dump(&mut out, &t, style)?;
                     out.flush()?;
                 }
+                other => return Err(crate::format::unoffered(*other)),
             }
             out.flush()?;
         }
@@ -267,10 +277,11 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             trees.into_par_iter().for_each(drop);
             let mut out = output::open(output.output.as_deref())?;
             match format {
-                TreeFormat::Text => write_text(&mut out, &tree, &view)?,
-                TreeFormat::Json => tree_json(&mut out, &tree, &view, proc.map(usize::from))?,
-                TreeFormat::Folded => write_folded(&mut out, &tree, &view)?,
-                TreeFormat::Hatchet => write_hatchet(&mut out, &tree, &view)?,
+                Format::Text => write_text(&mut out, &tree, &view)?,
+                Format::Json => tree_json(&mut out, &tree, &view, proc.map(usize::from))?,
+                Format::Folded => write_folded(&mut out, &tree, &view)?,
+                Format::Hatchet => write_hatchet(&mut out, &tree, &view)?,
+                other => return Err(crate::format::unoffered(*other)),
             }
             out.flush()?;
         }

@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use clap::Args;
 use profparse::analysis::function_stats::SortKey;
 use profparse::analysis::trace_summary::trace_summary;
+use profparse::report::Format;
 use profparse::report::{csv, json, reference, table};
 
-use super::summary::{SummaryFormat, TableOptions};
+use super::summary::TableOptions;
 use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection, trace_blocks};
 use crate::cli::{DatabaseArg, RegionArgs};
 use crate::context::Context;
@@ -60,7 +61,7 @@ pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let database = all.db.db.display().to_string();
     let mut out = output::open(args.output.output.as_deref())?;
     match args.format {
-        SummaryFormat::Reference => {
+        Format::Reference => {
             reference::write_stats_report(
                 &mut out,
                 s,
@@ -69,7 +70,7 @@ pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             let m = reference::name_width(s.functions.iter().map(|f| f.name.as_str()));
             reference::write_inclusive(&mut out, m, &t.inclusive)?;
         }
-        SummaryFormat::Json => {
+        Format::Json => {
             let all: Vec<_> = db
                 .warnings()
                 .iter()
@@ -88,12 +89,12 @@ pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 &all,
             )?
         }
-        SummaryFormat::Csv => csv::write_summary(
+        Format::Csv => csv::write_summary(
             &mut out,
             s,
             &cut(sort.unwrap_or(SortKey::Name).order(&s.functions)),
         )?,
-        SummaryFormat::Table => {
+        Format::Table => {
             let mut style = ctx.table_style(&args.output);
             style.wide = args.wide;
             writeln!(
@@ -123,6 +124,7 @@ pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             writeln!(out)?;
             table::write_trace_extras(&mut out, &t, args.top, style)?;
         }
+        other => return Err(crate::format::unoffered(other)),
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand, ValueEnum};
 
 use profparse::model::calltree::CallTree;
+use profparse::report::Format;
 use profparse::timer_tree::file::{read_timer_tree_file, suspicious_times};
 use profparse::timer_tree::json::write_json;
 use profparse::timer_tree::merge::merge_trees;
@@ -20,6 +21,7 @@ use profparse::{Error, Location, Warning};
 
 use crate::cli::OutputArg;
 use crate::context::{Context, EXIT_OK};
+use crate::format::Offered;
 use crate::output::{self, UsageError};
 
 #[derive(Args, Debug)]
@@ -83,13 +85,11 @@ pub struct ShowArgs {
 }
 
 /// How `tree merge` reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MergeFormat {
-    /// An indented text table.
-    Table,
-    /// JSON (schema in docs/TIMER_TREE.md).
-    Json,
-}
+/// `--format` of this command.
+const MERGE_FORMATS: Offered = Offered(&[
+    (Format::Table, "An indented text table"),
+    (Format::Json, "JSON (schema in docs/TIMER_TREE.md)"),
+]);
 
 #[derive(Args, Debug)]
 pub struct MergeArgs {
@@ -97,8 +97,8 @@ pub struct MergeArgs {
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
     /// Report format.
-    #[arg(long, value_enum, default_value_t = MergeFormat::Table)]
-    pub format: MergeFormat,
+    #[arg(long, default_value = "table", value_parser = MERGE_FORMATS)]
+    pub format: Format,
     #[command(flatten)]
     pub output: OutputArg,
 }
@@ -192,8 +192,9 @@ fn merge(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let merged = merge_trees(&trees);
     let mut text = Vec::new();
     match args.format {
-        MergeFormat::Table => write_merge_table(&mut text, &merged, &labels)?,
-        MergeFormat::Json => write_merge_json(&mut text, &merged, &labels)?,
+        Format::Table => write_merge_table(&mut text, &merged, &labels)?,
+        Format::Json => write_merge_json(&mut text, &merged, &labels)?,
+        other => return Err(crate::format::unoffered(other)),
     }
     let mut out = output::open(args.output.output.as_deref())?;
     out.write_all(&text)?;
