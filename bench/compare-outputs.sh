@@ -118,6 +118,10 @@ for log in "$fx"/tlog/*.log "$fx"/tlog/bad/*.log; do
     done
     run "$n export" tlog export "$log" --chrome t.json
 done
+run "diff run folders" diff "$fx/blprof/small4" "$fx/blprof/asym4"
+run "diff no database" diff "$fx/blprof/filters" "$fx/blprof/small4"
+run "diff kinds" diff "$fx/blprof/small4" "$fx/tlog/np1.log"
+run "diff missing" diff "$fx/nothing" "$fx/tlog/np1.log"
 run "tlog diff" diff "$fx/tlog/np4.log" "$fx/tlog/np4_flush_part1.log"
 run "tlog diff json" diff "$fx/tlog/np1.log" "$fx/tlog/np4.log" --format json
 

@@ -1,4 +1,7 @@
 //! On-disk formats: one module per format, readers only.
 
 pub mod blprof;
+mod input;
 pub mod tlog;
+
+pub use input::{Input, InputKind};

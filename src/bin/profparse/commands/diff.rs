@@ -15,10 +15,11 @@ use profparse::analysis::tlog_summary::{EventNames, Trees, summarize};
 use profparse::analysis::trace_summary::Selection;
 use profparse::formats::blprof::{Database, Part};
 use profparse::formats::tlog::TlogFile;
+use profparse::formats::{Input, InputKind};
 use profparse::model::calltree::{CallTree, Metrics};
 use profparse::report::Format;
 use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
-use profparse::timer_tree::file::{FileForm, read_timer_tree_file, suspicious_times};
+use profparse::timer_tree::file::{read_timer_tree_file, suspicious_times};
 use profparse::{Error, Location, Warning};
 
 use super::trace_common::trace_blocks;
@@ -85,83 +86,6 @@ pub struct DiffArgs {
     pub format: Format,
     #[command(flatten)]
     pub output: OutputArg,
-}
-
-/// What an input is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Blprof,
-    Tlog,
-    TimerTree,
-}
-
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Blprof => "blprof",
-            Kind::Tlog => "tlog",
-            Kind::TimerTree => "timer-tree",
-        }
-    }
-}
-
-/// A directory with `bl_prof_H` or `bl_call_stats_H` (or a run directory
-/// holding such a `bl_prof`) is a database; a `.json`/`.xml` file, or one
-/// starting with `{` or `<`, a timer tree; any other file a tlog trace.
-fn detect(path: &Path) -> anyhow::Result<(Kind, PathBuf)> {
-    let is_db = |d: &Path| {
-        ["bl_prof_H", "bl_call_stats_H", "bl_comm_prof_H"]
-            .iter()
-            .any(|h| d.join(h).is_file())
-    };
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if meta.is_dir() {
-        if is_db(path) {
-            return Ok((Kind::Blprof, path.to_owned()));
-        }
-        let inner = path.join("bl_prof");
-        if is_db(&inner) {
-            return Ok((Kind::Blprof, inner));
-        }
-        return Err(UsageError(format!(
-            "{}: a directory without bl_prof_H or bl_call_stats_H is not a bl_prof database",
-            path.display()
-        ))
-        .into());
-    }
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    if matches!(ext.as_deref(), Some("log" | "tlog")) {
-        return Ok((Kind::Tlog, path.to_owned()));
-    }
-    // Only the first bytes are needed to tell a text tree from a binary trace.
-    let mut head = vec![0u8; 4096];
-    let n = {
-        use std::io::Read;
-        let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let mut n = 0;
-        loop {
-            match f.read(&mut head[n..]) {
-                Ok(0) => break,
-                Ok(k) => {
-                    n += k;
-                    if n == head.len() {
-                        break;
-                    }
-                }
-                Err(e) => return Err(Error::io(path, e).into()),
-            }
-        }
-        n
-    };
-    head.truncate(n);
-    if FileForm::detect(path, &head).is_ok() {
-        Ok((Kind::TimerTree, path.to_owned()))
-    } else {
-        Ok((Kind::Tlog, path.to_owned()))
-    }
 }
 
 /// One side, ready to compare.
@@ -274,8 +198,8 @@ fn load_timer_tree(path: &Path, ctx: &Context) -> anyhow::Result<Side> {
 }
 
 pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (ka, pa) = detect(&args.a)?;
-    let (kb, pb) = detect(&args.b)?;
+    let Input { kind: ka, path: pa } = Input::open(&args.a)?;
+    let Input { kind: kb, path: pb } = Input::open(&args.b)?;
     if ka != kb {
         return Err(UsageError(format!(
             "cannot compare a {} ({}) with a {} ({}): A and B must be of the same kind",
@@ -290,9 +214,9 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         return Err(UsageError("--min-diff must be a number ≥ 0".into()).into());
     }
     let load = |arg: &Path, p: &Path| match ka {
-        Kind::Blprof => load_blprof(arg, p, ctx),
-        Kind::Tlog => load_tlog(p, ctx),
-        Kind::TimerTree => load_timer_tree(p, ctx),
+        InputKind::Blprof => load_blprof(arg, p, ctx),
+        InputKind::Tlog => load_tlog(p, ctx),
+        InputKind::TimerTree => load_timer_tree(p, ctx),
     };
     let a = load(&args.a, &pa)?;
     let b = load(&args.b, &pb)?;
@@ -338,7 +262,7 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         b: b.info,
         metric: opts.metric,
         sort: opts.sort,
-        decimals: if ka == Kind::Tlog { 6 } else { 4 },
+        decimals: if ka == InputKind::Tlog { 6 } else { 4 },
         calltree,
         functions,
     };

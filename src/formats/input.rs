@@ -1,0 +1,164 @@
+//! What a path given on the command line is: a bl_prof database (or the run
+//! folder that holds one), a tlog trace, or a serialized timer tree. Commands
+//! that take more than one kind of input ask [`Input::open`] and then open
+//! the path with that kind's reader.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::timer_tree::file::FileForm;
+
+/// The kinds of input profparse reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// An AMReX bl_prof database directory.
+    Blprof,
+    /// An Omni libtlog trace file.
+    Tlog,
+    /// A serialized timer tree (JSON or XML).
+    TimerTree,
+}
+
+impl InputKind {
+    /// The kind's name in messages and in JSON (`kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            InputKind::Blprof => "blprof",
+            InputKind::Tlog => "tlog",
+            InputKind::TimerTree => "timer-tree",
+        }
+    }
+}
+
+/// A recognised input: its kind and the path its reader opens (for a run
+/// folder, the `bl_prof` database inside it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    pub kind: InputKind,
+    pub path: PathBuf,
+}
+
+/// The global headers of which any one makes a directory a database.
+const DATABASE_HEADERS: [&str; 3] = ["bl_prof_H", "bl_call_stats_H", "bl_comm_prof_H"];
+
+/// Bytes read from the start of a file to tell a text tree from a binary trace.
+const HEAD: usize = 4096;
+
+impl Input {
+    /// Opens `path` far enough to tell what it is (its metadata, and for a
+    /// file without a telling extension its first 4 KiB):
+    /// a directory with a bl_prof global header is a database, and so is
+    /// a run folder holding such a `bl_prof`; a `.log`/`.tlog` file is a
+    /// trace; a `.json`/`.xml` file, or one whose first non-blank byte is
+    /// `{` or `<`, a timer tree; any other file a trace. A directory that is
+    /// no database is an error naming what it lacks.
+    pub fn open(path: &Path) -> Result<Input> {
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if meta.is_dir() {
+            return Self::directory(path);
+        }
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let kind = if matches!(ext.as_deref(), Some("log" | "tlog")) {
+            InputKind::Tlog
+        } else if FileForm::detect(path, &head(path)?).is_ok() {
+            InputKind::TimerTree
+        } else {
+            InputKind::Tlog
+        };
+        Ok(Input {
+            kind,
+            path: path.to_owned(),
+        })
+    }
+
+    fn directory(path: &Path) -> Result<Input> {
+        let is_db = |d: &Path| DATABASE_HEADERS.iter().any(|h| d.join(h).is_file());
+        for dir in [path.to_owned(), path.join("bl_prof")] {
+            if is_db(&dir) {
+                return Ok(Input {
+                    kind: InputKind::Blprof,
+                    path: dir,
+                });
+            }
+        }
+        Err(Error::NotFound(format!(
+            "{}: a directory without bl_prof_H or bl_call_stats_H is not a bl_prof database",
+            path.display()
+        )))
+    }
+}
+
+/// The first [`HEAD`] bytes of the file (fewer if it is shorter).
+fn head(path: &Path) -> Result<Vec<u8>> {
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut head = Vec::with_capacity(HEAD);
+    f.take(HEAD as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(rel)
+    }
+
+    #[test]
+    fn recognises_each_kind() {
+        let db = fixture("blprof/small4/bl_prof");
+        assert_eq!(Input::open(&db).unwrap().kind, InputKind::Blprof);
+        // The run folder holding `bl_prof/` opens its database.
+        let run = Input::open(&fixture("blprof/small4")).unwrap();
+        assert_eq!((run.kind, run.path), (InputKind::Blprof, db));
+        assert_eq!(
+            Input::open(&fixture("tlog/np4.log")).unwrap().kind,
+            InputKind::Tlog
+        );
+        assert_eq!(
+            Input::open(&fixture("timertree/doc_example.json"))
+                .unwrap()
+                .kind,
+            InputKind::TimerTree
+        );
+        assert_eq!(
+            Input::open(&fixture("timertree/ours/edge_cases.xml"))
+                .unwrap()
+                .kind,
+            InputKind::TimerTree
+        );
+    }
+
+    #[test]
+    fn content_decides_without_an_extension() {
+        let dir = std::env::temp_dir().join(format!("profparse-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tree = dir.join("tree");
+        std::fs::write(&tree, b"\xEF\xBB\xBF  {\"name\": []}").unwrap();
+        let trace = dir.join("trace");
+        std::fs::write(&trace, [0u8; 32]).unwrap();
+        let kinds = (
+            Input::open(&tree).map(|i| i.kind),
+            Input::open(&trace).map(|i| i.kind),
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(kinds.0.unwrap(), InputKind::TimerTree);
+        assert_eq!(kinds.1.unwrap(), InputKind::Tlog);
+    }
+
+    #[test]
+    fn a_directory_without_headers_is_no_database() {
+        let e = Input::open(&fixture("blprof/filters")).unwrap_err();
+        assert!(e.is_unreadable_input());
+        assert!(e.to_string().contains("not a bl_prof database"), "{e}");
+        assert!(Input::open(&fixture("nothing/here")).is_err());
+    }
+}
