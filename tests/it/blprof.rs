@@ -4,37 +4,12 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
-
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-}
-
-fn profparse() -> Command {
-    Command::cargo_bin("profparse").unwrap()
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = profparse().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "profparse {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    serde_json::from_str(&run_ok(args)).unwrap()
-}
+use crate::common::{DATABASES, copy_db, fixture, json, profparse, run_ok};
 
 /// One row of the reference's statistics table.
 #[derive(Debug)]
@@ -446,16 +421,6 @@ fn info_reports_what_the_headers_hold() {
 }
 
 // ---- damaged databases ------------------------------------------------------
-
-/// A writable copy of a fixture database.
-fn copy_db(db: &str) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for e in fs::read_dir(fixture(db).join("bl_prof")).unwrap() {
-        let e = e.unwrap();
-        fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
-    }
-    tmp
-}
 
 fn edit(path: &Path, f: impl FnOnce(String) -> String) {
     let text = fs::read_to_string(path).unwrap();

@@ -3,34 +3,16 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
+use crate::common::{DATABASES, copy_db, fixture, output, profparse, run_ok_stderr};
 
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-}
-
+/// stdout of a successful run as JSON, and its stderr.
 fn stats(args: &[&str]) -> (Value, String) {
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        serde_json::from_slice(&out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let (out, err) = run_ok_stderr(args);
+    (serde_json::from_str(&out).unwrap(), err)
 }
 
 /// `key = value` lines and the per-type call counts of a -stats stdout.
@@ -179,25 +161,12 @@ fn a_time_window_reads_only_overlapping_blocks() {
 }
 
 fn check(dir: &Path) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(["comm", "check", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = output(&["comm", "check", dir.to_str().unwrap()]);
     (
         out.status.code(),
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
-}
-
-fn copy_db(db: &str) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for e in fs::read_dir(fixture(db).join("bl_prof")).unwrap() {
-        let e = e.unwrap();
-        fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
-    }
-    tmp
 }
 
 #[test]
@@ -265,8 +234,7 @@ fn comm_check_finds_damage() {
         "{out}"
     );
     // Stats still report the intact processes, with exit code 3.
-    let o = Command::cargo_bin("profparse")
-        .unwrap()
+    let o = profparse()
         .args(["comm", "stats", db.path().to_str().unwrap()])
         .output()
         .unwrap();
@@ -384,8 +352,7 @@ fn matrix_svg_is_a_picture_of_the_right_size() {
     let tmp = tempfile::tempdir().unwrap();
     let svg = tmp.path().join("m.svg");
     let dir = fixture("small4").join("bl_prof");
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
+    let out = profparse()
         .args([
             "comm",
             "matrix",
@@ -429,8 +396,7 @@ fn every_send_finds_its_receive() {
             );
             assert!(m["messages"][from][to].as_u64().unwrap() > 0, "{db}: {pr}");
         }
-        let csv = Command::cargo_bin("profparse")
-            .unwrap()
+        let csv = profparse()
             .args(["comm", "pairs", d, "--format", "csv"])
             .output()
             .unwrap();
@@ -446,8 +412,7 @@ fn timeline_pictures_and_chrome_trace() {
     let tmp = tempfile::tempdir().unwrap();
     let (svg, json) = (tmp.path().join("t.svg"), tmp.path().join("t.json"));
     let dir = fixture("small4").join("bl_prof");
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
+    let out = profparse()
         .args([
             "comm",
             "timeline",
@@ -502,8 +467,7 @@ fn timeline_pictures_and_chrome_trace() {
     assert!(counted >= 4, "{counted}");
     assert!(text.contains(">proc 3</text>"));
     // Nothing asked, nothing written: a usage error.
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
+    let out = profparse()
         .args(["comm", "timeline", dir.to_str().unwrap()])
         .output()
         .unwrap();
@@ -517,8 +481,7 @@ fn comm_reports_are_identical_at_one_and_two_threads() {
         let d = dir.to_str().unwrap();
         for sub in ["stats", "check", "pairs", "barriers", "matrix"] {
             let run = |j: &str| {
-                Command::cargo_bin("profparse")
-                    .unwrap()
+                profparse()
                     .args([j, "comm", sub, d, "--format", "json"])
                     .output()
                     .unwrap()
@@ -545,8 +508,7 @@ fn comm_pairs_is_byte_identical_at_one_and_four_threads() {
                 &["--proc", "0", "--proc", "2", "--time", "0.02..0.03"],
             ] {
                 let run = |j: &str| {
-                    let out = Command::cargo_bin("profparse")
-                        .unwrap()
+                    let out = profparse()
                         .args([j, "comm", "pairs", d, "--format", format])
                         .args(sel)
                         .output()

@@ -11,36 +11,18 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::{DATABASES, copy_db, db, fixtures};
+
 const BIN: &str = env!("CARGO_BIN_EXE_profparse");
 /// Seconds and KiB of address space per run.
 const TIME_LIMIT: &str = "60";
 const MEMORY_LIMIT_KIB: u64 = 3 << 20;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
-
+/// Each fixture database, (name, path), in name order.
 fn databases() -> Vec<(String, PathBuf)> {
-    let mut v: Vec<(String, PathBuf)> = fs::read_dir(fixtures().join("blprof"))
-        .unwrap()
-        .flatten()
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(_, p)| p.join("bl_prof").is_dir())
-        .map(|(n, p)| (n, p.join("bl_prof")))
-        .collect();
+    let mut v: Vec<(String, PathBuf)> = DATABASES.iter().map(|&n| (n.to_owned(), db(n))).collect();
     v.sort();
-    assert!(v.len() >= 5, "fixtures missing: {v:?}");
     v
-}
-
-fn copy_dir(from: &Path) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        if e.path().is_file() {
-            fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
-        }
-    }
-    tmp
 }
 
 struct Outcome {
@@ -237,7 +219,7 @@ fn data_files_cut_at_every_block_boundary() {
             // Large fixtures: a sample of the cuts keeps the suite fast.
             let step = cuts.len().div_ceil(12).max(1);
             for &cut in cuts.iter().step_by(step) {
-                let db = copy_dir(&dir);
+                let db = copy_db(&fx);
                 let bytes = fs::read(db.path().join(&file)).unwrap();
                 fs::write(db.path().join(&file), &bytes[..cut as usize]).unwrap();
                 let what = format!("{fx}: {file} cut at byte {cut} of {len}");
@@ -268,7 +250,7 @@ fn headers_cut_mid_line() {
                 let Some(&end) = ends.get(k) else { continue };
                 let start = if k == 0 { 0 } else { ends[k - 1] + 1 };
                 let cut = start + (end - start) / 2;
-                let db = copy_dir(&dir);
+                let db = copy_db(&fx);
                 fs::write(db.path().join(&name), &text[..cut]).unwrap();
                 let what = format!("{fx}: {name} cut mid-line {} at byte {cut}", k + 1);
                 run_part(db.path(), part_of(&name), &what, None);
@@ -312,7 +294,7 @@ fn random_byte_flips() {
         files.sort();
         for round in 0..6 {
             let name = &files[(rng.next() % files.len() as u64) as usize];
-            let db = copy_dir(&dir);
+            let db = copy_db(&fx);
             let p = db.path().join(name);
             let mut bytes = fs::read(&p).unwrap();
             if bytes.is_empty() {
@@ -385,7 +367,7 @@ fn absurd_counts_and_positions() {
                 ("nRSS", "-1", true),
             ];
             for (word, value, must_report) in edits {
-                let db = copy_dir(&dir);
+                let db = copy_db(&fx);
                 if !edit_value(&db.path().join(header), word, value) {
                     continue;
                 }
@@ -396,7 +378,7 @@ fn absurd_counts_and_positions() {
         }
         for global in ["bl_prof_H", "bl_call_stats_H", "bl_comm_prof_H"] {
             for value in ["0", "1000000000", "-4"] {
-                let db = copy_dir(&dir);
+                let db = copy_db(&fx);
                 if !edit_value(&db.path().join(global), "NProcs", value) {
                     continue;
                 }
@@ -419,7 +401,7 @@ fn missing_files_directories_and_duplicate_blocks() {
             .collect();
         files.sort();
         for name in &files {
-            let db = copy_dir(&dir);
+            let db = copy_db(&fx);
             fs::remove_file(db.path().join(name)).unwrap();
             let data = name.contains("_D_");
             let names = [name.as_str()];
@@ -438,7 +420,7 @@ fn missing_files_directories_and_duplicate_blocks() {
             );
         }
         for (header, ..) in block_starts(&dir).values().flatten() {
-            let db = copy_dir(&dir);
+            let db = copy_db(&fx);
             let p = db.path().join(header);
             let text = fs::read_to_string(&p).unwrap();
             let Some(line) = text.lines().find(|l| l.contains("seekpos")) else {
@@ -476,9 +458,9 @@ fn json_of(db: &Path, args: &[&str]) -> serde_json::Value {
 /// and communication statistics are exactly those of the intact database.
 #[test]
 fn damage_to_one_process_leaves_the_others_intact() {
-    let dir = fixtures().join("blprof/small4/bl_prof");
+    let dir = db("small4");
     let victim = 1;
-    let db = copy_dir(&dir);
+    let db = copy_db("small4");
     for (file, blocks) in block_starts(&dir) {
         if part_of(&file) == Part::Base {
             continue;

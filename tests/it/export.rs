@@ -3,42 +3,14 @@
 //! on, and that the flows are exactly the pairs of `comm pairs`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::common::{db, output, run_ok, s};
 
 /// The fixtures with a comm profile.
 const COMM_DATABASES: [&str; 5] = ["small4", "nfiles2", "flush", "asym4", "host_nid"];
-
-fn db(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(name)
-        .join("bl_prof")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn run(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("profparse")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = run(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Exports `dir` with `extra` options; returns the events.
 fn export(dir: &Path, extra: &[&str]) -> Vec<Value> {
@@ -262,13 +234,13 @@ fn big_exports_are_announced_before_they_are_written() {
     ]);
     // The destination cannot be created: whatever is said came before writing.
     let nowhere = tmp.path().join("missing/t.json");
-    let out = run(&["export", s(&big), "--chrome", s(&nowhere)]);
+    let out = output(&["export", s(&big), "--chrome", s(&nowhere)]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("chrome://tracing"), "{err}");
     assert!(err.contains("--time T0,T1"), "{err}");
     assert!(err.contains("Perfetto"), "{err}");
     // One process is small enough.
-    let out = run(&["export", s(&big), "--chrome", s(&nowhere), "--proc", "0"]);
+    let out = output(&["export", s(&big), "--chrome", s(&nowhere), "--proc", "0"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("chrome://tracing"), "{err}");
 }

@@ -1,5 +1,8 @@
 //! The integration tests: one test binary (`cargo test --test it`), one
 //! module per area. Run one area with `cargo test --test it blprof::`.
+//! Shared helpers are in `common`.
+
+mod common;
 
 mod blprof;
 mod comm;

@@ -5,33 +5,17 @@
 #![cfg(feature = "parquet")]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-        .join("bl_prof")
-}
-
-fn profparse_json(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_profparse"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.code().is_some_and(|c| c == 0 || c == 3),
-        "{args:?}"
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use crate::common::{db, json_expect, note};
 
 fn duckdb_available() -> bool {
     let ok = Command::new("python3")
         .args(["-c", "import duckdb"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
@@ -39,7 +23,7 @@ fn duckdb_available() -> bool {
             std::env::var_os("PROFPARSE_REQUIRE_DUCKDB").is_none(),
             "PROFPARSE_REQUIRE_DUCKDB is set but `import duckdb` fails"
         );
-        eprintln!("note: python3 has no duckdb; the Parquet read-back is skipped");
+        note("python3 has no duckdb; the Parquet read-back is skipped");
     }
     ok
 }
@@ -70,8 +54,8 @@ fn tables_hold_what_the_reports_say() {
     if !duckdb_available() {
         return;
     }
-    for db in ["small4", "flush", "single"] {
-        let dir = fixture(db);
+    for fx in ["small4", "flush", "single"] {
+        let dir = db(fx);
         let d = dir.to_str().unwrap();
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("tables");
@@ -79,11 +63,11 @@ fn tables_hold_what_the_reports_say() {
             .args(["-q", "export", d, "--parquet", out.to_str().unwrap()])
             .status()
             .unwrap();
-        assert!(status.success(), "{db}");
+        assert!(status.success(), "{fx}");
         let table = |name: &str| out.join(name).to_string_lossy().into_owned();
 
         // Calls per function and their exclusive seconds over processes.
-        let ts = profparse_json(&["trace-summary", d, "--format", "json"]);
+        let ts = json_expect(&["trace-summary", d, "--format", "json"], &[0, 3]);
         let nprocs = ts["nprocs"].as_f64().unwrap();
         let rows = duckdb(&format!(
             "select function, count(*), sum(exclusive) from '{}' group by 1",
@@ -97,7 +81,7 @@ fn tables_hold_what_the_reports_say() {
             })
             .collect();
         let functions = ts["functions"].as_array().unwrap();
-        assert!(!functions.is_empty(), "{db}");
+        assert!(!functions.is_empty(), "{fx}");
         for f in functions {
             let name = f["name"].as_str().unwrap();
             let calls = f["ncalls_total"].as_u64().unwrap();
@@ -105,13 +89,13 @@ fn tables_hold_what_the_reports_say() {
                 continue;
             }
             let (n, total) = got[name];
-            assert_eq!(n, calls, "{db}: calls of {name}");
+            assert_eq!(n, calls, "{fx}: calls of {name}");
             let ours = f["avg"].as_f64().unwrap() * nprocs;
-            assert!(close(total, ours), "{db}: {name}: {total} vs {ours}");
+            assert!(close(total, ours), "{fx}: {name}: {total} vs {ours}");
         }
 
         // Regions: ranges and their total length per region.
-        let rg = profparse_json(&["regions", d, "--format", "json"]);
+        let rg = json_expect(&["regions", d, "--format", "json"], &[0, 3]);
         let rows = duckdb(&format!(
             "select name, count(*), sum(stop - start) from '{}' group by 1",
             table("regions.parquet")
@@ -121,28 +105,28 @@ fn tables_hold_what_the_reports_say() {
             let count = r["count"].as_u64().unwrap();
             let row = rows.iter().find(|x| x[0] == name);
             if count == 0 {
-                assert!(row.is_none(), "{db}: {name}");
+                assert!(row.is_none(), "{fx}: {name}");
                 continue;
             }
-            let row = row.unwrap_or_else(|| panic!("{db}: region {name} missing"));
-            assert_eq!(row[1].as_u64().unwrap(), count, "{db}: {name}");
+            let row = row.unwrap_or_else(|| panic!("{fx}: region {name} missing"));
+            assert_eq!(row[1].as_u64().unwrap(), count, "{fx}: {name}");
             let total = r["total"].as_f64().unwrap();
-            assert!(close(row[2].as_f64().unwrap(), total), "{db}: {name}");
+            assert!(close(row[2].as_f64().unwrap(), total), "{fx}: {name}");
         }
 
         // Comm records per type.
         if dir.join("bl_comm_prof_H").exists() {
-            let cs = profparse_json(&["comm", "stats", d, "--format", "json"]);
+            let cs = json_expect(&["comm", "stats", d, "--format", "json"], &[0, 3]);
             let rows = duckdb(&format!(
                 "select type_name, count(*) from '{}' group by 1",
                 table("comm.parquet")
             ));
             let types = cs["by_type"].as_array().unwrap();
-            assert_eq!(rows.len(), types.len(), "{db}");
+            assert_eq!(rows.len(), types.len(), "{fx}");
             for t in types {
                 let name = t["type"].as_str().unwrap();
                 let row = rows.iter().find(|x| x[0] == name).unwrap();
-                assert_eq!(row[1].as_u64(), t["records"].as_u64(), "{db}: {name}");
+                assert_eq!(row[1].as_u64(), t["records"].as_u64(), "{fx}: {name}");
             }
         }
     }

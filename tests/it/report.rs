@@ -7,10 +7,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
+use crate::common::{self, DATABASES, db, note, profparse};
 
 /// Section ids, in page order.
 const SECTIONS: [&str; 6] = [
@@ -21,17 +20,6 @@ const SECTIONS: [&str; 6] = [
     "comm-matrix",
     "imbalance",
 ];
-
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-        .join("bl_prof")
-}
-
-fn profparse() -> Command {
-    Command::cargo_bin("profparse").unwrap()
-}
 
 fn ok(out: Output, what: &str) -> Output {
     assert!(
@@ -196,7 +184,7 @@ fn check_page(page: &str, functions: &[(String, f64)], what: &str) {
 fn base_only(dir: &Path) -> PathBuf {
     let db = dir.join("bl_prof");
     fs::create_dir(&db).unwrap();
-    for e in fs::read_dir(fixture("small4")).unwrap() {
+    for e in fs::read_dir(common::db("small4")).unwrap() {
         let e = e.unwrap();
         let name = e.file_name().into_string().unwrap();
         if name == "bl_prof_H" || name.starts_with("bl_prof_D_") {
@@ -210,7 +198,7 @@ fn base_only(dir: &Path) -> PathBuf {
 fn every_fixture_gets_every_section() {
     let tmp = tempfile::tempdir().unwrap();
     for name in DATABASES {
-        let db = fixture(name);
+        let db = db(name);
         let page = report(&db, &tmp.path().join(format!("{name}.html")), &[]);
         check_page(&page, &summary_functions(&db), name);
         // With all three parts nothing is missing; one process sends nothing.
@@ -236,7 +224,7 @@ fn every_fixture_gets_every_section() {
 #[test]
 fn small4_page_shows_the_analyses_numbers() {
     let tmp = tempfile::tempdir().unwrap();
-    let db = fixture("small4");
+    let db = db("small4");
     let page = report(&db, &tmp.path().join("r.html"), &["--top", "3"]);
     // Regions of the `regions` command.
     for r in ["R::Step", "R::Compute", "R::Comm", "RV::Reduce"] {
@@ -274,7 +262,7 @@ fn damaged_data_still_gives_a_page_with_its_warnings() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("bl_prof");
     fs::create_dir(&db).unwrap();
-    for e in fs::read_dir(fixture("small4")).unwrap() {
+    for e in fs::read_dir(common::db("small4")).unwrap() {
         let e = e.unwrap();
         fs::copy(e.path(), db.join(e.file_name())).unwrap();
     }
@@ -320,7 +308,7 @@ fn damaged_data_still_gives_a_page_with_its_warnings() {
 
 #[test]
 fn stdout_by_default_and_proc_focus() {
-    let db = fixture("small4");
+    let db = db("small4");
     let out = ok(
         profparse()
             .arg("report")
@@ -387,10 +375,10 @@ fn chromium() -> Option<PathBuf> {
         "PROFPARSE_REQUIRE_CHROMIUM=1 but {} is missing",
         path.display()
     );
-    eprintln!(
-        "note: {} not found: headless Chromium render test skipped (apt-get install chromium)",
+    note(&format!(
+        "{} not found: headless Chromium render test skipped (apt-get install chromium)",
         path.display()
-    );
+    ));
     None
 }
 
@@ -450,7 +438,7 @@ fn chromium_renders_the_page_and_runs_its_script() {
     };
     let tmp = tempfile::tempdir().unwrap();
     let full = tmp.path().join("small4.html");
-    let db = fixture("small4");
+    let db = db("small4");
     report(&db, &full, &[]);
     let base_dir = tempfile::tempdir().unwrap();
     let base_db = base_only(base_dir.path());
@@ -532,7 +520,7 @@ fn trace_timeline_accounts_for_every_outermost_call() {
     use profparse::formats::blprof::Database;
 
     for name in DATABASES {
-        let db = Database::open(fixture(name)).unwrap();
+        let db = Database::open(db(name)).unwrap();
         let (span, w) = trace_span(&db);
         assert!(w.is_empty(), "{name}: {w:?}");
         let span = span.unwrap();
@@ -591,7 +579,7 @@ fn grouped_send_matrix_sums_the_full_one() {
     use profparse::formats::blprof::Database;
 
     for name in DATABASES {
-        let db = Database::open(fixture(name)).unwrap();
+        let db = Database::open(db(name)).unwrap();
         let (full, _) = send_matrix(&db, &CommSelection::all());
         for max_cells in [1, 2, 3, 256] {
             let (g, w) = send_matrix_groups(&db, &CommSelection::all(), max_cells);

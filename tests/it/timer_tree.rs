@@ -3,10 +3,10 @@
 //! threads, `tree show|merge`, and damaged inputs.
 //!
 //! Goldens from the reference (`fixtures/timertree/*.txt`) are never
-//! rewritten. Our own goldens (`fixtures/timertree/ours/`) are rewritten
-//! with `PROFPARSE_BLESS=1`.
+//! rewritten. Our own goldens (`fixtures/timertree/ours/`) go through
+//! `common::golden`, which rewrites them with `PROFPARSE_BLESS=1`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -17,25 +17,21 @@ use profparse::timer_tree::{
     self as tt, Clock, Handle, SerialError, Serialized, TimerError, TimerTree,
 };
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/timertree")
-        .join(name)
-}
+use crate::common::{golden, timer_tree};
 
 fn read_fixture(name: &str) -> String {
-    std::fs::read_to_string(fixture(name)).expect("fixture present")
+    std::fs::read_to_string(timer_tree(name)).expect("fixture present")
 }
 
 fn load(name: &str) -> Serialized {
-    let path = fixture(name);
+    let path = timer_tree(name);
     let bytes = std::fs::read(&path).expect("fixture present");
     parse_serialized(&bytes, &path).expect("fixture parses")
 }
 
 fn profparse() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_profparse"));
-    cmd.current_dir(fixture(""));
+    cmd.current_dir(timer_tree(""));
     cmd
 }
 
@@ -52,19 +48,6 @@ fn stdout_ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-/// Compares with one of our own goldens, or rewrites it when blessing.
-fn check_own_golden(name: &str, actual: &str) {
-    let path = fixture("ours").join(name);
-    if std::env::var_os("PROFPARSE_BLESS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(fixture("ours")).expect("create ours/");
-        std::fs::write(&path, actual).expect("write golden");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} missing: run with PROFPARSE_BLESS=1", path.display()));
-    assert_eq!(actual, expected, "differs from {}", path.display());
 }
 
 /// (input, extra arguments of `tree show`, reference golden)
@@ -152,7 +135,7 @@ fn show_matches_reference_goldens_byte_for_byte() {
 #[test]
 fn table_layout_shows_exclusive_time_and_shares() {
     let table = stdout_ok(&["tree", "show", "measured_example.json", "--layout", "table"]);
-    check_own_golden("measured_example.table.txt", &table);
+    golden("timertree/ours/measured_example.table.txt", &table);
     // Top-level shares add up to 100 %, children's shares are of the parent.
     let shares: Vec<&str> = table
         .lines()
@@ -195,7 +178,7 @@ fn json_layout_reproduces_the_fixture_inputs() {
 #[test]
 fn xml_layout_is_escaped_nested_and_reads_back() {
     let xml = stdout_ok(&["-q", "tree", "show", "edge_cases.json", "--layout", "xml"]);
-    check_own_golden("edge_cases.xml", &xml);
+    golden("timertree/ours/edge_cases.xml", &xml);
     let dir = tempfile::tempdir().unwrap();
     // No extension: the form is sniffed from the content.
     let path = dir.path().join("edge_cases");
@@ -546,8 +529,8 @@ fn truncated_and_corrupted_files_are_errors_not_panics() {
         "measured_example.xml_gfortran.txt",
         "edge_cases.json",
     ] {
-        let bytes = std::fs::read(fixture(name)).unwrap();
-        let path = fixture(name);
+        let bytes = std::fs::read(timer_tree(name)).unwrap();
+        let path = timer_tree(name);
         // The whole file is valid; no panic on any prefix. A JSON prefix
         // that lacks the closing brace is always an error.
         assert!(
@@ -785,7 +768,7 @@ fn merge_reports_spread_by_path_and_the_file_with_the_max() {
         ]
     );
     let table = stdout_ok(&["tree", "merge", "doc_example.json", "measured_example.json"]);
-    check_own_golden("merge_doc_measured.table.txt", &table);
+    golden("timertree/ours/merge_doc_measured.table.txt", &table);
 }
 
 /// The only test that touches the process-wide tree (tests run in parallel).

@@ -3,31 +3,17 @@
 //! against an independent computation.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::common::{output, tlog};
+
 const GOOD: [&str; 4] = ["np1", "np4", "np4_flush_part1", "edge_values"];
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/tlog")
-        .join(rel)
-}
-
-fn profparse() -> Command {
-    Command::cargo_bin("profparse").unwrap()
-}
-
-fn output(args: &[&str]) -> std::process::Output {
-    profparse().args(args).output().unwrap()
-}
 
 #[test]
 fn dumps_are_byte_identical_to_the_reference_readers() {
     for f in GOOD {
-        let log = fixture(&format!("{f}.log"));
+        let log = tlog(&format!("{f}.log"));
         let log = log.to_str().unwrap();
         for (style, golden) in [
             ("tlogdump", "tlogDump"),
@@ -35,7 +21,7 @@ fn dumps_are_byte_identical_to_the_reference_readers() {
             ("sample", "sample"),
         ] {
             let out = output(&["tlog", "dump", log, "--style", style]);
-            let expected = fs::read(fixture(&format!("golden/{f}.log.{golden}.txt"))).unwrap();
+            let expected = fs::read(tlog(&format!("golden/{f}.log.{golden}.txt"))).unwrap();
             assert!(out.stdout == expected, "{f} {style} differs");
             // edge_values holds crafted undefined types: a report with warnings.
             let want = if f == "edge_values" { 3 } else { 0 };
@@ -54,14 +40,14 @@ fn nodes_beyond_the_ranks_print_empty_sections() {
     let out = output(&[
         "tlog",
         "dump",
-        fixture("np4.log").to_str().unwrap(),
+        tlog("np4.log").to_str().unwrap(),
         "--style",
         "tlog_dump",
         "--nodes",
         "6",
     ]);
     let text = String::from_utf8(out.stdout).unwrap();
-    let golden = fs::read_to_string(fixture("golden/np4.log.tlog_dump.txt")).unwrap();
+    let golden = fs::read_to_string(tlog("golden/np4.log.tlog_dump.txt")).unwrap();
     assert_eq!(
         text,
         golden
@@ -72,12 +58,12 @@ fn nodes_beyond_the_ranks_print_empty_sections() {
 #[test]
 fn bad_files_behave_as_documented() {
     // empty.log: an error, never a silent success.
-    let out = output(&["tlog", "dump", fixture("bad/empty.log").to_str().unwrap()]);
+    let out = output(&["tlog", "dump", tlog("bad/empty.log").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("empty file (0 bytes), no tlog records"));
 
     // truncated_mid_record.log: all 369 events, and the damage located; exit 3.
-    let t = fixture("bad/truncated_mid_record.log");
+    let t = tlog("bad/truncated_mid_record.log");
     let out = output(&[
         "tlog",
         "dump",
@@ -90,7 +76,7 @@ fn bad_files_behave_as_documented() {
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         out.stdout,
-        fs::read(fixture("golden/np4.log.tlog_dump.txt")).unwrap()
+        fs::read(tlog("golden/np4.log.tlog_dump.txt")).unwrap()
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -106,12 +92,12 @@ fn bad_files_behave_as_documented() {
         String::from_utf8(output(&["-q", "tlog", "dump", t.to_str().unwrap()]).stdout).unwrap();
     assert_eq!(
         java,
-        fs::read_to_string(fixture("golden/np4.log.tlogDump.txt")).unwrap(),
+        fs::read_to_string(tlog("golden/np4.log.tlogDump.txt")).unwrap(),
         "no complete event is lost"
     );
 
     // procid7_in_np4.log: with --nodes 4 an error at offset 0x50; without, a warning about mixed ranks.
-    let p = fixture("bad/procid7_in_np4.log");
+    let p = tlog("bad/procid7_in_np4.log");
     let out = output(&[
         "tlog",
         "dump",
@@ -138,7 +124,7 @@ fn bad_files_behave_as_documented() {
     );
 
     // random_3000.log: refused as not a trace (first bad offset named), dumped only with --raw.
-    let r = fixture("bad/random_3000.log");
+    let r = tlog("bad/random_3000.log");
     let out = output(&["tlog", "summary", r.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -185,7 +171,7 @@ fn intervals(bytes: &[u8]) -> std::collections::BTreeMap<(u16, u8), (u64, f64)> 
 #[test]
 fn summary_agrees_with_an_independent_computation() {
     for f in ["np1", "np4", "np4_flush_part1"] {
-        let log = fixture(&format!("{f}.log"));
+        let log = tlog(&format!("{f}.log"));
         let out = output(&["tlog", "summary", log.to_str().unwrap(), "--format", "json"]);
         assert_eq!(
             out.status.code(),
@@ -239,7 +225,7 @@ fn summary_agrees_with_an_independent_computation() {
 
 #[test]
 fn event_names_tree_and_chrome_export() {
-    let log = fixture("np4.log");
+    let log = tlog("np4.log");
     let l = log.to_str().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let names = tmp.path().join("names.txt");
@@ -296,7 +282,7 @@ fn event_names_tree_and_chrome_export() {
 
 #[test]
 fn json_and_csv_dumps_round_trip() {
-    let log = fixture("edge_values.log");
+    let log = tlog("edge_values.log");
     let out = output(&[
         "-q",
         "tlog",

@@ -5,36 +5,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
-
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-}
+use crate::common::{DATABASES, fixture, profparse, run_ok};
 
 fn filters(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof/filters")
-        .join(name)
-}
-
-fn profparse() -> Command {
-    Command::cargo_bin("profparse").unwrap()
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = profparse().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    fixture("filters").join(name)
 }
 
 /// The golden run's report: from the first "Total times" to the end of
