@@ -1,6 +1,7 @@
 //! Helpers shared by the integration test modules: fixture paths, running
-//! the binary, the golden files of our own outputs, and notes that the test
-//! harness does not hide.
+//! the binary, the golden files of our own outputs, notes that the test
+//! harness does not hide, and one generated test per fixture
+//! (`fixture_tests!`, `database_tests!`).
 
 use std::collections::HashSet;
 use std::fs;
@@ -14,7 +15,8 @@ use serde_json::Value;
 
 /// The bl_prof fixture databases: every directory of `fixtures/blprof/`
 /// holding a `bl_prof` database (checked by
-/// `databases_are_the_fixture_directories`).
+/// `databases_are_the_fixture_directories`). `database_tests!` lists them
+/// again.
 pub const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
 
 /// `fixtures/`.
@@ -155,6 +157,40 @@ pub fn note(text: &str) {
     }
 }
 
+/// One `#[test]` per fixture, so that a failure names the fixture (the
+/// pattern of inferno's tests/common/collapse.rs).
+///
+/// `fixture_tests!(check: a, b)` expands to `mod check` holding the tests
+/// `a` and `b`, which call `check("a")` and `check("b")`; the tests are
+/// `module::check::a` and `module::check::b`. With arguments,
+/// `fixture_tests!(check: a("x", 1))` calls `check("x", 1)`.
+macro_rules! fixture_tests {
+    (@call $check:ident, $name:ident) => {
+        super::$check(stringify!($name))
+    };
+    (@call $check:ident, $name:ident, ($($arg:expr),*)) => {
+        super::$check($($arg),*)
+    };
+    ($check:ident: $($name:ident $(($($arg:expr),* $(,)?))?),+ $(,)?) => {
+        mod $check {
+            $(
+                #[test]
+                fn $name() {
+                    fixture_tests!(@call $check, $name $(, ($($arg),*))?);
+                }
+            )+
+        }
+    };
+}
+
+/// One `#[test]` per fixture database ([`DATABASES`], the same names in
+/// the same order): `check(name)`.
+macro_rules! database_tests {
+    ($check:ident) => {
+        fixture_tests!($check: small4, nfiles2, single, flush, asym4, host_nid);
+    };
+}
+
 /// Every directory of `fixtures/blprof/` holding a database is one of
 /// [`DATABASES`], and back.
 #[test]
@@ -170,3 +206,11 @@ fn databases_are_the_fixture_directories() {
     listed.sort();
     assert_eq!(found, listed);
 }
+
+/// `database_tests!` makes a test for each of [`DATABASES`] and no other
+/// (six distinct names, each listed).
+fn database_is_listed(name: &str) {
+    assert!(DATABASES.contains(&name), "{name} is not in DATABASES");
+}
+
+database_tests!(database_is_listed);

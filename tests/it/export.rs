@@ -9,9 +9,6 @@ use serde_json::Value;
 
 use crate::common::{db, output, run_ok, s};
 
-/// The fixtures with a comm profile.
-const COMM_DATABASES: [&str; 5] = ["small4", "nfiles2", "flush", "asym4", "host_nid"];
-
 /// Exports `dir` with `extra` options; returns the events.
 fn export(dir: &Path, extra: &[&str]) -> Vec<Value> {
     let tmp = tempfile::tempdir().unwrap();
@@ -105,41 +102,43 @@ fn pairs(dir: &Path, extra: &[&str]) -> Vec<(u64, u64)> {
         .collect()
 }
 
-#[test]
-fn comm_calls_and_one_flow_per_matched_message() {
-    for name in COMM_DATABASES {
-        let dir = db(name);
-        let events = export(&dir, &[]);
-        let flows = check_rules(&events);
-        let expected = pairs(&dir, &[]);
-        assert!(!expected.is_empty(), "{name}");
-        assert_eq!(flows, expected.len(), "{name}: flows = matched pairs");
-        // Calls and regions as before; comm calls on every process.
-        let info: Value =
-            serde_json::from_str(&run_ok(&["info", s(&dir), "--format", "json"])).unwrap();
-        let calls = events.iter().filter(|e| e["cat"] == "call").count() as u64;
-        assert_eq!(calls, info["trace"]["call_records"].as_u64().unwrap());
-        let comm_pids: BTreeSet<u64> = events
-            .iter()
-            .filter(|e| e["cat"] == "comm")
-            .map(|e| e["pid"].as_u64().unwrap())
-            .collect();
-        assert_eq!(
-            comm_pids.len() as u64,
-            info["comm"]["procs"].as_u64().unwrap()
+fn comm_calls_and_one_flow_per_matched_message(name: &str) {
+    let dir = db(name);
+    let events = export(&dir, &[]);
+    let flows = check_rules(&events);
+    let expected = pairs(&dir, &[]);
+    assert!(!expected.is_empty(), "{name}");
+    assert_eq!(flows, expected.len(), "{name}: flows = matched pairs");
+    // Calls and regions as before; comm calls on every process.
+    let info: Value =
+        serde_json::from_str(&run_ok(&["info", s(&dir), "--format", "json"])).unwrap();
+    let calls = events.iter().filter(|e| e["cat"] == "call").count() as u64;
+    assert_eq!(calls, info["trace"]["call_records"].as_u64().unwrap());
+    let comm_pids: BTreeSet<u64> = events
+        .iter()
+        .filter(|e| e["cat"] == "comm")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        comm_pids.len() as u64,
+        info["comm"]["procs"].as_u64().unwrap()
+    );
+    // Named tracks.
+    for (tid, track) in [(0, "calls"), (1, "regions"), (2, "comm")] {
+        assert!(
+            events.iter().any(|e| e["ph"] == "M"
+                && e["name"] == "thread_name"
+                && e["tid"] == tid
+                && e["args"]["name"] == track),
+            "{name}: no {track} track"
         );
-        // Named tracks.
-        for (tid, track) in [(0, "calls"), (1, "regions"), (2, "comm")] {
-            assert!(
-                events.iter().any(|e| e["ph"] == "M"
-                    && e["name"] == "thread_name"
-                    && e["tid"] == tid
-                    && e["args"]["name"] == track),
-                "{name}: no {track} track"
-            );
-        }
     }
 }
+
+// The fixtures with a comm profile.
+fixture_tests!(
+    comm_calls_and_one_flow_per_matched_message: small4, nfiles2, flush, asym4, host_nid
+);
 
 #[test]
 fn no_comm_leaves_them_out() {

@@ -97,59 +97,57 @@ for name in df["name"]:
     (time, roots, calls, rows, names)
 }
 
-#[test]
-fn calltree_hatchet_literal_matches_the_json_tree() {
-    for name in ["small4", "single", "flush"] {
-        let d = db(name);
-        let d = d.to_str().unwrap();
-        let json: Value =
-            serde_json::from_str(&run_ok(&["calltree", d, "--format", "json"])).unwrap();
-        let nprocs = json["nprocs"].as_f64().unwrap();
-        let total = json["total_inclusive"].as_f64().unwrap() / nprocs;
-        let literal = run_ok(&["calltree", d, "--format", "hatchet"]);
-        let roots: Vec<Value> = serde_json::from_str(&literal).unwrap();
-        assert!(!roots.is_empty(), "{name}");
-        // Same nodes in the same order as the JSON tree, times averaged.
-        let json_roots = json["roots"].as_array().unwrap();
-        assert_eq!(roots.len(), json_roots.len());
-        for (h, j) in roots.iter().zip(json_roots) {
-            assert_eq!(h["frame"]["name"], j["name"]);
-            assert!(close(
-                h["metrics"]["time (inc)"].as_f64().unwrap(),
-                j["inclusive_avg"].as_f64().unwrap()
-            ));
-            assert!(close(
-                h["metrics"]["time"].as_f64().unwrap(),
-                j["exclusive_avg"].as_f64().unwrap()
-            ));
-            assert_eq!(h["metrics"]["calls"], j["calls"]);
-        }
-        // Exclusive times add up to the total inclusive time.
-        let (time, nodes) = literal_sum(&roots, "time");
-        assert!(close(time, total), "{name}: Σ time {time} vs total {total}");
-        if !hatchet_available() {
-            continue;
-        }
-        let (h_time, h_roots, h_calls, rows, h_names) = load_with_hatchet(&literal);
-        assert!(
-            close(h_time, total),
-            "{name}: hatchet Σ time {h_time} vs {total}"
-        );
-        assert!(
-            close(h_roots, total),
-            "{name}: hatchet roots {h_roots} vs {total}"
-        );
-        assert_eq!(rows, nodes, "{name}");
-        let (calls, _) = literal_sum(&roots, "calls");
-        assert!(close(h_calls, calls));
-        let mut ours = Vec::new();
-        names(&roots, &mut ours);
-        let (mut a, mut b) = (ours, h_names);
-        a.sort();
-        b.sort();
-        assert_eq!(a, b, "{name}");
+fn calltree_hatchet_literal_matches_the_json_tree(name: &str) {
+    let d = db(name);
+    let d = d.to_str().unwrap();
+    let json: Value = serde_json::from_str(&run_ok(&["calltree", d, "--format", "json"])).unwrap();
+    let nprocs = json["nprocs"].as_f64().unwrap();
+    let total = json["total_inclusive"].as_f64().unwrap() / nprocs;
+    let literal = run_ok(&["calltree", d, "--format", "hatchet"]);
+    let roots: Vec<Value> = serde_json::from_str(&literal).unwrap();
+    assert!(!roots.is_empty(), "{name}");
+    // Same nodes in the same order as the JSON tree, times averaged.
+    let json_roots = json["roots"].as_array().unwrap();
+    assert_eq!(roots.len(), json_roots.len());
+    for (h, j) in roots.iter().zip(json_roots) {
+        assert_eq!(h["frame"]["name"], j["name"]);
+        assert!(close(
+            h["metrics"]["time (inc)"].as_f64().unwrap(),
+            j["inclusive_avg"].as_f64().unwrap()
+        ));
+        assert!(close(
+            h["metrics"]["time"].as_f64().unwrap(),
+            j["exclusive_avg"].as_f64().unwrap()
+        ));
+        assert_eq!(h["metrics"]["calls"], j["calls"]);
     }
+    // Exclusive times add up to the total inclusive time.
+    let (time, nodes) = literal_sum(&roots, "time");
+    assert!(close(time, total), "{name}: Σ time {time} vs total {total}");
+    if !hatchet_available() {
+        return;
+    }
+    let (h_time, h_roots, h_calls, rows, h_names) = load_with_hatchet(&literal);
+    assert!(
+        close(h_time, total),
+        "{name}: hatchet Σ time {h_time} vs {total}"
+    );
+    assert!(
+        close(h_roots, total),
+        "{name}: hatchet roots {h_roots} vs {total}"
+    );
+    assert_eq!(rows, nodes, "{name}");
+    let (calls, _) = literal_sum(&roots, "calls");
+    assert!(close(h_calls, calls));
+    let mut ours = Vec::new();
+    names(&roots, &mut ours);
+    let (mut a, mut b) = (ours, h_names);
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "{name}");
 }
+
+fixture_tests!(calltree_hatchet_literal_matches_the_json_tree: small4, single, flush);
 
 #[test]
 fn calltree_hatchet_of_one_process_and_with_bounds() {
@@ -220,34 +218,33 @@ fn grouped(n: u64) -> String {
     out
 }
 
-#[test]
-fn folded_stacks_render_as_a_flame_graph() {
-    for name in ["small4", "single", "nfiles2"] {
-        let d = db(name);
-        let folded = run_ok(&["calltree", d.to_str().unwrap(), "--format", "folded"]);
-        let mut total = 0u64;
-        let mut frames = std::collections::BTreeSet::new();
-        for line in folded.lines() {
-            let (stack, n) = line.rsplit_once(' ').unwrap();
-            total += n.parse::<u64>().unwrap();
-            frames.extend(stack.split(';').map(str::to_owned));
-        }
-        assert!(total > 0, "{name}");
-        let svg = flame_svg(&folded);
-        assert!(svg.contains("<svg"), "{name}: no SVG");
-        assert!(svg.trim_end().ends_with("</svg>"), "{name}: SVG cut short");
-        // The root frame carries the sum of all stacks.
-        let all = format!("all ({} us, 100%)", grouped(total));
-        assert!(svg.contains(&all), "{name}: no `{all}` in the SVG");
-        for f in &frames {
-            let escaped = f
-                .replace('&', "&amp;")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;");
-            assert!(svg.contains(&escaped), "{name}: frame {f} missing");
-        }
+fn folded_stacks_render_as_a_flame_graph(name: &str) {
+    let d = db(name);
+    let folded = run_ok(&["calltree", d.to_str().unwrap(), "--format", "folded"]);
+    let mut total = 0u64;
+    let mut frames = std::collections::BTreeSet::new();
+    for line in folded.lines() {
+        let (stack, n) = line.rsplit_once(' ').unwrap();
+        total += n.parse::<u64>().unwrap();
+        frames.extend(stack.split(';').map(str::to_owned));
+    }
+    assert!(total > 0, "{name}");
+    let svg = flame_svg(&folded);
+    assert!(svg.contains("<svg"), "{name}: no SVG");
+    assert!(svg.trim_end().ends_with("</svg>"), "{name}: SVG cut short");
+    // The root frame carries the sum of all stacks.
+    let all = format!("all ({} us, 100%)", grouped(total));
+    assert!(svg.contains(&all), "{name}: no `{all}` in the SVG");
+    for f in &frames {
+        let escaped = f
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        assert!(svg.contains(&escaped), "{name}: frame {f} missing");
     }
 }
+
+fixture_tests!(folded_stacks_render_as_a_flame_graph: small4, single, nfiles2);
 
 // ------------------------------------------------ completions, man page
 

@@ -2,6 +2,7 @@
 //! module per area. Run one area with `cargo test --test it blprof::`.
 //! Shared helpers are in `common`.
 
+#[macro_use]
 mod common;
 
 mod blprof;

@@ -41,32 +41,31 @@ fn blocks(db: &Database, proc: Option<usize>) -> u64 {
         .sum()
 }
 
-#[test]
-fn trace_analyses_advance_once_per_block() {
-    for name in ["flush", "small4", "single"] {
-        let mut db = Database::open(db(name)).unwrap();
-        let (hook, n) = counter();
-        db.set_progress(hook);
-        let all = blocks(&db, None);
-        assert!(all > 0);
+fn trace_analyses_advance_once_per_block(name: &str) {
+    let mut db = Database::open(db(name)).unwrap();
+    let (hook, n) = counter();
+    db.set_progress(hook);
+    let all = blocks(&db, None);
+    assert!(all > 0);
 
-        let regions = Regions::load(&db);
-        assert_eq!(take(&n), all, "{name}: regions");
-        drop(regions);
+    let regions = Regions::load(&db);
+    assert_eq!(take(&n), all, "{name}: regions");
+    drop(regions);
 
-        let everything = Selection { ranges: None };
-        call_tree(&db, &everything, None);
-        assert_eq!(take(&n), all, "{name}: call tree");
-        let p0 = db.trace_index().procs[0].proc;
-        call_tree(&db, &everything, Some(p0));
-        assert_eq!(take(&n), blocks(&db, Some(p0)), "{name}: call tree of one");
+    let everything = Selection { ranges: None };
+    call_tree(&db, &everything, None);
+    assert_eq!(take(&n), all, "{name}: call tree");
+    let p0 = db.trace_index().procs[0].proc;
+    call_tree(&db, &everything, Some(p0));
+    assert_eq!(take(&n), blocks(&db, Some(p0)), "{name}: call tree of one");
 
-        // Exclusive times over all processes, inclusive times of one in
-        // the same pass.
-        trace_summary(&db, &everything, p0);
-        assert_eq!(take(&n), all, "{name}: trace summary");
-    }
+    // Exclusive times over all processes, inclusive times of one in
+    // the same pass.
+    trace_summary(&db, &everything, p0);
+    assert_eq!(take(&n), all, "{name}: trace summary");
 }
+
+fixture_tests!(trace_analyses_advance_once_per_block: flush, small4, single);
 
 #[test]
 fn comm_analyses_advance_once_per_process() {

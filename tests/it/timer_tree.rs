@@ -50,87 +50,69 @@ fn stdout_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
-/// (input, extra arguments of `tree show`, reference golden)
-const PARITY: &[(&str, &[&str], &str)] = &[
-    (
-        "doc_example.json",
-        &["--indent", "0"],
-        "doc_example.indent0.txt",
-    ),
-    (
-        "doc_example.json",
-        &["--indent", "2"],
-        "doc_example.indent2.txt",
-    ),
-    (
-        "doc_example.json",
-        &["--indent", "4"],
-        "doc_example.indent4.txt",
-    ),
-    ("doc_example.json", &[], "doc_example.doc_exact.txt"),
-    (
+/// `tree show INPUT EXTRA…`, with and without `--binary32`, prints the
+/// reference's golden byte for byte.
+fn show_matches_reference_goldens_byte_for_byte(input: &str, extra: &[&str], golden: &str) {
+    let expected = read_fixture(golden);
+    for binary32 in [false, true] {
+        let mut args = vec!["-q", "tree", "show", input];
+        args.extend_from_slice(extra);
+        if binary32 {
+            args.push("--binary32");
+        }
+        assert_eq!(stdout_ok(&args), expected, "{args:?} vs {golden}");
+    }
+}
+
+fixture_tests!(show_matches_reference_goldens_byte_for_byte:
+    doc_example_indent0("doc_example.json", &["--indent", "0"], "doc_example.indent0.txt"),
+    doc_example_indent2("doc_example.json", &["--indent", "2"], "doc_example.indent2.txt"),
+    doc_example_indent4("doc_example.json", &["--indent", "4"], "doc_example.indent4.txt"),
+    doc_example_doc_exact("doc_example.json", &[], "doc_example.doc_exact.txt"),
+    measured_example_indent0(
         "measured_example.json",
         &["--indent", "0"],
         "measured_example.indent0.txt",
     ),
-    (
+    measured_example_indent2(
         "measured_example.json",
         &["--indent", "2"],
         "measured_example.indent2.txt",
     ),
-    (
+    measured_example_indent4(
         "measured_example.json",
         &["--indent", "4"],
         "measured_example.indent4.txt",
     ),
-    (
+    measured_example_handle3(
         "measured_example.json",
         &["--handle", "3"],
         "measured_example.handle3.indent2.txt",
     ),
-    (
+    measured_example_handle4(
         "measured_example.json",
         &["--handle", "4"],
         "measured_example.handle4.indent2.txt",
     ),
-    (
+    measured_example_handle5_indent3(
         "measured_example.json",
         &["--handle", "5", "--indent", "3"],
         "measured_example.handle5.indent3.txt",
     ),
-    (
+    measured_example_truchas(
         "measured_example.json",
         &["--layout", "truchas"],
         "measured_example.truchas.txt",
     ),
-    ("edge_cases.json", &[], "edge_cases.indent2.txt"),
-    (
-        "edge_cases.json",
-        &["--layout", "truchas"],
-        "edge_cases.truchas.txt",
-    ),
+    edge_cases_indent2("edge_cases.json", &[], "edge_cases.indent2.txt"),
+    edge_cases_truchas("edge_cases.json", &["--layout", "truchas"], "edge_cases.truchas.txt"),
     // The reference's own XML output (gfortran list-directed) reads back.
-    (
+    measured_example_xml_gfortran(
         "measured_example.xml_gfortran.txt",
         &[],
         "measured_example.indent2.txt",
     ),
-];
-
-#[test]
-fn show_matches_reference_goldens_byte_for_byte() {
-    for (input, extra, golden) in PARITY {
-        let expected = read_fixture(golden);
-        for binary32 in [false, true] {
-            let mut args = vec!["-q", "tree", "show", input];
-            args.extend_from_slice(extra);
-            if binary32 {
-                args.push("--binary32");
-            }
-            assert_eq!(stdout_ok(&args), expected, "{args:?} vs {golden}");
-        }
-    }
-}
+);
 
 #[test]
 fn table_layout_shows_exclusive_time_and_shares() {
@@ -165,15 +147,17 @@ fn show_writes_to_output_file() {
     );
 }
 
-#[test]
-fn json_layout_reproduces_the_fixture_inputs() {
-    for input in ["doc_example.json", "measured_example.json"] {
-        assert_eq!(
-            stdout_ok(&["tree", "show", input, "--layout", "json"]),
-            read_fixture(input)
-        );
-    }
+fn json_layout_reproduces_the_fixture_inputs(input: &str) {
+    assert_eq!(
+        stdout_ok(&["tree", "show", input, "--layout", "json"]),
+        read_fixture(input)
+    );
 }
+
+fixture_tests!(json_layout_reproduces_the_fixture_inputs:
+    doc_example("doc_example.json"),
+    measured_example("measured_example.json"),
+);
 
 #[test]
 fn xml_layout_is_escaped_nested_and_reads_back() {
@@ -197,35 +181,34 @@ fn xml_layout_is_escaped_nested_and_reads_back() {
     assert_eq!(json, direct);
 }
 
-#[test]
-fn serialize_deserialize_write_round_trips_bit_for_bit() {
-    for (input, golden) in [
-        ("doc_example.json", "doc_example.indent2.txt"),
-        ("measured_example.json", "measured_example.indent2.txt"),
-        ("edge_cases.json", "edge_cases.indent2.txt"),
-    ] {
-        let arrays = load(input);
-        let mut t = TimerTree::new();
-        t.deserialize(&arrays).unwrap();
-        let again = t.serialize().unwrap();
-        assert_eq!(again.tree, arrays.tree, "{input}");
-        let trimmed: Vec<&str> = arrays
-            .name
-            .iter()
-            .map(|n| n.trim_end_matches(' '))
-            .collect();
-        assert_eq!(again.name, trimmed, "{input}");
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&again.time), bits(&arrays.time), "{input}");
-        let mut out = Vec::new();
-        t.write(&mut out, 2, None).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            read_fixture(golden),
-            "{input}"
-        );
-    }
+fn serialize_deserialize_write_round_trips_bit_for_bit(input: &str, golden: &str) {
+    let arrays = load(input);
+    let mut t = TimerTree::new();
+    t.deserialize(&arrays).unwrap();
+    let again = t.serialize().unwrap();
+    assert_eq!(again.tree, arrays.tree, "{input}");
+    let trimmed: Vec<&str> = arrays
+        .name
+        .iter()
+        .map(|n| n.trim_end_matches(' '))
+        .collect();
+    assert_eq!(again.name, trimmed, "{input}");
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&again.time), bits(&arrays.time), "{input}");
+    let mut out = Vec::new();
+    t.write(&mut out, 2, None).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        read_fixture(golden),
+        "{input}"
+    );
 }
+
+fixture_tests!(serialize_deserialize_write_round_trips_bit_for_bit:
+    doc_example("doc_example.json", "doc_example.indent2.txt"),
+    measured_example("measured_example.json", "measured_example.indent2.txt"),
+    edge_cases("edge_cases.json", "edge_cases.indent2.txt"),
+);
 
 /// A clock the test moves by hand.
 #[derive(Default)]

@@ -8,32 +8,31 @@ use serde_json::Value;
 
 use crate::common::{output, tlog};
 
-const GOOD: [&str; 4] = ["np1", "np4", "np4_flush_part1", "edge_values"];
-
-#[test]
-fn dumps_are_byte_identical_to_the_reference_readers() {
-    for f in GOOD {
-        let log = tlog(&format!("{f}.log"));
-        let log = log.to_str().unwrap();
-        for (style, golden) in [
-            ("tlogdump", "tlogDump"),
-            ("tlog_dump", "tlog_dump"),
-            ("sample", "sample"),
-        ] {
-            let out = output(&["tlog", "dump", log, "--style", style]);
-            let expected = fs::read(tlog(&format!("golden/{f}.log.{golden}.txt"))).unwrap();
-            assert!(out.stdout == expected, "{f} {style} differs");
-            // edge_values holds crafted undefined types: a report with warnings.
-            let want = if f == "edge_values" { 3 } else { 0 };
-            assert_eq!(
-                out.status.code(),
-                Some(want),
-                "{f} {style}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+fn dumps_are_byte_identical_to_the_reference_readers(f: &str) {
+    let log = tlog(&format!("{f}.log"));
+    let log = log.to_str().unwrap();
+    for (style, golden) in [
+        ("tlogdump", "tlogDump"),
+        ("tlog_dump", "tlog_dump"),
+        ("sample", "sample"),
+    ] {
+        let out = output(&["tlog", "dump", log, "--style", style]);
+        let expected = fs::read(tlog(&format!("golden/{f}.log.{golden}.txt"))).unwrap();
+        assert!(out.stdout == expected, "{f} {style} differs");
+        // edge_values holds crafted undefined types: a report with warnings.
+        let want = if f == "edge_values" { 3 } else { 0 };
+        assert_eq!(
+            out.status.code(),
+            Some(want),
+            "{f} {style}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
+
+fixture_tests!(
+    dumps_are_byte_identical_to_the_reference_readers: np1, np4, np4_flush_part1, edge_values
+);
 
 #[test]
 fn nodes_beyond_the_ranks_print_empty_sections() {
@@ -168,60 +167,59 @@ fn intervals(bytes: &[u8]) -> std::collections::BTreeMap<(u16, u8), (u64, f64)> 
     m
 }
 
-#[test]
-fn summary_agrees_with_an_independent_computation() {
-    for f in ["np1", "np4", "np4_flush_part1"] {
-        let log = tlog(&format!("{f}.log"));
-        let out = output(&["tlog", "summary", log.to_str().unwrap(), "--format", "json"]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{f}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let expected = intervals(&fs::read(&log).unwrap());
-        let mut seen = 0;
-        for p in v["processes"].as_array().unwrap() {
-            for key in ["proc", "events", "start", "end", "kinds", "unmatched"] {
-                assert!(p.get(key).is_some(), "missing {key}");
-            }
-            let proc = p["proc"].as_u64().unwrap() as u16;
-            for k in p["kinds"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|k| k["role"] == "interval")
-            {
-                let kind = k["kind"].as_u64().unwrap() as u8;
-                let (count, total) = expected[&(proc, kind)];
-                assert_eq!(
-                    k["count"].as_u64().unwrap(),
-                    count,
-                    "{f} proc {proc} kind {kind}"
-                );
-                assert!((k["total"].as_f64().unwrap() - total).abs() < 1e-12);
-                let (min, avg, max) = (
-                    k["min"].as_f64().unwrap(),
-                    k["avg"].as_f64().unwrap(),
-                    k["max"].as_f64().unwrap(),
-                );
-                assert!(min <= avg && avg <= max);
-                for key in ["kind", "name", "count", "total", "min", "avg", "max"] {
-                    assert!(k.get(key).is_some(), "missing {key}");
-                }
-                seen += 1;
-            }
+fn summary_agrees_with_an_independent_computation(f: &str) {
+    let log = tlog(&format!("{f}.log"));
+    let out = output(&["tlog", "summary", log.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{f}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let expected = intervals(&fs::read(&log).unwrap());
+    let mut seen = 0;
+    for p in v["processes"].as_array().unwrap() {
+        for key in ["proc", "events", "start", "end", "kinds", "unmatched"] {
+            assert!(p.get(key).is_some(), "missing {key}");
         }
-        assert_eq!(seen, expected.len(), "{f}: every (process, pair) reported");
-        if f == "np4_flush_part1" {
-            assert!(
-                v["processes"][0]["end"].is_null(),
-                "a flushed segment has no END"
+        let proc = p["proc"].as_u64().unwrap() as u16;
+        for k in p["kinds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|k| k["role"] == "interval")
+        {
+            let kind = k["kind"].as_u64().unwrap() as u8;
+            let (count, total) = expected[&(proc, kind)];
+            assert_eq!(
+                k["count"].as_u64().unwrap(),
+                count,
+                "{f} proc {proc} kind {kind}"
             );
+            assert!((k["total"].as_f64().unwrap() - total).abs() < 1e-12);
+            let (min, avg, max) = (
+                k["min"].as_f64().unwrap(),
+                k["avg"].as_f64().unwrap(),
+                k["max"].as_f64().unwrap(),
+            );
+            assert!(min <= avg && avg <= max);
+            for key in ["kind", "name", "count", "total", "min", "avg", "max"] {
+                assert!(k.get(key).is_some(), "missing {key}");
+            }
+            seen += 1;
         }
     }
+    assert_eq!(seen, expected.len(), "{f}: every (process, pair) reported");
+    if f == "np4_flush_part1" {
+        assert!(
+            v["processes"][0]["end"].is_null(),
+            "a flushed segment has no END"
+        );
+    }
 }
+
+fixture_tests!(summary_agrees_with_an_independent_computation: np1, np4, np4_flush_part1);
 
 #[test]
 fn event_names_tree_and_chrome_export() {
