@@ -191,6 +191,14 @@ macro_rules! database_tests {
     };
 }
 
+/// `golden()` refuses the reference tools' outputs, blessing or not (the
+/// check comes before any write).
+#[test]
+#[should_panic(expected = "only our own goldens")]
+fn golden_refuses_the_reference_outputs() {
+    golden("timertree/doc_example.indent2.txt", "");
+}
+
 /// Every directory of `fixtures/blprof/` holding a database is one of
 /// [`DATABASES`], and back.
 #[test]
