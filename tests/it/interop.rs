@@ -2,38 +2,11 @@
 //! Hatchet itself when Python has it), folded stacks rendered by inferno,
 //! shell completions and the man page.
 
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn blprof(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-        .join("bl_prof")
-}
-
-fn tlog(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/tlog")
-        .join(name)
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::common::{db, note, profparse, run_ok, tlog};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
@@ -83,7 +56,7 @@ fn hatchet_available() -> bool {
             std::env::var("PROFPARSE_REQUIRE_HATCHET").as_deref() != Ok("1"),
             "PROFPARSE_REQUIRE_HATCHET=1 but `python3 -c \"import hatchet\"` fails"
         );
-        eprintln!("note: Python's hatchet is not installed; Hatchet checks skipped");
+        note("Python's hatchet is not installed; Hatchet checks skipped");
     }
     ok
 }
@@ -124,63 +97,61 @@ for name in df["name"]:
     (time, roots, calls, rows, names)
 }
 
-#[test]
-fn calltree_hatchet_literal_matches_the_json_tree() {
-    for db in ["small4", "single", "flush"] {
-        let d = blprof(db);
-        let d = d.to_str().unwrap();
-        let json: Value =
-            serde_json::from_str(&run_ok(&["calltree", d, "--format", "json"])).unwrap();
-        let nprocs = json["nprocs"].as_f64().unwrap();
-        let total = json["total_inclusive"].as_f64().unwrap() / nprocs;
-        let literal = run_ok(&["calltree", d, "--format", "hatchet"]);
-        let roots: Vec<Value> = serde_json::from_str(&literal).unwrap();
-        assert!(!roots.is_empty(), "{db}");
-        // Same nodes in the same order as the JSON tree, times averaged.
-        let json_roots = json["roots"].as_array().unwrap();
-        assert_eq!(roots.len(), json_roots.len());
-        for (h, j) in roots.iter().zip(json_roots) {
-            assert_eq!(h["frame"]["name"], j["name"]);
-            assert!(close(
-                h["metrics"]["time (inc)"].as_f64().unwrap(),
-                j["inclusive_avg"].as_f64().unwrap()
-            ));
-            assert!(close(
-                h["metrics"]["time"].as_f64().unwrap(),
-                j["exclusive_avg"].as_f64().unwrap()
-            ));
-            assert_eq!(h["metrics"]["calls"], j["calls"]);
-        }
-        // Exclusive times add up to the total inclusive time.
-        let (time, nodes) = literal_sum(&roots, "time");
-        assert!(close(time, total), "{db}: Σ time {time} vs total {total}");
-        if !hatchet_available() {
-            continue;
-        }
-        let (h_time, h_roots, h_calls, rows, h_names) = load_with_hatchet(&literal);
-        assert!(
-            close(h_time, total),
-            "{db}: hatchet Σ time {h_time} vs {total}"
-        );
-        assert!(
-            close(h_roots, total),
-            "{db}: hatchet roots {h_roots} vs {total}"
-        );
-        assert_eq!(rows, nodes, "{db}");
-        let (calls, _) = literal_sum(&roots, "calls");
-        assert!(close(h_calls, calls));
-        let mut ours = Vec::new();
-        names(&roots, &mut ours);
-        let (mut a, mut b) = (ours, h_names);
-        a.sort();
-        b.sort();
-        assert_eq!(a, b, "{db}");
+fn calltree_hatchet_literal_matches_the_json_tree(name: &str) {
+    let d = db(name);
+    let d = d.to_str().unwrap();
+    let json: Value = serde_json::from_str(&run_ok(&["calltree", d, "--format", "json"])).unwrap();
+    let nprocs = json["nprocs"].as_f64().unwrap();
+    let total = json["total_inclusive"].as_f64().unwrap() / nprocs;
+    let literal = run_ok(&["calltree", d, "--format", "hatchet"]);
+    let roots: Vec<Value> = serde_json::from_str(&literal).unwrap();
+    assert!(!roots.is_empty(), "{name}");
+    // Same nodes in the same order as the JSON tree, times averaged.
+    let json_roots = json["roots"].as_array().unwrap();
+    assert_eq!(roots.len(), json_roots.len());
+    for (h, j) in roots.iter().zip(json_roots) {
+        assert_eq!(h["frame"]["name"], j["name"]);
+        assert!(close(
+            h["metrics"]["time (inc)"].as_f64().unwrap(),
+            j["inclusive_avg"].as_f64().unwrap()
+        ));
+        assert!(close(
+            h["metrics"]["time"].as_f64().unwrap(),
+            j["exclusive_avg"].as_f64().unwrap()
+        ));
+        assert_eq!(h["metrics"]["calls"], j["calls"]);
     }
+    // Exclusive times add up to the total inclusive time.
+    let (time, nodes) = literal_sum(&roots, "time");
+    assert!(close(time, total), "{name}: Σ time {time} vs total {total}");
+    if !hatchet_available() {
+        return;
+    }
+    let (h_time, h_roots, h_calls, rows, h_names) = load_with_hatchet(&literal);
+    assert!(
+        close(h_time, total),
+        "{name}: hatchet Σ time {h_time} vs {total}"
+    );
+    assert!(
+        close(h_roots, total),
+        "{name}: hatchet roots {h_roots} vs {total}"
+    );
+    assert_eq!(rows, nodes, "{name}");
+    let (calls, _) = literal_sum(&roots, "calls");
+    assert!(close(h_calls, calls));
+    let mut ours = Vec::new();
+    names(&roots, &mut ours);
+    let (mut a, mut b) = (ours, h_names);
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "{name}");
 }
+
+fixture_tests!(calltree_hatchet_literal_matches_the_json_tree: small4, single, flush);
 
 #[test]
 fn calltree_hatchet_of_one_process_and_with_bounds() {
-    let d = blprof("small4");
+    let d = db("small4");
     let d = d.to_str().unwrap();
     let one: Vec<Value> = serde_json::from_str(&run_ok(&[
         "calltree", d, "--proc", "1", "--format", "hatchet",
@@ -247,34 +218,33 @@ fn grouped(n: u64) -> String {
     out
 }
 
-#[test]
-fn folded_stacks_render_as_a_flame_graph() {
-    for db in ["small4", "single", "nfiles2"] {
-        let d = blprof(db);
-        let folded = run_ok(&["calltree", d.to_str().unwrap(), "--format", "folded"]);
-        let mut total = 0u64;
-        let mut frames = std::collections::BTreeSet::new();
-        for line in folded.lines() {
-            let (stack, n) = line.rsplit_once(' ').unwrap();
-            total += n.parse::<u64>().unwrap();
-            frames.extend(stack.split(';').map(str::to_owned));
-        }
-        assert!(total > 0, "{db}");
-        let svg = flame_svg(&folded);
-        assert!(svg.contains("<svg"), "{db}: no SVG");
-        assert!(svg.trim_end().ends_with("</svg>"), "{db}: SVG cut short");
-        // The root frame carries the sum of all stacks.
-        let all = format!("all ({} us, 100%)", grouped(total));
-        assert!(svg.contains(&all), "{db}: no `{all}` in the SVG");
-        for f in &frames {
-            let escaped = f
-                .replace('&', "&amp;")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;");
-            assert!(svg.contains(&escaped), "{db}: frame {f} missing");
-        }
+fn folded_stacks_render_as_a_flame_graph(name: &str) {
+    let d = db(name);
+    let folded = run_ok(&["calltree", d.to_str().unwrap(), "--format", "folded"]);
+    let mut total = 0u64;
+    let mut frames = std::collections::BTreeSet::new();
+    for line in folded.lines() {
+        let (stack, n) = line.rsplit_once(' ').unwrap();
+        total += n.parse::<u64>().unwrap();
+        frames.extend(stack.split(';').map(str::to_owned));
+    }
+    assert!(total > 0, "{name}");
+    let svg = flame_svg(&folded);
+    assert!(svg.contains("<svg"), "{name}: no SVG");
+    assert!(svg.trim_end().ends_with("</svg>"), "{name}: SVG cut short");
+    // The root frame carries the sum of all stacks.
+    let all = format!("all ({} us, 100%)", grouped(total));
+    assert!(svg.contains(&all), "{name}: no `{all}` in the SVG");
+    for f in &frames {
+        let escaped = f
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        assert!(svg.contains(&escaped), "{name}: frame {f} missing");
     }
 }
+
+fixture_tests!(folded_stacks_render_as_a_flame_graph: small4, single, nfiles2);
 
 // ------------------------------------------------ completions, man page
 
@@ -323,11 +293,7 @@ fn completion_scripts_name_the_commands() {
     run_ok(&["completions", "bash", "-o", f.to_str().unwrap()]);
     assert_eq!(std::fs::read_to_string(&f).unwrap(), bash);
     // An unknown shell is a usage error.
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(["completions", "tcsh"])
-        .output()
-        .unwrap();
+    let out = profparse().args(["completions", "tcsh"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 

@@ -3,10 +3,10 @@
 //! threads, `tree show|merge`, and damaged inputs.
 //!
 //! Goldens from the reference (`fixtures/timertree/*.txt`) are never
-//! rewritten. Our own goldens (`fixtures/timertree/ours/`) are rewritten
-//! with `PROFPARSE_BLESS=1`.
+//! rewritten. Our own goldens (`fixtures/timertree/ours/`) go through
+//! `common::golden`, which rewrites them with `PROFPARSE_BLESS=1`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -17,25 +17,21 @@ use profparse::timer_tree::{
     self as tt, Clock, Handle, SerialError, Serialized, TimerError, TimerTree,
 };
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/timertree")
-        .join(name)
-}
+use crate::common::{golden, timer_tree};
 
 fn read_fixture(name: &str) -> String {
-    std::fs::read_to_string(fixture(name)).expect("fixture present")
+    std::fs::read_to_string(timer_tree(name)).expect("fixture present")
 }
 
 fn load(name: &str) -> Serialized {
-    let path = fixture(name);
+    let path = timer_tree(name);
     let bytes = std::fs::read(&path).expect("fixture present");
     parse_serialized(&bytes, &path).expect("fixture parses")
 }
 
 fn profparse() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_profparse"));
-    cmd.current_dir(fixture(""));
+    cmd.current_dir(timer_tree(""));
     cmd
 }
 
@@ -54,105 +50,74 @@ fn stdout_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
-/// Compares with one of our own goldens, or rewrites it when blessing.
-fn check_own_golden(name: &str, actual: &str) {
-    let path = fixture("ours").join(name);
-    if std::env::var_os("PROFPARSE_BLESS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(fixture("ours")).expect("create ours/");
-        std::fs::write(&path, actual).expect("write golden");
-        return;
+/// `tree show INPUT EXTRA…`, with and without `--binary32`, prints the
+/// reference's golden byte for byte.
+fn show_matches_reference_goldens_byte_for_byte(input: &str, extra: &[&str], golden: &str) {
+    let expected = read_fixture(golden);
+    for binary32 in [false, true] {
+        let mut args = vec!["-q", "tree", "show", input];
+        args.extend_from_slice(extra);
+        if binary32 {
+            args.push("--binary32");
+        }
+        assert_eq!(stdout_ok(&args), expected, "{args:?} vs {golden}");
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} missing: run with PROFPARSE_BLESS=1", path.display()));
-    assert_eq!(actual, expected, "differs from {}", path.display());
 }
 
-/// (input, extra arguments of `tree show`, reference golden)
-const PARITY: &[(&str, &[&str], &str)] = &[
-    (
-        "doc_example.json",
-        &["--indent", "0"],
-        "doc_example.indent0.txt",
-    ),
-    (
-        "doc_example.json",
-        &["--indent", "2"],
-        "doc_example.indent2.txt",
-    ),
-    (
-        "doc_example.json",
-        &["--indent", "4"],
-        "doc_example.indent4.txt",
-    ),
-    ("doc_example.json", &[], "doc_example.doc_exact.txt"),
-    (
+fixture_tests!(show_matches_reference_goldens_byte_for_byte:
+    doc_example_indent0("doc_example.json", &["--indent", "0"], "doc_example.indent0.txt"),
+    doc_example_indent2("doc_example.json", &["--indent", "2"], "doc_example.indent2.txt"),
+    doc_example_indent4("doc_example.json", &["--indent", "4"], "doc_example.indent4.txt"),
+    doc_example_doc_exact("doc_example.json", &[], "doc_example.doc_exact.txt"),
+    measured_example_indent0(
         "measured_example.json",
         &["--indent", "0"],
         "measured_example.indent0.txt",
     ),
-    (
+    measured_example_indent2(
         "measured_example.json",
         &["--indent", "2"],
         "measured_example.indent2.txt",
     ),
-    (
+    measured_example_indent4(
         "measured_example.json",
         &["--indent", "4"],
         "measured_example.indent4.txt",
     ),
-    (
+    measured_example_handle3(
         "measured_example.json",
         &["--handle", "3"],
         "measured_example.handle3.indent2.txt",
     ),
-    (
+    measured_example_handle4(
         "measured_example.json",
         &["--handle", "4"],
         "measured_example.handle4.indent2.txt",
     ),
-    (
+    measured_example_handle5_indent3(
         "measured_example.json",
         &["--handle", "5", "--indent", "3"],
         "measured_example.handle5.indent3.txt",
     ),
-    (
+    measured_example_truchas(
         "measured_example.json",
         &["--layout", "truchas"],
         "measured_example.truchas.txt",
     ),
-    ("edge_cases.json", &[], "edge_cases.indent2.txt"),
-    (
-        "edge_cases.json",
-        &["--layout", "truchas"],
-        "edge_cases.truchas.txt",
-    ),
+    edge_cases_indent2("edge_cases.json", &[], "edge_cases.indent2.txt"),
+    edge_cases_truchas("edge_cases.json", &["--layout", "truchas"], "edge_cases.truchas.txt"),
     // The reference's own XML output (gfortran list-directed) reads back.
-    (
+    measured_example_xml_gfortran(
         "measured_example.xml_gfortran.txt",
         &[],
         "measured_example.indent2.txt",
     ),
-];
-
-#[test]
-fn show_matches_reference_goldens_byte_for_byte() {
-    for (input, extra, golden) in PARITY {
-        let expected = read_fixture(golden);
-        for binary32 in [false, true] {
-            let mut args = vec!["-q", "tree", "show", input];
-            args.extend_from_slice(extra);
-            if binary32 {
-                args.push("--binary32");
-            }
-            assert_eq!(stdout_ok(&args), expected, "{args:?} vs {golden}");
-        }
-    }
-}
+);
 
 #[test]
 fn table_layout_shows_exclusive_time_and_shares() {
     let table = stdout_ok(&["tree", "show", "measured_example.json", "--layout", "table"]);
-    check_own_golden("measured_example.table.txt", &table);
+    golden("timertree/ours/measured_example.table.txt", &table);
     // Top-level shares add up to 100 %, children's shares are of the parent.
     let shares: Vec<&str> = table
         .lines()
@@ -182,20 +147,22 @@ fn show_writes_to_output_file() {
     );
 }
 
-#[test]
-fn json_layout_reproduces_the_fixture_inputs() {
-    for input in ["doc_example.json", "measured_example.json"] {
-        assert_eq!(
-            stdout_ok(&["tree", "show", input, "--layout", "json"]),
-            read_fixture(input)
-        );
-    }
+fn json_layout_reproduces_the_fixture_inputs(input: &str) {
+    assert_eq!(
+        stdout_ok(&["tree", "show", input, "--layout", "json"]),
+        read_fixture(input)
+    );
 }
+
+fixture_tests!(json_layout_reproduces_the_fixture_inputs:
+    doc_example("doc_example.json"),
+    measured_example("measured_example.json"),
+);
 
 #[test]
 fn xml_layout_is_escaped_nested_and_reads_back() {
     let xml = stdout_ok(&["-q", "tree", "show", "edge_cases.json", "--layout", "xml"]);
-    check_own_golden("edge_cases.xml", &xml);
+    golden("timertree/ours/edge_cases.xml", &xml);
     let dir = tempfile::tempdir().unwrap();
     // No extension: the form is sniffed from the content.
     let path = dir.path().join("edge_cases");
@@ -214,35 +181,34 @@ fn xml_layout_is_escaped_nested_and_reads_back() {
     assert_eq!(json, direct);
 }
 
-#[test]
-fn serialize_deserialize_write_round_trips_bit_for_bit() {
-    for (input, golden) in [
-        ("doc_example.json", "doc_example.indent2.txt"),
-        ("measured_example.json", "measured_example.indent2.txt"),
-        ("edge_cases.json", "edge_cases.indent2.txt"),
-    ] {
-        let arrays = load(input);
-        let mut t = TimerTree::new();
-        t.deserialize(&arrays).unwrap();
-        let again = t.serialize().unwrap();
-        assert_eq!(again.tree, arrays.tree, "{input}");
-        let trimmed: Vec<&str> = arrays
-            .name
-            .iter()
-            .map(|n| n.trim_end_matches(' '))
-            .collect();
-        assert_eq!(again.name, trimmed, "{input}");
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&again.time), bits(&arrays.time), "{input}");
-        let mut out = Vec::new();
-        t.write(&mut out, 2, None).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            read_fixture(golden),
-            "{input}"
-        );
-    }
+fn serialize_deserialize_write_round_trips_bit_for_bit(input: &str, golden: &str) {
+    let arrays = load(input);
+    let mut t = TimerTree::new();
+    t.deserialize(&arrays).unwrap();
+    let again = t.serialize().unwrap();
+    assert_eq!(again.tree, arrays.tree, "{input}");
+    let trimmed: Vec<&str> = arrays
+        .name
+        .iter()
+        .map(|n| n.trim_end_matches(' '))
+        .collect();
+    assert_eq!(again.name, trimmed, "{input}");
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&again.time), bits(&arrays.time), "{input}");
+    let mut out = Vec::new();
+    t.write(&mut out, 2, None).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        read_fixture(golden),
+        "{input}"
+    );
 }
+
+fixture_tests!(serialize_deserialize_write_round_trips_bit_for_bit:
+    doc_example("doc_example.json", "doc_example.indent2.txt"),
+    measured_example("measured_example.json", "measured_example.indent2.txt"),
+    edge_cases("edge_cases.json", "edge_cases.indent2.txt"),
+);
 
 /// A clock the test moves by hand.
 #[derive(Default)]
@@ -546,8 +512,8 @@ fn truncated_and_corrupted_files_are_errors_not_panics() {
         "measured_example.xml_gfortran.txt",
         "edge_cases.json",
     ] {
-        let bytes = std::fs::read(fixture(name)).unwrap();
-        let path = fixture(name);
+        let bytes = std::fs::read(timer_tree(name)).unwrap();
+        let path = timer_tree(name);
         // The whole file is valid; no panic on any prefix. A JSON prefix
         // that lacks the closing brace is always an error.
         assert!(
@@ -785,7 +751,7 @@ fn merge_reports_spread_by_path_and_the_file_with_the_max() {
         ]
     );
     let table = stdout_ok(&["tree", "merge", "doc_example.json", "measured_example.json"]);
-    check_own_golden("merge_doc_measured.table.txt", &table);
+    golden("timertree/ours/merge_doc_measured.table.txt", &table);
 }
 
 /// The only test that touches the process-wide tree (tests run in parallel).

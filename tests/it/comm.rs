@@ -3,34 +3,16 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
+use crate::common::{DATABASES, copy_db, fixture, output, profparse, run_ok_stderr};
 
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-}
-
+/// stdout of a successful run as JSON, and its stderr.
 fn stats(args: &[&str]) -> (Value, String) {
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        serde_json::from_slice(&out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let (out, err) = run_ok_stderr(args);
+    (serde_json::from_str(&out).unwrap(), err)
 }
 
 /// `key = value` lines and the per-type call counts of a -stats stdout.
@@ -60,95 +42,94 @@ fn golden(db: &str) -> (BTreeMap<String, String>, BTreeMap<String, u64>) {
     (kv, calls)
 }
 
-#[test]
-fn comm_stats_match_the_reference_on_every_fixture() {
-    for db in DATABASES {
-        let (kv, calls) = golden(db);
-        let dir = fixture(db).join("bl_prof");
-        let (s, stderr) = stats(&["comm", "stats", dir.to_str().unwrap(), "--format", "json"]);
-        assert!(stderr.is_empty(), "{db}: {stderr}");
-        assert_eq!(s["nrecords"].to_string(), kv["Total Comm Stats"], "{db}");
-        let ours: BTreeMap<String, u64> = s["by_type"]
-            .as_array()
+fn comm_stats_match_the_reference(db: &str) {
+    let (kv, calls) = golden(db);
+    let dir = fixture(db).join("bl_prof");
+    let (s, stderr) = stats(&["comm", "stats", dir.to_str().unwrap(), "--format", "json"]);
+    assert!(stderr.is_empty(), "{db}: {stderr}");
+    assert_eq!(s["nrecords"].to_string(), kv["Total Comm Stats"], "{db}");
+    let ours: BTreeMap<String, u64> = s["by_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["count"].as_u64().unwrap() > 0)
+        .map(|t| {
+            (
+                t["type"].as_str().unwrap().to_owned(),
+                t["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(ours, calls, "{db}: calls per function type");
+    // "Total Sent Data for all procs = 0.00024578 GB" (10 significant digits).
+    let gb: f64 = kv["Total Sent Data for all procs"]
+        .trim_end_matches(" GB")
+        .parse()
+        .unwrap();
+    let sent = s["bytes_sent"].as_f64().unwrap() / 1e9;
+    assert!(
+        (sent - gb).abs() <= gb * 1e-9 + 1e-15,
+        "{db}: {sent} GB vs {gb}"
+    );
+    let sizes: Vec<i64> = kv["MsgSizeMin MsgSizeMax"]
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    if sizes[0] == i32::MAX as i64 {
+        assert!(s["msg_size_min"].is_null(), "{db}: no sends");
+    } else {
+        assert_eq!(
+            (
+                s["msg_size_min"].as_i64().unwrap(),
+                s["msg_size_max"].as_i64().unwrap()
+            ),
+            (sizes[0], sizes[1]),
+            "{db}"
+        );
+    }
+    let span: Vec<f64> = kv["TimeMin TimeMax"]
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!(
+        (s["time_min"].as_f64().unwrap() - span[0]).abs() < 1e-9 * span[0].max(1.0),
+        "{db}"
+    );
+    assert!(
+        (s["time_max"].as_f64().unwrap() - span[1]).abs() < 1e-9 * span[1].max(1.0),
+        "{db}"
+    );
+    // Reference bug (BLPROF_FORMAT.md §9.18): it always prints TimerTime 0.
+    // Ours is the mean of the header's timerTime lines.
+    assert_eq!(kv["Average TimerTime"], "0");
+    let mut sum = 0.0;
+    let mut n = 0;
+    for e in fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
             .unwrap()
-            .iter()
-            .filter(|t| t["count"].as_u64().unwrap() > 0)
-            .map(|t| {
-                (
-                    t["type"].as_str().unwrap().to_owned(),
-                    t["count"].as_u64().unwrap(),
-                )
-            })
-            .collect();
-        assert_eq!(ours, calls, "{db}: calls per function type");
-        // "Total Sent Data for all procs = 0.00024578 GB" (10 significant digits).
-        let gb: f64 = kv["Total Sent Data for all procs"]
-            .trim_end_matches(" GB")
-            .parse()
-            .unwrap();
-        let sent = s["bytes_sent"].as_f64().unwrap() / 1e9;
-        assert!(
-            (sent - gb).abs() <= gb * 1e-9 + 1e-15,
-            "{db}: {sent} GB vs {gb}"
-        );
-        let sizes: Vec<i64> = kv["MsgSizeMin MsgSizeMax"]
-            .split_whitespace()
-            .map(|v| v.parse().unwrap())
-            .collect();
-        if sizes[0] == i32::MAX as i64 {
-            assert!(s["msg_size_min"].is_null(), "{db}: no sends");
-        } else {
-            assert_eq!(
-                (
-                    s["msg_size_min"].as_i64().unwrap(),
-                    s["msg_size_max"].as_i64().unwrap()
-                ),
-                (sizes[0], sizes[1]),
-                "{db}"
-            );
-        }
-        let span: Vec<f64> = kv["TimeMin TimeMax"]
-            .split_whitespace()
-            .map(|v| v.parse().unwrap())
-            .collect();
-        assert!(
-            (s["time_min"].as_f64().unwrap() - span[0]).abs() < 1e-9 * span[0].max(1.0),
-            "{db}"
-        );
-        assert!(
-            (s["time_max"].as_f64().unwrap() - span[1]).abs() < 1e-9 * span[1].max(1.0),
-            "{db}"
-        );
-        // Reference bug (BLPROF_FORMAT.md §9.18): it always prints TimerTime 0.
-        // Ours is the mean of the header's timerTime lines.
-        assert_eq!(kv["Average TimerTime"], "0");
-        let mut sum = 0.0;
-        let mut n = 0;
-        for e in fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.file_name()
+            .to_str()
+            .unwrap()
+            .starts_with("bl_comm_prof_H_")
+        {
+            for l in fs::read_to_string(&p)
                 .unwrap()
-                .to_str()
-                .unwrap()
-                .starts_with("bl_comm_prof_H_")
+                .lines()
+                .filter(|l| l.starts_with("timerTime"))
             {
-                for l in fs::read_to_string(&p)
-                    .unwrap()
-                    .lines()
-                    .filter(|l| l.starts_with("timerTime"))
-                {
-                    sum += l.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap();
-                    n += 1;
-                }
+                sum += l.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap();
+                n += 1;
             }
         }
-        assert!(
-            (s["timer_time"].as_f64().unwrap() - sum / n as f64).abs() < 1e-18,
-            "{db}"
-        );
-        assert!(s["timer_time"].as_f64().unwrap() > 1e-9);
     }
+    assert!(
+        (s["timer_time"].as_f64().unwrap() - sum / n as f64).abs() < 1e-18,
+        "{db}"
+    );
+    assert!(s["timer_time"].as_f64().unwrap() > 1e-9);
 }
+
+database_tests!(comm_stats_match_the_reference);
 
 #[test]
 fn a_time_window_reads_only_overlapping_blocks() {
@@ -179,11 +160,7 @@ fn a_time_window_reads_only_overlapping_blocks() {
 }
 
 fn check(dir: &Path) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(["comm", "check", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = output(&["comm", "check", dir.to_str().unwrap()]);
     (
         out.status.code(),
         String::from_utf8(out.stdout).unwrap(),
@@ -191,24 +168,18 @@ fn check(dir: &Path) -> (Option<i32>, String, String) {
     )
 }
 
-fn copy_db(db: &str) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for e in fs::read_dir(fixture(db).join("bl_prof")).unwrap() {
-        let e = e.unwrap();
-        fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
-    }
-    tmp
-}
-
-#[test]
-fn comm_check_is_clean_on_every_fixture() {
+fn comm_check_is_clean(db: &str) {
     // The reference reports 108 false "bad Barriers" on `flush` (BLPROF_FORMAT.md
     // §9.19: it reads unused barrier slots); every barrier there is well formed.
-    for db in DATABASES {
-        let (code, out, _) = check(&fixture(db).join("bl_prof"));
-        assert_eq!(code, Some(0), "{db}: {out}");
-        assert!(out.ends_with("clean\n"), "{db}: {out}");
-    }
+    let (code, out, _) = check(&fixture(db).join("bl_prof"));
+    assert_eq!(code, Some(0), "{db}: {out}");
+    assert!(out.ends_with("clean\n"), "{db}: {out}");
+}
+
+database_tests!(comm_check_is_clean);
+
+#[test]
+fn comm_check_counts_what_it_checked() {
     let (_, out, _) = check(&fixture("flush").join("bl_prof"));
     assert!(
         out.contains("16 blocks, 2355 records, 72 barriers, 124 name tags"),
@@ -265,8 +236,7 @@ fn comm_check_finds_damage() {
         "{out}"
     );
     // Stats still report the intact processes, with exit code 3.
-    let o = Command::cargo_bin("profparse")
-        .unwrap()
+    let o = profparse()
         .args(["comm", "stats", db.path().to_str().unwrap()])
         .output()
         .unwrap();
@@ -293,99 +263,97 @@ fn read_fab(path: &Path) -> (usize, usize, Vec<f64>) {
     (nx, ny, values)
 }
 
-#[test]
-fn barrier_waits_match_spd_and_sends_match_sendspf() {
-    for db in DATABASES {
-        let dir = fixture(db).join("bl_prof");
-        let (b, _) = stats(&[
-            "comm",
-            "barriers",
-            dir.to_str().unwrap(),
-            "--format",
-            "json",
-        ]);
-        let (nx, ny, waits) = read_fab(&fixture(db).join("golden/spd/bwaits.2d.fab"));
-        let (_, _, exits) = read_fab(&fixture(db).join("golden/spd/bexits.2d.fab"));
-        let mut compared = 0;
-        for bar in b["barriers"].as_array().unwrap() {
-            let n = bar["number"].as_u64().unwrap() as usize;
-            // The reference sizes the table from the last header file only (§9.33).
-            if n >= nx {
-                continue;
-            }
-            for a in bar["procs"].as_array().unwrap() {
-                let p = a["proc"].as_u64().unwrap() as usize;
-                assert!(p < ny);
-                let (gw, ge) = (waits[p * nx + n], exits[p * nx + n]);
-                assert!(
-                    (a["wait"].as_f64().unwrap() - gw).abs() < 1e-12,
-                    "{db} barrier {n} proc {p}"
-                );
-                assert!(
-                    (a["exit"].as_f64().unwrap() - ge).abs() < 1e-12,
-                    "{db} barrier {n} proc {p}"
-                );
-                compared += 1;
-            }
-            // The last arrival waited least.
-            let last = bar["last_arrival"].as_u64().unwrap();
-            let min = bar["procs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .min_by(|x, y| {
-                    x["wait"]
-                        .as_f64()
-                        .unwrap()
-                        .total_cmp(&y["wait"].as_f64().unwrap())
-                })
-                .unwrap();
-            assert_eq!(min["proc"].as_u64().unwrap(), last);
+fn barrier_waits_match_spd_and_sends_match_sendspf(db: &str) {
+    let dir = fixture(db).join("bl_prof");
+    let (b, _) = stats(&[
+        "comm",
+        "barriers",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let (nx, ny, waits) = read_fab(&fixture(db).join("golden/spd/bwaits.2d.fab"));
+    let (_, _, exits) = read_fab(&fixture(db).join("golden/spd/bexits.2d.fab"));
+    let mut compared = 0;
+    for bar in b["barriers"].as_array().unwrap() {
+        let n = bar["number"].as_u64().unwrap() as usize;
+        // The reference sizes the table from the last header file only (§9.33).
+        if n >= nx {
+            continue;
         }
-        assert!(compared > 0, "{db}");
-
-        let (m, _) = stats(&["comm", "matrix", dir.to_str().unwrap(), "--format", "json"]);
-        let xgr = |name: &str| -> Vec<u64> {
-            fs::read_to_string(fixture(db).join("golden/sendspf").join(name))
-                .unwrap()
-                .lines()
-                .map(|l| l.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() as u64)
-                .collect()
-        };
-        let row_sum = |key: &str| -> Vec<u64> {
-            m[key]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| {
-                    r.as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|v| v.as_u64().unwrap())
-                        .sum()
-                })
-                .collect()
-        };
-        assert_eq!(
-            row_sum("messages"),
-            xgr("totalSendsPerProc.xgr"),
-            "{db}: sends per process"
-        );
-        assert_eq!(
-            row_sum("bytes"),
-            xgr("totalSentDataPerProc.xgr"),
-            "{db}: bytes per process"
-        );
+        for a in bar["procs"].as_array().unwrap() {
+            let p = a["proc"].as_u64().unwrap() as usize;
+            assert!(p < ny);
+            let (gw, ge) = (waits[p * nx + n], exits[p * nx + n]);
+            assert!(
+                (a["wait"].as_f64().unwrap() - gw).abs() < 1e-12,
+                "{db} barrier {n} proc {p}"
+            );
+            assert!(
+                (a["exit"].as_f64().unwrap() - ge).abs() < 1e-12,
+                "{db} barrier {n} proc {p}"
+            );
+            compared += 1;
+        }
+        // The last arrival waited least.
+        let last = bar["last_arrival"].as_u64().unwrap();
+        let min = bar["procs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .min_by(|x, y| {
+                x["wait"]
+                    .as_f64()
+                    .unwrap()
+                    .total_cmp(&y["wait"].as_f64().unwrap())
+            })
+            .unwrap();
+        assert_eq!(min["proc"].as_u64().unwrap(), last);
     }
+    assert!(compared > 0, "{db}");
+
+    let (m, _) = stats(&["comm", "matrix", dir.to_str().unwrap(), "--format", "json"]);
+    let xgr = |name: &str| -> Vec<u64> {
+        fs::read_to_string(fixture(db).join("golden/sendspf").join(name))
+            .unwrap()
+            .lines()
+            .map(|l| l.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() as u64)
+            .collect()
+    };
+    let row_sum = |key: &str| -> Vec<u64> {
+        m[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap())
+                    .sum()
+            })
+            .collect()
+    };
+    assert_eq!(
+        row_sum("messages"),
+        xgr("totalSendsPerProc.xgr"),
+        "{db}: sends per process"
+    );
+    assert_eq!(
+        row_sum("bytes"),
+        xgr("totalSentDataPerProc.xgr"),
+        "{db}: bytes per process"
+    );
 }
+
+database_tests!(barrier_waits_match_spd_and_sends_match_sendspf);
 
 #[test]
 fn matrix_svg_is_a_picture_of_the_right_size() {
     let tmp = tempfile::tempdir().unwrap();
     let svg = tmp.path().join("m.svg");
     let dir = fixture("small4").join("bl_prof");
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
+    let out = profparse()
         .args([
             "comm",
             "matrix",
@@ -403,51 +371,48 @@ fn matrix_svg_is_a_picture_of_the_right_size() {
     assert!(text.contains("0 → 1: 61440 bytes, 100 messages"), "{text}");
 }
 
-#[test]
-fn every_send_finds_its_receive() {
-    for db in DATABASES {
-        let dir = fixture(db).join("bl_prof");
-        let d = dir.to_str().unwrap();
-        let (p, _) = stats(&["comm", "pairs", d, "--format", "json"]);
-        let (s, _) = stats(&["comm", "stats", d, "--format", "json"]);
-        let sends: u64 = s["procs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["sends"].as_u64().unwrap())
-            .sum();
-        let pairs = p["pairs"].as_array().unwrap();
-        let unmatched = p["unmatched_sends"].as_array().unwrap().len() as u64;
-        assert_eq!(pairs.len() as u64 + unmatched, sends, "{db}");
-        // In these runs every message was received.
-        assert_eq!(unmatched, 0, "{db}");
-        let (m, _) = stats(&["comm", "matrix", d, "--format", "json"]);
-        for pr in pairs {
-            let (from, to) = (
-                pr["from"].as_u64().unwrap() as usize,
-                pr["to"].as_u64().unwrap() as usize,
-            );
-            assert!(m["messages"][from][to].as_u64().unwrap() > 0, "{db}: {pr}");
-        }
-        let csv = Command::cargo_bin("profparse")
-            .unwrap()
-            .args(["comm", "pairs", d, "--format", "csv"])
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8(csv.stdout).unwrap().lines().count(),
-            pairs.len() + 1
+fn every_send_finds_its_receive(db: &str) {
+    let dir = fixture(db).join("bl_prof");
+    let d = dir.to_str().unwrap();
+    let (p, _) = stats(&["comm", "pairs", d, "--format", "json"]);
+    let (s, _) = stats(&["comm", "stats", d, "--format", "json"]);
+    let sends: u64 = s["procs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["sends"].as_u64().unwrap())
+        .sum();
+    let pairs = p["pairs"].as_array().unwrap();
+    let unmatched = p["unmatched_sends"].as_array().unwrap().len() as u64;
+    assert_eq!(pairs.len() as u64 + unmatched, sends, "{db}");
+    // In these runs every message was received.
+    assert_eq!(unmatched, 0, "{db}");
+    let (m, _) = stats(&["comm", "matrix", d, "--format", "json"]);
+    for pr in pairs {
+        let (from, to) = (
+            pr["from"].as_u64().unwrap() as usize,
+            pr["to"].as_u64().unwrap() as usize,
         );
+        assert!(m["messages"][from][to].as_u64().unwrap() > 0, "{db}: {pr}");
     }
+    let csv = profparse()
+        .args(["comm", "pairs", d, "--format", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(csv.stdout).unwrap().lines().count(),
+        pairs.len() + 1
+    );
 }
+
+database_tests!(every_send_finds_its_receive);
 
 #[test]
 fn timeline_pictures_and_chrome_trace() {
     let tmp = tempfile::tempdir().unwrap();
     let (svg, json) = (tmp.path().join("t.svg"), tmp.path().join("t.json"));
     let dir = fixture("small4").join("bl_prof");
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
+    let out = profparse()
         .args([
             "comm",
             "timeline",
@@ -502,32 +467,29 @@ fn timeline_pictures_and_chrome_trace() {
     assert!(counted >= 4, "{counted}");
     assert!(text.contains(">proc 3</text>"));
     // Nothing asked, nothing written: a usage error.
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
+    let out = profparse()
         .args(["comm", "timeline", dir.to_str().unwrap()])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
-fn comm_reports_are_identical_at_one_and_two_threads() {
-    for db in DATABASES {
-        let dir = fixture(db).join("bl_prof");
-        let d = dir.to_str().unwrap();
-        for sub in ["stats", "check", "pairs", "barriers", "matrix"] {
-            let run = |j: &str| {
-                Command::cargo_bin("profparse")
-                    .unwrap()
-                    .args([j, "comm", sub, d, "--format", "json"])
-                    .output()
-                    .unwrap()
-                    .stdout
-            };
-            assert_eq!(run("-j1"), run("-j2"), "{db} {sub}");
-        }
+fn comm_reports_are_identical_at_one_and_two_threads(db: &str) {
+    let dir = fixture(db).join("bl_prof");
+    let d = dir.to_str().unwrap();
+    for sub in ["stats", "check", "pairs", "barriers", "matrix"] {
+        let run = |j: &str| {
+            profparse()
+                .args([j, "comm", sub, d, "--format", "json"])
+                .output()
+                .unwrap()
+                .stdout
+        };
+        assert_eq!(run("-j1"), run("-j2"), "{db} {sub}");
     }
 }
+
+database_tests!(comm_reports_are_identical_at_one_and_two_threads);
 
 #[test]
 fn comm_pairs_is_byte_identical_at_one_and_four_threads() {
@@ -545,8 +507,7 @@ fn comm_pairs_is_byte_identical_at_one_and_four_threads() {
                 &["--proc", "0", "--proc", "2", "--time", "0.02..0.03"],
             ] {
                 let run = |j: &str| {
-                    let out = Command::cargo_bin("profparse")
-                        .unwrap()
+                    let out = profparse()
                         .args([j, "comm", "pairs", d, "--format", format])
                         .args(sel)
                         .output()
@@ -678,65 +639,63 @@ fn selections_reductions_and_listings() {
     );
 }
 
-#[test]
-fn paired_sends_are_the_sends_srlist_lists() {
+fn paired_sends_are_the_sends_srlist_lists(db: &str) {
     // -srlist lists every send (and receive) without pairing them (bug §9.21);
     // the send side of our pairs must be exactly its send entries.
-    for db in DATABASES {
-        let list = fs::read_to_string(fixture(db).join("golden/srlist/SendRecvList.txt")).unwrap();
-        let mut golden: Vec<(String, i64, i64, i64, i64)> = list
-            .lines()
-            .skip(1)
-            .map(|l| l.split('\t').collect::<Vec<_>>())
-            .filter(|f| f[1].starts_with("Asend") || f[1].starts_with("Send"))
-            .map(|f| {
-                (
-                    format!("{:.9}", f[0].parse::<f64>().unwrap()),
-                    f[2].parse().unwrap(),
-                    f[3].parse().unwrap(),
-                    f[4].parse().unwrap(),
-                    f[5].parse().unwrap(),
-                )
-            })
-            .collect();
-        let (p, _) = stats(&[
-            "comm",
-            "pairs",
-            fixture(db).join("bl_prof").to_str().unwrap(),
-            "--format",
-            "json",
-        ]);
-        let mut ours: Vec<(String, i64, i64, i64, i64)> = p["pairs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| {
-                (
-                    format!("{:.9}", x["send_time"].as_f64().unwrap()),
-                    x["from"].as_i64().unwrap(),
-                    x["to"].as_i64().unwrap(),
-                    x["size"].as_i64().unwrap(),
-                    x["tag"].as_i64().unwrap(),
-                )
-            })
-            .collect();
-        golden.sort();
-        ours.sort();
-        assert_eq!(ours, golden, "{db}");
-    }
+    let list = fs::read_to_string(fixture(db).join("golden/srlist/SendRecvList.txt")).unwrap();
+    let mut golden: Vec<(String, i64, i64, i64, i64)> = list
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|f| f[1].starts_with("Asend") || f[1].starts_with("Send"))
+        .map(|f| {
+            (
+                format!("{:.9}", f[0].parse::<f64>().unwrap()),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+                f[5].parse().unwrap(),
+            )
+        })
+        .collect();
+    let (p, _) = stats(&[
+        "comm",
+        "pairs",
+        fixture(db).join("bl_prof").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let mut ours: Vec<(String, i64, i64, i64, i64)> = p["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                format!("{:.9}", x["send_time"].as_f64().unwrap()),
+                x["from"].as_i64().unwrap(),
+                x["to"].as_i64().unwrap(),
+                x["size"].as_i64().unwrap(),
+                x["tag"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    golden.sort();
+    ours.sort();
+    assert_eq!(ours, golden, "{db}");
 }
+
+database_tests!(paired_sends_are_the_sends_srlist_lists);
 
 /// `--no-reductions` reads only the barrier records the headers point to:
 /// the same barriers, no all-reductions.
-#[test]
-fn barriers_alone_read_by_index_are_the_same() {
-    for db in DATABASES {
-        let dir = fixture(db).join("bl_prof");
-        let d = dir.to_str().unwrap();
-        let (all, _) = stats(&["comm", "barriers", d, "--format", "json"]);
-        let (only, _) = stats(&["comm", "barriers", d, "--format", "json", "--no-reductions"]);
-        assert_eq!(all["barriers"], only["barriers"], "{db}");
-        assert_eq!(all["procs"], only["procs"], "{db}");
-        assert!(only["reductions"].as_array().unwrap().is_empty(), "{db}");
-    }
+fn barriers_alone_read_by_index_are_the_same(db: &str) {
+    let dir = fixture(db).join("bl_prof");
+    let d = dir.to_str().unwrap();
+    let (all, _) = stats(&["comm", "barriers", d, "--format", "json"]);
+    let (only, _) = stats(&["comm", "barriers", d, "--format", "json", "--no-reductions"]);
+    assert_eq!(all["barriers"], only["barriers"], "{db}");
+    assert_eq!(all["procs"], only["procs"], "{db}");
+    assert!(only["reductions"].as_array().unwrap().is_empty(), "{db}");
 }
+
+database_tests!(barriers_alone_read_by_index_are_the_same);

@@ -2,24 +2,10 @@
 //! panic (exit code 101) or a signal, whatever the damage.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-        .join("bl_prof")
-}
-
-fn copy_db(db: &str) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for e in fs::read_dir(fixture(db)).unwrap() {
-        let e = e.unwrap();
-        fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
-    }
-    tmp
-}
+use crate::common::{copy_db, db};
 
 const COMMANDS: [&[&str]; 7] = [
     &["info", "--format", "json"],
@@ -73,7 +59,7 @@ fn truncated_files_never_crash() {
         "bl_call_stats_H",
     ];
     for name in names {
-        let len = fs::metadata(fixture("flush").join(name))
+        let len = fs::metadata(db("flush").join(name))
             .map(|m| m.len())
             .unwrap_or(0);
         for cut in [0, 1, 7, len / 3, len / 2, len.saturating_sub(1)] {

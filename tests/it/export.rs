@@ -3,42 +3,11 @@
 //! on, and that the flows are exactly the pairs of `comm pairs`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-/// The fixtures with a comm profile.
-const COMM_DATABASES: [&str; 5] = ["small4", "nfiles2", "flush", "asym4", "host_nid"];
-
-fn db(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(name)
-        .join("bl_prof")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn run(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("profparse")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = run(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::common::{db, output, run_ok, s};
 
 /// Exports `dir` with `extra` options; returns the events.
 fn export(dir: &Path, extra: &[&str]) -> Vec<Value> {
@@ -133,41 +102,43 @@ fn pairs(dir: &Path, extra: &[&str]) -> Vec<(u64, u64)> {
         .collect()
 }
 
-#[test]
-fn comm_calls_and_one_flow_per_matched_message() {
-    for name in COMM_DATABASES {
-        let dir = db(name);
-        let events = export(&dir, &[]);
-        let flows = check_rules(&events);
-        let expected = pairs(&dir, &[]);
-        assert!(!expected.is_empty(), "{name}");
-        assert_eq!(flows, expected.len(), "{name}: flows = matched pairs");
-        // Calls and regions as before; comm calls on every process.
-        let info: Value =
-            serde_json::from_str(&run_ok(&["info", s(&dir), "--format", "json"])).unwrap();
-        let calls = events.iter().filter(|e| e["cat"] == "call").count() as u64;
-        assert_eq!(calls, info["trace"]["call_records"].as_u64().unwrap());
-        let comm_pids: BTreeSet<u64> = events
-            .iter()
-            .filter(|e| e["cat"] == "comm")
-            .map(|e| e["pid"].as_u64().unwrap())
-            .collect();
-        assert_eq!(
-            comm_pids.len() as u64,
-            info["comm"]["procs"].as_u64().unwrap()
+fn comm_calls_and_one_flow_per_matched_message(name: &str) {
+    let dir = db(name);
+    let events = export(&dir, &[]);
+    let flows = check_rules(&events);
+    let expected = pairs(&dir, &[]);
+    assert!(!expected.is_empty(), "{name}");
+    assert_eq!(flows, expected.len(), "{name}: flows = matched pairs");
+    // Calls and regions as before; comm calls on every process.
+    let info: Value =
+        serde_json::from_str(&run_ok(&["info", s(&dir), "--format", "json"])).unwrap();
+    let calls = events.iter().filter(|e| e["cat"] == "call").count() as u64;
+    assert_eq!(calls, info["trace"]["call_records"].as_u64().unwrap());
+    let comm_pids: BTreeSet<u64> = events
+        .iter()
+        .filter(|e| e["cat"] == "comm")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        comm_pids.len() as u64,
+        info["comm"]["procs"].as_u64().unwrap()
+    );
+    // Named tracks.
+    for (tid, track) in [(0, "calls"), (1, "regions"), (2, "comm")] {
+        assert!(
+            events.iter().any(|e| e["ph"] == "M"
+                && e["name"] == "thread_name"
+                && e["tid"] == tid
+                && e["args"]["name"] == track),
+            "{name}: no {track} track"
         );
-        // Named tracks.
-        for (tid, track) in [(0, "calls"), (1, "regions"), (2, "comm")] {
-            assert!(
-                events.iter().any(|e| e["ph"] == "M"
-                    && e["name"] == "thread_name"
-                    && e["tid"] == tid
-                    && e["args"]["name"] == track),
-                "{name}: no {track} track"
-            );
-        }
     }
 }
+
+// The fixtures with a comm profile.
+fixture_tests!(
+    comm_calls_and_one_flow_per_matched_message: small4, nfiles2, flush, asym4, host_nid
+);
 
 #[test]
 fn no_comm_leaves_them_out() {
@@ -262,13 +233,13 @@ fn big_exports_are_announced_before_they_are_written() {
     ]);
     // The destination cannot be created: whatever is said came before writing.
     let nowhere = tmp.path().join("missing/t.json");
-    let out = run(&["export", s(&big), "--chrome", s(&nowhere)]);
+    let out = output(&["export", s(&big), "--chrome", s(&nowhere)]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("chrome://tracing"), "{err}");
     assert!(err.contains("--time T0,T1"), "{err}");
     assert!(err.contains("Perfetto"), "{err}");
     // One process is small enough.
-    let out = run(&["export", s(&big), "--chrome", s(&nowhere), "--proc", "0"]);
+    let out = output(&["export", s(&big), "--chrome", s(&nowhere), "--proc", "0"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("chrome://tracing"), "{err}");
 }

@@ -1,12 +1,9 @@
 //! The error contract of docs/ERRORS.md: exit codes, the warning format,
 //! `--strict`, `--keep-going`, `--force` and the output limit.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
+use crate::common::fixtures;
 
 struct Out {
     code: i32,

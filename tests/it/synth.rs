@@ -3,30 +3,14 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn run(args: &[&str]) -> (String, String) {
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use crate::common::run_ok_stderr;
 
 fn synth(dir: &Path, extra: &[&str]) {
     let mut args = vec!["synth", "blprof", dir.to_str().unwrap()];
     args.extend_from_slice(extra);
-    run(&args);
+    run_ok_stderr(&args);
 }
 
 #[test]
@@ -52,15 +36,15 @@ fn generated_databases_are_consistent() {
         let dir = tmp.path().join("bl_prof");
         synth(&dir, &extra);
         let d = dir.to_str().unwrap();
-        let (info, stderr) = run(&["info", d, "--format", "json"]);
+        let (info, stderr) = run_ok_stderr(&["info", d, "--format", "json"]);
         assert!(stderr.is_empty(), "{extra:?}: {stderr}");
         let info: Value = serde_json::from_str(&info).unwrap();
         assert_eq!(info["nprocs"], procs);
         assert_eq!(info["trace"]["blocks_per_proc"]["min"], blocks);
         assert_eq!(info["comm"]["blocks"], procs * blocks);
 
-        let (base, e1) = run(&["summary", d, "--format", "json"]);
-        let (trace, e2) = run(&["trace-summary", d, "--format", "json"]);
+        let (base, e1) = run_ok_stderr(&["summary", d, "--format", "json"]);
+        let (trace, e2) = run_ok_stderr(&["trace-summary", d, "--format", "json"]);
         assert!(e1.is_empty() && e2.is_empty(), "{e1}{e2}");
         let base: Value = serde_json::from_str(&base).unwrap();
         let trace: Value = serde_json::from_str(&trace).unwrap();
@@ -80,14 +64,14 @@ fn generated_databases_are_consistent() {
             );
         }
         // Every generated call nests properly: no inclusive < Σ children warning.
-        let (_, stderr) = run(&["calltree", d]);
+        let (_, stderr) = run_ok_stderr(&["calltree", d]);
         assert!(stderr.is_empty(), "{stderr}");
         for args in [
             vec!["trace-summary", d, "--format", "json"],
             vec!["calltree", d, "--format", "json"],
         ] {
-            let a = run(&[&["-j1"], &args[..]].concat()).0;
-            let b = run(&[&["-j2"], &args[..]].concat()).0;
+            let a = run_ok_stderr(&[&["-j1"], &args[..]].concat()).0;
+            let b = run_ok_stderr(&[&["-j2"], &args[..]].concat()).0;
             assert_eq!(a, b);
         }
     }

@@ -6,6 +6,8 @@ use profparse::formats::blprof::commdata::CommBlock;
 use profparse::formats::blprof::{CommBlockRef, RealWidth};
 use profparse::source::InputFile;
 
+use crate::common::db;
+
 fn comm_ref(ncomm: u64, seekpos: u64) -> CommBlockRef {
     CommBlockRef {
         proc: 3,
@@ -61,8 +63,7 @@ fn comm_block_record_size_too_small_is_an_error() {
 /// A copy of the one-process `single` fixture with `edit(name, text)`
 /// applied to each header file.
 fn single_db_with(edit: impl Fn(&str, String) -> String) -> tempfile::TempDir {
-    let src =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/single/bl_prof");
+    let src = db("single");
     let dir = tempfile::tempdir().unwrap();
     for e in std::fs::read_dir(&src).unwrap() {
         let e = e.unwrap();

@@ -11,36 +11,18 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::{DATABASES, copy_db, db, fixtures};
+
 const BIN: &str = env!("CARGO_BIN_EXE_profparse");
 /// Seconds and KiB of address space per run.
 const TIME_LIMIT: &str = "60";
 const MEMORY_LIMIT_KIB: u64 = 3 << 20;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
-
+/// Each fixture database, (name, path), in name order.
 fn databases() -> Vec<(String, PathBuf)> {
-    let mut v: Vec<(String, PathBuf)> = fs::read_dir(fixtures().join("blprof"))
-        .unwrap()
-        .flatten()
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(_, p)| p.join("bl_prof").is_dir())
-        .map(|(n, p)| (n, p.join("bl_prof")))
-        .collect();
+    let mut v: Vec<(String, PathBuf)> = DATABASES.iter().map(|&n| (n.to_owned(), db(n))).collect();
     v.sort();
-    assert!(v.len() >= 5, "fixtures missing: {v:?}");
     v
-}
-
-fn copy_dir(from: &Path) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        if e.path().is_file() {
-            fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
-        }
-    }
-    tmp
 }
 
 struct Outcome {
@@ -217,65 +199,65 @@ fn block_starts(db: &Path) -> BTreeMap<String, Vec<(String, usize, u64)>> {
 
 /// Every data file cut at every block boundary and at odd offsets beside
 /// them: a cut that loses records is reported, naming the data file.
-#[test]
-fn data_files_cut_at_every_block_boundary() {
-    for (fx, dir) in databases() {
-        for (file, blocks) in block_starts(&dir) {
-            let path = dir.join(&file);
-            let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
-                continue;
-            };
-            let mut cuts: Vec<u64> = blocks
-                .iter()
-                .filter(|b| b.2 > 0)
-                .flat_map(|b| [b.2, b.2 + 1, b.2.saturating_sub(3)])
-                .chain([0, 7, len.saturating_sub(1)])
-                .filter(|&c| c < len)
-                .collect();
-            cuts.sort_unstable();
-            cuts.dedup();
-            // Large fixtures: a sample of the cuts keeps the suite fast.
-            let step = cuts.len().div_ceil(12).max(1);
-            for &cut in cuts.iter().step_by(step) {
-                let db = copy_dir(&dir);
-                let bytes = fs::read(db.path().join(&file)).unwrap();
-                fs::write(db.path().join(&file), &bytes[..cut as usize]).unwrap();
-                let what = format!("{fx}: {file} cut at byte {cut} of {len}");
-                run_part(db.path(), part_of(&file), &what, Some(&[file.as_str()]));
-            }
+fn data_files_cut_at_every_block_boundary(fx: &str) {
+    let dir = db(fx);
+    for (file, blocks) in block_starts(&dir) {
+        let path = dir.join(&file);
+        let Ok(len) = fs::metadata(&path).map(|m| m.len()) else {
+            continue;
+        };
+        let mut cuts: Vec<u64> = blocks
+            .iter()
+            .filter(|b| b.2 > 0)
+            .flat_map(|b| [b.2, b.2 + 1, b.2.saturating_sub(3)])
+            .chain([0, 7, len.saturating_sub(1)])
+            .filter(|&c| c < len)
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        // Large fixtures: a sample of the cuts keeps the suite fast.
+        let step = cuts.len().div_ceil(12).max(1);
+        for &cut in cuts.iter().step_by(step) {
+            let db = copy_db(fx);
+            let bytes = fs::read(db.path().join(&file)).unwrap();
+            fs::write(db.path().join(&file), &bytes[..cut as usize]).unwrap();
+            let what = format!("{fx}: {file} cut at byte {cut} of {len}");
+            run_part(db.path(), part_of(&file), &what, Some(&[file.as_str()]));
         }
     }
 }
 
+database_tests!(data_files_cut_at_every_block_boundary);
+
 /// Header files cut in the middle of a line: never a crash.
-#[test]
-fn headers_cut_mid_line() {
-    for (fx, dir) in databases() {
-        for e in fs::read_dir(&dir).unwrap().flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.contains("_D_") {
-                continue;
-            }
-            let text = fs::read(e.path()).unwrap();
-            let ends: Vec<usize> = text
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i)
-                .collect();
-            let picks = [0, ends.len() / 2, ends.len().saturating_sub(2)];
-            for &k in picks.iter() {
-                let Some(&end) = ends.get(k) else { continue };
-                let start = if k == 0 { 0 } else { ends[k - 1] + 1 };
-                let cut = start + (end - start) / 2;
-                let db = copy_dir(&dir);
-                fs::write(db.path().join(&name), &text[..cut]).unwrap();
-                let what = format!("{fx}: {name} cut mid-line {} at byte {cut}", k + 1);
-                run_part(db.path(), part_of(&name), &what, None);
-            }
+fn headers_cut_mid_line(fx: &str) {
+    let dir = db(fx);
+    for e in fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.contains("_D_") {
+            continue;
+        }
+        let text = fs::read(e.path()).unwrap();
+        let ends: Vec<usize> = text
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(i, _)| i)
+            .collect();
+        let picks = [0, ends.len() / 2, ends.len().saturating_sub(2)];
+        for &k in picks.iter() {
+            let Some(&end) = ends.get(k) else { continue };
+            let start = if k == 0 { 0 } else { ends[k - 1] + 1 };
+            let cut = start + (end - start) / 2;
+            let db = copy_db(fx);
+            fs::write(db.path().join(&name), &text[..cut]).unwrap();
+            let what = format!("{fx}: {name} cut mid-line {} at byte {cut}", k + 1);
+            run_part(db.path(), part_of(&name), &what, None);
         }
     }
 }
+
+database_tests!(headers_cut_mid_line);
 
 /// A tiny deterministic generator (xorshift) so failures reproduce.
 struct Rng(u64);
@@ -312,7 +294,7 @@ fn random_byte_flips() {
         files.sort();
         for round in 0..6 {
             let name = &files[(rng.next() % files.len() as u64) as usize];
-            let db = copy_dir(&dir);
+            let db = copy_db(&fx);
             let p = db.path().join(name);
             let mut bytes = fs::read(&p).unwrap();
             if bytes.is_empty() {
@@ -357,103 +339,103 @@ fn edit_value(path: &Path, word: &str, new: &str) -> bool {
 /// Counts and positions no file could hold, negative ones, and process
 /// counts of 0 and 10^9: an error or warning, never an allocation that
 /// size (the address-space limit would kill the run) and never a crash.
-#[test]
-fn absurd_counts_and_positions() {
-    for (fx, dir) in databases() {
-        let blocks = block_starts(&dir);
-        let mut headers: Vec<(String, Part)> = blocks
-            .values()
-            .flatten()
-            .map(|(h, _, _)| (h.clone(), part_of(h)))
+fn absurd_counts_and_positions(fx: &str) {
+    let dir = db(fx);
+    let blocks = block_starts(&dir);
+    let mut headers: Vec<(String, Part)> = blocks
+        .values()
+        .flatten()
+        .map(|(h, _, _)| (h.clone(), part_of(h)))
+        .collect();
+    headers.sort();
+    headers.dedup();
+    for (header, part) in &headers {
+        let data_files: Vec<&str> = blocks
+            .iter()
+            .filter(|(_, v)| v.iter().any(|(h, _, _)| h == header))
+            .map(|(d, _)| d.as_str())
             .collect();
-        headers.sort();
-        headers.dedup();
-        for (header, part) in &headers {
-            let data_files: Vec<&str> = blocks
-                .iter()
-                .filter(|(_, v)| v.iter().any(|(h, _, _)| h == header))
-                .map(|(d, _)| d.as_str())
-                .collect();
-            let mut names: Vec<&str> = data_files.clone();
-            names.push(header);
-            let edits: &[(&str, &str, bool)] = &[
-                ("seekpos", "1099511627776", true),
-                ("nCommStats", "4611686018427387904", true),
-                ("nCommStats", "-5", true),
-                ("nTraceStats", "4611686018427387904", true),
-                ("nRSS", "4611686018427387904", true),
-                ("nRSS", "-1", true),
-            ];
-            for (word, value, must_report) in edits {
-                let db = copy_dir(&dir);
-                if !edit_value(&db.path().join(header), word, value) {
-                    continue;
-                }
-                let what = format!("{fx}: {header}: {word} {value}");
-                let lost = must_report.then_some(names.as_slice());
-                run_part(db.path(), *part, &what, lost);
+        let mut names: Vec<&str> = data_files.clone();
+        names.push(header);
+        let edits: &[(&str, &str, bool)] = &[
+            ("seekpos", "1099511627776", true),
+            ("nCommStats", "4611686018427387904", true),
+            ("nCommStats", "-5", true),
+            ("nTraceStats", "4611686018427387904", true),
+            ("nRSS", "4611686018427387904", true),
+            ("nRSS", "-1", true),
+        ];
+        for (word, value, must_report) in edits {
+            let db = copy_db(fx);
+            if !edit_value(&db.path().join(header), word, value) {
+                continue;
             }
+            let what = format!("{fx}: {header}: {word} {value}");
+            let lost = must_report.then_some(names.as_slice());
+            run_part(db.path(), *part, &what, lost);
         }
-        for global in ["bl_prof_H", "bl_call_stats_H", "bl_comm_prof_H"] {
-            for value in ["0", "1000000000", "-4"] {
-                let db = copy_dir(&dir);
-                if !edit_value(&db.path().join(global), "NProcs", value) {
-                    continue;
-                }
-                let what = format!("{fx}: {global}: NProcs {value}");
-                run_part(db.path(), part_of(global), &what, None);
+    }
+    for global in ["bl_prof_H", "bl_call_stats_H", "bl_comm_prof_H"] {
+        for value in ["0", "1000000000", "-4"] {
+            let db = copy_db(fx);
+            if !edit_value(&db.path().join(global), "NProcs", value) {
+                continue;
             }
+            let what = format!("{fx}: {global}: NProcs {value}");
+            run_part(db.path(), part_of(global), &what, None);
         }
     }
 }
 
+database_tests!(absurd_counts_and_positions);
+
 /// Every file missing in turn, then a directory in its place; and the
 /// first block line of each per-file header duplicated.
-#[test]
-fn missing_files_directories_and_duplicate_blocks() {
-    for (fx, dir) in databases() {
-        let mut files: Vec<String> = fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        files.sort();
-        for name in &files {
-            let db = copy_dir(&dir);
-            fs::remove_file(db.path().join(name)).unwrap();
-            let data = name.contains("_D_");
-            let names = [name.as_str()];
-            run_part(
-                db.path(),
-                part_of(name),
-                &format!("{fx}: {name} missing"),
-                data.then_some(&names[..]),
-            );
-            fs::create_dir(db.path().join(name)).unwrap();
-            run_part(
-                db.path(),
-                part_of(name),
-                &format!("{fx}: {name} is a directory"),
-                data.then_some(&names[..]),
-            );
-        }
-        for (header, ..) in block_starts(&dir).values().flatten() {
-            let db = copy_dir(&dir);
-            let p = db.path().join(header);
-            let text = fs::read_to_string(&p).unwrap();
-            let Some(line) = text.lines().find(|l| l.contains("seekpos")) else {
-                continue;
-            };
-            fs::write(&p, text.replacen(line, &format!("{line}\n{line}"), 1)).unwrap();
-            run_part(
-                db.path(),
-                part_of(header),
-                &format!("{fx}: first block of {header} listed twice"),
-                None,
-            );
-        }
+fn missing_files_directories_and_duplicate_blocks(fx: &str) {
+    let dir = db(fx);
+    let mut files: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    for name in &files {
+        let db = copy_db(fx);
+        fs::remove_file(db.path().join(name)).unwrap();
+        let data = name.contains("_D_");
+        let names = [name.as_str()];
+        run_part(
+            db.path(),
+            part_of(name),
+            &format!("{fx}: {name} missing"),
+            data.then_some(&names[..]),
+        );
+        fs::create_dir(db.path().join(name)).unwrap();
+        run_part(
+            db.path(),
+            part_of(name),
+            &format!("{fx}: {name} is a directory"),
+            data.then_some(&names[..]),
+        );
+    }
+    for (header, ..) in block_starts(&dir).values().flatten() {
+        let db = copy_db(fx);
+        let p = db.path().join(header);
+        let text = fs::read_to_string(&p).unwrap();
+        let Some(line) = text.lines().find(|l| l.contains("seekpos")) else {
+            continue;
+        };
+        fs::write(&p, text.replacen(line, &format!("{line}\n{line}"), 1)).unwrap();
+        run_part(
+            db.path(),
+            part_of(header),
+            &format!("{fx}: first block of {header} listed twice"),
+            None,
+        );
     }
 }
+
+database_tests!(missing_files_directories_and_duplicate_blocks);
 
 /// `args` with the database path inserted after the subcommand words.
 fn json_of(db: &Path, args: &[&str]) -> serde_json::Value {
@@ -476,9 +458,9 @@ fn json_of(db: &Path, args: &[&str]) -> serde_json::Value {
 /// and communication statistics are exactly those of the intact database.
 #[test]
 fn damage_to_one_process_leaves_the_others_intact() {
-    let dir = fixtures().join("blprof/small4/bl_prof");
+    let dir = db("small4");
     let victim = 1;
-    let db = copy_dir(&dir);
+    let db = copy_db("small4");
     for (file, blocks) in block_starts(&dir) {
         if part_of(&file) == Part::Base {
             continue;

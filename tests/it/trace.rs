@@ -5,36 +5,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
-
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-}
+use crate::common::{fixture, profparse, run_ok};
 
 fn filters(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof/filters")
-        .join(name)
-}
-
-fn profparse() -> Command {
-    Command::cargo_bin("profparse").unwrap()
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = profparse().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    fixture("filters").join(name)
 }
 
 /// The golden run's report: from the first "Total times" to the end of
@@ -116,37 +93,37 @@ fn check(db: &str, golden: &str, extra: &[&str]) {
     assert_eq!(gs, os, "{db} {golden}: inclusive times");
 }
 
-#[test]
-fn trace_summary_matches_intended_wts() {
-    for db in DATABASES {
-        check(db, "wts__batchfix", &[]);
-    }
+fn trace_summary_matches_intended_wts(db: &str) {
+    check(db, "wts__batchfix", &[]);
 }
 
-#[test]
-fn trace_summary_proc1_matches_intended_proc1_wts() {
-    for db in DATABASES.iter().filter(|&&d| d != "single") {
-        check(db, "proc1_wts__batchfix", &["--proc", "1"]);
-    }
+database_tests!(trace_summary_matches_intended_wts);
+
+fn trace_summary_proc1_matches_intended_proc1_wts(db: &str) {
+    check(db, "proc1_wts__batchfix", &["--proc", "1"]);
 }
 
-#[test]
-fn region_filter_files_match_intended_filtered_wts() {
+// `single` has one process: no process 1.
+fixture_tests!(
+    trace_summary_proc1_matches_intended_proc1_wts: small4, nfiles2, flush, asym4, host_nid
+);
+
+fn region_filter_files_match_intended_filtered_wts(db: &str) {
     let exclude = filters("exclude_RComm.txt");
     let include = filters("include_only_RCompute.txt");
-    for db in DATABASES {
-        check(
-            db,
-            "wts_filter_excludeRComm__batchfix",
-            &["--filter-file", exclude.to_str().unwrap()],
-        );
-        check(
-            db,
-            "wts_filter_includeOnlyRCompute__batchfix",
-            &["--filter-file", include.to_str().unwrap()],
-        );
-    }
+    check(
+        db,
+        "wts_filter_excludeRComm__batchfix",
+        &["--filter-file", exclude.to_str().unwrap()],
+    );
+    check(
+        db,
+        "wts_filter_includeOnlyRCompute__batchfix",
+        &["--filter-file", include.to_str().unwrap()],
+    );
 }
+
+database_tests!(region_filter_files_match_intended_filtered_wts);
 
 #[test]
 fn region_options_equal_the_filter_files() {
@@ -246,26 +223,25 @@ fn trace_summary_json_contract() {
     assert!((main["time"].as_f64().unwrap() - 0.0274).abs() < 5e-5);
 }
 
-#[test]
-fn trace_reports_are_identical_at_one_and_two_threads() {
-    for db in DATABASES {
-        let dir = fixture(db).join("bl_prof");
-        for args in [
-            vec!["trace-summary", dir.to_str().unwrap(), "--format", "json"],
-            vec![
-                "trace-summary",
-                dir.to_str().unwrap(),
-                "--exclude-region",
-                "R::Comm",
-            ],
-            vec!["regions", dir.to_str().unwrap(), "--format", "json"],
-        ] {
-            let a = run_ok(&[&["-j1"], &args[..]].concat());
-            let b = run_ok(&[&["-j2"], &args[..]].concat());
-            assert_eq!(a, b, "{db} {args:?}");
-        }
+fn trace_reports_are_identical_at_one_and_two_threads(db: &str) {
+    let dir = fixture(db).join("bl_prof");
+    for args in [
+        vec!["trace-summary", dir.to_str().unwrap(), "--format", "json"],
+        vec![
+            "trace-summary",
+            dir.to_str().unwrap(),
+            "--exclude-region",
+            "R::Comm",
+        ],
+        vec!["regions", dir.to_str().unwrap(), "--format", "json"],
+    ] {
+        let a = run_ok(&[&["-j1"], &args[..]].concat());
+        let b = run_ok(&[&["-j2"], &args[..]].concat());
+        assert_eq!(a, b, "{db} {args:?}");
     }
 }
+
+database_tests!(trace_reports_are_identical_at_one_and_two_threads);
 
 #[test]
 fn regions_report_and_filter_template() {
@@ -412,14 +388,17 @@ fn database_without_traces_is_a_clear_error() {
         .stderr(predicate::str::contains("TRACE_PROFILE"));
 }
 
+fn calltrace_is_byte_identical_to_ttrace(db: &str) {
+    let dir = fixture(db).join("bl_prof");
+    let ours = run_ok(&["calltrace", dir.to_str().unwrap(), "--reference-names"]);
+    let golden = fs::read_to_string(fixture(db).join("golden/ttrace/CallTrace.txt")).unwrap();
+    assert!(ours == golden, "{db}: calltrace differs from CallTrace.txt");
+}
+
+database_tests!(calltrace_is_byte_identical_to_ttrace);
+
 #[test]
-fn calltrace_is_byte_identical_to_ttrace() {
-    for db in DATABASES {
-        let dir = fixture(db).join("bl_prof");
-        let ours = run_ok(&["calltrace", dir.to_str().unwrap(), "--reference-names"]);
-        let golden = fs::read_to_string(fixture(db).join("golden/ttrace/CallTrace.txt")).unwrap();
-        assert!(ours == golden, "{db}: calltrace differs from CallTrace.txt");
-    }
+fn calltrace_keeps_our_names_and_lists_every_call() {
     // Our own names keep their spaces; --no-combine lists every call.
     let dir = fixture("asym4").join("bl_prof");
     let ours = run_ok(&["calltrace", dir.to_str().unwrap(), "--delimiter", ";"]);
@@ -476,43 +455,42 @@ fn flatten(v: &Value, prefix: &str, out: &mut Vec<(String, u64, f64, f64)>) {
     }
 }
 
-#[test]
-fn calltree_of_process_0_matches_htmlnc() {
-    for db in DATABASES {
-        let golden = htmlnc_nodes(&fixture(db).join("golden/htmlnc/CallTraceNC.html"));
-        let dir = fixture(db).join("bl_prof");
-        let v: Value = serde_json::from_str(&run_ok(&[
-            "calltree",
-            dir.to_str().unwrap(),
-            "--proc",
-            "0",
-            "--format",
-            "json",
-        ]))
-        .unwrap();
-        let mut ours = Vec::new();
-        flatten(&v["roots"], "", &mut ours);
-        assert_eq!(ours.len(), golden.len(), "{db}: number of call paths");
-        let close = |a: f64, b: f64| (a - b).abs() <= 5e-6 * b.abs().max(a.abs()) + 1e-12;
-        for (path, calls, incl, excl) in &golden {
-            let o = ours
-                .iter()
-                .find(|o| &o.0 == path)
-                .unwrap_or_else(|| panic!("{db}: {path} missing"));
-            assert_eq!(o.1, *calls, "{db} {path}: calls");
-            assert!(
-                close(o.2, *incl),
-                "{db} {path}: inclusive {} vs {incl}",
-                o.2
-            );
-            assert!(
-                close(o.3, *excl),
-                "{db} {path}: exclusive {} vs {excl}",
-                o.3
-            );
-        }
+fn calltree_of_process_0_matches_htmlnc(db: &str) {
+    let golden = htmlnc_nodes(&fixture(db).join("golden/htmlnc/CallTraceNC.html"));
+    let dir = fixture(db).join("bl_prof");
+    let v: Value = serde_json::from_str(&run_ok(&[
+        "calltree",
+        dir.to_str().unwrap(),
+        "--proc",
+        "0",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let mut ours = Vec::new();
+    flatten(&v["roots"], "", &mut ours);
+    assert_eq!(ours.len(), golden.len(), "{db}: number of call paths");
+    let close = |a: f64, b: f64| (a - b).abs() <= 5e-6 * b.abs().max(a.abs()) + 1e-12;
+    for (path, calls, incl, excl) in &golden {
+        let o = ours
+            .iter()
+            .find(|o| &o.0 == path)
+            .unwrap_or_else(|| panic!("{db}: {path} missing"));
+        assert_eq!(o.1, *calls, "{db} {path}: calls");
+        assert!(
+            close(o.2, *incl),
+            "{db} {path}: inclusive {} vs {incl}",
+            o.2
+        );
+        assert!(
+            close(o.3, *excl),
+            "{db} {path}: exclusive {} vs {excl}",
+            o.3
+        );
     }
 }
+
+database_tests!(calltree_of_process_0_matches_htmlnc);
 
 #[test]
 fn calltree_merged_formats_and_bounds() {
@@ -598,79 +576,78 @@ fn sums(
     m
 }
 
-#[test]
-fn calltrace_agrees_with_the_intended_html_call_trace() {
+fn calltrace_agrees_with_the_intended_html_call_trace(db: &str) {
     // The reference's -html crashes; its intended page is wts_html__batchfix.
     // Combining differs between the two, so compare sums per function and depth.
-    for db in DATABASES {
-        let html = fs::read_to_string(fixture(db).join("golden/wts_html__batchfix/CallTrace.html"))
-            .unwrap();
-        let golden = sums(
-            html.lines()
-                .filter(|l| l.contains(" :: ") && !l.starts_with("<h3>"))
-                .map(|l| {
-                    let inner = l
-                        .trim_start_matches("<li>")
-                        .trim_end_matches("</li>")
-                        .trim_end_matches("</a>");
-                    let f: Vec<String> = inner
-                        .rsplit('>')
-                        .next()
-                        .unwrap()
-                        .split(" :: ")
-                        .map(str::to_owned)
-                        .collect();
-                    (
-                        f[1].clone(),
-                        f[6].parse().unwrap(),
-                        f[5].parse().unwrap(),
-                        f[2].parse().unwrap(),
-                        f[3].parse().unwrap(),
-                    )
-                }),
+    let html =
+        fs::read_to_string(fixture(db).join("golden/wts_html__batchfix/CallTrace.html")).unwrap();
+    let golden = sums(
+        html.lines()
+            .filter(|l| l.contains(" :: ") && !l.starts_with("<h3>"))
+            .map(|l| {
+                let inner = l
+                    .trim_start_matches("<li>")
+                    .trim_end_matches("</li>")
+                    .trim_end_matches("</a>");
+                let f: Vec<String> = inner
+                    .rsplit('>')
+                    .next()
+                    .unwrap()
+                    .split(" :: ")
+                    .map(str::to_owned)
+                    .collect();
+                (
+                    f[1].clone(),
+                    f[6].parse().unwrap(),
+                    f[5].parse().unwrap(),
+                    f[2].parse().unwrap(),
+                    f[3].parse().unwrap(),
+                )
+            }),
+    );
+    let dir = fixture(db).join("bl_prof");
+    let text = run_ok(&[
+        "calltrace",
+        dir.to_str().unwrap(),
+        "--no-combine",
+        "--reference-names",
+    ]);
+    let ours = sums(text.lines().skip(2).map(|l| {
+        let f: Vec<&str> = l.split('\t').collect();
+        (
+            f[2].to_owned(),
+            f[6].parse().unwrap(),
+            f[5].parse().unwrap(),
+            f[3].parse().unwrap(),
+            f[4].parse().unwrap(),
+        )
+    }));
+    assert_eq!(
+        golden.keys().collect::<Vec<_>>(),
+        ours.keys().collect::<Vec<_>>(),
+        "{db}"
+    );
+    for (k, g) in &golden {
+        let o = ours[k];
+        assert_eq!(o.0, g.0, "{db} {k:?} calls");
+        // The page prints 6 significant digits per item; sums carry the rounding.
+        let tol = |v: f64| 1e-5 * v.abs() + 1e-9;
+        assert!(
+            (o.1 - g.1).abs() <= tol(g.1),
+            "{db} {k:?} inclusive {} vs {}",
+            o.1,
+            g.1
         );
-        let dir = fixture(db).join("bl_prof");
-        let text = run_ok(&[
-            "calltrace",
-            dir.to_str().unwrap(),
-            "--no-combine",
-            "--reference-names",
-        ]);
-        let ours = sums(text.lines().skip(2).map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            (
-                f[2].to_owned(),
-                f[6].parse().unwrap(),
-                f[5].parse().unwrap(),
-                f[3].parse().unwrap(),
-                f[4].parse().unwrap(),
-            )
-        }));
-        assert_eq!(
-            golden.keys().collect::<Vec<_>>(),
-            ours.keys().collect::<Vec<_>>(),
-            "{db}"
+        assert!(
+            (o.2 - g.2).abs() <= tol(g.2),
+            "{db} {k:?} exclusive {} vs {}",
+            o.2,
+            g.2
         );
-        for (k, g) in &golden {
-            let o = ours[k];
-            assert_eq!(o.0, g.0, "{db} {k:?} calls");
-            // The page prints 6 significant digits per item; sums carry the rounding.
-            let tol = |v: f64| 1e-5 * v.abs() + 1e-9;
-            assert!(
-                (o.1 - g.1).abs() <= tol(g.1),
-                "{db} {k:?} inclusive {} vs {}",
-                o.1,
-                g.1
-            );
-            assert!(
-                (o.2 - g.2).abs() <= tol(g.2),
-                "{db} {k:?} exclusive {} vs {}",
-                o.2,
-                g.2
-            );
-        }
     }
 }
+
+database_tests!(calltrace_agrees_with_the_intended_html_call_trace);
 
 #[test]
 fn chrome_export_follows_the_trace_event_rules() {

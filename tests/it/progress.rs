@@ -2,11 +2,9 @@
 //! bars count (trace block, comm process, tlog block), so a bar ends at
 //! exactly 100 %; and a run without a terminal prints no bar.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use assert_cmd::Command;
 use profparse::analysis::calltree::call_tree;
 use profparse::analysis::comm_stats::{CommSelection, comm_stats};
 use profparse::analysis::regions::Regions;
@@ -15,12 +13,7 @@ use profparse::formats::blprof::Database;
 use profparse::formats::tlog::TlogFile;
 use profparse::progress::Progress;
 
-fn blprof(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-        .join("bl_prof")
-}
+use crate::common::{db, profparse, tlog};
 
 /// A hook and the counter it advances.
 fn counter() -> (Progress, Arc<AtomicU64>) {
@@ -48,36 +41,35 @@ fn blocks(db: &Database, proc: Option<usize>) -> u64 {
         .sum()
 }
 
-#[test]
-fn trace_analyses_advance_once_per_block() {
-    for name in ["flush", "small4", "single"] {
-        let mut db = Database::open(blprof(name)).unwrap();
-        let (hook, n) = counter();
-        db.set_progress(hook);
-        let all = blocks(&db, None);
-        assert!(all > 0);
+fn trace_analyses_advance_once_per_block(name: &str) {
+    let mut db = Database::open(db(name)).unwrap();
+    let (hook, n) = counter();
+    db.set_progress(hook);
+    let all = blocks(&db, None);
+    assert!(all > 0);
 
-        let regions = Regions::load(&db);
-        assert_eq!(take(&n), all, "{name}: regions");
-        drop(regions);
+    let regions = Regions::load(&db);
+    assert_eq!(take(&n), all, "{name}: regions");
+    drop(regions);
 
-        let everything = Selection { ranges: None };
-        call_tree(&db, &everything, None);
-        assert_eq!(take(&n), all, "{name}: call tree");
-        let p0 = db.trace_index().procs[0].proc;
-        call_tree(&db, &everything, Some(p0));
-        assert_eq!(take(&n), blocks(&db, Some(p0)), "{name}: call tree of one");
+    let everything = Selection { ranges: None };
+    call_tree(&db, &everything, None);
+    assert_eq!(take(&n), all, "{name}: call tree");
+    let p0 = db.trace_index().procs[0].proc;
+    call_tree(&db, &everything, Some(p0));
+    assert_eq!(take(&n), blocks(&db, Some(p0)), "{name}: call tree of one");
 
-        // Exclusive times over all processes, inclusive times of one in
-        // the same pass.
-        trace_summary(&db, &everything, p0);
-        assert_eq!(take(&n), all, "{name}: trace summary");
-    }
+    // Exclusive times over all processes, inclusive times of one in
+    // the same pass.
+    trace_summary(&db, &everything, p0);
+    assert_eq!(take(&n), all, "{name}: trace summary");
 }
+
+fixture_tests!(trace_analyses_advance_once_per_block: flush, small4, single);
 
 #[test]
 fn comm_analyses_advance_once_per_process() {
-    let mut db = Database::open(blprof("flush")).unwrap();
+    let mut db = Database::open(db("flush")).unwrap();
     let (hook, n) = counter();
     db.set_progress(hook);
     let procs = db.comm_index().procs.len() as u64;
@@ -106,7 +98,7 @@ fn comm_analyses_advance_once_per_process() {
 
 #[test]
 fn tlog_reads_advance_by_blocks() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/tlog/np4.log");
+    let path = tlog("np4.log");
     let mut t = TlogFile::open(&path).unwrap();
     let (hook, n) = counter();
     t.set_progress(hook);
@@ -136,17 +128,13 @@ fn tlog_reads_advance_by_blocks() {
 #[test]
 fn no_bar_without_a_terminal() {
     // Test runs have no terminal on stderr: nothing but the report.
-    let d = blprof("small4");
+    let d = db("small4");
     for args in [
         vec!["calltree", d.to_str().unwrap()],
         vec!["trace-summary", d.to_str().unwrap()],
         vec!["comm", "stats", d.to_str().unwrap()],
     ] {
-        let out = Command::cargo_bin("profparse")
-            .unwrap()
-            .args(&args)
-            .output()
-            .unwrap();
+        let out = profparse().args(&args).output().unwrap();
         assert!(out.status.success(), "{args:?}");
         assert!(
             out.stderr.is_empty(),

@@ -4,37 +4,12 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
-
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-}
-
-fn profparse() -> Command {
-    Command::cargo_bin("profparse").unwrap()
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = profparse().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "profparse {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    serde_json::from_str(&run_ok(args)).unwrap()
-}
+use crate::common::{copy_db, fixture, json, profparse, run_ok};
 
 /// One row of the reference's statistics table.
 #[derive(Debug)]
@@ -158,18 +133,20 @@ fn check_parity(db: &str, golden: &str, proc: usize) {
     ));
 }
 
-#[test]
-fn summary_matches_reference_ws_on_every_fixture() {
-    for db in DATABASES {
-        check_parity(db, "ws", 0);
-    }
+fn summary_matches_reference_ws(db: &str) {
+    check_parity(db, "ws", 0);
 }
 
+database_tests!(summary_matches_reference_ws);
+
+fn summary_proc1_matches_reference_proc1_ws(db: &str) {
+    check_parity(db, "proc1_ws", 1);
+}
+
+fixture_tests!(summary_proc1_matches_reference_proc1_ws: small4, nfiles2, flush, asym4, host_nid);
+
 #[test]
-fn summary_proc1_matches_reference_proc1_ws() {
-    for db in DATABASES.iter().filter(|&&d| d != "single") {
-        check_parity(db, "proc1_ws", 1);
-    }
+fn summary_proc1_of_single_is_out_of_range() {
     // `single` has one process: the reference prints an error and falls back
     // to process 0; we refuse the out-of-range process with exit code 2.
     let dbdir = fixture("single").join("bl_prof");
@@ -217,48 +194,47 @@ fn asym4_counts_depend_on_the_selected_process() {
     );
 }
 
-#[test]
-fn reference_layout_is_byte_identical_except_for_dropped_ties() {
-    for db in DATABASES {
-        let golden = fs::read_to_string(fixture(db).join("golden/ws/stdout.txt")).unwrap();
-        let ours = run_ok(&[
-            "summary",
-            fixture(db).join("bl_prof").to_str().unwrap(),
-            "--format",
-            "reference",
-        ]);
-        let section = |t: &str| -> Vec<String> {
-            t.lines()
-                .skip_while(|l| !l.starts_with("Total times"))
-                .take_while(|l| !l.starts_with("====="))
-                .map(str::to_owned)
-                .collect()
-        };
-        let (g, o) = (section(&golden), section(&ours));
-        // First table and the totals: identical up to the second "Total times".
-        let second = |v: &[String]| {
-            v.iter()
-                .skip(1)
-                .position(|l| l.starts_with("Total times"))
-                .unwrap()
-                + 1
-        };
-        assert_eq!(
-            g[..second(&g)],
-            o[..second(&o)],
-            "{db}: name-ordered table and totals"
+fn reference_layout_is_byte_identical_except_for_dropped_ties(db: &str) {
+    let golden = fs::read_to_string(fixture(db).join("golden/ws/stdout.txt")).unwrap();
+    let ours = run_ok(&[
+        "summary",
+        fixture(db).join("bl_prof").to_str().unwrap(),
+        "--format",
+        "reference",
+    ]);
+    let section = |t: &str| -> Vec<String> {
+        t.lines()
+            .skip_while(|l| !l.starts_with("Total times"))
+            .take_while(|l| !l.starts_with("====="))
+            .map(str::to_owned)
+            .collect()
+    };
+    let (g, o) = (section(&golden), section(&ours));
+    // First table and the totals: identical up to the second "Total times".
+    let second = |v: &[String]| {
+        v.iter()
+            .skip(1)
+            .position(|l| l.starts_with("Total times"))
+            .unwrap()
+            + 1
+    };
+    assert_eq!(
+        g[..second(&g)],
+        o[..second(&o)],
+        "{db}: name-ordered table and totals"
+    );
+    // Avg-ordered table: the reference's rows appear in ours, in order;
+    // ours adds the rows the reference dropped for tying an earlier Avg.
+    let mut it = o[second(&o)..].iter();
+    for line in &g[second(&g)..] {
+        assert!(
+            it.any(|l| l == line),
+            "{db}: missing or out of order: {line}"
         );
-        // Avg-ordered table: the reference's rows appear in ours, in order;
-        // ours adds the rows the reference dropped for tying an earlier Avg.
-        let mut it = o[second(&o)..].iter();
-        for line in &g[second(&g)..] {
-            assert!(
-                it.any(|l| l == line),
-                "{db}: missing or out of order: {line}"
-            );
-        }
     }
 }
+
+database_tests!(reference_layout_is_byte_identical_except_for_dropped_ties);
 
 #[test]
 fn summary_json_contract() {
@@ -351,17 +327,16 @@ fn csv_has_one_row_per_function() {
     assert!(rows.iter().all(|r| r[4].parse::<f64>().is_ok()));
 }
 
-#[test]
-fn output_is_identical_at_one_and_two_threads() {
-    for db in DATABASES {
-        let dir = fixture(db).join("bl_prof");
-        for format in ["json", "table", "csv"] {
-            let a = run_ok(&["-j1", "summary", dir.to_str().unwrap(), "--format", format]);
-            let b = run_ok(&["-j2", "summary", dir.to_str().unwrap(), "--format", format]);
-            assert_eq!(a, b, "{db} {format}");
-        }
+fn output_is_identical_at_one_and_two_threads(db: &str) {
+    let dir = fixture(db).join("bl_prof");
+    for format in ["json", "table", "csv"] {
+        let a = run_ok(&["-j1", "summary", dir.to_str().unwrap(), "--format", format]);
+        let b = run_ok(&["-j2", "summary", dir.to_str().unwrap(), "--format", format]);
+        assert_eq!(a, b, "{db} {format}");
     }
 }
+
+database_tests!(output_is_identical_at_one_and_two_threads);
 
 #[test]
 fn table_output_and_output_file() {
@@ -446,16 +421,6 @@ fn info_reports_what_the_headers_hold() {
 }
 
 // ---- damaged databases ------------------------------------------------------
-
-/// A writable copy of a fixture database.
-fn copy_db(db: &str) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for e in fs::read_dir(fixture(db).join("bl_prof")).unwrap() {
-        let e = e.unwrap();
-        fs::copy(e.path(), tmp.path().join(e.file_name())).unwrap();
-    }
-    tmp
-}
 
 fn edit(path: &Path, f: impl FnOnce(String) -> String) {
     let text = fs::read_to_string(path).unwrap();

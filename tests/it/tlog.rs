@@ -3,65 +3,50 @@
 //! against an independent computation.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const GOOD: [&str; 4] = ["np1", "np4", "np4_flush_part1", "edge_values"];
+use crate::common::{output, tlog};
 
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/tlog")
-        .join(rel)
-}
-
-fn profparse() -> Command {
-    Command::cargo_bin("profparse").unwrap()
-}
-
-fn output(args: &[&str]) -> std::process::Output {
-    profparse().args(args).output().unwrap()
-}
-
-#[test]
-fn dumps_are_byte_identical_to_the_reference_readers() {
-    for f in GOOD {
-        let log = fixture(&format!("{f}.log"));
-        let log = log.to_str().unwrap();
-        for (style, golden) in [
-            ("tlogdump", "tlogDump"),
-            ("tlog_dump", "tlog_dump"),
-            ("sample", "sample"),
-        ] {
-            let out = output(&["tlog", "dump", log, "--style", style]);
-            let expected = fs::read(fixture(&format!("golden/{f}.log.{golden}.txt"))).unwrap();
-            assert!(out.stdout == expected, "{f} {style} differs");
-            // edge_values holds crafted undefined types: a report with warnings.
-            let want = if f == "edge_values" { 3 } else { 0 };
-            assert_eq!(
-                out.status.code(),
-                Some(want),
-                "{f} {style}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+fn dumps_are_byte_identical_to_the_reference_readers(f: &str) {
+    let log = tlog(&format!("{f}.log"));
+    let log = log.to_str().unwrap();
+    for (style, golden) in [
+        ("tlogdump", "tlogDump"),
+        ("tlog_dump", "tlog_dump"),
+        ("sample", "sample"),
+    ] {
+        let out = output(&["tlog", "dump", log, "--style", style]);
+        let expected = fs::read(tlog(&format!("golden/{f}.log.{golden}.txt"))).unwrap();
+        assert!(out.stdout == expected, "{f} {style} differs");
+        // edge_values holds crafted undefined types: a report with warnings.
+        let want = if f == "edge_values" { 3 } else { 0 };
+        assert_eq!(
+            out.status.code(),
+            Some(want),
+            "{f} {style}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
+
+fixture_tests!(
+    dumps_are_byte_identical_to_the_reference_readers: np1, np4, np4_flush_part1, edge_values
+);
 
 #[test]
 fn nodes_beyond_the_ranks_print_empty_sections() {
     let out = output(&[
         "tlog",
         "dump",
-        fixture("np4.log").to_str().unwrap(),
+        tlog("np4.log").to_str().unwrap(),
         "--style",
         "tlog_dump",
         "--nodes",
         "6",
     ]);
     let text = String::from_utf8(out.stdout).unwrap();
-    let golden = fs::read_to_string(fixture("golden/np4.log.tlog_dump.txt")).unwrap();
+    let golden = fs::read_to_string(tlog("golden/np4.log.tlog_dump.txt")).unwrap();
     assert_eq!(
         text,
         golden
@@ -72,12 +57,12 @@ fn nodes_beyond_the_ranks_print_empty_sections() {
 #[test]
 fn bad_files_behave_as_documented() {
     // empty.log: an error, never a silent success.
-    let out = output(&["tlog", "dump", fixture("bad/empty.log").to_str().unwrap()]);
+    let out = output(&["tlog", "dump", tlog("bad/empty.log").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("empty file (0 bytes), no tlog records"));
 
     // truncated_mid_record.log: all 369 events, and the damage located; exit 3.
-    let t = fixture("bad/truncated_mid_record.log");
+    let t = tlog("bad/truncated_mid_record.log");
     let out = output(&[
         "tlog",
         "dump",
@@ -90,7 +75,7 @@ fn bad_files_behave_as_documented() {
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         out.stdout,
-        fs::read(fixture("golden/np4.log.tlog_dump.txt")).unwrap()
+        fs::read(tlog("golden/np4.log.tlog_dump.txt")).unwrap()
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -106,12 +91,12 @@ fn bad_files_behave_as_documented() {
         String::from_utf8(output(&["-q", "tlog", "dump", t.to_str().unwrap()]).stdout).unwrap();
     assert_eq!(
         java,
-        fs::read_to_string(fixture("golden/np4.log.tlogDump.txt")).unwrap(),
+        fs::read_to_string(tlog("golden/np4.log.tlogDump.txt")).unwrap(),
         "no complete event is lost"
     );
 
     // procid7_in_np4.log: with --nodes 4 an error at offset 0x50; without, a warning about mixed ranks.
-    let p = fixture("bad/procid7_in_np4.log");
+    let p = tlog("bad/procid7_in_np4.log");
     let out = output(&[
         "tlog",
         "dump",
@@ -138,7 +123,7 @@ fn bad_files_behave_as_documented() {
     );
 
     // random_3000.log: refused as not a trace (first bad offset named), dumped only with --raw.
-    let r = fixture("bad/random_3000.log");
+    let r = tlog("bad/random_3000.log");
     let out = output(&["tlog", "summary", r.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -182,64 +167,63 @@ fn intervals(bytes: &[u8]) -> std::collections::BTreeMap<(u16, u8), (u64, f64)> 
     m
 }
 
-#[test]
-fn summary_agrees_with_an_independent_computation() {
-    for f in ["np1", "np4", "np4_flush_part1"] {
-        let log = fixture(&format!("{f}.log"));
-        let out = output(&["tlog", "summary", log.to_str().unwrap(), "--format", "json"]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{f}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let expected = intervals(&fs::read(&log).unwrap());
-        let mut seen = 0;
-        for p in v["processes"].as_array().unwrap() {
-            for key in ["proc", "events", "start", "end", "kinds", "unmatched"] {
-                assert!(p.get(key).is_some(), "missing {key}");
-            }
-            let proc = p["proc"].as_u64().unwrap() as u16;
-            for k in p["kinds"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|k| k["role"] == "interval")
-            {
-                let kind = k["kind"].as_u64().unwrap() as u8;
-                let (count, total) = expected[&(proc, kind)];
-                assert_eq!(
-                    k["count"].as_u64().unwrap(),
-                    count,
-                    "{f} proc {proc} kind {kind}"
-                );
-                assert!((k["total"].as_f64().unwrap() - total).abs() < 1e-12);
-                let (min, avg, max) = (
-                    k["min"].as_f64().unwrap(),
-                    k["avg"].as_f64().unwrap(),
-                    k["max"].as_f64().unwrap(),
-                );
-                assert!(min <= avg && avg <= max);
-                for key in ["kind", "name", "count", "total", "min", "avg", "max"] {
-                    assert!(k.get(key).is_some(), "missing {key}");
-                }
-                seen += 1;
-            }
+fn summary_agrees_with_an_independent_computation(f: &str) {
+    let log = tlog(&format!("{f}.log"));
+    let out = output(&["tlog", "summary", log.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{f}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let expected = intervals(&fs::read(&log).unwrap());
+    let mut seen = 0;
+    for p in v["processes"].as_array().unwrap() {
+        for key in ["proc", "events", "start", "end", "kinds", "unmatched"] {
+            assert!(p.get(key).is_some(), "missing {key}");
         }
-        assert_eq!(seen, expected.len(), "{f}: every (process, pair) reported");
-        if f == "np4_flush_part1" {
-            assert!(
-                v["processes"][0]["end"].is_null(),
-                "a flushed segment has no END"
+        let proc = p["proc"].as_u64().unwrap() as u16;
+        for k in p["kinds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|k| k["role"] == "interval")
+        {
+            let kind = k["kind"].as_u64().unwrap() as u8;
+            let (count, total) = expected[&(proc, kind)];
+            assert_eq!(
+                k["count"].as_u64().unwrap(),
+                count,
+                "{f} proc {proc} kind {kind}"
             );
+            assert!((k["total"].as_f64().unwrap() - total).abs() < 1e-12);
+            let (min, avg, max) = (
+                k["min"].as_f64().unwrap(),
+                k["avg"].as_f64().unwrap(),
+                k["max"].as_f64().unwrap(),
+            );
+            assert!(min <= avg && avg <= max);
+            for key in ["kind", "name", "count", "total", "min", "avg", "max"] {
+                assert!(k.get(key).is_some(), "missing {key}");
+            }
+            seen += 1;
         }
+    }
+    assert_eq!(seen, expected.len(), "{f}: every (process, pair) reported");
+    if f == "np4_flush_part1" {
+        assert!(
+            v["processes"][0]["end"].is_null(),
+            "a flushed segment has no END"
+        );
     }
 }
 
+fixture_tests!(summary_agrees_with_an_independent_computation: np1, np4, np4_flush_part1);
+
 #[test]
 fn event_names_tree_and_chrome_export() {
-    let log = fixture("np4.log");
+    let log = tlog("np4.log");
     let l = log.to_str().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let names = tmp.path().join("names.txt");
@@ -296,7 +280,7 @@ fn event_names_tree_and_chrome_export() {
 
 #[test]
 fn json_and_csv_dumps_round_trip() {
-    let log = fixture("edge_values.log");
+    let log = tlog("edge_values.log");
     let out = output(&[
         "-q",
         "tlog",

@@ -7,10 +7,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const DATABASES: [&str; 6] = ["small4", "nfiles2", "single", "flush", "asym4", "host_nid"];
+use crate::common::{self, db, note, profparse};
 
 /// Section ids, in page order.
 const SECTIONS: [&str; 6] = [
@@ -21,17 +20,6 @@ const SECTIONS: [&str; 6] = [
     "comm-matrix",
     "imbalance",
 ];
-
-fn fixture(db: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/blprof")
-        .join(db)
-        .join("bl_prof")
-}
-
-fn profparse() -> Command {
-    Command::cargo_bin("profparse").unwrap()
-}
 
 fn ok(out: Output, what: &str) -> Output {
     assert!(
@@ -196,7 +184,7 @@ fn check_page(page: &str, functions: &[(String, f64)], what: &str) {
 fn base_only(dir: &Path) -> PathBuf {
     let db = dir.join("bl_prof");
     fs::create_dir(&db).unwrap();
-    for e in fs::read_dir(fixture("small4")).unwrap() {
+    for e in fs::read_dir(common::db("small4")).unwrap() {
         let e = e.unwrap();
         let name = e.file_name().into_string().unwrap();
         if name == "bl_prof_H" || name.starts_with("bl_prof_D_") {
@@ -206,37 +194,36 @@ fn base_only(dir: &Path) -> PathBuf {
     db
 }
 
-#[test]
-fn every_fixture_gets_every_section() {
+fn every_fixture_gets_every_section(name: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    for name in DATABASES {
-        let db = fixture(name);
-        let page = report(&db, &tmp.path().join(format!("{name}.html")), &[]);
-        check_page(&page, &summary_functions(&db), name);
-        // With all three parts nothing is missing; one process sends nothing.
-        let absent: Vec<&str> = page
-            .match_indices("<p class=\"absent\">")
-            .map(|(i, _)| &page[i..])
-            .collect();
-        if name == "single" {
-            assert_eq!(absent.len(), 1);
-            assert!(absent[0].starts_with("<p class=\"absent\">No messages were sent."));
-        } else {
-            assert!(absent.is_empty(), "{name}");
-        }
-        assert!(page.contains("id=\"summary-table\""), "{name}");
-        assert!(page.contains("id=\"regions-table\""), "{name}");
-        assert!(page.contains("<div class=\"tree\">"), "{name}");
-        // Trace timeline, comm timeline, matrix, one per-process picture per function.
-        assert!(page.matches("<svg ").count() >= 4, "{name}");
-        assert!(page.contains("One bar per process"), "{name}");
+    let db = db(name);
+    let page = report(&db, &tmp.path().join(format!("{name}.html")), &[]);
+    check_page(&page, &summary_functions(&db), name);
+    // With all three parts nothing is missing; one process sends nothing.
+    let absent: Vec<&str> = page
+        .match_indices("<p class=\"absent\">")
+        .map(|(i, _)| &page[i..])
+        .collect();
+    if name == "single" {
+        assert_eq!(absent.len(), 1);
+        assert!(absent[0].starts_with("<p class=\"absent\">No messages were sent."));
+    } else {
+        assert!(absent.is_empty(), "{name}");
     }
+    assert!(page.contains("id=\"summary-table\""), "{name}");
+    assert!(page.contains("id=\"regions-table\""), "{name}");
+    assert!(page.contains("<div class=\"tree\">"), "{name}");
+    // Trace timeline, comm timeline, matrix, one per-process picture per function.
+    assert!(page.matches("<svg ").count() >= 4, "{name}");
+    assert!(page.contains("One bar per process"), "{name}");
 }
+
+database_tests!(every_fixture_gets_every_section);
 
 #[test]
 fn small4_page_shows_the_analyses_numbers() {
     let tmp = tempfile::tempdir().unwrap();
-    let db = fixture("small4");
+    let db = db("small4");
     let page = report(&db, &tmp.path().join("r.html"), &["--top", "3"]);
     // Regions of the `regions` command.
     for r in ["R::Step", "R::Compute", "R::Comm", "RV::Reduce"] {
@@ -274,7 +261,7 @@ fn damaged_data_still_gives_a_page_with_its_warnings() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("bl_prof");
     fs::create_dir(&db).unwrap();
-    for e in fs::read_dir(fixture("small4")).unwrap() {
+    for e in fs::read_dir(common::db("small4")).unwrap() {
         let e = e.unwrap();
         fs::copy(e.path(), db.join(e.file_name())).unwrap();
     }
@@ -320,7 +307,7 @@ fn damaged_data_still_gives_a_page_with_its_warnings() {
 
 #[test]
 fn stdout_by_default_and_proc_focus() {
-    let db = fixture("small4");
+    let db = db("small4");
     let out = ok(
         profparse()
             .arg("report")
@@ -387,10 +374,10 @@ fn chromium() -> Option<PathBuf> {
         "PROFPARSE_REQUIRE_CHROMIUM=1 but {} is missing",
         path.display()
     );
-    eprintln!(
-        "note: {} not found: headless Chromium render test skipped (apt-get install chromium)",
+    note(&format!(
+        "{} not found: headless Chromium render test skipped (apt-get install chromium)",
         path.display()
-    );
+    ));
     None
 }
 
@@ -450,7 +437,7 @@ fn chromium_renders_the_page_and_runs_its_script() {
     };
     let tmp = tempfile::tempdir().unwrap();
     let full = tmp.path().join("small4.html");
-    let db = fixture("small4");
+    let db = db("small4");
     report(&db, &full, &[]);
     let base_dir = tempfile::tempdir().unwrap();
     let base_db = base_only(base_dir.path());
@@ -524,87 +511,85 @@ fn chromium_renders_the_page_and_runs_its_script() {
     );
 }
 
-#[test]
-fn trace_timeline_accounts_for_every_outermost_call() {
+fn trace_timeline_accounts_for_every_outermost_call(name: &str) {
     use profparse::analysis::calltree::call_tree;
     use profparse::analysis::trace_summary::Selection;
     use profparse::analysis::trace_timeline::{trace_span, trace_timeline, whole_trace_timeline};
     use profparse::formats::blprof::Database;
 
-    for name in DATABASES {
-        let db = Database::open(fixture(name)).unwrap();
-        let (span, w) = trace_span(&db);
-        assert!(w.is_empty(), "{name}: {w:?}");
-        let span = span.unwrap();
-        let (first, _) = trace_timeline(&db, span, 500);
-        let (t, w) = whole_trace_timeline(&db, 500);
-        assert!(w.is_empty(), "{name}: {w:?}");
-        let t = t.unwrap();
-        // Widened only when a call ended after the first span (flush: a
-        // call open across a flush ends after the last block's calls).
-        assert_eq!(t.span.1 > span.1, first.latest_end > span.1, "{name}");
-        assert_eq!(t.span.1 > span.1, name == "flush", "{name}");
-        assert!(t.latest_end <= t.span.1);
-        // The span holds every call, so each function's outermost seconds
-        // are the inclusive seconds of its top-level node in the call tree.
-        let (tree, _, _) = call_tree(&db, &Selection { ranges: None }, None);
-        for &c in tree.node(tree.root()).children() {
-            let f = t.names.iter().position(|n| n == tree.name(c)).unwrap();
-            let want = tree.node(c).metrics.total.inclusive;
-            assert!(
-                (t.totals[f] - want).abs() <= 1e-9 * want.max(1.0),
-                "{name}: {}: {} vs {want}",
-                tree.name(c),
-                t.totals[f]
-            );
-        }
-        // Bars are ordered, disjoint runs of columns.
-        for row in &t.rows {
-            for pair in row.bars.windows(2) {
-                assert!(pair[0].last < pair[1].first, "{name}: {pair:?}");
-            }
-            for b in &row.bars {
-                assert!(b.first <= b.last && (b.last as usize) < t.columns);
-                assert!((0.0..=1.0).contains(&b.busy));
-            }
-        }
-        // Each outermost call starts in exactly one bar, or hides under a
-        // function with more time in its first column.
-        let calls: u64 = t.rows.iter().flat_map(|r| &r.bars).map(|b| b.calls).sum();
-        let outermost: u64 = tree
-            .node(tree.root())
-            .children()
-            .iter()
-            .map(|&c| tree.node(c).metrics.total.calls)
-            .sum();
+    let db = Database::open(db(name)).unwrap();
+    let (span, w) = trace_span(&db);
+    assert!(w.is_empty(), "{name}: {w:?}");
+    let span = span.unwrap();
+    let (first, _) = trace_timeline(&db, span, 500);
+    let (t, w) = whole_trace_timeline(&db, 500);
+    assert!(w.is_empty(), "{name}: {w:?}");
+    let t = t.unwrap();
+    // Widened only when a call ended after the first span (flush: a
+    // call open across a flush ends after the last block's calls).
+    assert_eq!(t.span.1 > span.1, first.latest_end > span.1, "{name}");
+    assert_eq!(t.span.1 > span.1, name == "flush", "{name}");
+    assert!(t.latest_end <= t.span.1);
+    // The span holds every call, so each function's outermost seconds
+    // are the inclusive seconds of its top-level node in the call tree.
+    let (tree, _, _) = call_tree(&db, &Selection { ranges: None }, None);
+    for &c in tree.node(tree.root()).children() {
+        let f = t.names.iter().position(|n| n == tree.name(c)).unwrap();
+        let want = tree.node(c).metrics.total.inclusive;
         assert!(
-            calls > 0 && calls <= outermost,
-            "{name}: {calls} > {outermost}"
+            (t.totals[f] - want).abs() <= 1e-9 * want.max(1.0),
+            "{name}: {}: {} vs {want}",
+            tree.name(c),
+            t.totals[f]
         );
     }
+    // Bars are ordered, disjoint runs of columns.
+    for row in &t.rows {
+        for pair in row.bars.windows(2) {
+            assert!(pair[0].last < pair[1].first, "{name}: {pair:?}");
+        }
+        for b in &row.bars {
+            assert!(b.first <= b.last && (b.last as usize) < t.columns);
+            assert!((0.0..=1.0).contains(&b.busy));
+        }
+    }
+    // Each outermost call starts in exactly one bar, or hides under a
+    // function with more time in its first column.
+    let calls: u64 = t.rows.iter().flat_map(|r| &r.bars).map(|b| b.calls).sum();
+    let outermost: u64 = tree
+        .node(tree.root())
+        .children()
+        .iter()
+        .map(|&c| tree.node(c).metrics.total.calls)
+        .sum();
+    assert!(
+        calls > 0 && calls <= outermost,
+        "{name}: {calls} > {outermost}"
+    );
 }
 
-#[test]
-fn grouped_send_matrix_sums_the_full_one() {
+database_tests!(trace_timeline_accounts_for_every_outermost_call);
+
+fn grouped_send_matrix_sums_the_full_one(name: &str) {
     use profparse::analysis::comm_select::CommSelection;
     use profparse::analysis::comm_sync::{SendMatrixGroups, send_matrix, send_matrix_groups};
     use profparse::formats::blprof::Database;
 
-    for name in DATABASES {
-        let db = Database::open(fixture(name)).unwrap();
-        let (full, _) = send_matrix(&db, &CommSelection::all());
-        for max_cells in [1, 2, 3, 256] {
-            let (g, w) = send_matrix_groups(&db, &CommSelection::all(), max_cells);
-            assert!(w.is_empty(), "{name}: {w:?}");
-            assert_eq!(
-                g,
-                SendMatrixGroups::from_matrix(&full, max_cells),
-                "{name} {max_cells}"
-            );
-            assert!(g.bytes.len() <= max_cells);
-        }
+    let db = Database::open(db(name)).unwrap();
+    let (full, _) = send_matrix(&db, &CommSelection::all());
+    for max_cells in [1, 2, 3, 256] {
+        let (g, w) = send_matrix_groups(&db, &CommSelection::all(), max_cells);
+        assert!(w.is_empty(), "{name}: {w:?}");
+        assert_eq!(
+            g,
+            SendMatrixGroups::from_matrix(&full, max_cells),
+            "{name} {max_cells}"
+        );
+        assert!(g.bytes.len() <= max_cells);
     }
 }
+
+database_tests!(grouped_send_matrix_sums_the_full_one);
 
 #[test]
 #[should_panic(expected = "closes")]

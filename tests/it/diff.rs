@@ -3,50 +3,11 @@
 //! (`calltree`, `summary`, `tlog tree`, `tree show --layout table`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn db(name: &str) -> PathBuf {
-    root().join("fixtures/blprof").join(name).join("bl_prof")
-}
-
-fn tlog(name: &str) -> PathBuf {
-    root().join("fixtures/tlog").join(name)
-}
-
-fn timer_tree(name: &str) -> PathBuf {
-    root().join("fixtures/timertree").join(name)
-}
-
-/// Runs profparse; exit code must be one of `ok_codes`; returns stdout.
-fn run(args: &[&str], ok_codes: &[i32]) -> String {
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    let code = out.status.code().unwrap_or(-1);
-    assert!(
-        ok_codes.contains(&code),
-        "{args:?}: exit {code}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn json(args: &[&str], ok_codes: &[i32]) -> Value {
-    serde_json::from_str(&run(args, ok_codes)).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use crate::common::{db, fixtures, json_expect, profparse, run_expect, s, timer_tree, tlog};
 
 fn path_of(row: &Value) -> Vec<String> {
     row["path"]
@@ -149,7 +110,7 @@ fn assert_all_zero(part: &Value) {
 fn database_with_itself_has_no_differences() {
     let a = db("small4");
     for metric in ["inclusive", "exclusive", "calls"] {
-        let d = json(
+        let d = json_expect(
             &["diff", s(&a), s(&a), "--format", "json", "--metric", metric],
             &[0],
         );
@@ -158,7 +119,7 @@ fn database_with_itself_has_no_differences() {
         assert_all_zero(&d["calltree"]);
         assert_all_zero(&d["functions"]);
     }
-    let text = run(&["diff", s(&a), s(&a)], &[0]);
+    let text = run_expect(&["diff", s(&a), s(&a)], &[0]);
     assert!(text.contains("0 only in A (-), 0 only in B (+)"), "{text}");
 }
 
@@ -170,10 +131,10 @@ fn different_databases_match_their_calltrees() {
         ("small4", "flush"),
     ] {
         let (a, b) = (db(x), db(y));
-        let ta = tree_nodes(&json(&["calltree", s(&a), "--format", "json"], &[0]));
-        let tb = tree_nodes(&json(&["calltree", s(&b), "--format", "json"], &[0]));
+        let ta = tree_nodes(&json_expect(&["calltree", s(&a), "--format", "json"], &[0]));
+        let tb = tree_nodes(&json_expect(&["calltree", s(&b), "--format", "json"], &[0]));
         for (metric, m) in [("inclusive", 0), ("exclusive", 1)] {
-            let d = json(
+            let d = json_expect(
                 &["diff", s(&a), s(&b), "--format", "json", "--metric", metric],
                 &[0],
             );
@@ -181,7 +142,7 @@ fn different_databases_match_their_calltrees() {
         }
         // Functions: the summary's Avg and total calls of each side.
         let summary = |p: &Path| -> BTreeMap<Vec<String>, (f64, f64, u64)> {
-            let v = json(&["summary", s(p), "--format", "json"], &[0]);
+            let v = json_expect(&["summary", s(p), "--format", "json"], &[0]);
             v["functions"]
                 .as_array()
                 .unwrap()
@@ -195,11 +156,11 @@ fn different_databases_match_their_calltrees() {
                 })
                 .collect()
         };
-        let d = json(&["diff", s(&a), s(&b), "--format", "json"], &[0]);
+        let d = json_expect(&["diff", s(&a), s(&b), "--format", "json"], &[0]);
         check_against(&d["functions"], &summary(&a), &summary(&b), 0);
     }
     // small4 has calls that single (1 process) does not make, asym4 the reverse.
-    let d = json(
+    let d = json_expect(
         &[
             "diff",
             s(&db("small4")),
@@ -210,7 +171,7 @@ fn different_databases_match_their_calltrees() {
         &[0],
     );
     assert!(d["calltree"]["only_a"].as_u64().unwrap() > 0);
-    let d = json(
+    let d = json_expect(
         &[
             "diff",
             s(&db("small4")),
@@ -221,7 +182,7 @@ fn different_databases_match_their_calltrees() {
         &[0],
     );
     assert!(d["calltree"]["only_b"].as_u64().unwrap() > 0);
-    let text = run(&["diff", s(&db("small4")), s(&db("asym4"))], &[0]);
+    let text = run_expect(&["diff", s(&db("small4")), s(&db("asym4"))], &[0]);
     assert!(
         text.lines().any(|l| l.trim_start().starts_with("+ ")),
         "{text}"
@@ -234,7 +195,7 @@ fn options_sort_cut_and_filter() {
     let rows = |extra: &[&str]| -> Vec<Value> {
         let mut args = vec!["diff", s(&a), s(&b), "--format", "json"];
         args.extend_from_slice(extra);
-        json(&args, &[0])["calltree"]["rows"]
+        json_expect(&args, &[0])["calltree"]["rows"]
             .as_array()
             .unwrap()
             .clone()
@@ -266,7 +227,7 @@ fn options_sort_cut_and_filter() {
 #[test]
 fn tlog_files() {
     let np4 = tlog("np4.log");
-    let same = json(&["diff", s(&np4), s(&np4), "--format", "json"], &[0]);
+    let same = json_expect(&["diff", s(&np4), s(&np4), "--format", "json"], &[0]);
     assert_eq!(same["kind"], "tlog");
     assert!(same["functions"].is_null());
     assert_all_zero(&same["calltree"]);
@@ -278,9 +239,15 @@ fn tlog_files() {
         } else {
             &[0]
         };
-        let ta = tree_nodes(&json(&["tlog", "tree", s(&np4), "--format", "json"], &[0]));
-        let tb = tree_nodes(&json(&["tlog", "tree", s(&b), "--format", "json"], codes));
-        let d = json(&["diff", s(&np4), s(&b), "--format", "json"], codes);
+        let ta = tree_nodes(&json_expect(
+            &["tlog", "tree", s(&np4), "--format", "json"],
+            &[0],
+        ));
+        let tb = tree_nodes(&json_expect(
+            &["tlog", "tree", s(&b), "--format", "json"],
+            codes,
+        ));
+        let d = json_expect(&["diff", s(&np4), s(&b), "--format", "json"], codes);
         check_against(&d["calltree"], &ta, &tb, 0);
         if other == "edge_values.log" {
             // No interval of it closes: every node of np4 is marked `-`.
@@ -293,7 +260,7 @@ fn tlog_files() {
 #[test]
 fn timer_trees() {
     let a = timer_tree("measured_example.json");
-    let same = json(&["diff", s(&a), s(&a), "--format", "json"], &[0]);
+    let same = json_expect(&["diff", s(&a), s(&a), "--format", "json"], &[0]);
     assert_eq!(same["kind"], "timer-tree");
     assert!(same["a"]["nprocs"].is_null());
     assert_all_zero(&same["calltree"]);
@@ -306,7 +273,7 @@ fn timer_trees() {
         r#"<TIMER NAME="A" TIME="0.05"><TIMER NAME="B" TIME="0.02"/><TIMER NAME="Q" TIME="0.01"/></TIMER><TIMER NAME="R" TIME="0.5"/>"#,
     )
     .unwrap();
-    let d = json(
+    let d = json_expect(
         &["diff", s(&a), s(&b), "--format", "json", "--sort", "name"],
         &[0],
     );
@@ -315,7 +282,7 @@ fn timer_trees() {
     assert_eq!(part["only_b"], 2);
     // Inclusive = the timer's seconds, as `tree show --layout json` lists them.
     let seconds = |p: &Path| -> BTreeMap<Vec<String>, f64> {
-        let v = json(&["tree", "show", s(p), "--layout", "json"], &[0]);
+        let v = json_expect(&["tree", "show", s(p), "--layout", "json"], &[0]);
         let (tree, names, times) = (
             v["tree"].as_array().unwrap(),
             v["name"].as_array().unwrap(),
@@ -354,7 +321,7 @@ fn timer_trees() {
         assert_eq!(r["mark"], mark, "{p:?}");
     }
     // Exclusive = seconds minus the children's.
-    let d = json(
+    let d = json_expect(
         &[
             "diff",
             s(&a),
@@ -376,7 +343,7 @@ fn timer_trees() {
     assert!(close(a_row["b"].as_f64().unwrap(), 0.05 - 0.02 - 0.01));
     // Damaged times (NaN, ±inf) are rows too, with warnings (exit code 3).
     let edge = timer_tree("ours/edge_cases.xml");
-    let d = json(&["diff", s(&a), s(&edge), "--format", "json"], &[3]);
+    let d = json_expect(&["diff", s(&a), s(&edge), "--format", "json"], &[3]);
     let rows = d["calltree"]["rows"].as_array().unwrap();
     assert_eq!(rows.len() as u64, d["calltree"]["nodes"].as_u64().unwrap());
     assert!(rows.iter().any(|r| path_of(r) == ["nan"]));
@@ -390,20 +357,15 @@ fn mismatched_kinds_are_usage_errors() {
         (timer_tree("measured_example.json"), db("single")),
     ];
     for (a, b) in cases {
-        let out = Command::cargo_bin("profparse")
-            .unwrap()
-            .args(["diff", s(&a), s(&b)])
-            .output()
-            .unwrap();
+        let out = profparse().args(["diff", s(&a), s(&b)]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{a:?} {b:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("same kind"), "{err}");
         assert!(out.stdout.is_empty());
     }
     // A directory that is no database is a usage error too.
-    let out = Command::cargo_bin("profparse")
-        .unwrap()
-        .args(["diff", s(&root().join("fixtures/tlog")), s(&db("single"))])
+    let out = profparse()
+        .args(["diff", s(&fixtures().join("tlog")), s(&db("single"))])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

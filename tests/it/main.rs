@@ -1,0 +1,23 @@
+//! The integration tests: one test binary (`cargo test --test it`), one
+//! module per area. Run one area with `cargo test --test it blprof::`.
+//! Shared helpers are in `common`.
+
+#[macro_use]
+mod common;
+
+mod blprof;
+mod comm;
+mod contract;
+mod corrupt;
+mod damage;
+mod diff;
+mod export;
+mod fuzz_regressions;
+mod interop;
+mod parquet;
+mod progress;
+mod report;
+mod synth;
+mod timer_tree;
+mod tlog;
+mod trace;

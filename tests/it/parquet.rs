@@ -1,0 +1,132 @@
+//! `export --parquet`: the tables read back by a real client (DuckDB's
+//! Python package) must hold the counts and sums of our own reports.
+//! Skipped when `import duckdb` fails, unless PROFPARSE_REQUIRE_DUCKDB=1
+//! (set by .ci/run after installing it).
+#![cfg(feature = "parquet")]
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::common::{db, json_expect, note};
+
+fn duckdb_available() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import duckdb"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("PROFPARSE_REQUIRE_DUCKDB").is_none(),
+            "PROFPARSE_REQUIRE_DUCKDB is set but `import duckdb` fails"
+        );
+        note("python3 has no duckdb; the Parquet read-back is skipped");
+    }
+    ok
+}
+
+/// Runs `query` in DuckDB; rows as JSON arrays.
+fn duckdb(query: &str) -> Vec<Vec<Value>> {
+    let script = "import duckdb, json, sys\n\
+                  rows = duckdb.sql(sys.argv[1]).fetchall()\n\
+                  print(json.dumps([list(r) for r in rows]))";
+    let out = Command::new("python3")
+        .args(["-c", script, query])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{query}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-12)
+}
+
+fn tables_hold_what_the_reports_say(fx: &str) {
+    if !duckdb_available() {
+        return;
+    }
+    let dir = db(fx);
+    let d = dir.to_str().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("tables");
+    let status = Command::new(env!("CARGO_BIN_EXE_profparse"))
+        .args(["-q", "export", d, "--parquet", out.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "{fx}");
+    let table = |name: &str| out.join(name).to_string_lossy().into_owned();
+
+    // Calls per function and their exclusive seconds over processes.
+    let ts = json_expect(&["trace-summary", d, "--format", "json"], &[0, 3]);
+    let nprocs = ts["nprocs"].as_f64().unwrap();
+    let rows = duckdb(&format!(
+        "select function, count(*), sum(exclusive) from '{}' group by 1",
+        table("calls.parquet")
+    ));
+    let got: BTreeMap<String, (u64, f64)> = rows
+        .iter()
+        .map(|r| {
+            let name = r[0].as_str().unwrap().to_owned();
+            (name, (r[1].as_u64().unwrap(), r[2].as_f64().unwrap()))
+        })
+        .collect();
+    let functions = ts["functions"].as_array().unwrap();
+    assert!(!functions.is_empty(), "{fx}");
+    for f in functions {
+        let name = f["name"].as_str().unwrap();
+        let calls = f["ncalls_total"].as_u64().unwrap();
+        if calls == 0 {
+            continue;
+        }
+        let (n, total) = got[name];
+        assert_eq!(n, calls, "{fx}: calls of {name}");
+        let ours = f["avg"].as_f64().unwrap() * nprocs;
+        assert!(close(total, ours), "{fx}: {name}: {total} vs {ours}");
+    }
+
+    // Regions: ranges and their total length per region.
+    let rg = json_expect(&["regions", d, "--format", "json"], &[0, 3]);
+    let rows = duckdb(&format!(
+        "select name, count(*), sum(stop - start) from '{}' group by 1",
+        table("regions.parquet")
+    ));
+    for r in rg["regions"].as_array().unwrap() {
+        let name = r["name"].as_str().unwrap();
+        let count = r["count"].as_u64().unwrap();
+        let row = rows.iter().find(|x| x[0] == name);
+        if count == 0 {
+            assert!(row.is_none(), "{fx}: {name}");
+            continue;
+        }
+        let row = row.unwrap_or_else(|| panic!("{fx}: region {name} missing"));
+        assert_eq!(row[1].as_u64().unwrap(), count, "{fx}: {name}");
+        let total = r["total"].as_f64().unwrap();
+        assert!(close(row[2].as_f64().unwrap(), total), "{fx}: {name}");
+    }
+
+    // Comm records per type.
+    if dir.join("bl_comm_prof_H").exists() {
+        let cs = json_expect(&["comm", "stats", d, "--format", "json"], &[0, 3]);
+        let rows = duckdb(&format!(
+            "select type_name, count(*) from '{}' group by 1",
+            table("comm.parquet")
+        ));
+        let types = cs["by_type"].as_array().unwrap();
+        assert_eq!(rows.len(), types.len(), "{fx}");
+        for t in types {
+            let name = t["type"].as_str().unwrap();
+            let row = rows.iter().find(|x| x[0] == name).unwrap();
+            assert_eq!(row[1].as_u64(), t["records"].as_u64(), "{fx}: {name}");
+        }
+    }
+}
+
+fixture_tests!(tables_hold_what_the_reports_say: small4, flush, single);
