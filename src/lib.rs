@@ -9,6 +9,8 @@
 //! [`progress`] lets the binary watch long loops without the library knowing
 //! about terminals.
 
+#![deny(unsafe_code)]
+
 pub mod analysis;
 pub mod error;
 pub mod formats;

@@ -1,6 +1,8 @@
 //! The `profparse` command line: parses arguments once, then hands off to one
 //! command module. All the work lives in the library.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 mod commands;
 mod context;
