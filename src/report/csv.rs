@@ -2,17 +2,16 @@
 
 use std::io::{self, Write};
 
-use super::document::Table;
+use super::document::{Column, Table};
 use crate::analysis::function_stats::FunctionSummary;
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
-/// `summary --format csv`: one row per function in `order`.
-pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) -> io::Result<()> {
-    let mut out = csv::Writer::from_writer(w);
-    out.write_record([
+/// `summary --format csv`: one row per function in `order`, full precision.
+pub fn summary_table(s: &FunctionSummary, order: Vec<usize>) -> Table<'_> {
+    let columns = [
         "name",
         "ncalls",
         "ncalls_total",
@@ -25,11 +24,10 @@ pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) ->
         "min_proc",
         "max_proc",
         "imbalance",
-    ])
-    .map_err(csv_io_error)?;
-    for &i in order {
+    ];
+    let rows = order.into_iter().map(move |i| {
         let f = &s.functions[i];
-        out.write_record([
+        vec![
             f.name.clone(),
             f.ncalls.to_string(),
             f.ncalls_total.to_string(),
@@ -42,10 +40,12 @@ pub fn write_summary(w: &mut dyn Write, s: &FunctionSummary, order: &[usize]) ->
             opt(f.min_proc),
             opt(f.max_proc),
             opt(f.imbalance),
-        ])
-        .map_err(csv_io_error)?;
-    }
-    out.flush()
+        ]
+    });
+    Table::new(
+        columns.into_iter().map(|h| Column::left(h, 0)).collect(),
+        rows,
+    )
 }
 
 /// A [`Table`]'s header and rows as CSV records.

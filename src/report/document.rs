@@ -80,7 +80,12 @@ impl<'a> Table<'a> {
 pub enum Block<'a> {
     /// A line of text (without its newline).
     Line(String),
+    /// Columns of fixed least width.
     Table(Table<'a>),
+    /// A table laid out by comfy-table: on a terminal it fits the width
+    /// (long names wrap); elsewhere it is never wrapped
+    /// ([`super::table::TableStyle`]).
+    Fitted(comfy_table::Table),
 }
 
 /// A human-readable report: lines and tables in order.
@@ -101,6 +106,11 @@ impl<'a> Document<'a> {
 
     pub fn table(&mut self, table: Table<'a>) -> &mut Self {
         self.blocks.push(Block::Table(table));
+        self
+    }
+
+    pub fn fitted(&mut self, table: comfy_table::Table) -> &mut Self {
+        self.blocks.push(Block::Fitted(table));
         self
     }
 }

@@ -58,7 +58,9 @@ pub struct SummaryJson<'a> {
     pub warnings: Vec<String>,
 }
 
-fn summary_json<'a>(
+/// The JSON of `summary` (docs/JSON.md): `order` selects and orders the
+/// functions.
+pub fn summary_json<'a>(
     database: &'a str,
     s: &'a FunctionSummary,
     order: &[usize],
@@ -81,34 +83,12 @@ fn summary_json<'a>(
     }
 }
 
-/// `summary --format json`: `order` selects and orders the functions.
-pub fn write_summary(
-    w: &mut dyn Write,
-    database: &str,
-    s: &FunctionSummary,
-    order: &[usize],
-    sort: Option<SortKey>,
-    warnings: &[Warning],
-) -> io::Result<()> {
-    let doc = summary_json(database, s, order, sort, warnings);
-    write_pretty(w, &doc)
-}
-
-/// `info --format json`.
-pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, warnings: &[Warning]) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct InfoJson<'a> {
-        #[serde(flatten)]
-        info: &'a DatabaseInfo,
-        warnings: Vec<String>,
-    }
-    write_pretty(
-        w,
-        &InfoJson {
-            info,
-            warnings: warnings.iter().map(|w| w.to_string()).collect(),
-        },
-    )
+/// The JSON of `info`.
+#[derive(Serialize)]
+pub struct InfoJson<'a> {
+    #[serde(flatten)]
+    pub info: &'a DatabaseInfo,
+    pub warnings: Vec<String>,
 }
 
 /// Pretty JSON followed by a newline.
@@ -123,31 +103,30 @@ struct NameTime<'a> {
     time: f64,
 }
 
-/// `trace-summary --format json`: the summary object plus the trace fields.
-#[allow(clippy::too_many_arguments)]
-pub fn write_trace_summary(
-    w: &mut dyn Write,
-    database: &str,
-    t: &crate::analysis::trace_summary::TraceSummary,
+/// The JSON of `trace-summary`: the summary object plus the trace fields.
+#[derive(Serialize)]
+pub struct TraceSummaryJson<'a> {
+    #[serde(flatten)]
+    summary: SummaryJson<'a>,
+    inclusive: Vec<NameTime<'a>>,
+    max_call_stack_depth: usize,
+    recursive_functions: &'a [String],
+    calc_run_time: f64,
+    range_run_time: f64,
+    region_filter: RegionFilterJson,
+}
+
+/// The JSON of `trace-summary`: `order` selects and orders the functions.
+pub fn trace_summary_json<'a>(
+    database: &'a str,
+    t: &'a crate::analysis::trace_summary::TraceSummary,
     order: &[usize],
     sort: Option<SortKey>,
     filter: &crate::analysis::filter::RegionFilter,
     warnings: &[Warning],
-) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct TraceSummaryJson<'a> {
-        #[serde(flatten)]
-        summary: SummaryJson<'a>,
-        inclusive: Vec<NameTime<'a>>,
-        max_call_stack_depth: usize,
-        recursive_functions: &'a [String],
-        calc_run_time: f64,
-        range_run_time: f64,
-        region_filter: RegionFilterJson,
-    }
-    let s = &t.summary;
-    let doc = TraceSummaryJson {
-        summary: summary_json(database, s, order, sort, warnings),
+) -> TraceSummaryJson<'a> {
+    TraceSummaryJson {
+        summary: summary_json(database, &t.summary, order, sort, warnings),
         inclusive: t
             .inclusive
             .iter()
@@ -158,8 +137,7 @@ pub fn write_trace_summary(
         calc_run_time: t.calc_run_time,
         range_run_time: t.range_run_time,
         region_filter: RegionFilterJson::from(filter),
-    };
-    write_pretty(w, &doc)
+    }
 }
 
 #[derive(Serialize)]
@@ -188,28 +166,30 @@ impl From<&crate::analysis::filter::RegionFilter> for RegionFilterJson {
     }
 }
 
-/// `regions --format json`.
-pub fn write_regions(
-    w: &mut dyn Write,
-    stats: &[crate::analysis::regions::RegionStats],
+#[derive(Serialize)]
+struct ProcRange {
+    region: String,
+    number: i32,
+    start: f64,
+    stop: f64,
+}
+
+/// The JSON of `regions`.
+#[derive(Serialize)]
+pub struct RegionsJson<'a> {
+    regions: &'a [crate::analysis::regions::RegionStats],
+    proc: Option<usize>,
+    ranges: Option<Vec<ProcRange>>,
+    warnings: Vec<String>,
+}
+
+/// The JSON of `regions`, with the ranges of `proc` in time order.
+pub fn regions_json<'a>(
+    stats: &'a [crate::analysis::regions::RegionStats],
     proc: Option<&crate::analysis::regions::ProcRegions>,
     names: &dyn Fn(i32) -> String,
     warnings: &[Warning],
-) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct ProcRange {
-        region: String,
-        number: i32,
-        start: f64,
-        stop: f64,
-    }
-    #[derive(Serialize)]
-    struct RegionsJson<'a> {
-        regions: &'a [crate::analysis::regions::RegionStats],
-        proc: Option<usize>,
-        ranges: Option<Vec<ProcRange>>,
-        warnings: Vec<String>,
-    }
+) -> RegionsJson<'a> {
     let ranges = proc.map(|p| {
         let mut v: Vec<ProcRange> = p
             .ranges
@@ -226,15 +206,12 @@ pub fn write_regions(
         v.sort_by(|a, b| a.start.total_cmp(&b.start));
         v
     });
-    write_pretty(
-        w,
-        &RegionsJson {
-            regions: stats,
-            proc: proc.map(|p| p.proc),
-            ranges,
-            warnings: warnings.iter().map(|w| w.to_string()).collect(),
-        },
-    )
+    RegionsJson {
+        regions: stats,
+        proc: proc.map(|p| p.proc),
+        ranges,
+        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+    }
 }
 
 /// A JSON writer's error as an I/O error that keeps its kind (a closed pipe

@@ -14,12 +14,15 @@ pub mod comm;
 pub mod csv;
 pub mod diff;
 pub mod document;
+pub mod functions;
 pub mod html_report;
+pub mod info;
 pub mod json;
 pub mod numfmt;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 pub mod reference;
+pub mod regions;
 pub mod svg;
 pub mod table;
 pub mod text;
@@ -102,6 +105,12 @@ pub trait Report {
     fn csv(&self) -> Option<Table<'_>> {
         None
     }
+
+    /// The formats that belong to this report alone (amrprofparser's
+    /// `reference` layout of a summary, say): written by the report itself.
+    fn write_other(&self, format: Format, _w: &mut dyn io::Write) -> io::Result<()> {
+        Err(not_offered(format))
+    }
 }
 
 /// Writes `report` in `format`. A format the report does not offer is an
@@ -115,12 +124,12 @@ pub fn render(report: &impl Report, format: Format, w: &mut dyn io::Write) -> io
             None => Err(not_offered(format)),
         },
         Format::Reference | Format::Folded | Format::Html | Format::Hatchet => {
-            Err(not_offered(format))
+            report.write_other(format, w)
         }
     }
 }
 
-fn not_offered(format: Format) -> io::Error {
+pub(crate) fn not_offered(format: Format) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!("this report has no {} format", format.name()),

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, LineStyle, Table, TableStyle as Style};
 
-use super::numfmt::{bytes as _bytes, percent, seconds};
+use super::document::Document;
+use super::numfmt::{bytes as _bytes, fixed, percent, scientific, seconds};
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::info::DatabaseInfo;
 
@@ -59,13 +60,7 @@ fn opt_num<T: ToString>(v: Option<T>) -> String {
 }
 
 /// The function statistics table for the rows in `order`.
-pub fn write_summary(
-    w: &mut dyn Write,
-    s: &FunctionSummary,
-    order: &[usize],
-    title: &str,
-    style: TableStyle,
-) -> io::Result<()> {
+pub fn summary_table(s: &FunctionSummary, order: &[usize], style: TableStyle) -> Table {
     let mut header = vec![
         "Function", "NCalls", "Min", "Avg", "Max", "StdDev", "CV %", "Max/Avg", "%",
     ];
@@ -83,10 +78,7 @@ pub fn write_summary(
             Cell::new(seconds(f.max)),
             Cell::new(seconds(f.stddev)),
             Cell::new(percent(f.coeff_var)),
-            Cell::new(
-                f.imbalance
-                    .map_or_else(|| "-".to_owned(), |x| format!("{x:.2}")),
-            ),
+            Cell::new(f.imbalance.map_or_else(|| "-".to_owned(), |x| fixed(x, 2))),
             Cell::new(percent(f.percent)),
         ];
         if style.wide {
@@ -99,31 +91,32 @@ pub fn write_summary(
         t.add_row(row);
     }
     right_align_from(&mut t, 1);
-    writeln!(w, "{title}")?;
-    write_table(w, &t)
+    t
 }
 
 /// The totals under the summary tables.
-pub fn write_summary_totals(w: &mut dyn Write, s: &FunctionSummary) -> io::Result<()> {
-    writeln!(
-        w,
+pub fn summary_totals(s: &FunctionSummary) -> Vec<String> {
+    let mut lines = vec![format!(
         "Total timers (sum of Avg)   {} s",
         seconds(s.total_timers)
-    )?;
-    match s.run_time {
-        Some(r) => writeln!(w, "Calc run time               {} s", seconds(r))?,
-        None => writeln!(w, "Calc run time               unknown")?,
-    }
+    )];
+    lines.push(match s.run_time {
+        Some(r) => format!("Calc run time               {} s", seconds(r)),
+        None => "Calc run time               unknown".to_owned(),
+    });
     if let Some(c) = s.percent_coverage {
-        writeln!(w, "Percent coverage            {} %", percent(c))?;
+        lines.push(format!("Percent coverage            {} %", percent(c)));
     }
-    Ok(())
+    lines
 }
 
 /// `info`: one key/value table per part.
-pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, style: TableStyle) -> io::Result<()> {
+pub fn info_document(info: &DatabaseInfo, style: TableStyle) -> Document<'static> {
     let span = |s: Option<(f64, f64)>| {
-        s.map_or_else(|| "-".to_owned(), |(a, b)| format!("{a:.6} .. {b:.6} s"))
+        s.map_or_else(
+            || "-".to_owned(),
+            |(a, b)| format!("{} .. {} s", fixed(a, 6), fixed(b, 6)),
+        )
     };
     let mm = |m: Option<crate::analysis::info::MinMax>| {
         m.map_or_else(
@@ -146,17 +139,17 @@ pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, style: TableStyle) -> 
             crate::formats::blprof::Part::Comm => "comm",
         })
         .collect();
-    writeln!(w, "Database   {}", info.dir)?;
-    writeln!(w, "Processes  {}", opt_num(info.nprocs))?;
-    writeln!(w, "NOutFiles  {}", opt_num(info.nfiles))?;
-    writeln!(w, "Parts      {}", parts.join(", "))?;
-    let mut section = |title: &str, rows: Vec<(&str, String)>| -> io::Result<()> {
+    let mut doc = Document::new();
+    doc.line(format!("Database   {}", info.dir))
+        .line(format!("Processes  {}", opt_num(info.nprocs)))
+        .line(format!("NOutFiles  {}", opt_num(info.nfiles)))
+        .line(format!("Parts      {}", parts.join(", ")));
+    let mut section = |title: &str, rows: Vec<(&str, String)>| {
         let mut t = new_table(style, vec![title, ""]);
         for (k, v) in rows {
             t.add_row(vec![k.to_owned(), v]);
         }
-        writeln!(w)?;
-        write_table(w, &t)
+        doc.line("").fitted(t);
     };
     if let Some(b) = &info.base {
         section(
@@ -185,7 +178,7 @@ pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, style: TableStyle) -> 
                         .map_or_else(|| "-".into(), |t| format!("{t} s")),
                 ),
             ],
-        )?;
+        );
     }
     if let Some(t) = &info.trace {
         section(
@@ -206,7 +199,7 @@ pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, style: TableStyle) -> 
                 ),
                 ("call start times", span(t.time_span)),
             ],
-        )?;
+        );
     }
     if let Some(c) = &info.comm {
         section(
@@ -244,56 +237,55 @@ pub fn write_info(w: &mut dyn Write, info: &DatabaseInfo, style: TableStyle) -> 
                 (
                     "timer read cost",
                     c.timer_time
-                        .map_or_else(|| "-".into(), |t| format!("{t:.3e} s")),
+                        .map_or_else(|| "-".into(), |t| format!("{} s", scientific(t, 3))),
                 ),
             ],
-        )?;
+        );
     }
-    Ok(())
+    doc
 }
 
 /// The inclusive-time table and the trace facts under a trace summary.
-pub fn write_trace_extras(
-    w: &mut dyn Write,
+pub fn trace_extras(
+    doc: &mut Document<'_>,
     t: &crate::analysis::trace_summary::TraceSummary,
     top: Option<usize>,
     style: TableStyle,
-) -> io::Result<()> {
+) {
     let mut tab = new_table(style, vec!["Function", "Inclusive s"]);
     for (name, v) in t.inclusive.iter().take(top.unwrap_or(usize::MAX)) {
         tab.add_row(vec![Cell::new(name), Cell::new(seconds(*v))]);
     }
     right_align_from(&mut tab, 1);
-    writeln!(w, "Inclusive times of process {}", t.summary.selected_proc)?;
-    write_table(w, &tab)?;
-    writeln!(w)?;
-    writeln!(w, "Max call stack depth        {}", t.max_call_stack_depth)?;
+    doc.line(format!(
+        "Inclusive times of process {}",
+        t.summary.selected_proc
+    ))
+    .fitted(tab)
+    .line("")
+    .line(format!(
+        "Max call stack depth        {}",
+        t.max_call_stack_depth
+    ));
     if !t.recursive_functions.is_empty() {
-        writeln!(
-            w,
+        doc.line(format!(
             "Recursive functions         {}",
             t.recursive_functions.join(", ")
-        )?;
+        ));
     }
-    writeln!(
-        w,
+    doc.line(format!(
         "Calc run time (call starts) {} s",
         seconds(t.calc_run_time)
-    )?;
-    writeln!(
-        w,
+    ))
+    .line(format!(
         "Selected time (process {})   {} s",
         t.summary.selected_proc,
         seconds(t.range_run_time)
-    )
+    ));
 }
 
 /// `regions`: one row per region.
-pub fn write_regions(
-    w: &mut dyn Write,
-    stats: &[crate::analysis::regions::RegionStats],
-    style: TableStyle,
-) -> io::Result<()> {
+pub fn regions_table(stats: &[crate::analysis::regions::RegionStats], style: TableStyle) -> Table {
     let mut t = new_table(
         style,
         vec![
@@ -313,16 +305,15 @@ pub fn write_regions(
         ]);
     }
     right_align_from(&mut t, 1);
-    write_table(w, &t)
+    t
 }
 
 /// `regions --proc N`: the process's ranges in time order.
-pub fn write_proc_ranges(
-    w: &mut dyn Write,
+pub fn proc_ranges_table(
     p: &crate::analysis::regions::ProcRegions,
     names: &dyn Fn(i32) -> String,
     style: TableStyle,
-) -> io::Result<()> {
+) -> Table {
     let mut rows: Vec<(f64, f64, i32)> = p
         .ranges
         .iter()
@@ -333,12 +324,11 @@ pub fn write_proc_ranges(
     for (a, b, n) in rows {
         t.add_row(vec![
             Cell::new(names(n)),
-            Cell::new(format!("{a:.6}")),
-            Cell::new(format!("{b:.6}")),
-            Cell::new(format!("{:.6}", b - a)),
+            Cell::new(fixed(a, 6)),
+            Cell::new(fixed(b, 6)),
+            Cell::new(fixed(b - a, 6)),
         ]);
     }
     right_align_from(&mut t, 1);
-    writeln!(w, "Ranges of process {}", p.proc)?;
-    write_table(w, &t)
+    t
 }

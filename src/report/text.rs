@@ -13,6 +13,7 @@ pub fn write_document(w: &mut dyn Write, doc: Document<'_>) -> io::Result<()> {
         match block {
             Block::Line(text) => writeln!(w, "{text}")?,
             Block::Table(table) => write_table(w, table, &mut line)?,
+            Block::Fitted(table) => super::table::write_table(w, &table)?,
         }
     }
     Ok(())

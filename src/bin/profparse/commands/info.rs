@@ -1,17 +1,16 @@
 //! `profparse info DB`.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
 use profparse::analysis::info::database_info;
 use profparse::report::Format;
-use profparse::report::{json, table};
+use profparse::report::info::InfoReport;
 
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
 use crate::format::TABLE_JSON;
-use crate::output;
+use crate::output::emit;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
@@ -35,12 +34,11 @@ pub fn run(args: &InfoArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         warnings.extend(db.comm_index().warnings.iter().cloned());
     }
     ctx.warn_all(&warnings);
-    let mut out = output::open(args.output.output.as_deref())?;
-    match args.format {
-        Format::Table => table::write_info(&mut out, &info, ctx.table_style(&args.output))?,
-        Format::Json => json::write_info(&mut out, &info, &warnings)?,
-        other => return Err(crate::format::unoffered(other)),
-    }
-    out.flush()?;
+    let report = InfoReport {
+        info: &info,
+        warnings: &warnings,
+        style: ctx.table_style(&args.output),
+    };
+    emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }

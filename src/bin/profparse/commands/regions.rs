@@ -7,13 +7,13 @@ use clap::Args;
 use profparse::analysis::filter::write_filter_file;
 use profparse::analysis::regions::{Regions, region_stats};
 use profparse::report::Format;
-use profparse::report::{json, table};
+use profparse::report::regions::RegionsReport;
 
 use super::trace_common::open_trace_db;
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
 use crate::format::TABLE_JSON;
-use crate::output::{self, UsageError};
+use crate::output::{UsageError, emit};
 
 #[derive(Args, Debug)]
 pub struct RegionsArgs {
@@ -53,35 +53,21 @@ pub fn run(args: &RegionsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     let stats = region_stats(&regions);
     let names = |n: i32| regions.name(n);
-    let mut out = output::open(args.output.output.as_deref())?;
-    match args.format {
-        Format::Json => {
-            let w: Vec<_> = db
-                .trace_index()
-                .warnings
-                .iter()
-                .chain(&regions.warnings)
-                .cloned()
-                .collect();
-            json::write_regions(&mut out, &stats, proc, &names, &w)?
-        }
-        Format::Table => {
-            let style = ctx.table_style(&args.output);
-            writeln!(
-                out,
-                "{}: {} regions over {} processes; times in seconds.\n",
-                args.db.db.display(),
-                stats.len(),
-                regions.procs.len()
-            )?;
-            table::write_regions(&mut out, &stats, style)?;
-            if let Some(p) = proc {
-                writeln!(out)?;
-                table::write_proc_ranges(&mut out, p, &names, style)?;
-            }
-        }
-        other => return Err(crate::format::unoffered(other)),
-    }
-    out.flush()?;
+    let report = RegionsReport {
+        database: args.db.db.display().to_string(),
+        stats: &stats,
+        nprocs: regions.procs.len(),
+        proc,
+        names: &names,
+        warnings: db
+            .trace_index()
+            .warnings
+            .iter()
+            .chain(&regions.warnings)
+            .cloned()
+            .collect(),
+        style: ctx.table_style(&args.output),
+    };
+    emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,18 +1,18 @@
 //! `profparse summary DB`: amrprofparser's default / `-ws` report.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::function_stats::SortKey;
 use profparse::report::Format;
-use profparse::report::{csv, json, reference, table};
+use profparse::report::functions::FunctionsReport;
+use profparse::report::table::TableStyle;
 
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
 use crate::format::Offered;
-use crate::output::{self, UsageError};
+use crate::output::{UsageError, emit};
 
 /// `--format` of this command.
 const SUMMARY_FORMATS: Offered = Offered(&[
@@ -85,6 +85,16 @@ pub struct TableOptions {
     pub output: OutputArg,
 }
 
+impl TableOptions {
+    /// The table layout: the terminal's width, `--wide`.
+    pub fn style(&self, ctx: &Context) -> TableStyle {
+        TableStyle {
+            wide: self.wide,
+            ..ctx.table_style(&self.output)
+        }
+    }
+}
+
 pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let args = &all.table;
     let db = super::open_database(&all.db.db)?;
@@ -116,75 +126,15 @@ pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         ),
     );
     let summary = base_summary(&profile, args.proc);
-    let cut = |order: Vec<usize>| -> Vec<usize> {
-        match args.top {
-            Some(n) => order.into_iter().take(n).collect(),
-            None => order,
-        }
+    let report = FunctionsReport {
+        database: all.db.db.display().to_string(),
+        summary: &summary,
+        trace: None,
+        sort: args.sort.map(SortKey::from),
+        top: args.top,
+        style: args.style(ctx),
+        warnings: [db.warnings(), &warnings].concat(),
     };
-    let sort = args.sort.map(SortKey::from);
-    let mut out = output::open(args.output.output.as_deref())?;
-    let database = all.db.db.display().to_string();
-    match args.format {
-        Format::Reference => reference::write_stats_report(&mut out, &summary, None)?,
-        Format::Json => json::write_summary(
-            &mut out,
-            &database,
-            &summary,
-            &cut(sort.unwrap_or(SortKey::Name).order(&summary.functions)),
-            sort,
-            &[db.warnings(), &warnings].concat(),
-        )?,
-        Format::Csv => csv::write_summary(
-            &mut out,
-            &summary,
-            &cut(sort.unwrap_or(SortKey::Name).order(&summary.functions)),
-        )?,
-        Format::Table => {
-            let mut style = ctx.table_style(&args.output);
-            style.wide = args.wide;
-            writeln!(
-                out,
-                "{database}: {} processes, {} functions. NCalls = calls on process {}; times in seconds.\n",
-                summary.nprocs,
-                summary.functions.len(),
-                summary.selected_proc
-            )?;
-            let orders: Vec<(String, SortKey)> = match sort {
-                Some(k) => vec![(format!("Functions by {}", sort_title(k)), k)],
-                None => vec![
-                    ("Functions by name".to_owned(), SortKey::Name),
-                    ("Functions by average time".to_owned(), SortKey::Avg),
-                ],
-            };
-            for (title, key) in orders {
-                table::write_summary(
-                    &mut out,
-                    &summary,
-                    &cut(key.order(&summary.functions)),
-                    &title,
-                    style,
-                )?;
-                writeln!(out)?;
-            }
-            table::write_summary_totals(&mut out, &summary)?;
-        }
-        other => return Err(crate::format::unoffered(other)),
-    }
-    out.flush()?;
+    emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn sort_title(k: SortKey) -> &'static str {
-    match k {
-        SortKey::Name => "name",
-        SortKey::Ncalls => "total calls",
-        SortKey::Min => "minimum time",
-        SortKey::Avg => "average time",
-        SortKey::Max => "maximum time",
-        SortKey::Stddev => "standard deviation",
-        SortKey::Cv => "coefficient of variation",
-        SortKey::Percent => "share of all timers",
-        SortKey::Imbalance => "imbalance (Max/Avg)",
-    }
 }
