@@ -45,8 +45,22 @@ run() {
     fi
 }
 
+# Damaged copies of a real database: each error and warning path once.
+damaged=$work/damaged
+damage() { # NAME: a fresh copy of small4 to damage
+    rm -rf "${damaged:?}/$1" && mkdir -p "$damaged/$1" && cp -r "$fx/blprof/small4/bl_prof" "$damaged/$1/"
+    echo "$damaged/$1/bl_prof"
+}
+d=$(damage trunc); for f in bl_call_stats_D_00001 bl_comm_prof_D_00002 bl_prof_D_00003; do
+    truncate -s 100 "$d/$f"; done
+d=$(damage headers); echo garbage > "$d/bl_comm_prof_H_00001"; echo garbage > "$d/bl_call_stats_H_00002"
+d=$(damage nobase); echo garbage > "$d/bl_prof_H"
+d=$(damage notrace); rm "$d"/bl_call_stats_*
+d=$(damage nocomm); rm "$d"/bl_comm_prof_*
+d=$(damage empty); rm "$d"/*
+
 dbs=()
-for d in "$fx"/blprof/*/bl_prof; do dbs+=("$d"); done
+for d in "$fx"/blprof/*/bl_prof "$damaged"/*/bl_prof; do dbs+=("$d"); done
 dbs+=("$@")
 
 for db in "${dbs[@]}"; do

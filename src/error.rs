@@ -7,6 +7,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::formats::blprof::Part;
+
 /// Where in the input something was found.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -71,7 +73,33 @@ pub enum Error {
         // and `{:#}` would print it twice.
         error: std::io::Error,
     },
-    /// The input is not what it claims to be (not a database, not a header, …).
+    /// A path that is not a bl_prof database directory.
+    #[error("{}: {}", path.display(), why.text())]
+    NotADatabase { path: PathBuf, why: NotADatabase },
+    /// The database lacks a part the report needs.
+    #[error("{}: the database has no {} ({}){}", path.display(), part.name(), part.global_header(), part_hint(*part))]
+    MissingPart { path: PathBuf, part: Part },
+    /// A header file without a single line of its kind.
+    #[error("{}: not a bl_prof {kind} header: no {lacking}", path.display())]
+    NotAHeader {
+        path: PathBuf,
+        /// `base`, `call-stats`, `comm`.
+        kind: &'static str,
+        /// The lines looked for.
+        lacking: &'static str,
+    },
+    /// A block that its header places (partly) beyond the end of its file.
+    #[error("{location}: {block} runs past the end of the file ({file_len} bytes)")]
+    PastEnd {
+        /// The block's first byte.
+        location: Location,
+        /// The block as the header describes it (process, records, header line).
+        block: String,
+        /// Where the block would end.
+        end: u64,
+        file_len: u64,
+    },
+    /// Any other damage: the input is not what it claims to be.
     #[error("{location}: {message}")]
     Invalid { location: Location, message: String },
     /// A requested process, region or item does not exist.
@@ -98,7 +126,80 @@ impl Error {
     /// True when the input could not be read at all (missing file, not a
     /// database), as opposed to data that was read and found damaged.
     pub fn is_unreadable_input(&self) -> bool {
-        matches!(self, Error::Io { .. } | Error::NotFound(_))
+        matches!(
+            self,
+            Error::Io { .. }
+                | Error::NotFound(_)
+                | Error::NotADatabase { .. }
+                | Error::MissingPart { .. }
+        )
+    }
+
+    /// What went wrong without where: the text after the location (for
+    /// a warning that states its location apart), or the whole message of
+    /// an error that names no location.
+    pub fn message(&self) -> String {
+        match self {
+            Error::Io { error, .. } => error.to_string(),
+            Error::NotADatabase { why, .. } => why.text().to_owned(),
+            Error::MissingPart { part, .. } => format!(
+                "the database has no {} ({}){}",
+                part.name(),
+                part.global_header(),
+                part_hint(*part)
+            ),
+            Error::NotAHeader { kind, lacking, .. } => {
+                format!("not a bl_prof {kind} header: no {lacking}")
+            }
+            Error::PastEnd {
+                block, file_len, ..
+            } => format!("{block} runs past the end of the file ({file_len} bytes)"),
+            Error::Invalid { message, .. } => message.clone(),
+            Error::NotFound(_) | Error::Strict { .. } => self.to_string(),
+        }
+    }
+
+    /// The location the error names, when it names one.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Error::Io { path, .. }
+            | Error::NotADatabase { path, .. }
+            | Error::MissingPart { path, .. }
+            | Error::NotAHeader { path, .. } => Some(Location::file(path)),
+            Error::PastEnd { location, .. } | Error::Invalid { location, .. } => {
+                Some(location.clone())
+            }
+            Error::NotFound(_) | Error::Strict { .. } => None,
+        }
+    }
+}
+
+/// Why a path is not a bl_prof database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotADatabase {
+    /// A file, where the database is a directory.
+    NotADirectory,
+    /// A directory with none of the global headers.
+    NoHeaders,
+}
+
+impl NotADatabase {
+    fn text(self) -> &'static str {
+        match self {
+            NotADatabase::NotADirectory => "not a directory (give the bl_prof database directory)",
+            NotADatabase::NoHeaders => {
+                "not a bl_prof database (none of bl_prof_H, bl_call_stats_H, bl_comm_prof_H found)"
+            }
+        }
+    }
+}
+
+/// What a run needs to write a part the database lacks.
+fn part_hint(part: Part) -> &'static str {
+    match part {
+        Part::Base => "",
+        Part::Trace => "; the run needs TRACE_PROFILE=TRUE",
+        Part::Comm => "; the run needs COMM_PROFILE=TRUE",
     }
 }
 

@@ -21,4 +21,4 @@ pub mod source;
 pub mod synth;
 pub mod timer_tree;
 
-pub use error::{Error, Location, Result, Warning};
+pub use error::{Error, Location, NotADatabase, Result, Warning};

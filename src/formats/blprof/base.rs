@@ -74,10 +74,11 @@ impl BaseHeader {
         });
         if relevant == 0 {
             warn.finish();
-            return Err(Error::invalid(
-                Location::file(path),
-                "not a bl_prof base header: no BLProfVersion, NProcs, phFName or BLProfProc line",
-            ));
+            return Err(Error::NotAHeader {
+                path: path.to_owned(),
+                kind: "base",
+                lacking: "BLProfVersion, NProcs, phFName or BLProfProc line",
+            });
         }
         for (proc, datafile, seekpos, n) in pending {
             let checked = proc_number(proc, h.nprocs).and_then(|proc| {
@@ -273,18 +274,17 @@ pub fn read_block<'f>(
     let size = (nfuncs as u64)
         .checked_mul(8 + real.bytes())
         .ok_or_else(|| Error::invalid(Location::file(file.path()), "block size overflows"))?;
-    let bytes = file.range(block.seekpos, size).map_err(|_| {
-        Error::invalid(
-            Location::offset(file.path(), block.seekpos),
-            format!(
-                "base block of process {} ({} functions, {size} bytes) at byte offset {} runs past the end of the file ({} bytes)",
-                block.proc,
-                nfuncs,
-                block.seekpos,
-                file.len()
+    let bytes = file
+        .range(block.seekpos, size)
+        .map_err(|_| Error::PastEnd {
+            location: Location::offset(file.path(), block.seekpos),
+            block: format!(
+                "base block of process {} ({} functions, {size} bytes) at byte offset {}",
+                block.proc, nfuncs, block.seekpos
             ),
-        )
-    })?;
+            end: block.seekpos.saturating_add(size),
+            file_len: file.len(),
+        })?;
     BaseBlock::new(bytes, nfuncs, real).ok_or_else(|| {
         Error::invalid(
             Location::offset(file.path(), block.seekpos),
@@ -357,7 +357,9 @@ impl<'h> BaseProfile<'h> {
                     }),
                     Err(e) => warnings.push(Warning::new(
                         match e {
-                            Error::Invalid { ref location, .. } => location.clone(),
+                            Error::Invalid { .. } | Error::PastEnd { .. } => {
+                                e.location().unwrap_or_else(|| Location::file(file.path()))
+                            }
                             _ => Location::file(file.path()),
                         },
                         format!("process {} left out: {}", b.proc, error_message(&e)),
@@ -416,7 +418,7 @@ impl<'h> BaseProfile<'h> {
 
 fn error_message(e: &Error) -> String {
     match e {
-        Error::Invalid { message, .. } => message.clone(),
+        Error::Invalid { .. } | Error::PastEnd { .. } => e.message(),
         other => other.to_string(),
     }
 }

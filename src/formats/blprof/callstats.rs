@@ -8,7 +8,7 @@ use super::base::line_kind;
 use super::files::{Part, file_number};
 use super::header::HeaderLine;
 use super::headerfile::{LineWarnings, SharedNames, non_negative, proc_number, visit_lines};
-use crate::error::{Error, Location, Result, Warning};
+use crate::error::{Error, Result, Warning};
 
 /// A region as named in `bl_call_stats_H` (rank 0's numbering).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -67,10 +67,11 @@ impl CallStatsHeader {
         });
         warn.finish();
         if relevant == 0 {
-            return Err(Error::invalid(
-                Location::file(path),
-                "not a bl_prof call-stats header: no recognised line",
-            ));
+            return Err(Error::NotAHeader {
+                path: path.to_owned(),
+                kind: "call-stats",
+                lacking: "recognised line",
+            });
         }
         Ok(h)
     }

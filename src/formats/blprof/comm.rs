@@ -10,7 +10,7 @@ use super::callstats::push_header_file;
 use super::files::{Part, file_number};
 use super::header::HeaderLine;
 use super::headerfile::{LineWarnings, SharedNames, non_negative, proc_number, visit_lines};
-use crate::error::{Error, Location, Result, Warning};
+use crate::error::{Error, Result, Warning};
 
 /// The parsed `bl_comm_prof_H`.
 #[derive(Debug, Clone, Default)]
@@ -83,10 +83,11 @@ impl CommHeader {
         });
         warn.finish();
         if relevant == 0 {
-            return Err(Error::invalid(
-                Location::file(path),
-                "not a bl_prof comm header: no recognised line",
-            ));
+            return Err(Error::NotAHeader {
+                path: path.to_owned(),
+                kind: "comm",
+                lacking: "recognised line",
+            });
         }
         Ok(h)
     }

@@ -182,16 +182,20 @@ fn checked_len(
 }
 
 fn past_end(block: &CommBlockRef, record_size: u64, path: &Path, file_len: u64) -> Error {
-    Error::invalid(
-        Location::offset(path, block.seekpos),
-        format!(
-            "comm block of process {} ({} records of {record_size} bytes; header {}:{}) runs past the end of the file ({file_len} bytes)",
+    Error::PastEnd {
+        location: Location::offset(path, block.seekpos),
+        block: format!(
+            "comm block of process {} ({} records of {record_size} bytes; header {}:{})",
             block.proc,
             block.ncomm,
             block.header.display(),
             block.line,
         ),
-    )
+        end: block
+            .seekpos
+            .saturating_add(block.ncomm.saturating_mul(record_size)),
+        file_len,
+    }
 }
 
 /// Records per positioned read of [`CommRecords`] (about 256 KiB).

@@ -19,7 +19,7 @@ use super::comm::{CommBlockRef, CommFile, CommHeader};
 use super::commdata::CommRecords;
 use super::files::{Part, file_number};
 use super::headerfile::read_text;
-use crate::error::{Error, Location, Result, Warning};
+use crate::error::{Error, Location, NotADatabase, Result, Warning};
 use crate::progress::Progress;
 use crate::source::{DataHandle, InputFile};
 
@@ -83,10 +83,10 @@ impl Database {
         let dir = dir.as_ref();
         let meta = std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
         if !meta.is_dir() {
-            return Err(Error::NotFound(format!(
-                "{}: not a directory (give the bl_prof database directory)",
-                dir.display()
-            )));
+            return Err(Error::NotADatabase {
+                path: dir.to_owned(),
+                why: NotADatabase::NotADirectory,
+            });
         }
         let listing = list_dir(dir)?;
         let mut warnings = Vec::new();
@@ -121,10 +121,10 @@ impl Database {
             && trace_files.is_empty()
             && comm_files.is_empty()
         {
-            return Err(Error::NotFound(format!(
-                "{}: not a bl_prof database (none of bl_prof_H, bl_call_stats_H, bl_comm_prof_H found)",
-                dir.display()
-            )));
+            return Err(Error::NotADatabase {
+                path: dir.to_owned(),
+                why: NotADatabase::NoHeaders,
+            });
         }
         check_nprocs(&base, &call_stats, &comm, &mut warnings);
         Ok(Database {
@@ -145,6 +145,23 @@ impl Database {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// An error unless the database has `part` (a report that needs the
+    /// call traces, say): the error names the part and what the run needs.
+    pub fn require(&self, part: Part) -> Result<()> {
+        if self.parts().contains(&part) {
+            Ok(())
+        } else {
+            Err(self.missing(part))
+        }
+    }
+
+    fn missing(&self, part: Part) -> Error {
+        Error::MissingPart {
+            path: self.dir.clone(),
+            part,
+        }
     }
 
     /// Warnings from opening (global headers, discovery).
@@ -187,12 +204,7 @@ impl Database {
 
     /// The base profile's blocks, loaded (mapped and bounds-checked).
     pub fn base_profile(&self, warnings: &mut Vec<Warning>) -> Result<BaseProfile<'_>> {
-        let header = self.base.as_ref().ok_or_else(|| {
-            Error::NotFound(format!(
-                "{}: the database has no base profile (bl_prof_H)",
-                self.dir.display()
-            ))
-        })?;
+        let header = self.base.as_ref().ok_or_else(|| self.missing(Part::Base))?;
         Ok(BaseProfile::load(
             header,
             |name| self.data_file(name),
@@ -433,10 +445,13 @@ fn check_bare_name(dir: &Path, name: &str) -> Result<()> {
 
 fn as_warning(e: Error, what: &str) -> Warning {
     match e {
-        Error::Invalid { location, message } => {
-            Warning::new(location, format!("{message}; {what}"))
-        }
-        Error::Io { path, error } => Warning::new(Location::file(path), format!("{error}; {what}")),
+        Error::Invalid { .. }
+        | Error::PastEnd { .. }
+        | Error::NotAHeader { .. }
+        | Error::Io { .. } => match e.location() {
+            Some(location) => Warning::new(location, format!("{}; {what}", e.message())),
+            None => Warning::new(Location::file(""), format!("{e}; {what}")),
+        },
         other => Warning::new(Location::file(""), format!("{other}; {what}")),
     }
 }

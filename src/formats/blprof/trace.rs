@@ -91,17 +91,19 @@ fn extent(block: &TraceBlockRef, real: RealWidth) -> Result<(u64, u64)> {
 
 /// A block of `total` bytes that does not fit in its file of `file_len` bytes.
 fn past_end(block: &TraceBlockRef, total: u64, path: &std::path::Path, file_len: u64) -> Error {
-    Error::invalid(
-        Location::offset(path, block.seekpos),
-        format!(
-            "trace block of process {} ({} region + {} call records, {total} bytes; header {}:{}) runs past the end of the file ({file_len} bytes)",
+    Error::PastEnd {
+        location: Location::offset(path, block.seekpos),
+        block: format!(
+            "trace block of process {} ({} region + {} call records, {total} bytes; header {}:{})",
             block.proc,
             block.nrss,
             block.ntrace,
             block.header.display(),
             block.line,
         ),
-    )
+        end: block.seekpos.saturating_add(total),
+        file_len,
+    }
 }
 
 /// One trace block's bytes, split into its two record arrays.

@@ -155,13 +155,7 @@ fn open_comm_db<'c>(
 ) -> anyhow::Result<(&'static mut Database, Bar<'c>)> {
     let db = super::open_database(path)?;
     ctx.warn_all(db.warnings());
-    if !db.parts().contains(&Part::Comm) {
-        return Err(profparse::Error::NotFound(format!(
-            "{}: the database has no communication profile (bl_comm_prof_H); the run needs COMM_PROFILE=TRUE",
-            path.display()
-        ))
-        .into());
-    }
+    db.require(Part::Comm)?;
     ctx.warn_all(&db.comm_index().warnings);
     let bar = ctx.progress(db.comm_index().procs.len() as u64, what, "processes");
     db.set_progress(bar.hook());

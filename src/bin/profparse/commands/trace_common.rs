@@ -17,16 +17,7 @@ pub fn open_trace_db(
 ) -> anyhow::Result<&'static mut Database> {
     let db = super::open_database(path)?;
     ctx.warn_all(db.warnings());
-    if !db
-        .parts()
-        .contains(&profparse::formats::blprof::Part::Trace)
-    {
-        return Err(profparse::Error::NotFound(format!(
-            "{}: the database has no call traces (bl_call_stats_H); the run needs TRACE_PROFILE=TRUE",
-            path.display()
-        ))
-        .into());
-    }
+    db.require(profparse::formats::blprof::Part::Trace)?;
     ctx.warn_all(&db.trace_index().warnings);
     Ok(db)
 }
