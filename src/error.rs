@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::formats::blprof::Part;
 
 /// Where in the input something was found.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Location {
     /// A whole file or directory.
@@ -206,7 +206,7 @@ fn part_hint(part: Part) -> &'static str {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Something suspicious that did not stop the work.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Warning {
     pub location: Location,
     pub message: String,

@@ -13,6 +13,7 @@ pub mod filter;
 pub mod function_stats;
 pub mod imbalance;
 pub mod info;
+pub mod overview;
 pub mod ranges;
 pub mod regions;
 pub mod tlog_summary;

@@ -15,20 +15,14 @@ use super::numfmt::{bytes, percent, seconds, seconds_apart};
 use super::svg::MAX_LANES;
 use crate::analysis::calltree::Spread;
 use crate::analysis::comm_sync::SendMatrixGroups;
-use crate::analysis::comm_timeline::TimelineRow;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
+use crate::analysis::overview::Overview;
 use crate::analysis::regions::RegionStats;
 use crate::analysis::trace_timeline::TraceTimeline;
 use crate::model::calltree::CallTree;
 
-/// Why a section has nothing to show (the database lacks the part, or the
-/// part could not be read); the page prints it in place of the section.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Absent(pub String);
-
-/// A section's data, or why there is none.
-pub type Section<T> = Result<T, Absent>;
+pub use crate::analysis::overview::{Absent, CommTimelineSection, ImbalanceSection, Section};
 
 /// The call tree and how to show it.
 pub struct CallTreeSection {
@@ -36,23 +30,6 @@ pub struct CallTreeSection {
     pub view: TreeView,
     /// The one process shown (`--proc`); `None` = merged over processes.
     pub proc: Option<usize>,
-}
-
-/// The communication timeline (see [`super::svg::timeline_svg`]).
-pub struct CommTimelineSection {
-    pub span: (f64, f64),
-    pub rows: Vec<TimelineRow>,
-}
-
-/// The imbalance view and how it was bounded.
-pub struct ImbalanceSection {
-    pub functions: Vec<FunctionImbalance>,
-    /// Processes with base data.
-    pub nprocs: usize,
-    /// One bar per process up to this many processes.
-    pub max_bars: usize,
-    /// Histogram bins above `max_bars`.
-    pub bins: usize,
 }
 
 /// Everything the page shows, already computed.
@@ -72,6 +49,48 @@ pub struct Report {
     pub imbalance: Section<ImbalanceSection>,
     /// Warnings met while reading, shown at the end of the page.
     pub warnings: Vec<String>,
+}
+
+/// How the page shows the call tree.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TreeBounds {
+    /// Levels 0..=N only.
+    pub max_depth: Option<usize>,
+    /// Branches below this percent of the total inclusive time hidden.
+    pub min_percent: f64,
+}
+
+impl Report {
+    /// The page of `overview`, the analyses of the database named `database`.
+    pub fn new(
+        database: String,
+        overview: Overview,
+        bounds: TreeBounds,
+        proc: Option<usize>,
+    ) -> Self {
+        Report {
+            database,
+            parts: overview.parts.iter().map(|p| p.name().to_owned()).collect(),
+            nprocs: overview.nprocs,
+            summary: overview.summary,
+            calltree: overview.calltree.map(|t| CallTreeSection {
+                tree: t.tree,
+                view: TreeView {
+                    max_depth: bounds.max_depth,
+                    min_percent: bounds.min_percent,
+                    top: None,
+                    nprocs: t.nprocs,
+                },
+                proc,
+            }),
+            regions: overview.regions,
+            trace_timeline: overview.trace_timeline,
+            comm_timeline: overview.comm_timeline,
+            matrix: overview.matrix,
+            imbalance: overview.imbalance,
+            warnings: overview.warnings.iter().map(|w| w.to_string()).collect(),
+        }
+    }
 }
 
 /// At most this many cells per side of the comm matrix picture.

@@ -1,0 +1,247 @@
+//! Everything a database supports, computed for the one-page report
+//! (`profparse report`): function summary and load imbalance (base
+//! profile), call tree, regions and the timeline of outermost calls (call
+//! traces), send matrix and communication timeline (comm profile). A part
+//! the run did not write, or could not be read, becomes an [`Absent`] note.
+
+use std::collections::HashSet;
+
+use super::base_summary::base_summary;
+use super::calltree::{Spread, call_tree};
+use super::comm_select::CommSelection;
+use super::comm_sync::{SendMatrixGroups, send_matrix_groups};
+use super::comm_timeline::{TimelineRow, time_span, timeline_rows};
+use super::function_stats::FunctionSummary;
+use super::imbalance::{FunctionImbalance, ImbalanceOptions, imbalance};
+use super::regions::{RegionStats, Regions, region_stats};
+use super::trace_summary::Selection;
+use super::trace_timeline::{TraceTimeline, whole_trace_timeline};
+use crate::error::Warning;
+use crate::formats::blprof::{Database, Part};
+use crate::model::calltree::CallTree;
+
+/// Why a section has nothing to show (the database lacks the part, or the
+/// part could not be read); the page prints it in place of the section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Absent(pub String);
+
+/// A section's data, or why there is none.
+pub type Section<T> = Result<T, Absent>;
+
+/// What the overview computes, and how far.
+#[derive(Debug, Clone)]
+pub struct OverviewOptions {
+    /// The process in focus: its calls fill NCalls, the call tree is its
+    /// own (`None`: merged over processes).
+    pub proc: Option<usize>,
+    pub imbalance: ImbalanceOptions,
+    /// Columns of the timelines.
+    pub timeline_columns: usize,
+    /// At most this many cells per side of the send matrix.
+    pub matrix_max_cells: usize,
+}
+
+/// The call tree, merged over `nprocs` processes or of the one in focus.
+pub struct TreeSection {
+    pub tree: CallTree<Spread>,
+    pub nprocs: usize,
+}
+
+/// The communication timeline.
+pub struct CommTimelineSection {
+    pub span: (f64, f64),
+    pub rows: Vec<TimelineRow>,
+}
+
+/// The imbalance view and how it was bounded.
+pub struct ImbalanceSection {
+    pub functions: Vec<FunctionImbalance>,
+    /// Processes with base data.
+    pub nprocs: usize,
+    /// One bar per process up to this many processes.
+    pub max_bars: usize,
+    /// Histogram bins above `max_bars`.
+    pub bins: usize,
+}
+
+/// Everything the page shows.
+pub struct Overview {
+    pub parts: Vec<Part>,
+    pub nprocs: Option<u64>,
+    pub summary: Section<FunctionSummary>,
+    pub calltree: Section<TreeSection>,
+    pub regions: Section<Vec<RegionStats>>,
+    pub trace_timeline: Section<TraceTimeline>,
+    pub comm_timeline: Section<CommTimelineSection>,
+    pub matrix: Section<SendMatrixGroups>,
+    pub imbalance: Section<ImbalanceSection>,
+    /// Every warning met, each once (several passes meet the same damaged
+    /// block).
+    pub warnings: Vec<Warning>,
+}
+
+/// What the page says for a part the run did not write.
+fn missing(part: Part) -> Absent {
+    Absent(
+        match part {
+            Part::Base => {
+                "The database has no base profile (bl_prof_H); the run needs PROFILE=TRUE."
+            }
+            Part::Trace => {
+                "The database has no call traces (bl_call_stats_H); the run needs TRACE_PROFILE=TRUE."
+            }
+            Part::Comm => {
+                "The database has no communication profile (bl_comm_prof_H); the run needs COMM_PROFILE=TRUE."
+            }
+        }
+        .to_owned(),
+    )
+}
+
+/// The steps [`overview`] advances the database's progress by: every
+/// trace block twice (regions, call tree), the focus process's once more,
+/// each traced process once (timeline) and each comm process twice.
+pub fn overview_steps(db: &Database, proc: Option<usize>) -> u64 {
+    let parts = db.parts();
+    let mut steps = 0;
+    if parts.contains(&Part::Trace) {
+        let index = db.trace_index();
+        let blocks = |only: Option<usize>| -> u64 {
+            index
+                .procs
+                .iter()
+                .filter(|p| only.is_none_or(|x| x == p.proc))
+                .map(|p| p.blocks.len() as u64)
+                .sum()
+        };
+        steps += 2 * blocks(None) + blocks(proc) + index.procs.len() as u64;
+    }
+    if parts.contains(&Part::Comm) {
+        steps += 2 * db.comm_index().procs.len() as u64;
+    }
+    steps
+}
+
+/// Computes every section the database supports.
+pub fn overview(db: &Database, opts: &OverviewOptions) -> Overview {
+    let parts = db.parts();
+    let has = |p: Part| parts.contains(&p);
+    let mut warnings: Vec<Warning> = db.warnings().to_vec();
+    if has(Part::Trace) {
+        warnings.extend(db.trace_index().warnings.iter().cloned());
+    }
+    if has(Part::Comm) {
+        warnings.extend(db.comm_index().warnings.iter().cloned());
+    }
+    let (summary, imbalance) = if has(Part::Base) {
+        base_sections(db, opts, &mut warnings)
+    } else {
+        (Err(missing(Part::Base)), Err(missing(Part::Base)))
+    };
+    let (calltree, regions, trace_timeline) = if has(Part::Trace) {
+        trace_sections(db, opts, &mut warnings)
+    } else {
+        (
+            Err(missing(Part::Trace)),
+            Err(missing(Part::Trace)),
+            Err(missing(Part::Trace)),
+        )
+    };
+    let (matrix, comm_timeline) = if has(Part::Comm) {
+        comm_sections(db, opts, &mut warnings)
+    } else {
+        (Err(missing(Part::Comm)), Err(missing(Part::Comm)))
+    };
+    let mut seen = HashSet::new();
+    warnings.retain(|w| seen.insert(w.clone()));
+    Overview {
+        nprocs: db.nprocs(),
+        parts,
+        summary,
+        calltree,
+        regions,
+        trace_timeline,
+        comm_timeline,
+        matrix,
+        imbalance,
+        warnings,
+    }
+}
+
+/// Function summary and imbalance, from the base profile.
+fn base_sections(
+    db: &Database,
+    opts: &OverviewOptions,
+    warnings: &mut Vec<Warning>,
+) -> (Section<FunctionSummary>, Section<ImbalanceSection>) {
+    let r = db.base_profile(warnings);
+    let unreadable = |a: Absent| (Err(a.clone()), Err(a));
+    match r {
+        Err(e) => unreadable(Absent(format!("The base profile could not be read: {e}"))),
+        Ok(profile) if profile.is_empty() => {
+            unreadable(Absent("No process has a readable base block.".to_owned()))
+        }
+        Ok(profile) => {
+            let s = base_summary(&profile, opts.proc.unwrap_or(0));
+            let io = ImbalanceOptions {
+                selected_proc: opts.proc,
+                ..opts.imbalance
+            };
+            let view = ImbalanceSection {
+                functions: imbalance(&s, &profile, &io),
+                nprocs: s.nprocs,
+                max_bars: io.max_bars,
+                bins: io.bins,
+            };
+            (Ok(s), Ok(view))
+        }
+    }
+}
+
+/// Call tree, regions and the timeline of outermost calls, from the traces.
+fn trace_sections(
+    db: &Database,
+    opts: &OverviewOptions,
+    warnings: &mut Vec<Warning>,
+) -> (
+    Section<TreeSection>,
+    Section<Vec<RegionStats>>,
+    Section<TraceTimeline>,
+) {
+    let regions = Regions::load(db);
+    warnings.extend(regions.warnings.iter().cloned());
+    let stats = region_stats(&regions);
+    let traced = |p: usize| db.trace_index().procs.iter().any(|t| t.proc == p);
+    let tree = match opts.proc {
+        Some(p) if !traced(p) => Err(Absent(format!("No call traces for process {p}."))),
+        _ => {
+            let (tree, nprocs, w) = call_tree(db, &Selection { ranges: None }, opts.proc);
+            warnings.extend(w);
+            Ok(TreeSection { tree, nprocs })
+        }
+    };
+    let (timeline, w) = whole_trace_timeline(db, opts.timeline_columns);
+    warnings.extend(w);
+    let timeline = timeline.ok_or_else(|| Absent("No calls recorded.".to_owned()));
+    (tree, Ok(stats), timeline)
+}
+
+/// Send matrix and communication timeline, from the comm profile.
+fn comm_sections(
+    db: &Database,
+    opts: &OverviewOptions,
+    warnings: &mut Vec<Warning>,
+) -> (Section<SendMatrixGroups>, Section<CommTimelineSection>) {
+    let (m, w) = send_matrix_groups(db, &CommSelection::all(), opts.matrix_max_cells);
+    warnings.extend(w);
+    let window = (f64::NEG_INFINITY, f64::INFINITY);
+    let timeline = match time_span(db, window) {
+        Some(span) => {
+            let (rows, w) = timeline_rows(db, window, span, opts.timeline_columns);
+            warnings.extend(w);
+            Ok(CommTimelineSection { span, rows })
+        }
+        None => Err(Absent("No communication calls recorded.".to_owned())),
+    };
+    (Ok(m), timeline)
+}
