@@ -11,9 +11,9 @@ use crate::model::calltree::CallTree;
 use crate::source::InputFile;
 
 use super::json::read_json;
-use super::serial::Serialized;
-use super::tree::Timing;
 use super::xml::read_xml;
+use crate::model::timertree::Serialized;
+use crate::model::timertree::Timing;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileForm {

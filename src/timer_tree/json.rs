@@ -12,7 +12,7 @@ use serde::de::{self, Deserializer, Visitor};
 
 use crate::error::{Error, Location, Result};
 
-use super::serial::Serialized;
+use crate::model::timertree::Serialized;
 
 #[derive(serde::Deserialize)]
 struct Wire {

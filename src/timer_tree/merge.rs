@@ -17,7 +17,7 @@
 
 use crate::model::calltree::CallTree;
 
-use super::tree::Timing;
+use crate::model::timertree::Timing;
 
 /// The spread of one timer's seconds over the merged files.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -39,29 +39,30 @@
 //!
 //! Modules: [`tree`] (the type, clock, guard), [`write`](mod@write) (reference layout and
 //! Fortran `ES` formatting), [`truchas`] (Truchas' summary), [`table`]
-//! (inclusive/exclusive table), [`serial`]
-//! (arrays and their validation), [`json`] and [`xml`] (file forms),
+//! (inclusive/exclusive table), [`json`] and [`xml`] (file forms),
 //! [`file`](mod@file) (reading files), [`global`] (the process-wide tree), [`merge`]
 //! and [`merge_report`] (several trees unified by path). Every tree is a
 //! [`CallTree`](crate::model::calltree::CallTree), the model the other call-path
-//! reports share; handle k is node id k.
+//! reports share; handle k is node id k. The serialized arrays
+//! ([`Serialized`], validated into a tree) and a timer's total ([`Timing`])
+//! live in [`model::timertree`](crate::model::timertree), where the file
+//! readers and the reports use them too.
 
 pub mod file;
 pub mod global;
 pub mod json;
 pub mod merge;
 pub mod merge_report;
-pub mod serial;
 pub mod table;
 pub mod tree;
 pub mod truchas;
 pub mod write;
 pub mod xml;
 
+pub use crate::model::timertree::{SerialError, Serialized, Timing};
 pub use global::{
     GlobalTimer, deserialize_timer_tree, read_timer, reset_timer_tree, serialize_timer_tree,
     start_timer, stop_timer, timer, timer_handle, write_timer_tree,
 };
-pub use serial::{SerialError, Serialized};
-pub use tree::{Clock, Handle, MonotonicClock, Scoped, TimerError, TimerTree, Timing};
+pub use tree::{Clock, Handle, MonotonicClock, Scoped, TimerError, TimerTree};
 pub use write::{Precision, WriteOptions};

@@ -7,8 +7,9 @@
 use std::io::Write;
 
 use crate::model::calltree::CallTree;
+use crate::model::timertree::Timing;
 
-use super::tree::{Handle, TimerError, Timing};
+use super::tree::{Handle, TimerError};
 
 /// Which value the `ES` formatters round.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

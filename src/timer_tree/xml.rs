@@ -23,8 +23,8 @@ use crate::error::{Error, Location, Result};
 use crate::model::calltree::CallTree;
 
 use super::json::{special_value, time_text};
-use super::serial::Serialized;
-use super::tree::Timing;
+use crate::model::timertree::Serialized;
+use crate::model::timertree::Timing;
 
 /// Writes the XML form of `tree`.
 pub fn write_xml(w: &mut dyn Write, tree: &CallTree<Timing>) -> io::Result<()> {
