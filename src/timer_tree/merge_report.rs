@@ -14,7 +14,7 @@ use crate::model::calltree::CallTree;
 
 use super::json::time_text;
 use super::merge::Spread;
-use super::write::es12_5;
+use crate::report::numfmt::es12_5;
 
 /// The text table: one row per timer in pre-order, names indented by depth.
 pub fn write_merge_table(

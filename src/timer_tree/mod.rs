@@ -37,8 +37,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Modules: [`tree`] (the type, clock, guard), [`write`](mod@write) (reference layout and
-//! Fortran `ES` formatting), [`truchas`] (Truchas' summary), [`table`]
+//! Modules: [`tree`] (the type, clock, guard), [`write`](mod@write) (reference layout), [`truchas`] (Truchas' summary), [`table`]
 //! (inclusive/exclusive table), [`json`] and [`xml`] (file forms),
 //! [`file`](mod@file) (reading files), [`global`] (the process-wide tree), [`merge`]
 //! and [`merge_report`] (several trees unified by path). Every tree is a
@@ -60,9 +59,10 @@ pub mod write;
 pub mod xml;
 
 pub use crate::model::timertree::{SerialError, Serialized, Timing};
+pub use crate::report::numfmt::Precision;
 pub use global::{
     GlobalTimer, deserialize_timer_tree, read_timer, reset_timer_tree, serialize_timer_tree,
     start_timer, stop_timer, timer, timer_handle, write_timer_tree,
 };
 pub use tree::{Clock, Handle, MonotonicClock, Scoped, TimerError, TimerTree};
-pub use write::{Precision, WriteOptions};
+pub use write::WriteOptions;
