@@ -23,6 +23,7 @@ pub mod reference;
 pub mod svg;
 pub mod table;
 pub mod text;
+pub mod timertree;
 pub mod tlog_dump;
 pub mod tlog_summary;
 

@@ -505,6 +505,19 @@ mod java_tests {
     }
 }
 
+/// A time as text: the shortest decimal that reads back to the same f64, or
+/// a special value's name.
+pub fn time_text(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".to_owned()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else {
+        // serde_json prints finite f64 as shortest round-trip decimals.
+        serde_json::Number::from_f64(x).map_or_else(|| x.to_string(), |n| n.to_string())
+    }
+}
+
 // Fortran `ES` edit descriptors (the timer-tree layouts).
 
 /// Which value the `ES` formatters round.

@@ -12,9 +12,8 @@ use serde::Serialize;
 
 use crate::model::calltree::CallTree;
 
-use super::json::time_text;
 use super::merge::Spread;
-use crate::report::numfmt::es12_5;
+use crate::report::numfmt::{es12_5, time_text};
 
 /// The text table: one row per timer in pre-order, names indented by depth.
 pub fn write_merge_table(

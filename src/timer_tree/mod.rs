@@ -38,25 +38,22 @@
 //! ```
 //!
 //! Modules: [`tree`] (the type, clock, guard), [`write`](mod@write) (reference layout), [`truchas`] (Truchas' summary), [`table`]
-//! (inclusive/exclusive table), [`json`] and [`xml`] (file forms),
-//! [`file`](mod@file) (reading files), [`global`] (the process-wide tree), [`merge`]
-//! and [`merge_report`] (several trees unified by path). Every tree is a
+//! (inclusive/exclusive table), [`global`] (the process-wide tree), [`merge`]
+//! and [`merge_report`] (several trees unified by path). The file forms are
+//! read by `formats::timertree` and written by `report::timertree`. Every tree is a
 //! [`CallTree`](crate::model::calltree::CallTree), the model the other call-path
 //! reports share; handle k is node id k. The serialized arrays
 //! ([`Serialized`], validated into a tree) and a timer's total ([`Timing`])
 //! live in [`model::timertree`](crate::model::timertree), where the file
 //! readers and the reports use them too.
 
-pub mod file;
 pub mod global;
-pub mod json;
 pub mod merge;
 pub mod merge_report;
 pub mod table;
 pub mod tree;
 pub mod truchas;
 pub mod write;
-pub mod xml;
 
 pub use crate::model::timertree::{SerialError, Serialized, Timing};
 pub use crate::report::numfmt::Precision;
