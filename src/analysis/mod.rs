@@ -15,6 +15,7 @@ pub mod imbalance;
 pub mod info;
 pub mod ranges;
 pub mod regions;
+pub mod timertree_merge;
 pub mod tlog_summary;
 pub mod trace_summary;
 pub mod trace_timeline;

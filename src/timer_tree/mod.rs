@@ -37,22 +37,22 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Modules: [`tree`] (the type, clock, guard), [`write`](mod@write) (reference layout), [`truchas`] (Truchas' summary), [`table`]
-//! (inclusive/exclusive table), [`global`] (the process-wide tree), [`merge`]
-//! and [`merge_report`] (several trees unified by path). The file forms are
-//! read by `formats::timertree` and written by `report::timertree`. Every tree is a
+//! This module is the instrumentation API only: [`tree`] (the type, clock,
+//! guard), [`global`] (the process-wide tree) and [`write`](mod@write) (the
+//! reference write layout). It uses the model and `report::numfmt`; the
+//! layers never use it. Everything else about timer trees lives in the
+//! layers: the serialized arrays ([`Serialized`],
+//! validated into a tree) and a timer's total ([`Timing`]) in
+//! [`model::timertree`](crate::model::timertree) (re-exported here), the file
+//! readers in [`formats::timertree`](crate::formats::timertree), merging by
+//! path in [`analysis::timertree_merge`](crate::analysis::timertree_merge),
+//! the other layouts and the file-form writers in
+//! [`report::timertree`](crate::report::timertree). Every tree is a
 //! [`CallTree`](crate::model::calltree::CallTree), the model the other call-path
-//! reports share; handle k is node id k. The serialized arrays
-//! ([`Serialized`], validated into a tree) and a timer's total ([`Timing`])
-//! live in [`model::timertree`](crate::model::timertree), where the file
-//! readers and the reports use them too.
+//! reports share; handle k is node id k.
 
 pub mod global;
-pub mod merge;
-pub mod merge_report;
-pub mod table;
 pub mod tree;
-pub mod truchas;
 pub mod write;
 
 pub use crate::model::timertree::{SerialError, Serialized, Timing};

@@ -12,7 +12,6 @@
 use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
-
 use crate::model::timertree::Timing;
 use crate::report::numfmt::{Precision, es12_5};
 

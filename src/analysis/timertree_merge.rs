@@ -16,7 +16,6 @@
 //! unless every value is NaN.
 
 use crate::model::calltree::CallTree;
-
 use crate::model::timertree::Timing;
 
 /// The spread of one timer's seconds over the merged files.
