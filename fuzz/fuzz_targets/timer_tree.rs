@@ -7,10 +7,12 @@ use std::io::sink;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use profparse::timer_tree::file::{parse_serialized, suspicious_times, to_tree};
-use profparse::timer_tree::json::{read_json, write_json};
+use profparse::formats::timertree::json::read_json;
+use profparse::formats::timertree::xml::read_xml;
+use profparse::formats::timertree::{parse_serialized, suspicious_times, to_tree};
+use profparse::report::timertree::json::write_json;
+use profparse::report::timertree::xml::write_xml;
 use profparse::timer_tree::write::write_tree;
-use profparse::timer_tree::xml::{read_xml, write_xml};
 use profparse::timer_tree::{Handle, Precision, Serialized, TimerTree, WriteOptions};
 
 fuzz_target!(|data: &[u8]| {

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use profparse::source::InputFile;
-use profparse::formats::tlog::TlogFile;
-use profparse::report::tlog_dump::{DumpStyle, write_csv, write_dump, write_json};
 use profparse::analysis::tlog_summary::{
     EventNames, Summary, Trees, open_and_summarize, summarize, summarize_input,
 };
+use profparse::formats::tlog::TlogFile;
+use profparse::report::tlog_dump::{DumpStyle, write_csv, write_dump, write_json};
+use profparse::source::InputFile;
 
 fn temp_path() -> &'static PathBuf {
     static P: OnceLock<PathBuf> = OnceLock::new();

@@ -53,7 +53,7 @@ use std::cmp::Ordering;
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::analysis::function_stats::FunctionSummary;
 use crate::model::calltree::{CallTree, Metrics, NodeId};
-use crate::timer_tree::Timing;
+use crate::model::timertree::Timing;
 
 /// The figure compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]

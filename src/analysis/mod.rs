@@ -16,6 +16,7 @@ pub mod info;
 pub mod overview;
 pub mod ranges;
 pub mod regions;
+pub mod timertree_merge;
 pub mod tlog_summary;
 pub mod trace_summary;
 pub mod trace_timeline;

@@ -6,8 +6,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::timertree::FileForm;
 use crate::error::{Error, Result};
-use crate::timer_tree::file::FileForm;
 
 /// The kinds of input profparse reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 
 pub mod blprof;
 mod input;
+pub mod timertree;
 pub mod tlog;
 
 pub use input::{Input, InputKind};

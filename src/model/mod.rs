@@ -1,3 +1,4 @@
 //! Format-neutral data models shared by the readers and the reports.
 
 pub mod calltree;
+pub mod timertree;

@@ -26,6 +26,7 @@ pub mod regions;
 pub mod svg;
 pub mod table;
 pub mod text;
+pub mod timertree;
 pub mod tlog_dump;
 pub mod tlog_summary;
 

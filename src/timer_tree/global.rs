@@ -26,7 +26,8 @@ use std::io::Write;
 use std::marker::PhantomData;
 use std::sync::{LazyLock, Mutex, MutexGuard};
 
-use super::serial::{SerialError, Serialized};
+use crate::model::timertree::{SerialError, Serialized};
+
 use super::tree::{Clock, Frame, Handle, MonotonicClock, TimerError, Timers};
 use super::write::{WriteOptions, write_tree};
 

@@ -37,31 +37,29 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Modules: [`tree`] (the type, clock, guard), [`write`](mod@write) (reference layout and
-//! Fortran `ES` formatting), [`truchas`] (Truchas' summary), [`table`]
-//! (inclusive/exclusive table), [`serial`]
-//! (arrays and their validation), [`json`] and [`xml`] (file forms),
-//! [`file`](mod@file) (reading files), [`global`] (the process-wide tree), [`merge`]
-//! and [`merge_report`] (several trees unified by path). Every tree is a
+//! This module is the instrumentation API only: [`tree`] (the type, clock,
+//! guard), [`global`] (the process-wide tree) and [`write`](mod@write) (the
+//! reference write layout). It uses the model and `report::numfmt`; the
+//! layers never use it. Everything else about timer trees lives in the
+//! layers: the serialized arrays ([`Serialized`],
+//! validated into a tree) and a timer's total ([`Timing`]) in
+//! [`model::timertree`](crate::model::timertree) (re-exported here), the file
+//! readers in [`formats::timertree`](crate::formats::timertree), merging by
+//! path in [`analysis::timertree_merge`](crate::analysis::timertree_merge),
+//! the other layouts and the file-form writers in
+//! [`report::timertree`](crate::report::timertree). Every tree is a
 //! [`CallTree`](crate::model::calltree::CallTree), the model the other call-path
 //! reports share; handle k is node id k.
 
-pub mod file;
 pub mod global;
-pub mod json;
-pub mod merge;
-pub mod merge_report;
-pub mod serial;
-pub mod table;
 pub mod tree;
-pub mod truchas;
 pub mod write;
-pub mod xml;
 
+pub use crate::model::timertree::{SerialError, Serialized, Timing};
+pub use crate::report::numfmt::Precision;
 pub use global::{
     GlobalTimer, deserialize_timer_tree, read_timer, reset_timer_tree, serialize_timer_tree,
     start_timer, stop_timer, timer, timer_handle, write_timer_tree,
 };
-pub use serial::{SerialError, Serialized};
-pub use tree::{Clock, Handle, MonotonicClock, Scoped, TimerError, TimerTree, Timing};
-pub use write::{Precision, WriteOptions};
+pub use tree::{Clock, Handle, MonotonicClock, Scoped, TimerError, TimerTree};
+pub use write::WriteOptions;

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::model::calltree::{CallTree, NodeId};
+use crate::model::timertree::{SerialError, Serialized, Timing};
 
-use super::serial::{SerialError, Serialized};
 use super::write::{WriteOptions, write_tree};
 
 /// A source of monotonic time in nanoseconds. Replace it in tests to make
@@ -78,16 +78,6 @@ impl fmt::Display for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
     }
-}
-
-/// One timer's total in a snapshot: what reports and files use.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Timing {
-    /// Accumulated seconds, running time included up to the snapshot.
-    pub seconds: f64,
-    /// How often the timer was started; 0 when unknown (trees read from
-    /// serialized arrays do not record calls).
-    pub calls: u64,
 }
 
 /// What went wrong in a timer-tree operation.

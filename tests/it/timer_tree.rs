@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 
 use assert_cmd::Command;
-use profparse::timer_tree::file::{parse_serialized, to_tree};
+use profparse::formats::timertree::{parse_serialized, to_tree};
 use profparse::timer_tree::{
     self as tt, Clock, Handle, SerialError, Serialized, TimerError, TimerTree,
 };

@@ -14,12 +14,12 @@ use profparse::analysis::diff::{
 use profparse::analysis::tlog_summary::{EventNames, Trees, summarize};
 use profparse::analysis::trace_summary::Selection;
 use profparse::formats::blprof::{Database, Part};
+use profparse::formats::timertree::{read_timer_tree_file, suspicious_times};
 use profparse::formats::tlog::TlogFile;
 use profparse::formats::{Input, InputKind};
 use profparse::model::calltree::{CallTree, Metrics};
 use profparse::report::Format;
 use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
-use profparse::timer_tree::file::{read_timer_tree_file, suspicious_times};
 use profparse::{Error, Location, Warning};
 
 use super::trace_common::trace_blocks;

@@ -6,16 +6,16 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use profparse::analysis::timertree_merge::merge_trees;
+use profparse::formats::timertree::{read_timer_tree_file, suspicious_times};
 use profparse::model::calltree::CallTree;
 use profparse::report::Format;
-use profparse::timer_tree::file::{read_timer_tree_file, suspicious_times};
-use profparse::timer_tree::json::write_json;
-use profparse::timer_tree::merge::merge_trees;
-use profparse::timer_tree::merge_report::{write_merge_json, write_merge_table};
-use profparse::timer_tree::table::write_table;
-use profparse::timer_tree::truchas::write_truchas;
+use profparse::report::timertree::json::write_json;
+use profparse::report::timertree::merge::{write_merge_json, write_merge_table};
+use profparse::report::timertree::table::write_table;
+use profparse::report::timertree::truchas::write_truchas;
+use profparse::report::timertree::xml::write_xml;
 use profparse::timer_tree::write::write_tree;
-use profparse::timer_tree::xml::write_xml;
 use profparse::timer_tree::{Handle, Precision, Serialized, TimerError, Timing, WriteOptions};
 use profparse::{Error, Location, Warning};
 

@@ -1,4 +1,5 @@
-//! Renderers of a merged tree: an indented text table and JSON.
+//! Renderers of a merged tree (`analysis::timertree_merge`): an indented
+//! text table and JSON.
 //!
 //! JSON schema (a contract; see docs/TIMER_TREE.md):
 //! `{"files": [path...], "timers": [{"path": [name...], "depth": d,
@@ -10,11 +11,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::analysis::timertree_merge::Spread;
 use crate::model::calltree::CallTree;
-
-use super::json::time_text;
-use super::merge::Spread;
-use super::write::es12_5;
+use crate::report::numfmt::{es12_5, time_text};
 
 /// The text table: one row per timer in pre-order, names indented by depth.
 pub fn write_merge_table(

@@ -12,9 +12,8 @@
 use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
-
-use super::tree::Timing;
-use super::write::{Precision, es12_5};
+use crate::model::timertree::Timing;
+use crate::report::numfmt::{Precision, es12_5};
 
 pub fn write_table(
     w: &mut dyn Write,

@@ -16,8 +16,7 @@
 //! unless every value is NaN.
 
 use crate::model::calltree::CallTree;
-
-use super::tree::Timing;
+use crate::model::timertree::Timing;
 
 /// The spread of one timer's seconds over the merged files.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -1,18 +1,16 @@
-//! The JSON file form: `{"tree": [...], "name": [...], "time": [...]}`.
+//! Reading the JSON file form: `{"tree": [...], "name": [...], "time": [...]}`.
 //!
-//! Times are numbers (shortest round-trip decimals) or the strings `"NaN"`,
+//! Times are numbers (parsed to the nearest f64) or the strings `"NaN"`,
 //! `"Infinity"`, `"-Infinity"`, which JSON numbers cannot express. Names may
 //! carry the reference's blank padding; [`Serialized::to_call_tree`] trims it.
 
 use std::fmt;
-use std::io::{self, Write};
 use std::path::Path;
 
 use serde::de::{self, Deserializer, Visitor};
 
 use crate::error::{Error, Location, Result};
-
-use super::serial::Serialized;
+use crate::model::timertree::Serialized;
 
 #[derive(serde::Deserialize)]
 struct Wire {
@@ -63,19 +61,6 @@ pub(crate) fn special_value(s: &str) -> Option<f64> {
     }
 }
 
-/// A time as text: the shortest decimal that reads back to the same f64, or
-/// a special value's name.
-pub(crate) fn time_text(x: f64) -> String {
-    if x.is_nan() {
-        "NaN".to_owned()
-    } else if x.is_infinite() {
-        if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
-    } else {
-        // serde_json prints finite f64 as shortest round-trip decimals.
-        serde_json::Number::from_f64(x).map_or_else(|| x.to_string(), |n| n.to_string())
-    }
-}
-
 /// Reads the JSON form; `path` only names the file in errors.
 pub fn read_json(bytes: &[u8], path: &Path) -> Result<Serialized> {
     let wire: Wire = serde_json::from_slice(bytes).map_err(|e| {
@@ -96,58 +81,9 @@ pub fn read_json(bytes: &[u8], path: &Path) -> Result<Serialized> {
     })
 }
 
-/// Writes the JSON form, one array per line (the fixtures' shape).
-pub fn write_json(w: &mut dyn Write, s: &Serialized) -> io::Result<()> {
-    let join = |items: Vec<String>| items.join(", ");
-    let tree = join(s.tree.iter().map(|v| v.to_string()).collect());
-    let names = join(s.name.iter().map(|n| quote(n)).collect());
-    let times = join(
-        s.time
-            .iter()
-            .map(|&t| {
-                let text = time_text(t);
-                if t.is_finite() { text } else { quote(&text) }
-            })
-            .collect(),
-    );
-    writeln!(w, "{{")?;
-    writeln!(w, "  \"tree\": [{tree}],")?;
-    writeln!(w, "  \"name\": [{names}],")?;
-    writeln!(w, "  \"time\": [{times}]")?;
-    writeln!(w, "}}")
-}
-
-fn quote(s: &str) -> String {
-    // Serializing a &str cannot fail; the fallback is never used.
-    serde_json::to_string(s).unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn specials_and_negative_zero_round_trip() {
-        let s = Serialized {
-            tree: vec![1, 2, 2, 3, 3, 4, 4, 1],
-            name: vec!["a\"b".into(), "nan".into(), "inf".into(), "nz".into()],
-            time: vec![f64::INFINITY, f64::NAN, f64::NEG_INFINITY, -0.0],
-        };
-        let mut out = Vec::new();
-        write_json(&mut out, &s).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        assert!(
-            text.contains(r#""time": ["Infinity", "NaN", "-Infinity", -0.0]"#),
-            "{text}"
-        );
-        let back = read_json(text.as_bytes(), Path::new("x.json")).unwrap();
-        assert_eq!(back.tree, s.tree);
-        assert_eq!(back.name, s.name);
-        assert_eq!(back.time[0], f64::INFINITY);
-        assert!(back.time[1].is_nan());
-        assert_eq!(back.time[2], f64::NEG_INFINITY);
-        assert!(back.time[3] == 0.0 && back.time[3].is_sign_negative());
-    }
 
     #[test]
     fn numbers_parse_to_the_nearest_f64() {

@@ -15,9 +15,8 @@
 use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
-
-use super::tree::Timing;
-use super::write::{Precision, es9_3};
+use crate::model::timertree::Timing;
+use crate::report::numfmt::{Precision, es9_3};
 
 pub fn write_truchas(
     w: &mut dyn Write,

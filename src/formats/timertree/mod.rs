@@ -1,19 +1,22 @@
-//! Serialized timer-tree files: which form a file is in, and reading it into
-//! a validated tree.
+//! Serialized timer-tree files (docs/TIMER_TREE.md): which form a file is
+//! in, and reading it into a validated tree. Readers only: the writers of
+//! these forms are in `report::timertree`.
 //!
 //! The form is chosen by extension (`.json`, `.xml`); any other name is
 //! sniffed from the first non-blank byte: `{` is JSON, `<` is XML.
+
+pub mod json;
+pub mod xml;
 
 use std::path::Path;
 
 use crate::error::{Error, Location, Result, Warning};
 use crate::model::calltree::CallTree;
+use crate::model::timertree::{Serialized, Timing};
 use crate::source::InputFile;
 
-use super::json::read_json;
-use super::serial::Serialized;
-use super::tree::Timing;
-use super::xml::read_xml;
+use json::read_json;
+use xml::read_xml;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileForm {

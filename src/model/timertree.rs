@@ -1,3 +1,8 @@
+//! The values a timer tree is exchanged as, shared by the instrumentation
+//! API (`timer_tree`), the file readers (`formats::timertree`), the analyses
+//! and the reports: [`Timing`], one timer's total, and [`Serialized`], the
+//! serialized form.
+//!
 //! The serialized form: the tree as pre-order open/close pairs of node
 //! numbers, plus one name and one time per node (the reference's three
 //! arrays). Validation is complete before anything is built, and every
@@ -5,7 +10,15 @@
 
 use crate::model::calltree::{CallTree, NodeId};
 
-use super::tree::Timing;
+/// One timer's total in a snapshot: what reports and files use.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timing {
+    /// Accumulated seconds, running time included up to the snapshot.
+    pub seconds: f64,
+    /// How often the timer was started; 0 when unknown (trees read from
+    /// serialized arrays do not record calls).
+    pub calls: u64,
+}
 
 /// A timer tree as three flat arrays.
 ///
