@@ -49,6 +49,24 @@ impl RegionFilter {
     }
 
     /// True when the filter selects everything (no filtering).
+    /// The filter of a RegionFilters file (if any) with the regions named
+    /// on the command line added: `include` names only count with a file
+    /// (without one they make the filter, see [`Self::from_names`]);
+    /// `exclude` names always add.
+    pub fn with_names(file: Option<RegionFilter>, include: &[String], exclude: &[String]) -> Self {
+        let mut f = match file {
+            Some(mut f) => {
+                f.include
+                    .extend(include.iter().map(|n| RegionSel::Name(n.clone())));
+                f
+            }
+            None => RegionFilter::from_names(include, &[]),
+        };
+        f.exclude
+            .extend(exclude.iter().map(|n| RegionSel::Name(n.clone())));
+        f
+    }
+
     pub fn is_everything(&self) -> bool {
         self.include_all && self.exclude.is_empty()
     }

@@ -20,8 +20,10 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Mutex;
 
+use super::filter::RegionFilter;
 use super::function_stats::{FunctionSummary, ProcessRows, summarize};
 use super::ranges::{RangeCursor, RangeList, TimeRange};
+use super::regions::Regions;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
 use crate::formats::blprof::trace::{CallBatch, CallRecord};
@@ -95,6 +97,42 @@ fn global(remap: &[u32], fnum: i32) -> Option<usize> {
         .get(usize::try_from(fnum).ok()?)
         .filter(|&&g| g != u32::MAX)
         .map(|&g| g as usize)
+}
+
+/// How "no filter" selects calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfiltered {
+    /// amrprofparser's include-all: from the first to the last region
+    /// record of the database (-wts parity).
+    RegionSpan,
+    /// Every call.
+    Everything,
+}
+
+/// The calls `filter` selects: the regions (read unless nothing selects
+/// by them; their warnings are theirs to show, also when the filter names
+/// a region that does not exist) and the selection of time ranges per
+/// process, or the filter's error.
+pub fn select_calls(
+    db: &Database,
+    filter: &RegionFilter,
+    unfiltered: Unfiltered,
+) -> (Regions, crate::Result<Selection>) {
+    // Nothing to select by: the region records are not read at all.
+    if filter.is_everything() && unfiltered == Unfiltered::Everything {
+        return (Regions::default(), Ok(Selection { ranges: None }));
+    }
+    let regions = Regions::load(db);
+    let everything =
+        filter.is_everything() && (regions.span.is_none() || unfiltered == Unfiltered::Everything);
+    let selection = if everything {
+        Ok(Selection { ranges: None })
+    } else {
+        filter.time_ranges(&regions).map(|ranges| Selection {
+            ranges: Some(ranges),
+        })
+    };
+    (regions, selection)
 }
 
 /// Time ranges that select calls, per process row.

@@ -11,11 +11,12 @@ use profparse::report::calltree::{
 };
 use profparse::{Location, Warning};
 
-use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection, trace_blocks};
+use super::trace_common::{open_trace_db, region_filter, selection, trace_blocks};
 use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::format::Offered;
 use crate::output::{self, UsageError};
+use profparse::analysis::trace_summary::Unfiltered;
 
 /// `--format` of this command.
 const FORMATS: Offered = Offered(&[

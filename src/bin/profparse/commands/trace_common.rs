@@ -2,9 +2,8 @@
 
 use profparse::Warning;
 use profparse::analysis::filter::RegionFilter;
-use profparse::analysis::ranges::RangeList;
 use profparse::analysis::regions::Regions;
-use profparse::analysis::trace_summary::Selection;
+use profparse::analysis::trace_summary::{Selection, Unfiltered, select_calls};
 use profparse::formats::blprof::Database;
 
 use crate::cli::RegionArgs;
@@ -37,57 +36,25 @@ pub fn trace_blocks(db: &Database, proc: Option<usize>) -> u64 {
 /// The region filter the arguments ask for.
 pub fn region_filter(args: &RegionArgs) -> anyhow::Result<(RegionFilter, Vec<Warning>)> {
     let mut warnings = Vec::new();
-    let mut f = match &args.filter_file {
+    let file = match &args.filter_file {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| profparse::Error::io(path, e))?;
-            RegionFilter::parse_filter_file(&text, path, &mut warnings)?
+            Some(RegionFilter::parse_filter_file(&text, path, &mut warnings)?)
         }
-        None => RegionFilter::from_names(&args.include, &[]),
+        None => None,
     };
-    if args.filter_file.is_some() {
-        f.include.extend(
-            args.include
-                .iter()
-                .map(|n| profparse::analysis::filter::RegionSel::Name(n.clone())),
-        );
-    }
-    f.exclude.extend(
-        args.exclude
-            .iter()
-            .map(|n| profparse::analysis::filter::RegionSel::Name(n.clone())),
-    );
-    Ok((f, warnings))
+    let filter = RegionFilter::with_names(file, &args.include, &args.exclude);
+    Ok((filter, warnings))
 }
 
-/// How "no filter" selects calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unfiltered {
-    /// amrprofparser's include-all: from the first to the last region
-    /// record of the database (-wts parity).
-    RegionSpan,
-    /// Every call.
-    Everything,
-}
-
-/// Regions, the filter's time ranges per process, and the selection built from them.
+/// The calls `filter` selects ([`select_calls`]), the regions' warnings shown.
 pub fn selection(
     db: &Database,
     filter: &RegionFilter,
     unfiltered: Unfiltered,
     ctx: &Context,
 ) -> anyhow::Result<(Regions, Selection)> {
-    // Nothing to select by: the region records are not read at all.
-    if filter.is_everything() && unfiltered == Unfiltered::Everything {
-        return Ok((Regions::default(), Selection { ranges: None }));
-    }
-    let regions = Regions::load(db);
+    let (regions, selection) = select_calls(db, filter, unfiltered);
     ctx.warn_all(&regions.warnings);
-    let everything =
-        filter.is_everything() && (regions.span.is_none() || unfiltered == Unfiltered::Everything);
-    let ranges: Option<Vec<RangeList>> = if everything {
-        None
-    } else {
-        Some(filter.time_ranges(&regions)?)
-    };
-    Ok((regions, Selection { ranges }))
+    Ok((regions, selection?))
 }

@@ -8,10 +8,11 @@ use profparse::analysis::trace_summary::trace_summary;
 use profparse::report::functions::{FunctionsReport, TraceParts};
 
 use super::summary::TableOptions;
-use super::trace_common::{Unfiltered, open_trace_db, region_filter, selection, trace_blocks};
+use super::trace_common::{open_trace_db, region_filter, selection, trace_blocks};
 use crate::cli::{DatabaseArg, RegionArgs};
 use crate::context::Context;
 use crate::output::{UsageError, emit};
+use profparse::analysis::trace_summary::Unfiltered;
 
 #[derive(Args, Debug)]
 pub struct TraceSummaryArgs {
