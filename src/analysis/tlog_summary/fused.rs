@@ -224,10 +224,8 @@ impl Segment {
         let mut done = 0;
         // Indexed by `k & 15`: no check, and no division.
         let mut singles = [0u64; 16];
-        let proc = |r: &[u8; RECORD]| u16::from_ne_bytes([r[0], r[1]]);
-        let time = |r: &[u8; RECORD]| {
-            f64::from_be_bytes([r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]])
-        };
+        let proc = |r: &[u8; RECORD]| Record::proc_of(r);
+        let time = |r: &[u8; RECORD]| Record::time_of(r);
         // The scan's checks (see `clean_block`), without an early exit:
         // the thread id is 0 (else the loop stops); times never go back, so
         // they are all finite if the first and the last are.
@@ -275,7 +273,7 @@ impl Segment {
         let checked = ordered & first_time.is_finite() & prev.is_finite();
         let clean = (checked && done > 0 && block[done * RECORD..].iter().all(|&b| b == 0))
             .then_some(CleanBlock {
-                proc: u16::from_be_bytes([first[0], first[1]]),
+                proc: Record::proc_of(first),
                 events: done as u64,
                 first_time,
                 last_time: prev,
@@ -420,7 +418,7 @@ impl BlockVisitor for ChunkSummary {
         // Blocks of one process, one after another: nearly all take the
         // fast loop whole.
         if bytes.len() >= RECORD && bytes[2] != 0 {
-            let proc = u16::from_be_bytes([bytes[0], bytes[1]]);
+            let proc = Record::proc_of(bytes);
             if let Some(segment) = self.segment(proc) {
                 let (done, clean) = segment.block_events(block * BLOCK, bytes);
                 if clean.is_some() {

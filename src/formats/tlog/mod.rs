@@ -38,15 +38,26 @@ impl Record {
     /// Decodes 16 bytes (all multi-byte fields big-endian).
     #[inline]
     pub fn decode(b: &[u8]) -> Record {
-        let mut t = [0u8; 8];
-        t.copy_from_slice(&b[8..16]);
         Record {
-            proc: u16::from_be_bytes([b[0], b[1]]),
+            proc: Record::proc_of(b),
             kind: b[2] as i8,
             arg1: b[3] as i8,
             arg2: i32::from_be_bytes([b[4], b[5], b[6], b[7]]),
-            time: f64::from_be_bytes(t),
+            time: Record::time_of(b),
         }
+    }
+
+    /// The process field of a record's bytes alone (bytes 0..2), for loops
+    /// that need no other field.
+    #[inline(always)]
+    pub fn proc_of(b: &[u8]) -> u16 {
+        u16::from_be_bytes([b[0], b[1]])
+    }
+
+    /// The time field of a record's bytes alone (bytes 8..16).
+    #[inline(always)]
+    pub fn time_of(b: &[u8]) -> f64 {
+        f64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]])
     }
 
     pub fn is_padding(&self) -> bool {

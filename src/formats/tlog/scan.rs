@@ -342,7 +342,7 @@ pub fn clean_block(block: &[u8]) -> Option<CleanBlock> {
     // No early exit: a branch-free loop over a clean block is the fast one.
     let mut ok = first_time.is_finite();
     for r in block[..events * RECORD].chunks_exact(RECORD) {
-        let t = f64::from_be_bytes([r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]]);
+        let t = Record::time_of(r);
         ok &= r[0] == proc[0]
             && r[1] == proc[1]
             && KNOWN_KINDS[r[2] as usize]
