@@ -9,6 +9,7 @@ pub mod comm_stats;
 pub mod comm_sync;
 pub mod comm_timeline;
 pub mod diff;
+pub mod diff_input;
 pub mod filter;
 pub mod function_stats;
 pub mod imbalance;

@@ -1,28 +1,20 @@
 //! `profparse diff A B`: two runs compared node by node (call paths) and,
 //! for bl_prof databases, function by function.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use profparse::analysis::base_summary::base_summary;
-use profparse::analysis::calltree::{call_tree, merge_trees};
-use profparse::analysis::diff::{
-    DiffOptions, DiffSort, Metric, diff_trees, function_metrics, spread_metrics, timing_metrics,
-};
-use profparse::analysis::tlog_summary::{EventNames, Trees, summarize};
-use profparse::analysis::trace_summary::Selection;
-use profparse::formats::blprof::{Database, Part};
-use profparse::formats::timertree::{read_timer_tree_file, suspicious_times};
-use profparse::formats::tlog::TlogFile;
+use profparse::analysis::diff::{DiffOptions, DiffSort, Metric, diff_trees};
+use profparse::analysis::diff_input::{Side, load_side};
 use profparse::formats::{Input, InputKind};
 use profparse::model::calltree::{CallTree, Metrics};
 use profparse::report::Format;
 use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
 use profparse::{Error, Location, Warning};
 
-use super::trace_common::trace_blocks;
 use crate::cli::OutputArg;
 use crate::context::Context;
 use crate::format::Offered;
@@ -88,118 +80,30 @@ pub struct DiffArgs {
     pub output: OutputArg,
 }
 
-/// One side, ready to compare.
-struct Side {
-    info: RunInfo,
-    tree: Option<CallTree<Metrics>>,
-    functions: Option<CallTree<Metrics>>,
-}
-
-fn load_blprof(arg: &Path, dir: &Path, ctx: &Context) -> anyhow::Result<Side> {
-    // Freed before the other side is read (both kept would hold both sides'
-    // mapped data), unlike the one database of other commands.
-    let mut db = Database::open(dir)?;
-    let db = &mut db;
-    ctx.warn_all(db.warnings());
-    let parts = db.parts();
-    let mut nprocs = None;
-    let tree = if parts.contains(&Part::Trace) {
-        ctx.warn_all(&db.trace_index().warnings);
-        // Every call counts: no region filter, so no regions pass either.
-        let bar = ctx.progress(
-            trace_blocks(db, None),
-            &format!("diff {}", arg.display()),
-            "blocks",
-        );
-        db.set_progress(bar.hook());
-        let sel = Selection { ranges: None };
-        let (tree, n, warnings) = call_tree(db, &sel, None);
-        drop(bar);
-        ctx.warn_all(&warnings);
-        nprocs = Some(n);
-        Some(spread_metrics(&tree, n))
-    } else {
-        None
-    };
-    let functions = if parts.contains(&Part::Base) {
-        let mut warnings = Vec::new();
-        let profile = db.base_profile(&mut warnings)?;
-        ctx.warn_all(&warnings);
-        if profile.is_empty() {
-            ctx.warn(&Warning::new(
-                Location::file(&profile.header.path),
-                "no process has a readable base block; functions not compared",
-            ));
-            None
-        } else {
-            let s = base_summary(&profile, 0);
-            nprocs = nprocs.or(Some(s.nprocs));
-            Some(function_metrics(&s))
-        }
-    } else {
-        None
-    };
-    if tree.is_none() && functions.is_none() {
-        return Err(Error::NotFound(format!(
-            "{}: the database has neither call traces nor a base profile to compare",
-            dir.display()
-        ))
-        .into());
-    }
-    Ok(Side {
-        info: RunInfo {
-            path: arg.display().to_string(),
-            nprocs,
-        },
-        tree,
-        functions,
-    })
-}
-
-fn load_tlog(path: &Path, ctx: &Context) -> anyhow::Result<Side> {
-    let mut t = TlogFile::open(path)?;
-    ctx.warn_all(t.warnings());
-    if t.looks_like_garbage() {
-        return Err(Error::invalid(
-            Location::file(path),
-            "does not look like a tlog trace (see the warnings above)",
-        )
-        .into());
-    }
-    let blocks: u64 = t.procs().map(|p| t.proc_blocks(p).len() as u64).sum();
-    let bar = ctx.progress(blocks, &format!("diff {}", path.display()), "blocks");
-    t.set_progress(bar.hook());
-    let s = summarize(&t, &EventNames::default(), Trees::Build);
+/// Loads one side, with a progress bar over its blocks named after the
+/// argument; its warnings are shown, also when loading fails.
+fn load(arg: &Path, input: &Input, ctx: &Context) -> anyhow::Result<(RunInfo, Side)> {
+    let bar = RefCell::new(None);
+    let (side, warnings) = load_side(input, &|blocks| {
+        let b = ctx.progress(blocks, &format!("diff {}", arg.display()), "blocks");
+        let hook = b.hook();
+        *bar.borrow_mut() = Some(b);
+        hook
+    });
     drop(bar);
-    ctx.warn_all(&s.warnings);
-    let trees: Vec<(usize, CallTree)> = s.trees.into_iter().map(|(p, t)| (p as usize, t)).collect();
-    let n = trees.len();
-    Ok(Side {
-        info: RunInfo {
-            path: path.display().to_string(),
-            nprocs: Some(n),
-        },
-        tree: Some(spread_metrics(&merge_trees(&trees), n)),
-        functions: None,
-    })
-}
-
-fn load_timer_tree(path: &Path, ctx: &Context) -> anyhow::Result<Side> {
-    let tree = read_timer_tree_file(path)?;
-    ctx.warn_all(&suspicious_times(&tree, path));
-    Ok(Side {
-        info: RunInfo {
-            path: path.display().to_string(),
-            nprocs: None,
-        },
-        tree: Some(timing_metrics(&tree)),
-        functions: None,
-    })
+    ctx.warn_all(&warnings);
+    let side = side?;
+    let info = RunInfo {
+        path: arg.display().to_string(),
+        nprocs: side.nprocs,
+    };
+    Ok((info, side))
 }
 
 pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let Input { kind: ka, path: pa } = Input::open(&args.a)?;
-    let Input { kind: kb, path: pb } = Input::open(&args.b)?;
+    let input_a = Input::open(&args.a)?;
+    let input_b = Input::open(&args.b)?;
+    let (ka, kb) = (input_a.kind, input_b.kind);
     if ka != kb {
         return Err(UsageError(format!(
             "cannot compare a {} ({}) with a {} ({}): A and B must be of the same kind",
@@ -213,13 +117,8 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if args.min_diff.is_nan() || args.min_diff < 0.0 {
         return Err(UsageError("--min-diff must be a number ≥ 0".into()).into());
     }
-    let load = |arg: &Path, p: &Path| match ka {
-        InputKind::Blprof => load_blprof(arg, p, ctx),
-        InputKind::Tlog => load_tlog(p, ctx),
-        InputKind::TimerTree => load_timer_tree(p, ctx),
-    };
-    let a = load(&args.a, &pa)?;
-    let b = load(&args.b, &pb)?;
+    let (a_info, a) = load(&args.a, &input_a, ctx)?;
+    let (b_info, b) = load(&args.b, &input_b, ctx)?;
     let opts = DiffOptions {
         metric: match args.metric {
             MetricArg::Inclusive => Metric::Inclusive,
@@ -258,8 +157,8 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     let report = DiffReport {
         kind: ka.name(),
-        a: a.info,
-        b: b.info,
+        a: a_info,
+        b: b_info,
         metric: opts.metric,
         sort: opts.sort,
         decimals: if ka == InputKind::Tlog { 6 } else { 4 },
