@@ -161,6 +161,45 @@ pub fn untimed(tree: &CallTree<Spread>, id: NodeId) -> f64 {
     n.metrics.total.inclusive - kids
 }
 
+/// A call-path tree ready to write in any of its formats.
+pub struct TreeReport<'a> {
+    pub tree: &'a CallTree<Spread>,
+    pub view: TreeView,
+    /// The one process shown; `None`: merged over `view.nprocs` processes.
+    pub proc: Option<usize>,
+    /// The database as the user named it: the text's heading and the HTML
+    /// page's title (`None`: the text has no heading).
+    pub source: Option<String>,
+}
+
+impl TreeReport<'_> {
+    /// Writes the tree in `format` (text, json, folded, html, hatchet).
+    pub fn write(&self, format: super::Format, w: &mut dyn Write) -> io::Result<()> {
+        use super::Format;
+        let (tree, view) = (self.tree, &self.view);
+        match format {
+            Format::Text => {
+                if let Some(source) = &self.source {
+                    let scope = match self.proc {
+                        Some(p) => format!("process {p}"),
+                        None => format!(
+                            "{} processes (times are averages over processes)",
+                            view.nprocs
+                        ),
+                    };
+                    writeln!(w, "{source}: call tree of {scope}; seconds.\n")?;
+                }
+                write_text(w, tree, view)
+            }
+            Format::Json => write_json(w, tree, view, self.proc),
+            Format::Folded => write_folded(w, tree, view),
+            Format::Hatchet => write_hatchet(w, tree, view),
+            Format::Html => write_html(w, tree, view, self.source.as_deref().unwrap_or("")),
+            other => Err(super::not_offered(other)),
+        }
+    }
+}
+
 /// Indented text: one line per node, numbers first, the call path last.
 pub fn write_text(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -> io::Result<()> {
     let p = view.nprocs.max(1) as f64;

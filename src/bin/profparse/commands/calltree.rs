@@ -6,9 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use profparse::analysis::calltree::{call_tree, inconsistent_nodes};
 use profparse::report::Format;
-use profparse::report::calltree::{
-    TreeView, write_folded, write_hatchet, write_html, write_json, write_text,
-};
+use profparse::report::calltree::{TreeReport, TreeView};
 use profparse::{Location, Warning};
 
 use super::trace_common::{open_trace_db, region_filter, selection, trace_blocks};
@@ -108,26 +106,14 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         top: args.top,
         nprocs,
     };
+    let report = TreeReport {
+        tree: &tree,
+        view,
+        proc: args.proc,
+        source: Some(args.db.db.display().to_string()),
+    };
     let mut out = output::open(args.output.output.as_deref())?;
-    match args.format {
-        Format::Text => {
-            let scope = match args.proc {
-                Some(p) => format!("process {p}"),
-                None => format!("{nprocs} processes (times are averages over processes)"),
-            };
-            writeln!(
-                out,
-                "{}: call tree of {scope}; seconds.\n",
-                args.db.db.display()
-            )?;
-            write_text(&mut out, &tree, &view)?
-        }
-        Format::Json => write_json(&mut out, &tree, &view, args.proc)?,
-        Format::Folded => write_folded(&mut out, &tree, &view)?,
-        Format::Hatchet => write_hatchet(&mut out, &tree, &view)?,
-        Format::Html => write_html(&mut out, &tree, &view, &args.db.db.display().to_string())?,
-        other => return Err(crate::format::unoffered(other)),
-    }
+    report.write(args.format, &mut out)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

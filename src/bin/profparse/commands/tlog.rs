@@ -9,9 +9,7 @@ use profparse::analysis::calltree::merge_trees;
 use profparse::analysis::tlog_summary::{EventNames, Trees, open_and_summarize, summarize};
 use profparse::formats::tlog::{BLOCK, TlogFile};
 use profparse::report::Format;
-use profparse::report::calltree::{
-    TreeView, write_folded, write_hatchet, write_json as tree_json, write_text,
-};
+use profparse::report::calltree::{TreeReport, TreeView};
 use profparse::report::chrome::write_tlog_trace;
 use profparse::report::tlog_dump::{DumpStyle, write_csv, write_dump, write_json};
 use profparse::report::tlog_summary::TlogSummaryReport;
@@ -275,14 +273,14 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             let tree = merge_trees(&trees);
             // Millions of small allocations: freed in parallel, not at the end.
             trees.into_par_iter().for_each(drop);
+            let report = TreeReport {
+                tree: &tree,
+                view,
+                proc: proc.map(usize::from),
+                source: None,
+            };
             let mut out = output::open(output.output.as_deref())?;
-            match format {
-                Format::Text => write_text(&mut out, &tree, &view)?,
-                Format::Json => tree_json(&mut out, &tree, &view, proc.map(usize::from))?,
-                Format::Folded => write_folded(&mut out, &tree, &view)?,
-                Format::Hatchet => write_hatchet(&mut out, &tree, &view)?,
-                other => return Err(crate::format::unoffered(*other)),
-            }
+            report.write(*format, &mut out)?;
             out.flush()?;
         }
         TlogCommand::Export {
