@@ -114,8 +114,7 @@ fn load_tlog(
             "does not look like a tlog trace (see the warnings above)",
         ));
     }
-    let blocks: u64 = t.procs().map(|p| t.proc_blocks(p).len() as u64).sum();
-    t.set_progress(progress(blocks));
+    t.set_progress(progress(t.process_blocks()));
     let s = summarize(&t, &EventNames::default(), Trees::Build);
     warnings.extend(s.warnings);
     let trees: Vec<(usize, CallTree)> = s.trees.into_iter().map(|(p, t)| (p as usize, t)).collect();

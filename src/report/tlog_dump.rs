@@ -23,6 +23,28 @@ pub enum DumpStyle {
     Sample { nodes: usize },
 }
 
+impl DumpStyle {
+    /// Bytes per event of this layout in `format` (JSON and CSV carry more
+    /// fields): a dump's size is estimated before anything is written.
+    pub fn bytes_per_event(self, format: super::Format) -> u64 {
+        match (format, self) {
+            (super::Format::Text, DumpStyle::TlogDump) => 45,
+            (super::Format::Text, _) => 60,
+            _ => 160,
+        }
+    }
+
+    /// The blocks a text dump reads, for progress: file order reads every
+    /// block once; per-process sections read each process's blocks (twice
+    /// in a damaged file: a counting pass first).
+    pub fn blocks_read(self, t: &TlogFile) -> u64 {
+        match self {
+            DumpStyle::TlogDump => t.blocks() as u64,
+            _ => t.process_blocks() * (1 + u64::from(!t.warnings().is_empty())),
+        }
+    }
+}
+
 // Integers through `itoa`: this is the hot loop of a dump of millions of events.
 fn java_line(out: &mut Vec<u8>, r: &Record) {
     let mut b = itoa::Buffer::new();

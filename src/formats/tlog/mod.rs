@@ -269,6 +269,13 @@ impl TlogFile {
         self.procs.get(&p).map_or(&[], |x| &x.blocks)
     }
 
+    /// Blocks read to visit every process's events, one process after
+    /// another (a block shared by two processes counts for each): the unit
+    /// of progress of per-process passes.
+    pub fn process_blocks(&self) -> u64 {
+        self.procs.values().map(|x| x.blocks.len() as u64).sum()
+    }
+
     /// Number of blocks, a short last block included.
     pub fn blocks(&self) -> usize {
         self.file.bytes().len().div_ceil(BLOCK)

@@ -143,12 +143,6 @@ fn check_opened(t: &TlogFile, ctx: &Context, raw: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Blocks read for all processes' events, one process after another (the
-/// summary, the tree and the per-process dumps).
-fn proc_blocks(t: &TlogFile) -> u64 {
-    t.procs().map(|p| t.proc_blocks(p).len() as u64).sum()
-}
-
 fn names(path: &Option<PathBuf>) -> anyhow::Result<EventNames> {
     Ok(match path {
         Some(p) => EventNames::parse(&std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?, p)?,
@@ -174,14 +168,14 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 }
                 t.check_nodes(nodes)?;
             }
-            // Bytes per event line, by layout (JSON and CSV carry more fields).
-            let per_event = match (format, style) {
-                (Format::Text, Style::TlogDump) => 45,
-                (Format::Text, _) => 60,
-                (_, _) => 160,
+            let style = match style {
+                Style::Tlogdump => DumpStyle::TlogDump,
+                Style::TlogDump => DumpStyle::TlogDumpC { nodes },
+                Style::Sample => DumpStyle::Sample { nodes },
             };
             ctx.guard_output(
-                t.total_events().saturating_mul(per_event),
+                t.total_events()
+                    .saturating_mul(style.bytes_per_event(*format)),
                 "this dump",
                 "`tlog summary` and `tlog tree` answer most questions in a page",
             )?;
@@ -190,20 +184,9 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
                 Format::Json => write_json(&mut out, &t)?,
                 Format::Csv => write_csv(&mut out, &t)?,
                 Format::Text => {
-                    // File order reads every block once; per-process sections
-                    // read each process's blocks (twice in a damaged file: a
-                    // counting pass first).
-                    let blocks = match style {
-                        Style::Tlogdump => t.blocks() as u64,
-                        _ => proc_blocks(&t) * (1 + u64::from(!t.warnings().is_empty())),
-                    };
-                    let bar = ctx.progress_beside(output, blocks, "tlog dump", "blocks");
+                    let bar =
+                        ctx.progress_beside(output, style.blocks_read(&t), "tlog dump", "blocks");
                     t.set_progress(bar.hook());
-                    let style = match style {
-                        Style::Tlogdump => DumpStyle::TlogDump,
-                        Style::TlogDump => DumpStyle::TlogDumpC { nodes },
-                        Style::Sample => DumpStyle::Sample { nodes },
-                    };
                     write_dump(&mut out, &t, style)?;
                     out.flush()?;
                 }
@@ -248,7 +231,7 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         } => {
             let mut t = open(file, ctx, false)?;
             let names = names(event_names)?;
-            let bar = ctx.progress(proc_blocks(&t), "tlog tree", "blocks");
+            let bar = ctx.progress(t.process_blocks(), "tlog tree", "blocks");
             t.set_progress(bar.hook());
             let s = summarize(&t, &names, Trees::Build);
             drop(bar);
