@@ -13,42 +13,22 @@ use std::io::{self, Write};
 use super::calltree::{TreeView, write_html_tree};
 use super::numfmt::{bytes, percent, seconds, seconds_apart};
 use super::svg::MAX_LANES;
-use crate::analysis::calltree::Spread;
 use crate::analysis::comm_sync::SendMatrixGroups;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
-use crate::analysis::overview::Overview;
+use crate::analysis::overview::{Overview, TreeSection};
 use crate::analysis::regions::RegionStats;
-use crate::analysis::trace_timeline::TraceTimeline;
-use crate::model::calltree::CallTree;
 
 pub use crate::analysis::overview::{Absent, CommTimelineSection, ImbalanceSection, Section};
 
-/// The call tree and how to show it.
-pub struct CallTreeSection {
-    pub tree: CallTree<Spread>,
-    pub view: TreeView,
-    /// The one process shown (`--proc`); `None` = merged over processes.
-    pub proc: Option<usize>,
-}
-
-/// Everything the page shows, already computed.
+/// The page: a database's overview and how to show its call tree.
 pub struct Report {
     /// The database path, as given.
     pub database: String,
-    /// Parts the database holds, in words ("base profile", …).
-    pub parts: Vec<String>,
-    pub nprocs: Option<u64>,
-    pub summary: Section<FunctionSummary>,
-    pub calltree: Section<CallTreeSection>,
-    pub regions: Section<Vec<RegionStats>>,
-    pub trace_timeline: Section<TraceTimeline>,
-    pub comm_timeline: Section<CommTimelineSection>,
-    /// At most [`MATRIX_MAX_CELLS`] cells per side.
-    pub matrix: Section<SendMatrixGroups>,
-    pub imbalance: Section<ImbalanceSection>,
-    /// Warnings met while reading, shown at the end of the page.
-    pub warnings: Vec<String>,
+    pub overview: Overview,
+    pub bounds: TreeBounds,
+    /// The process in focus (`--proc`): its call tree is the one shown.
+    pub proc: Option<usize>,
 }
 
 /// How the page shows the call tree.
@@ -58,39 +38,6 @@ pub struct TreeBounds {
     pub max_depth: Option<usize>,
     /// Branches below this percent of the total inclusive time hidden.
     pub min_percent: f64,
-}
-
-impl Report {
-    /// The page of `overview`, the analyses of the database named `database`.
-    pub fn new(
-        database: String,
-        overview: Overview,
-        bounds: TreeBounds,
-        proc: Option<usize>,
-    ) -> Self {
-        Report {
-            database,
-            parts: overview.parts.iter().map(|p| p.name().to_owned()).collect(),
-            nprocs: overview.nprocs,
-            summary: overview.summary,
-            calltree: overview.calltree.map(|t| CallTreeSection {
-                tree: t.tree,
-                view: TreeView {
-                    max_depth: bounds.max_depth,
-                    min_percent: bounds.min_percent,
-                    top: None,
-                    nprocs: t.nprocs,
-                },
-                proc,
-            }),
-            regions: overview.regions,
-            trace_timeline: overview.trace_timeline,
-            comm_timeline: overview.comm_timeline,
-            matrix: overview.matrix,
-            imbalance: overview.imbalance,
-            warnings: overview.warnings.iter().map(|w| w.to_string()).collect(),
-        }
-    }
 }
 
 /// At most this many cells per side of the comm matrix picture.
@@ -206,6 +153,9 @@ pub const SECTIONS: [(&str, &str); 6] = [
 /// Writes the whole page.
 pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     let db = escape(&r.database);
+    let o = &r.overview;
+    let warnings: Vec<String> = o.warnings.iter().map(|w| w.to_string()).collect();
+    let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
     writeln!(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>")?;
     writeln!(w, "<meta charset=\"utf-8\">")?;
     // Nothing may be fetched: the page is self-contained.
@@ -220,44 +170,40 @@ pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     writeln!(w, "<title>profparse report: {db}</title>")?;
     writeln!(w, "<style>{STYLE}</style>\n</head>\n<body>")?;
     writeln!(w, "<header>\n<h1>profparse report</h1>")?;
-    let procs = r.nprocs.map_or_else(String::new, |n| {
+    let procs = o.nprocs.map_or_else(String::new, |n| {
         format!("; {n} process{}", if n == 1 { "" } else { "es" })
     });
     writeln!(
         w,
         "<p>Database <code>{db}</code>: {}{procs}.</p>",
-        if r.parts.is_empty() {
+        if parts.is_empty() {
             "no readable part".to_owned()
         } else {
-            escape(&r.parts.join(", "))
+            escape(&parts.join(", "))
         }
     )?;
     write!(w, "<nav>")?;
     for (id, title) in SECTIONS {
         write!(w, "<a href=\"#{id}\">{title}</a>")?;
     }
-    if !r.warnings.is_empty() {
-        write!(
-            w,
-            "<a href=\"#warnings\">Warnings ({})</a>",
-            r.warnings.len()
-        )?;
+    if !warnings.is_empty() {
+        write!(w, "<a href=\"#warnings\">Warnings ({})</a>", warnings.len())?;
     }
     writeln!(w, "</nav>\n</header>")?;
 
-    section(w, 0, &r.summary, write_summary)?;
-    section(w, 1, &r.calltree, write_calltree)?;
-    section(w, 2, &r.regions, |w, s| write_regions(w, s))?;
-    write_timelines(w, r)?;
-    section(w, 4, &r.matrix, write_matrix)?;
-    section(w, 5, &r.imbalance, write_imbalance)?;
+    section(w, 0, &o.summary, write_summary)?;
+    section(w, 1, &o.calltree, |w, t| write_calltree(w, t, r))?;
+    section(w, 2, &o.regions, |w, s| write_regions(w, s))?;
+    write_timelines(w, o)?;
+    section(w, 4, &o.matrix, write_matrix)?;
+    section(w, 5, &o.imbalance, write_imbalance)?;
 
-    if !r.warnings.is_empty() {
+    if !warnings.is_empty() {
         writeln!(
             w,
             "<section id=\"warnings\">\n<h2>Warnings</h2>\n<p class=\"note\">Damaged or suspicious data met while reading; the sections above leave out what could not be read.</p>\n<ul>"
         )?;
-        for m in &r.warnings {
+        for m in &warnings {
             writeln!(w, "<li>{}</li>", escape(m))?;
         }
         writeln!(w, "</ul>\n</section>")?;
@@ -347,26 +293,29 @@ fn write_summary(w: &mut dyn Write, s: &FunctionSummary) -> io::Result<()> {
     writeln!(w, "</tbody>\n</table></div>")
 }
 
-fn write_calltree(w: &mut dyn Write, c: &CallTreeSection) -> io::Result<()> {
-    let scope = match c.proc {
+fn write_calltree(w: &mut dyn Write, c: &TreeSection, r: &Report) -> io::Result<()> {
+    let view = TreeView {
+        max_depth: r.bounds.max_depth,
+        min_percent: r.bounds.min_percent,
+        top: None,
+        nprocs: c.nprocs,
+    };
+    let scope = match r.proc {
         Some(p) => format!("process {p}"),
         None => format!(
             "{} processes merged (times are averages over processes)",
-            c.view.nprocs
+            view.nprocs
         ),
     };
     let mut bounds = Vec::new();
-    if let Some(d) = c.view.max_depth {
+    if let Some(d) = view.max_depth {
         bounds.push(format!("levels 0..={d}"));
     }
-    if c.view.min_percent > 0.0 {
+    if view.min_percent > 0.0 {
         bounds.push(format!(
             "branches below {} % of the total hidden",
-            c.view.min_percent
+            view.min_percent
         ));
-    }
-    if let Some(t) = c.view.top {
-        bounds.push(format!("at most {t} children per node"));
     }
     writeln!(
         w,
@@ -381,7 +330,7 @@ fn write_calltree(w: &mut dyn Write, c: &CallTreeSection) -> io::Result<()> {
         return writeln!(w, "<p class=\"absent\">No calls recorded.</p>");
     }
     writeln!(w, "<div class=\"tree\">")?;
-    write_html_tree(w, &c.tree, &c.view)?;
+    write_html_tree(w, &c.tree, &view)?;
     writeln!(w, "</div>")
 }
 
@@ -419,7 +368,7 @@ fn write_regions(w: &mut dyn Write, stats: &[RegionStats]) -> io::Result<()> {
     writeln!(w, "</tbody>\n</table></div>")
 }
 
-fn write_timelines(w: &mut dyn Write, r: &Report) -> io::Result<()> {
+fn write_timelines(w: &mut dyn Write, r: &Overview) -> io::Result<()> {
     let (id, title) = SECTIONS[3];
     writeln!(w, "<section id=\"{id}\">\n<h2>{title}</h2>")?;
     writeln!(
@@ -689,16 +638,23 @@ mod tests {
         let none = || Absent("not in this database".to_owned());
         Report {
             database: "db<&>".into(),
-            parts: vec![],
-            nprocs: None,
-            summary: Err(none()),
-            calltree: Err(none()),
-            regions: Err(none()),
-            trace_timeline: Err(none()),
-            comm_timeline: Err(none()),
-            matrix: Err(none()),
-            imbalance: Err(none()),
-            warnings: vec!["bad <block>".into()],
+            overview: Overview {
+                parts: vec![],
+                nprocs: None,
+                summary: Err(none()),
+                calltree: Err(none()),
+                regions: Err(none()),
+                trace_timeline: Err(none()),
+                comm_timeline: Err(none()),
+                matrix: Err(none()),
+                imbalance: Err(none()),
+                warnings: vec![crate::Warning::new(
+                    crate::Location::file("f"),
+                    "bad <block>",
+                )],
+            },
+            bounds: TreeBounds::default(),
+            proc: None,
         }
     }
 
@@ -713,7 +669,7 @@ mod tests {
     #[test]
     fn absent_sections_say_so_and_names_are_escaped() {
         let mut r = empty_report();
-        r.summary = Ok(FunctionSummary {
+        r.overview.summary = Ok(FunctionSummary {
             functions: vec![crate::analysis::function_stats::FunctionStats {
                 name: "<script>alert(1)</script>".into(),
                 ncalls: 1,

@@ -61,16 +61,15 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let overview = overview(db, &opts);
     drop(bar);
     ctx.warn_all(&overview.warnings);
-    let bounds = TreeBounds {
-        max_depth: args.depth,
-        min_percent: args.min_percent,
-    };
-    let report = Report::new(
-        args.db.db.display().to_string(),
+    let report = Report {
+        database: args.db.db.display().to_string(),
         overview,
-        bounds,
-        args.proc,
-    );
+        bounds: TreeBounds {
+            max_depth: args.depth,
+            min_percent: args.min_percent,
+        },
+        proc: args.proc,
+    };
     let mut out = output::open(args.output.output.as_deref())?;
     write_report(&mut out, &report)?;
     out.flush()?;
