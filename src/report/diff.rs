@@ -1,13 +1,13 @@
 //! Renderers of a run comparison ([`crate::analysis::diff`]): a table per
 //! part (call tree, functions) and JSON (docs/JSON.md, `diff`).
 
-use std::io::{self, Write};
-
 use comfy_table::Cell;
 use serde::Serialize;
 
+use super::Report;
+use super::document::Document;
 use super::numfmt::fixed;
-use super::table::{TableStyle, new_table, right_align_from, write_table};
+use super::table::{TableStyle, new_table, right_align_from};
 use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence};
 
 /// One input of the comparison.
@@ -35,6 +35,10 @@ pub struct DiffReport {
     pub calltree: Option<Diff>,
     /// The function tables compared (bl_prof databases with a base profile).
     pub functions: Option<Diff>,
+    /// The tables' layout.
+    pub style: TableStyle,
+    /// Listed in the JSON.
+    pub warnings: Vec<String>,
 }
 
 fn value(metric: Metric, decimals: usize, x: f64) -> String {
@@ -85,17 +89,9 @@ fn unit(metric: Metric) -> &'static str {
     }
 }
 
-fn write_part(
-    w: &mut dyn Write,
-    title: &str,
-    what: &str,
-    d: &Diff,
-    r: &DiffReport,
-    style: TableStyle,
-) -> io::Result<()> {
+fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffReport) {
     let (metric, dec) = (r.metric, r.decimals);
-    writeln!(
-        w,
+    doc.line(format!(
         "{title}: {} {}, {} only in A (-), {} only in B (+); total {} → {} ({})",
         d.nodes,
         if what == "Function" {
@@ -108,12 +104,13 @@ fn write_part(
         value(metric, dec, d.total_a),
         value(metric, dec, d.total_b),
         signed(metric, dec, d.total_b - d.total_a),
-    )?;
+    ));
     if d.rows.is_empty() {
-        return writeln!(w, "(no rows left by --min-diff/--top)\n");
+        doc.line("(no rows left by --min-diff/--top)\n");
+        return;
     }
     let mut t = new_table(
-        style,
+        r.style,
         vec!["", what, "A", "B", "B−A", "Rel %", "Calls A", "Calls B"],
     );
     for x in &d.rows {
@@ -129,44 +126,76 @@ fn write_part(
         ]);
     }
     right_align_from(&mut t, 2);
-    write_table(w, &t)?;
-    writeln!(w)
+    doc.fitted(t).line("");
 }
 
-/// The tables: the call tree first, then the functions.
-pub fn write_text(w: &mut dyn Write, r: &DiffReport, style: TableStyle) -> io::Result<()> {
-    let procs = |i: &RunInfo| match i.nprocs {
-        Some(1) => " (1 process)".to_owned(),
-        Some(n) => format!(" ({n} processes)"),
-        None => String::new(),
-    };
-    writeln!(w, "A: {}{}", r.a.path, procs(&r.a))?;
-    writeln!(w, "B: {}{}", r.b.path, procs(&r.b))?;
-    let averaged = r.a.nprocs.is_some() && r.metric != Metric::Calls;
-    writeln!(
-        w,
-        "{} {}{}; sorted by {}.\n",
-        r.metric.name(),
-        unit(r.metric),
-        if averaged {
-            " (averages over processes)"
-        } else {
-            ""
-        },
-        r.sort.name()
-    )?;
-    if let Some(d) = &r.calltree {
-        write_part(w, "Call tree", "Call path", d, r, style)?;
+/// The JSON of `diff` (docs/JSON.md).
+#[derive(Serialize)]
+pub struct DiffWire<'a> {
+    kind: &'a str,
+    a: &'a RunInfo,
+    b: &'a RunInfo,
+    metric: Metric,
+    unit: &'a str,
+    sort: DiffSort,
+    calltree: Option<PartJson<'a>>,
+    functions: Option<PartJson<'a>>,
+    warnings: &'a [String],
+}
+
+impl Report for DiffReport {
+    type Wire<'w> = DiffWire<'w>;
+
+    fn wire(&self) -> DiffWire<'_> {
+        DiffWire {
+            kind: self.kind,
+            a: &self.a,
+            b: &self.b,
+            metric: self.metric,
+            unit: unit(self.metric),
+            sort: self.sort,
+            calltree: self.calltree.as_ref().map(part_json),
+            functions: self.functions.as_ref().map(part_json),
+            warnings: &self.warnings,
+        }
     }
-    if let Some(d) = &r.functions {
-        let title = if r.metric == Metric::Calls {
-            "Functions (calls over all processes)"
-        } else {
-            "Functions (average exclusive seconds, base profile)"
+
+    /// The tables: the call tree first, then the functions.
+    fn document(&self) -> Document<'_> {
+        let r = self;
+        let procs = |i: &RunInfo| match i.nprocs {
+            Some(1) => " (1 process)".to_owned(),
+            Some(n) => format!(" ({n} processes)"),
+            None => String::new(),
         };
-        write_part(w, title, "Function", d, r, style)?;
+        let mut doc = Document::new();
+        doc.line(format!("A: {}{}", r.a.path, procs(&r.a)))
+            .line(format!("B: {}{}", r.b.path, procs(&r.b)));
+        let averaged = r.a.nprocs.is_some() && r.metric != Metric::Calls;
+        doc.line(format!(
+            "{} {}{}; sorted by {}.\n",
+            r.metric.name(),
+            unit(r.metric),
+            if averaged {
+                " (averages over processes)"
+            } else {
+                ""
+            },
+            r.sort.name()
+        ));
+        if let Some(d) = &r.calltree {
+            part(&mut doc, "Call tree", "Call path", d, r);
+        }
+        if let Some(d) = &r.functions {
+            let title = if r.metric == Metric::Calls {
+                "Functions (calls over all processes)"
+            } else {
+                "Functions (average exclusive seconds, base profile)"
+            };
+            part(&mut doc, title, "Function", d, r);
+        }
+        doc
     }
-    Ok(())
 }
 
 #[derive(Serialize)]
@@ -184,7 +213,7 @@ struct RowJson<'a> {
 }
 
 #[derive(Serialize)]
-struct PartJson<'a> {
+pub struct PartJson<'a> {
     nodes: usize,
     only_a: usize,
     only_b: usize,
@@ -217,36 +246,6 @@ fn row_json(r: &DiffRow) -> RowJson<'_> {
         calls_a: r.calls_a,
         calls_b: r.calls_b,
     }
-}
-
-/// One JSON object (docs/JSON.md, `profparse diff`).
-pub fn write_json(w: &mut dyn Write, r: &DiffReport, warnings: &[String]) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct Doc<'a> {
-        kind: &'a str,
-        a: &'a RunInfo,
-        b: &'a RunInfo,
-        metric: Metric,
-        unit: &'a str,
-        sort: DiffSort,
-        calltree: Option<PartJson<'a>>,
-        functions: Option<PartJson<'a>>,
-        warnings: Vec<String>,
-    }
-    super::json::write_pretty(
-        w,
-        &Doc {
-            kind: r.kind,
-            a: &r.a,
-            b: &r.b,
-            metric: r.metric,
-            unit: unit(r.metric),
-            sort: r.sort,
-            calltree: r.calltree.as_ref().map(part_json),
-            functions: r.functions.as_ref().map(part_json),
-            warnings: warnings.to_vec(),
-        },
-    )
 }
 
 #[cfg(test)]

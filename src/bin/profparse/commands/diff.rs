@@ -11,8 +11,8 @@ use profparse::analysis::diff::{DiffOptions, DiffSort, Metric, diff_trees};
 use profparse::analysis::diff_input::{Side, load_side};
 use profparse::formats::{Input, InputKind};
 use profparse::model::calltree::{CallTree, Metrics};
-use profparse::report::Format;
-use profparse::report::diff::{DiffReport, RunInfo, write_json, write_text};
+use profparse::report::diff::{DiffReport, RunInfo};
+use profparse::report::{Format, render};
 use profparse::{Error, Location, Warning};
 
 use crate::cli::OutputArg;
@@ -164,13 +164,13 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         decimals: if ka == InputKind::Tlog { 6 } else { 4 },
         calltree,
         functions,
+        style: ctx.table_style(&args.output),
+        warnings: ctx.warning_texts(),
     };
+    // The whole report before the output is opened: a file named by -o is
+    // not touched when rendering fails.
     let mut text = Vec::new();
-    match args.format {
-        Format::Text => write_text(&mut text, &report, ctx.table_style(&args.output))?,
-        Format::Json => write_json(&mut text, &report, &ctx.warning_texts())?,
-        other => return Err(crate::format::unoffered(other)),
-    }
+    render(&report, args.format, &mut text)?;
     let mut out = output::open(args.output.output.as_deref())?;
     out.write_all(&text)?;
     out.flush()?;
