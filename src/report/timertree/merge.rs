@@ -7,67 +7,110 @@
 //! "max_file": path}...]}` in pre-order; `t` is a number or `"NaN"`,
 //! `"Infinity"`, `"-Infinity"`.
 
-use std::io::{self, Write};
-
 use serde::Serialize;
 
 use crate::analysis::timertree_merge::Spread;
 use crate::model::calltree::CallTree;
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
 use crate::report::numfmt::{es12_5, time_text};
 
-/// The text table: one row per timer in pre-order, names indented by depth.
-pub fn write_merge_table(
-    w: &mut dyn Write,
-    tree: &CallTree<Spread>,
-    files: &[String],
-) -> io::Result<()> {
-    let rows: Vec<(String, &Spread)> = tree
-        .preorder()
-        .into_iter()
-        .map(|(id, depth)| {
-            (
-                format!("{:pad$}{}", "", tree.name(id), pad = 2 * depth),
-                &tree.node(id).metrics,
-            )
-        })
-        .collect();
-    let width = rows
-        .iter()
-        .map(|(label, _)| label.chars().count())
-        .chain([5])
-        .max()
-        .unwrap_or(5);
-    let file = |i: usize| files.get(i).map_or("?", String::as_str);
-    writeln!(
-        w,
-        "{:<width$}  {:>5} {:>12} {:>12} {:>12} {:>12}  max in",
-        "timer", "files", "min", "avg", "max", "sum"
-    )?;
-    for (label, s) in rows {
-        let pad = width - label.chars().count();
-        writeln!(
-            w,
-            "{label}{:pad$}  {:>5} {:>12} {:>12} {:>12} {:>12}  {}",
-            "",
-            s.files,
-            es12_5(s.min),
-            es12_5(s.avg()),
-            es12_5(s.max),
-            es12_5(s.sum),
-            file(s.max_file)
-        )?;
-    }
-    Ok(())
+/// `tree merge`'s report: the merged tree and the files merged.
+pub struct MergeReport<'a> {
+    pub tree: &'a CallTree<Spread>,
+    /// The inputs, as named; a timer's `files`, `min_file` and `max_file`
+    /// index them.
+    pub files: &'a [String],
 }
 
+impl MergeReport<'_> {
+    fn file(&self, i: usize) -> &str {
+        self.files.get(i).map_or("?", String::as_str)
+    }
+}
+
+impl Report for MergeReport<'_> {
+    type Wire<'w>
+        = WireMerge<'w>
+    where
+        Self: 'w;
+
+    fn wire(&self) -> WireMerge<'_> {
+        let tree = self.tree;
+        let timers = tree
+            .preorder()
+            .into_iter()
+            .map(|(id, depth)| {
+                let s = &tree.node(id).metrics;
+                WireTimer {
+                    path: tree.path(id),
+                    depth,
+                    files: s.files,
+                    min: WireTime(s.min),
+                    avg: WireTime(s.avg()),
+                    max: WireTime(s.max),
+                    sum: WireTime(s.sum),
+                    min_file: self.file(s.min_file),
+                    max_file: self.file(s.max_file),
+                }
+            })
+            .collect();
+        WireMerge {
+            files: self.files,
+            timers,
+        }
+    }
+
+    /// The text table: one row per timer in pre-order, names indented by
+    /// depth.
+    fn document(&self) -> Document<'_> {
+        let tree = self.tree;
+        let order = tree.preorder();
+        let label = |id, depth: usize| format!("{:pad$}{}", "", tree.name(id), pad = 2 * depth);
+        let width = order
+            .iter()
+            .map(|&(id, depth)| label(id, depth).chars().count())
+            .chain([5])
+            .max()
+            .unwrap_or(5);
+        let rows = order.into_iter().map(move |(id, depth)| {
+            let s = &tree.node(id).metrics;
+            vec![
+                label(id, depth),
+                s.files.to_string(),
+                es12_5(s.min),
+                es12_5(s.avg()),
+                es12_5(s.max),
+                es12_5(s.sum),
+                self.file(s.max_file).to_owned(),
+            ]
+        });
+        let mut doc = Document::new();
+        doc.table(Table::new(
+            vec![
+                Column::left("timer", width),
+                Column::right("files", 5).after("  "),
+                Column::right("min", 12),
+                Column::right("avg", 12),
+                Column::right("max", 12),
+                Column::right("sum", 12),
+                Column::left("max in", 0).after("  "),
+            ],
+            rows,
+        ));
+        doc
+    }
+}
+
+/// The JSON of a merge.
 #[derive(Serialize)]
-struct WireMerge<'a> {
+pub struct WireMerge<'a> {
     files: &'a [String],
     timers: Vec<WireTimer<'a>>,
 }
 
 #[derive(Serialize)]
-struct WireTimer<'a> {
+pub struct WireTimer<'a> {
     path: Vec<&'a str>,
     depth: usize,
     files: usize,
@@ -80,7 +123,7 @@ struct WireTimer<'a> {
 }
 
 /// Seconds as a JSON number, or the name of a special value.
-struct WireTime(f64);
+pub struct WireTime(f64);
 
 impl Serialize for WireTime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -90,33 +133,4 @@ impl Serialize for WireTime {
             s.serialize_str(&time_text(self.0))
         }
     }
-}
-
-/// The JSON form of a merge.
-pub fn write_merge_json(
-    w: &mut dyn Write,
-    tree: &CallTree<Spread>,
-    files: &[String],
-) -> io::Result<()> {
-    let file = |i: usize| files.get(i).map_or("?", String::as_str);
-    let timers = tree
-        .preorder()
-        .into_iter()
-        .map(|(id, depth)| {
-            let s = &tree.node(id).metrics;
-            WireTimer {
-                path: tree.path(id),
-                depth,
-                files: s.files,
-                min: WireTime(s.min),
-                avg: WireTime(s.avg()),
-                max: WireTime(s.max),
-                sum: WireTime(s.sum),
-                min_file: file(s.min_file),
-                max_file: file(s.max_file),
-            }
-        })
-        .collect();
-    serde_json::to_writer_pretty(&mut *w, &WireMerge { files, timers })?;
-    writeln!(w)
 }

@@ -10,8 +10,9 @@ use profparse::analysis::timertree_merge::merge_trees;
 use profparse::formats::timertree::{read_timer_tree_file, suspicious_times};
 use profparse::model::calltree::CallTree;
 use profparse::report::Format;
+use profparse::report::render;
 use profparse::report::timertree::json::write_json;
-use profparse::report::timertree::merge::{write_merge_json, write_merge_table};
+use profparse::report::timertree::merge::MergeReport;
 use profparse::report::timertree::table::write_table;
 use profparse::report::timertree::truchas::write_truchas;
 use profparse::report::timertree::xml::write_xml;
@@ -190,12 +191,12 @@ fn merge(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         .into());
     }
     let merged = merge_trees(&trees);
+    let report = MergeReport {
+        tree: &merged,
+        files: &labels,
+    };
     let mut text = Vec::new();
-    match args.format {
-        Format::Table => write_merge_table(&mut text, &merged, &labels)?,
-        Format::Json => write_merge_json(&mut text, &merged, &labels)?,
-        other => return Err(crate::format::unoffered(other)),
-    }
+    render(&report, args.format, &mut text)?;
     let mut out = output::open(args.output.output.as_deref())?;
     out.write_all(&text)?;
     out.flush()?;
