@@ -15,6 +15,7 @@ pub mod analysis;
 pub mod error;
 pub mod formats;
 pub mod model;
+pub mod parallel;
 pub mod progress;
 pub mod report;
 pub mod source;

@@ -429,54 +429,35 @@ fn pair_in_units<C: Send>(
         }
     }
     let mut routes = RouteSums::new();
-    // Hands a window's chunks on and adds up what it found.
-    let mut absorb = |outs: Vec<TaskOut<C>>| {
-        for TaskOut { chunk, found: o } in outs {
-            emit(chunk);
-            report.paired += o.paired;
-            report.unmatched_sends.extend(o.unmatched_sends);
-            for (key, part) in o.routes {
-                let e = routes.entry(key).or_insert((0, 0, 0.0, f64::NEG_INFINITY));
-                e.0 += part.messages;
-                e.1 += part.bytes;
-                for l in part.latencies {
-                    e.2 += l;
-                    e.3 = e.3.max(l);
-                }
-            }
-        }
-    };
-    let group = WINDOW_PER_THREAD * rayon::current_num_threads().max(1);
     // Each window is paired while this thread hands on the one before it,
-    // so that no worker waits on the handing on. (From outside the pool, as
-    // the command line calls it, this thread only hands on and writes: one
-    // thread more than `-j`, with a small share of the work.)
-    let mut before: Option<Vec<TaskOut<C>>> = None;
-    for window in tasks.chunks(group) {
-        let mut outs = Vec::new();
-        rayon::in_place_scope(|s| {
-            s.spawn(|_| {
-                outs = window
-                    .par_iter()
-                    .map(|t| {
-                        let mut chunk = new();
-                        let found =
-                            second_pass(db, sel, &queues, &position, &units[t.clone()], &mut |p| {
-                                add(&mut chunk, p)
-                            });
-                        TaskOut { chunk, found }
-                    })
-                    .collect();
-            });
-            if let Some(outs) = before.take() {
-                absorb(outs);
-            }
-        });
-        before = Some(outs);
-    }
-    if let Some(outs) = before {
-        absorb(outs);
-    }
+    // so that no worker waits on the handing on.
+    crate::parallel::Ordered::per_thread(WINDOW_PER_THREAD)
+        .overlapped()
+        .for_each(
+            &tasks,
+            |t| {
+                let mut chunk = new();
+                let found = second_pass(db, sel, &queues, &position, &units[t.clone()], &mut |p| {
+                    add(&mut chunk, p)
+                });
+                TaskOut { chunk, found }
+            },
+            |TaskOut { chunk, found: o }| {
+                // Hands the chunk on and adds up what its task found.
+                emit(chunk);
+                report.paired += o.paired;
+                report.unmatched_sends.extend(o.unmatched_sends);
+                for (key, part) in o.routes {
+                    let e = routes.entry(key).or_insert((0, 0, 0.0, f64::NEG_INFINITY));
+                    e.0 += part.messages;
+                    e.1 += part.bytes;
+                    for l in part.latencies {
+                        e.2 += l;
+                        e.3 = e.3.max(l);
+                    }
+                }
+            },
+        );
     report.routes = routes_of(routes);
     // Receives left waiting (past the sends of their queue), by receiver,
     // sender and tag (a stable order).

@@ -8,8 +8,6 @@
 
 use std::io::{self, Write};
 
-use rayon::prelude::*;
-
 use super::numfmt::write_c_g;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
@@ -69,20 +67,21 @@ fn task_end(block: &TraceBlock, start: usize, n: usize) -> usize {
     n
 }
 
-/// Up to `group` tasks from call `*start` on, moving `*start` past them.
-fn next_tasks(
-    block: &TraceBlock,
-    start: &mut usize,
+/// The tasks of a block of `n` calls, in order: each ends where
+/// [`task_end`] says, found as the tasks are drawn.
+fn tasks<'b>(
+    block: &'b TraceBlock<'_>,
     n: usize,
-    group: usize,
-) -> Vec<std::ops::Range<usize>> {
-    let mut tasks = Vec::with_capacity(group);
-    while tasks.len() < group && *start < n {
-        let end = task_end(block, *start, n);
-        tasks.push(*start..end);
-        *start = end;
-    }
-    tasks
+) -> impl Iterator<Item = std::ops::Range<usize>> + 'b {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        (start < n).then(|| {
+            let end = task_end(block, start, n);
+            let task = start..end;
+            start = end;
+            task
+        })
+    })
 }
 
 /// Formats calls `range` of a block of `n` calls, combining runs.
@@ -161,7 +160,6 @@ pub fn write_calltrace(
             .collect(),
         delimiter: delimiter.as_bytes(),
     };
-    let group = 2 * rayon::current_num_threads().max(1);
     for b in &p.blocks {
         db.progress().advance(1);
         let file = match db.trace_block_file(b) {
@@ -185,21 +183,18 @@ pub fn write_calltrace(
             }
         };
         let n = block.calls_len();
-        let mut start = 0;
-        while start < n {
-            let chunk = next_tasks(&block, &mut start, n, group);
-            let texts: Vec<Vec<u8>> = chunk
-                .par_iter()
-                .map(|r| format_calls(&fmt, &block, r.clone(), n, combine))
-                .collect();
-            for t in texts {
-                w.write_all(&t)?;
-            }
-            // Streamed: what is written need not stay resident.
-            if start > 0 {
-                file.release_before(block.offset_after_call(b, start - 1));
-            }
-        }
+        crate::parallel::Ordered::per_thread(2).run(
+            tasks(&block, n),
+            |r| (r.end, format_calls(&fmt, &block, r, n, combine)),
+            |(end, text)| -> io::Result<()> {
+                w.write_all(&text)?;
+                // Streamed: what is written need not stay resident.
+                if end > 0 {
+                    file.release_before(block.offset_after_call(b, end - 1));
+                }
+                Ok(())
+            },
+        )?;
     }
     Ok(warnings)
 }
@@ -238,18 +233,16 @@ mod tests {
             delimiter: b" ",
         };
         for combine in [true, false] {
-            let (mut start, mut tiled, mut text) = (0, 0, Vec::new());
-            let mut tasks = 0;
-            while start < n {
-                for r in next_tasks(&block, &mut start, n, 3) {
-                    assert_eq!(r.start, tiled);
-                    tiled = r.end;
-                    tasks += 1;
-                    text.extend(format_calls(&fmt, &block, r, n, combine));
-                }
+            let (mut tiled, mut text) = (0, Vec::new());
+            let mut count = 0;
+            for r in tasks(&block, n) {
+                assert_eq!(r.start, tiled);
+                tiled = r.end;
+                count += 1;
+                text.extend(format_calls(&fmt, &block, r, n, combine));
             }
             assert_eq!(tiled, n);
-            assert!(tasks >= 3, "{tasks}");
+            assert!(count >= 3, "{count}");
             assert_eq!(text, format_calls(&fmt, &block, 0..n, n, combine));
         }
     }

@@ -147,21 +147,13 @@ pub fn write_in_order(
     run: usize,
     format: impl Fn(std::ops::Range<usize>, &mut Vec<u8>) -> std::io::Result<()> + Sync,
 ) -> std::io::Result<()> {
-    use rayon::prelude::*;
     let run = run.max(1);
-    let runs: Vec<std::ops::Range<usize>> =
-        (0..n).step_by(run).map(|a| a..(a + run).min(n)).collect();
-    for group in runs.chunks(2 * rayon::current_num_threads()) {
-        let texts: Vec<std::io::Result<Vec<u8>>> = group
-            .par_iter()
-            .map(|r| {
-                let mut buf = Vec::new();
-                format(r.clone(), &mut buf).map(|()| buf)
-            })
-            .collect();
-        for t in texts {
-            w.write_all(&t?)?;
-        }
-    }
-    Ok(())
+    crate::parallel::Ordered::per_thread(2).run(
+        (0..n).step_by(run).map(|a| a..(a + run).min(n)),
+        |r| {
+            let mut buf = Vec::new();
+            format(r, &mut buf).map(|()| buf)
+        },
+        |text| w.write_all(&text?),
+    )
 }

@@ -10,6 +10,8 @@
 //! columns as they are encoded and dictionary-encoded by the writer; pages
 //! are Snappy-compressed.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -22,7 +24,6 @@ use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnDescPtr;
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::analysis::regions::Regions;
@@ -31,6 +32,7 @@ use crate::error::{Error, Location, Result, Warning};
 use crate::formats::blprof::commdata::{CommRecords, func_name};
 use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
 use crate::formats::blprof::trace::TraceBlock;
+use crate::parallel::Ordered;
 use crate::source::InputFile;
 
 /// Rows per row group (about 22 MB of call rows before encoding). Unit
@@ -268,12 +270,6 @@ fn encode_column(
     Ok((Bytes::from(buf.into_inner()?), close))
 }
 
-/// One round's encoded column chunks (group by group) and each group's rows.
-type Encoded = (
-    Vec<parquet::errors::Result<(Bytes, ColumnCloseResult)>>,
-    Vec<usize>,
-);
-
 /// What fills row groups, in order.
 trait Rows: Send {
     /// Adds rows to `rg` until it holds `ROW_GROUP` rows or the rows run out.
@@ -281,7 +277,8 @@ trait Rows: Send {
 }
 
 /// Writes one table: row groups read by `rows`, their columns encoded in
-/// parallel while the round before is appended and the next is read.
+/// parallel (a task per column of each of a round of row groups) while the
+/// round before is appended and the next is read.
 fn write_table(
     path: PathBuf,
     schema: &str,
@@ -299,91 +296,68 @@ fn write_table(
     let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
     let mut writer = SerializedFileWriter::new(file, schema, props.clone()).map_err(err)?;
     let descrs: Vec<ColumnDescPtr> = writer.schema_descr().columns().to_vec();
-    let new_group = || RowGroup {
-        columns: columns(),
-        rows: 0,
-    };
     let ncols = descrs.len();
     let inflight = rayon::current_num_threads().clamp(1, MAX_GROUPS_IN_FLIGHT);
-    // Up to `inflight` row groups, the last one short when the rows run out.
-    let fill = |rows: &mut dyn Rows, spare: &mut Vec<RowGroup>| -> Result<Vec<RowGroup>> {
-        let mut groups = Vec::with_capacity(inflight);
-        while groups.len() < inflight {
-            let mut g = spare.pop().unwrap_or_else(new_group);
-            rows.fill(&mut g)?;
-            let last = g.rows < ROW_GROUP;
-            if g.rows > 0 {
-                groups.push(g);
-            }
-            if last {
-                break;
-            }
+    // Row groups to fill again, and encoded chunks' buffers (in column
+    // order: each column gets its own column's buffer again, sized for it
+    // already), handed back as the rounds are appended.
+    let spare: RefCell<Vec<RowGroup>> = RefCell::new(Vec::new());
+    let buffers: RefCell<VecDeque<Vec<u8>>> = RefCell::new(VecDeque::new());
+    // Row groups, read as the rounds need them: full ones, then the last
+    // one short (none when it would be empty).
+    let mut failed = None;
+    let mut ended = false;
+    let groups = std::iter::from_fn(|| {
+        if ended {
+            return None;
         }
-        Ok(groups)
-    };
-    // Appends one round's encoded chunks (group by group, `ncols` each) to
-    // the file, keeping their buffers for later rounds.
-    let append = |writer: &mut SerializedFileWriter<File>,
-                  done: Encoded,
-                  bufs: &mut Vec<Vec<u8>>|
-     -> parquet::errors::Result<u64> {
-        let (encoded, groups) = done;
-        let mut encoded = encoded.into_iter();
-        let mut rows = 0u64;
-        for n in groups {
-            let mut rg = writer.next_row_group()?;
-            for e in encoded.by_ref().take(ncols) {
-                let (bytes, close) = e?;
-                rg.append_column(&bytes, close)?;
-                // No copy: the chunk's bytes are no longer shared.
-                bufs.push(Vec::from(bytes));
-            }
-            rg.close()?;
-            rows += n as u64;
+        let mut g = spare.borrow_mut().pop().unwrap_or_else(|| RowGroup {
+            columns: columns(),
+            rows: 0,
+        });
+        if let Err(e) = rows.fill(&mut g) {
+            failed = Some(e);
+            return None;
         }
-        Ok(rows)
-    };
+        ended = g.rows < ROW_GROUP;
+        (g.rows > 0).then(|| Arc::new(g))
+    });
+    let tasks = groups
+        .flat_map(|g| (0..ncols).map(move |c| (g.clone(), c)))
+        .map(|(g, c)| (g, c, buffers.borrow_mut().pop_front().unwrap_or_default()));
+    // The chunks of the row group being appended.
+    let mut chunks = Vec::with_capacity(ncols);
     let mut total = 0u64;
-    let mut spare: Vec<RowGroup> = Vec::new();
-    let mut cur = fill(rows, &mut spare)?;
-    // The encoded chunks' buffers, reused from one round to a later one.
-    let mut bufs: Vec<Vec<u8>> = Vec::new();
-    // The last round's encoded chunks, written while the next round is
-    // encoded (writing is a tenth of the work and one thread's).
-    let mut pending: Option<Encoded> = None;
-    while !cur.is_empty() {
-        // The buffers of the round two back, in order: each column gets its
-        // own column's buffer again (sized for it already).
-        let mut reuse = std::mem::take(&mut bufs).into_iter();
-        let jobs: Vec<(usize, usize, Vec<u8>)> = (0..cur.len() * ncols)
-            .map(|i| (i / ncols, i % ncols, reuse.next().unwrap_or_default()))
-            .collect();
-        let mut spare_next = std::mem::take(&mut spare);
-        let (encoded, (written, read)) = rayon::join(
-            || {
-                jobs.into_par_iter()
-                    .map(|(g, c, buf)| {
-                        encode_column(descrs[c].clone(), props.clone(), &cur[g], c, strings, buf)
-                    })
-                    .collect::<Vec<_>>()
-            },
-            || {
-                let written = pending
-                    .take()
-                    .map_or(Ok(0), |done| append(&mut writer, done, &mut bufs));
-                (written, fill(rows, &mut spare_next))
-            },
-        );
-        total += written.map_err(err)?;
-        pending = Some((encoded, cur.iter().map(|g| g.rows).collect()));
-        spare = spare_next;
-        for mut done in std::mem::replace(&mut cur, read?) {
-            done.clear();
-            spare.push(done);
-        }
-    }
-    if let Some(done) = pending {
-        total += append(&mut writer, done, &mut bufs).map_err(err)?;
+    // Appending is a tenth of the work and one thread's: it runs beside
+    // the encoding of the next round.
+    Ordered::window(inflight * ncols).overlapped().run(
+        tasks,
+        |(g, c, buf)| {
+            let encoded = encode_column(descrs[c].clone(), props.clone(), &g, c, strings, buf);
+            (g, encoded)
+        },
+        |(g, encoded)| -> Result<()> {
+            chunks.push(encoded.map_err(err)?);
+            if chunks.len() < ncols {
+                return Ok(());
+            }
+            let mut rg = writer.next_row_group().map_err(err)?;
+            for (bytes, close) in chunks.drain(..) {
+                rg.append_column(&bytes, close).map_err(err)?;
+                // No copy: the chunk's bytes are no longer shared.
+                buffers.borrow_mut().push_back(Vec::from(bytes));
+            }
+            rg.close().map_err(err)?;
+            total += g.rows as u64;
+            if let Ok(mut g) = Arc::try_unwrap(g) {
+                g.clear();
+                spare.borrow_mut().push(g);
+            }
+            Ok(())
+        },
+    )?;
+    if let Some(e) = failed {
+        return Err(e);
     }
     writer.close().map_err(err)?;
     Ok(total)

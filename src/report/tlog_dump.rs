@@ -117,9 +117,11 @@ fn write_blocks(
         Some((last, t.events_of(p).checked_sub(before)?))
     });
     let keep = |r: &Record| only.is_none_or(|p| r.proc == p);
-    let group = BLOCKS_PER_TASK * 16 * rayon::current_num_threads().max(1);
+    // A window of tasks is counted (when needed), then formatted.
+    let ordered = crate::parallel::Ordered::per_thread(16);
+    let group = BLOCKS_PER_TASK * ordered.window_len();
     let mut base = 0u64;
-    for blocks in blocks.chunks(group) {
+    let tasks = blocks.chunks(group).flat_map(|blocks| {
         let tasks: Vec<&[usize]> = blocks.chunks(BLOCKS_PER_TASK).collect();
         // Event counts first, so that each task knows its first index.
         let counts: Vec<u64> = if let Some((last, in_last)) = regular {
@@ -155,27 +157,24 @@ fn write_blocks(
             starts.push(base);
             base += c;
         }
-        let bufs: Vec<Vec<u8>> = tasks
-            .par_iter()
-            .zip(starts)
-            .map(|(task, start)| {
-                let mut out = Vec::with_capacity(task.len() * 64 * 48);
-                let mut i = start;
-                let mut buf = Vec::new();
-                for_each_event(t, task, &mut buf, |r| {
-                    if keep(r) {
-                        line(&mut out, i, r);
-                        i += 1;
-                    }
-                });
-                out
-            })
-            .collect();
-        for b in bufs {
-            w.write_all(&b)?;
-        }
-    }
-    Ok(())
+        tasks.into_iter().zip(starts)
+    });
+    ordered.run(
+        tasks,
+        |(task, start)| {
+            let mut out = Vec::with_capacity(task.len() * 64 * 48);
+            let mut i = start;
+            let mut buf = Vec::new();
+            for_each_event(t, task, &mut buf, |r| {
+                if keep(r) {
+                    line(&mut out, i, r);
+                    i += 1;
+                }
+            });
+            out
+        },
+        |b| w.write_all(&b),
+    )
 }
 
 /// Writes the dump of `t` in `style`.

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::header::{HeaderLine, LineError, Parsed, numbered_lines, parse_line};
@@ -123,37 +122,35 @@ fn visit_in_pieces<'t>(
     // A window of pieces at a time, so that the parsed lines held stay a
     // few pieces' worth whatever the text (a file of line feeds is a line
     // per byte); comment and empty lines are not held at all.
-    let window = 2 * rayon::current_num_threads().max(1);
-    let mut before = 0; // lines before the window
-    for pieces in line_pieces(text, piece).chunks(window) {
-        let parsed: Vec<(usize, Vec<ParsedLine<'t>>)> = pieces
-            .par_iter()
-            .map(|piece| {
-                let mut lines = 0;
-                let kept = numbered_lines(piece)
-                    .filter_map(|(n, line)| {
-                        lines = n;
-                        let parsed = parse_line(line);
-                        let comment = matches!(
-                            parsed,
-                            Ok(Parsed {
-                                line: HeaderLine::Comment,
-                                trailing: None
-                            })
-                        );
-                        (!comment).then_some((n, line, parsed))
+    let mut before = 0; // lines before the piece being visited
+    let parse_piece = |piece: &'t str| {
+        let mut lines = 0;
+        let kept: Vec<ParsedLine<'t>> = numbered_lines(piece)
+            .filter_map(|(n, line)| {
+                lines = n;
+                let parsed = parse_line(line);
+                let comment = matches!(
+                    parsed,
+                    Ok(Parsed {
+                        line: HeaderLine::Comment,
+                        trailing: None
                     })
-                    .collect();
-                (lines, kept)
+                );
+                (!comment).then_some((n, line, parsed))
             })
             .collect();
-        for (lines, kept) in parsed {
+        (lines, kept)
+    };
+    crate::parallel::Ordered::per_thread(2).for_each(
+        line_pieces(text, piece),
+        parse_piece,
+        |(lines, kept)| {
             for (n, line, parsed) in kept {
                 take_line(before + n, line, parsed, warn, &mut recognised, &mut visit);
             }
             before += lines;
-        }
-    }
+        },
+    );
     recognised
 }
 

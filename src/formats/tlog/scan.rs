@@ -9,7 +9,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::{BLOCK, EventKind, ProcIndex, RECORD, Record, read_window};
@@ -128,27 +127,24 @@ pub fn scan<V: BlockVisitor>(
     let nblocks = (file.len() as usize).div_ceil(BLOCK);
     let nchunks = nblocks.div_ceil(CHUNK_BLOCKS);
     let mut merge = Merge::default();
-    let batch_chunks = BATCH_CHUNKS_PER_THREAD * rayon::current_num_threads();
-    for batch in (0..nchunks).step_by(batch_chunks) {
-        let chunks: Vec<(Chunk, V)> = (batch..nchunks.min(batch + batch_chunks))
-            .into_par_iter()
-            .map(|c| {
-                with_read_buffer(|buf| {
-                    let first = c * CHUNK_BLOCKS;
-                    let bytes = read_window(file, reader, first, CHUNK_BLOCKS, buf);
-                    let mut visitor = V::default();
-                    let chunk = scan_chunk(first, bytes, true, &mut visitor);
-                    visitor.finish();
-                    progress.advance(bytes.len().div_ceil(BLOCK) as u64);
-                    (chunk, visitor)
-                })
+    crate::parallel::Ordered::per_thread(BATCH_CHUNKS_PER_THREAD).for_each(
+        0..nchunks,
+        |c| {
+            with_read_buffer(|buf| {
+                let first = c * CHUNK_BLOCKS;
+                let bytes = read_window(file, reader, first, CHUNK_BLOCKS, buf);
+                let mut visitor = V::default();
+                let chunk = scan_chunk(first, bytes, true, &mut visitor);
+                visitor.finish();
+                progress.advance(bytes.len().div_ceil(BLOCK) as u64);
+                (chunk, visitor)
             })
-            .collect();
-        for (chunk, visitor) in chunks {
+        },
+        |(chunk, visitor)| {
             merge.push(chunk);
             on_chunk(visitor);
-        }
-    }
+        },
+    );
     merge.finish(file.path())
 }
 

@@ -1,6 +1,7 @@
 //! A bl_prof database as a Chrome trace: calls, regions, communication
 //! calls and message flows.
 
+use std::cell::RefCell;
 use std::io::{self, Write};
 
 use rayon::prelude::*;
@@ -14,6 +15,7 @@ use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{CommRecords, func_name, is_recv, is_send};
 use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
 use crate::formats::blprof::trace::{CallRecord, TraceBlock};
+use crate::parallel::Ordered;
 
 use super::json::{EventWriter, json_str, put_event, put_f64, put_int, put_metadata, put_str};
 use super::{ChromeOptions, ExportStats, TID_CALLS, TID_COMM, TID_REGIONS};
@@ -96,20 +98,18 @@ struct Ends {
 }
 
 impl Ends {
-    fn find(&self, slot: u32, t: f64) -> Option<(u32, u32)> {
-        let i = self
-            .keys
-            .get(slot as usize)?
-            .binary_search(&t.to_bits())
-            .ok()?;
-        Some((slot, u32::try_from(i).ok()?))
-    }
-
     fn mid(&self, slot: u32, t: f64) -> Option<f64> {
-        let (s, i) = self.find(slot, t)?;
+        let (s, i) = find_end(&self.keys, slot, t)?;
         let m = *self.mids.get(s as usize)?.get(i as usize)?;
         (!m.is_nan()).then_some(m)
     }
+}
+
+/// Where the message end of process `slot` at record time `t` is in
+/// [`Ends`] (its keys).
+fn find_end(keys: &[Vec<u64>], slot: u32, t: f64) -> Option<(u32, u32)> {
+    let i = keys.get(slot as usize)?.binary_search(&t.to_bits()).ok()?;
+    Some((slot, u32::try_from(i).ok()?))
 }
 
 /// What formatting reads besides the records.
@@ -182,7 +182,7 @@ fn format_calls(
 fn format_comm(
     calls: &[CommEv],
     (pid, tid, slot): (usize, u32, u32),
-    ends: &Ends,
+    keys: &[Vec<u64>],
     out: &mut Formatted,
 ) {
     out.text.reserve(calls.len() * 100);
@@ -190,7 +190,7 @@ fn format_comm(
         if slot != NO_SLOT && !c.instant && (is_send(c.kind) || is_recv(c.kind)) {
             let mid = 0.5 * (c.start + c.end);
             for t in [c.start, c.end] {
-                if let Some((s, i)) = ends.find(slot, t) {
+                if let Some((s, i)) = find_end(keys, slot, t) {
                     out.mids.push((s, i, mid));
                 }
             }
@@ -300,32 +300,42 @@ fn format_item(x: &Item, ctx: &Context, ends: &Ends, out: &mut Formatted) {
     }
 }
 
-/// Formats `tasks` in parallel, their results in order.
-/// Formats `tasks` in parallel, their results in order; `spare` are
-/// buffers of earlier groups to format into (no page faults for every
-/// group).
-fn format_group<T: Sync>(
-    ctx: &Context,
-    ends: &Ends,
-    tasks: &[T],
+/// Formats `tasks` in parallel, a window at a time, and hands the results
+/// to `write` in order (with what `format` returned besides the text).
+/// Each task formats into the buffer of an earlier one: `spare` keeps them
+/// from one call to the next (no page faults for every window).
+fn format_in_order<T: Send, X: Send>(
+    ordered: Ordered,
     spare: &mut Vec<Vec<u8>>,
-    f: &(impl Fn(&T, &Context, &Ends, &mut Formatted) + Sync),
-) -> Vec<Formatted> {
-    let bufs: Vec<Vec<u8>> = (0..tasks.len())
-        .map(|_| spare.pop().unwrap_or_default())
-        .collect();
-    tasks
-        .par_iter()
-        .zip(bufs)
-        .map(|(t, text)| {
+    tasks: impl IntoIterator<Item = T>,
+    format: impl Fn(T, &mut Formatted) -> X + Sync,
+    mut write: impl FnMut(&Formatted, X) -> io::Result<()>,
+) -> io::Result<()> {
+    let buffers = RefCell::new(std::mem::take(spare));
+    let written = ordered.run(
+        tasks
+            .into_iter()
+            .map(|t| (t, buffers.borrow_mut().pop().unwrap_or_default())),
+        |(t, text)| {
             let mut out = Formatted {
                 text,
                 ..Default::default()
             };
-            f(t, ctx, ends, &mut out);
-            out
-        })
-        .collect()
+            let x = format(t, &mut out);
+            (out, x)
+        },
+        |(out, x)| {
+            write(&out, x)?;
+            let mut text = out.text;
+            text.clear();
+            buffers.borrow_mut().push(text);
+            Ok(())
+        },
+    );
+    *spare = buffers.into_inner();
+    // Keep what one window needs, not more.
+    spare.truncate(ordered.window_len());
+    written
 }
 
 /// The communication calls of one process, read on demand, block after
@@ -341,19 +351,6 @@ struct CommReader<'a> {
 }
 
 impl CommReader<'_> {
-    /// Up to `tasks` tasks of `TASK` calls (fewer at the end).
-    fn next_group(&mut self, tasks: usize) -> Vec<Vec<CommEv>> {
-        let mut group = Vec::new();
-        while group.len() < tasks {
-            let calls = self.next_task();
-            if calls.is_empty() {
-                break;
-            }
-            group.push(calls);
-        }
-        group
-    }
-
     /// About `TASK` calls; none at the end.
     fn next_task(&mut self) -> Vec<CommEv> {
         let (window, min_dur) = (self.opts.window, self.opts.min_dur);
@@ -396,14 +393,14 @@ impl CommReader<'_> {
     }
 }
 
-/// Formats tasks in parallel, a group at a time, and writes their texts in
+/// Formats tasks in parallel, a window at a time, and writes their texts in
 /// order; the middles of message-end slices they found are applied in the
 /// same order (the last written wins, as in one pass).
 struct Sink<'w> {
     out: EventWriter<'w>,
     ctx: Context,
     ends: Ends,
-    group: usize,
+    ordered: Ordered,
     comm_events: u64,
     /// Text buffers to reuse.
     spare: Vec<Vec<u8>>,
@@ -415,62 +412,42 @@ impl<'w> Sink<'w> {
             out,
             ctx,
             ends,
-            group: 2 * rayon::current_num_threads().max(1),
+            ordered: Ordered::per_thread(2),
             comm_events: 0,
             spare: Vec::new(),
         }
     }
 
-    fn run<T: Sync>(
-        &mut self,
-        tasks: &[T],
-        f: impl Fn(&T, &Context, &Ends, &mut Formatted) + Sync,
-    ) -> io::Result<()> {
-        for chunk in tasks.chunks(self.group) {
-            let done = format_group(&self.ctx, &self.ends, chunk, &mut self.spare, &f);
-            self.write(done)?;
-        }
-        Ok(())
-    }
-
-    /// Writes formatted tasks in order.
-    fn write(&mut self, done: Vec<Formatted>) -> io::Result<()> {
-        for d in done {
-            for (s, i, mid) in d.mids {
-                if let Some(m) = self
-                    .ends
-                    .mids
-                    .get_mut(s as usize)
-                    .and_then(|v| v.get_mut(i as usize))
-                {
-                    *m = mid;
-                }
-            }
-            self.comm_events += d.comm;
-            self.out.write(&d.text, d.events)?;
-            let mut text = d.text;
-            text.clear();
-            self.spare.push(text);
-        }
-        // Keep what one group needs, not more.
-        self.spare.truncate(self.group);
-        Ok(())
-    }
-
     /// Items, `TASK` per task.
     fn items(&mut self, items: &[Item]) -> io::Result<()> {
-        let tasks: Vec<&[Item]> = items.chunks(TASK).collect();
-        self.run(&tasks, |items, ctx, ends, out| {
-            out.text.reserve(items.len() * 120);
-            for x in *items {
-                format_item(x, ctx, ends, out);
-            }
-        })
+        let Sink {
+            out,
+            ctx,
+            ends,
+            ordered,
+            comm_events,
+            spare,
+        } = self;
+        format_in_order(
+            *ordered,
+            spare,
+            items.chunks(TASK),
+            |items, o| {
+                o.text.reserve(items.len() * 120);
+                for x in items {
+                    format_item(x, ctx, ends, o);
+                }
+            },
+            |d, ()| {
+                *comm_events += d.comm;
+                out.write(&d.text, d.events)
+            },
+        )
     }
 
     /// The communication calls of process `p` overlapping the window and
-    /// at least `min_dur` long, on track `tid`. The next group of calls is
-    /// read while one is formatted.
+    /// at least `min_dur` long, on track `tid`. The next window of calls is
+    /// read, and the last one written, while one is formatted.
     fn comm(
         &mut self,
         db: &Database,
@@ -486,22 +463,34 @@ impl<'w> Sink<'w> {
             block: None,
             warnings: Vec::new(),
         };
-        let group = self.group;
-        let mut cur = reader.next_group(group);
-        while !cur.is_empty() {
-            let (ctx, ends, spare) = (&self.ctx, &self.ends, &mut self.spare);
-            let (done, next) = rayon::join(
-                || {
-                    let f = |calls: &Vec<CommEv>, _: &Context, ends: &Ends, out: &mut Formatted| {
-                        format_comm(calls, (p.proc, tid, slot), ends, out)
-                    };
-                    format_group(ctx, ends, &cur, spare, &f)
-                },
-                || reader.next_group(group),
-            );
-            self.write(done)?;
-            cur = next;
-        }
+        let Sink {
+            out,
+            ends,
+            ordered,
+            comm_events,
+            spare,
+            ..
+        } = self;
+        let (keys, mids) = (&ends.keys, &mut ends.mids);
+        let tasks = std::iter::from_fn(|| {
+            let calls = reader.next_task();
+            (!calls.is_empty()).then_some(calls)
+        });
+        format_in_order(
+            ordered.overlapped(),
+            spare,
+            tasks,
+            |calls, o| format_comm(&calls, (p.proc, tid, slot), keys, o),
+            |d, ()| {
+                for &(s, i, mid) in &d.mids {
+                    if let Some(m) = mids.get_mut(s as usize).and_then(|v| v.get_mut(i as usize)) {
+                        *m = mid;
+                    }
+                }
+                *comm_events += d.comm;
+                out.write(&d.text, d.events)
+            },
+        )?;
         Ok(reader.warnings)
     }
 
@@ -540,19 +529,33 @@ impl<'w> Sink<'w> {
                 }
             };
             let n = block.calls_len();
-            let tasks: Vec<std::ops::Range<usize>> =
-                (0..n).step_by(TASK).map(|a| a..n.min(a + TASK)).collect();
-            for chunk in tasks.chunks(self.group) {
-                self.run(chunk, |r, ctx, _, out| {
-                    format_calls(&block, r.clone(), (p.proc, slot), opts, ctx, out)
-                })?;
-                // Streamed: what is written need not stay resident.
-                if let Some(last) = chunk.last()
-                    && last.end > 0
-                {
-                    file.release_before(block.offset_after_call(b, last.end - 1));
-                }
-            }
+            let Sink {
+                out,
+                ctx,
+                ordered,
+                comm_events,
+                spare,
+                ..
+            } = self;
+            format_in_order(
+                *ordered,
+                spare,
+                (0..n).step_by(TASK).map(|a| a..n.min(a + TASK)),
+                |r, o| {
+                    let end = r.end;
+                    format_calls(&block, r, (p.proc, slot), opts, ctx, o);
+                    end
+                },
+                |d, end| {
+                    *comm_events += d.comm;
+                    out.write(&d.text, d.events)?;
+                    // Streamed: what is written need not stay resident.
+                    if end > 0 {
+                        file.release_before(block.offset_after_call(b, end - 1));
+                    }
+                    Ok(())
+                },
+            )?;
             db.progress().advance(1);
         }
         Ok(())
@@ -570,7 +573,7 @@ struct Batches<'s, 'w> {
 
 impl<'s, 'w> Batches<'s, 'w> {
     fn new(sink: &'s mut Sink<'w>) -> Self {
-        let n = TASK * sink.group;
+        let n = TASK * sink.ordered.window_len();
         Batches {
             sink,
             items: Vec::with_capacity(n),
@@ -583,7 +586,7 @@ impl<'s, 'w> Batches<'s, 'w> {
             return;
         }
         self.items.push(x);
-        if self.items.len() >= TASK * self.sink.group {
+        if self.items.len() >= TASK * self.sink.ordered.window_len() {
             self.write();
         }
     }
