@@ -11,9 +11,10 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::trace_summary::{Selection, for_each_call, skipped_block};
+use super::trace_summary::Selection;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
+use crate::formats::blprof::walk::TraceProcWalk;
 use crate::model::calltree::{CallTree, Metrics, NodeId};
 
 /// Metrics of a node merged over processes.
@@ -58,37 +59,25 @@ impl Spread {
 /// (damaged data: the walk attaches such a record to the deepest open call),
 /// the process is walked record by record instead.
 pub fn process_tree(
-    db: &Database,
-    p: &ProcTrace,
-    row: usize,
+    p: TraceProcWalk<'_>,
     selection: &Selection,
     warnings: &Mutex<Vec<Warning>>,
     split_blocks: bool,
 ) -> CallTree {
-    if !split_blocks || p.blocks.len() < 2 {
-        return whole_process_tree(db, p, row, selection, warnings);
+    if !split_blocks || p.proc().blocks.len() < 2 {
+        return whole_process_tree(p, selection, warnings);
     }
-    let parts: Vec<(PartTree, Option<Warning>)> = p
-        .blocks
-        .par_iter()
-        .map(|b| {
-            let mut part = PartBuilder::new(p, selection, row, true);
-            let r = db.stream_trace_calls(b, |c| {
-                if !c.is_sentinel() {
-                    part.call(c);
-                }
-            });
-            db.progress().advance(1);
-            let warning = r.err().map(|e| skipped_block(p, b, e));
-            (part.finish(), warning)
-        })
-        .collect();
+    let parts: Vec<(PartTree, Option<Warning>)> = p.map_blocks(|b| {
+        let mut part = PartBuilder::new(p.proc(), selection, p.row(), true);
+        let warning = b.for_each_call(|c| part.call(c));
+        (part.finish(), warning)
+    });
     let Some((tree, jumps)) = join_parts(parts.iter().map(|(part, _)| part)) else {
-        return whole_process_tree(db, p, row, selection, warnings);
+        return whole_process_tree(p, selection, warnings);
     };
     let mut found: Vec<Warning> = parts.into_iter().filter_map(|(_, w)| w).collect();
     if jumps > 0 {
-        found.push(jumps_warning(db, p, jumps));
+        found.push(jumps_warning(p, jumps));
     }
     warnings
         .lock()
@@ -133,28 +122,29 @@ fn join_parts<'a>(parts: impl Iterator<Item = &'a PartTree> + Clone) -> Option<(
 
 /// Every record of the process in one walk.
 fn whole_process_tree(
-    db: &Database,
-    p: &ProcTrace,
-    row: usize,
+    p: TraceProcWalk<'_>,
     selection: &Selection,
     warnings: &Mutex<Vec<Warning>>,
 ) -> CallTree {
-    let mut part = PartBuilder::new(p, selection, row, false);
-    for_each_call(db, p, warnings, |c| part.call(c));
+    let mut part = PartBuilder::new(p.proc(), selection, p.row(), false);
+    let mut found = p.for_each_call(|c| part.call(c));
     let part = part.finish();
     if part.jumps > 0 {
+        found.push(jumps_warning(p, part.jumps));
+    }
+    if !found.is_empty() {
         let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
-        w.push(jumps_warning(db, p, part.jumps));
+        w.extend(found);
     }
     part.tree
 }
 
-fn jumps_warning(db: &Database, p: &ProcTrace, jumps: usize) -> Warning {
+fn jumps_warning(p: TraceProcWalk<'_>, jumps: usize) -> Warning {
     Warning::new(
-        Location::file(db.dir()),
+        Location::file(p.database().dir()),
         format!(
             "process {}: {jumps} call record(s) deeper than their parent allows; attached to the deepest open call",
-            p.proc
+            p.proc().proc
         ),
     )
 }
@@ -309,27 +299,11 @@ pub fn call_tree(
     selection: &Selection,
     proc: Option<usize>,
 ) -> (CallTree<Spread>, usize, Vec<Warning>) {
-    let index = db.trace_index();
     let warnings = Mutex::new(Vec::new());
-    let rows: Vec<usize> = (0..index.procs.len())
-        .filter(|&r| proc.is_none_or(|p| index.procs[r].proc == p))
-        .collect();
-    let trees: Vec<(usize, CallTree)> = rows
-        .par_iter()
-        .map(|&r| {
-            (
-                index.procs[r].proc,
-                process_tree(
-                    db,
-                    &index.procs[r],
-                    r,
-                    selection,
-                    &warnings,
-                    rows.len() == 1,
-                ),
-            )
-        })
-        .collect();
+    let walk = db.trace_blocks(proc.as_ref().map(std::slice::from_ref));
+    let one = walk.procs().count() == 1;
+    let trees: Vec<(usize, CallTree)> =
+        walk.map_procs(|p| (p.proc().proc, process_tree(p, selection, &warnings, one)));
     let n = trees.len();
     let merged = merge_trees(&trees);
     (

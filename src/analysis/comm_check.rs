@@ -4,8 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
-
+use super::comm_select::CommSelection;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::commdata::{AFTER_CALL, BARRIER, BEFORE_CALL, CommBlock, NAME_TAG};
 use crate::formats::blprof::database::{Database, ProcComm};
@@ -158,12 +157,10 @@ fn check_proc(db: &Database, p: &ProcComm) -> CheckReport {
 /// plus the layout of each data file: blocks must not overlap.
 pub fn comm_check(db: &Database) -> CheckReport {
     let index = db.comm_index();
-    let parts: Vec<CheckReport> = index
-        .procs
-        .par_iter()
-        .map(|p| check_proc(db, p))
-        .inspect(|_| db.progress().advance(1))
-        .collect();
+    // Every block of every process, empty or not, whatever its times.
+    let parts: Vec<CheckReport> = db
+        .comm_blocks(&CommSelection::all())
+        .map_procs(|p| check_proc(db, p.proc()));
     let mut total = CheckReport::default();
     for p in parts {
         total.procs += p.procs;

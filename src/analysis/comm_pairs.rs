@@ -26,14 +26,14 @@
 
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::comm_select::CommSelection;
-use crate::error::{Location, Warning};
+use crate::error::Warning;
 use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, CommRecord, func_name, is_recv, is_send};
 use crate::formats::blprof::database::{Database, ProcComm};
+use crate::formats::blprof::walk::{CommProcWalk, Skipped};
 
 /// One side of a message.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -158,6 +158,7 @@ struct FirstPass<'a> {
 impl<'a> FirstPass<'a> {
     /// Counts a send with `key`, noting where the unit's sends of that key
     /// start.
+    #[inline]
     fn send(&mut self, key: Key) {
         let unit = self.ended + 1;
         let (n, last) = self.sent.entry(key).or_default();
@@ -189,12 +190,8 @@ impl<'a> FirstPass<'a> {
 }
 
 /// Queues the receives of `p` and counts its sends, unit by unit.
-fn first_pass<'a>(
-    db: &Database,
-    p: &'a ProcComm,
-    sel: &CommSelection<'_>,
-    unit_records: u64,
-) -> FirstPass<'a> {
+fn first_pass(walk: CommProcWalk<'_>, unit_records: u64) -> FirstPass<'_> {
+    let (p, sel) = (walk.proc(), *walk.selection());
     let mut f = FirstPass {
         queues: Queues::default(),
         wild: Vec::new(),
@@ -204,42 +201,33 @@ fn first_pass<'a>(
         ended: 0,
         starts: Vec::new(),
     };
-    for b in sel.blocks(p) {
-        let r = db.comm_records(b).and_then(|mut records| {
-            let (mut first, mut i) = (0u64, 0u64);
-            for r in records.by_ref() {
-                if i - first == unit_records {
-                    f.end_unit(p, b, first, i - first);
-                    first = i;
-                }
-                i += 1;
-                if !sel.contains(r.time) {
-                    continue;
-                }
-                if is_paired_recv(&r) {
-                    if r.peer >= 0 {
-                        f.queues.entry((r.peer, r.tag)).or_default().push(Waiting {
-                            time: r.time,
-                            size: r.size,
-                            kind: r.kind,
-                        });
-                    } else {
-                        f.wild.push(end(p.proc, &r));
-                    }
-                } else if is_paired_send(&r) && r.peer >= 0 {
-                    f.send((r.peer, r.tag));
-                }
+    f.warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |b, records| {
+        let (mut first, mut i) = (0u64, 0u64);
+        for r in records.by_ref() {
+            if i - first == unit_records {
+                f.end_unit(p, b, first, i - first);
+                first = i;
             }
-            f.end_unit(p, b, first, i - first);
-            records.finish()
-        });
-        if let Err(e) = r {
-            f.warnings.push(Warning::new(
-                Location::line(&b.header, b.line),
-                format!("process {}: messages of a block skipped: {e}", p.proc),
-            ));
+            i += 1;
+            if !sel.contains(r.time) {
+                continue;
+            }
+            if is_paired_recv(&r) {
+                if r.peer >= 0 {
+                    f.queues.entry((r.peer, r.tag)).or_default().push(Waiting {
+                        time: r.time,
+                        size: r.size,
+                        kind: r.kind,
+                    });
+                } else {
+                    f.wild.push(end(p.proc, &r));
+                }
+            } else if is_paired_send(&r) && r.peer >= 0 {
+                f.send((r.peer, r.tag));
+            }
         }
-    }
+        f.end_unit(p, b, first, i - first);
+    });
     f
 }
 
@@ -401,12 +389,15 @@ fn pair_in_units<C: Send>(
         .enumerate()
         .map(|(i, p)| (p.proc, i))
         .collect();
-    let per: Vec<FirstPass> = index
-        .procs
-        .par_iter()
-        .map(|p| first_pass(db, p, sel, unit_records))
-        .inspect(|_| db.progress().advance(1))
-        .collect();
+    // Every process is read: a message of a selected process has its other
+    // end in any process.
+    let every_proc = CommSelection {
+        procs: None,
+        ..*sel
+    };
+    let per: Vec<FirstPass> = db
+        .comm_blocks(&every_proc)
+        .map_procs(|p| first_pass(p, unit_records));
     let mut queues: Vec<Queues> = Vec::with_capacity(per.len());
     let mut sent: Vec<FxHashMap<Key, (usize, usize)>> = Vec::with_capacity(per.len());
     let mut units: Vec<Unit> = Vec::new();

@@ -16,12 +16,11 @@
 
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
-
 use crate::error::{Location, Warning};
 use crate::formats::blprof::comm::BarrierRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, func_name, is_send};
-use crate::formats::blprof::database::{Database, ProcComm};
+use crate::formats::blprof::database::Database;
+use crate::formats::blprof::walk::{CommProcWalk, Skipped};
 use rustc_hash::FxHashMap;
 
 /// One process at one barrier.
@@ -75,81 +74,66 @@ type ProcSyncs = (usize, Vec<Sync>, Vec<Sync>, Vec<Warning>);
 /// Barriers from the `bNum` entries (before record at the index, after
 /// record next); all-reductions (types 1–4) from their before/after records
 /// (peer −5 / −7, tag = reduction number).
-fn proc_syncs(
-    db: &Database,
-    p: &ProcComm,
-    sel: &super::comm_select::CommSelection<'_>,
-) -> ProcSyncs {
-    let (mut bars, mut reds, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
-    for b in sel.blocks(p) {
-        // Streamed: a barrier's before- and after-records (indices i, i + 1)
-        // are picked up on the way.
-        let mut at: FxHashMap<usize, Vec<&BarrierRef>> = FxHashMap::default();
-        for bar in &b.barriers {
-            if let Ok(i) = usize::try_from(bar.record_index) {
-                at.entry(i).or_default().push(bar);
+fn proc_syncs(walk: CommProcWalk<'_>) -> ProcSyncs {
+    let sel = *walk.selection();
+    let (mut bars, mut reds) = (Vec::new(), Vec::new());
+    let warnings = walk.for_each_block(
+        Skipped::Synchronisations,
+        Skipped::Synchronisations,
+        |b, records| {
+            // Streamed: a barrier's before- and after-records (indices i, i + 1)
+            // are picked up on the way.
+            let mut at: FxHashMap<usize, Vec<&BarrierRef>> = FxHashMap::default();
+            for bar in &b.barriers {
+                if let Ok(i) = usize::try_from(bar.record_index) {
+                    at.entry(i).or_default().push(bar);
+                }
             }
-        }
-        let r = db.comm_records(b).and_then(|mut records| {
             // Barriers whose before-record was seen: (its time, the barrier).
             let mut pending: Vec<(f64, &BarrierRef)> = Vec::new();
             let mut open: BTreeMap<(i32, i32), f64> = BTreeMap::new();
-            for (i, r) in records.by_ref().enumerate() {
-                for (t0, bar) in pending.drain(..) {
-                    if sel.contains(t0) {
-                        bars.push((bar.number, bar.name.clone(), t0, r.time));
+            // A buffer at a time: the loop keeps its state in registers.
+            let mut i = 0usize;
+            while let Some(batch) = records.next_batch() {
+                for r in batch.records() {
+                    for (t0, bar) in pending.drain(..) {
+                        if sel.contains(t0) {
+                            bars.push((bar.number, bar.name.clone(), t0, r.time));
+                        }
+                    }
+                    if let Some(v) = at.get(&i) {
+                        pending.extend(v.iter().map(|bar| (r.time, *bar)));
+                    }
+                    i += 1;
+                    if !(1..=4).contains(&r.kind) || !sel.contains(r.time) {
+                        continue;
+                    }
+                    if r.peer == BEFORE_CALL {
+                        open.insert((r.kind, r.tag), r.time);
+                    } else if r.peer == AFTER_CALL
+                        && let Some(t0) = open.remove(&(r.kind, r.tag))
+                    {
+                        reds.push((
+                            i64::from(r.tag),
+                            func_name(r.kind).unwrap_or("?").to_owned(),
+                            t0,
+                            r.time,
+                        ));
                     }
                 }
-                if let Some(v) = at.get(&i) {
-                    pending.extend(v.iter().map(|bar| (r.time, *bar)));
-                }
-                if !(1..=4).contains(&r.kind) || !sel.contains(r.time) {
-                    continue;
-                }
-                if r.peer == BEFORE_CALL {
-                    open.insert((r.kind, r.tag), r.time);
-                } else if r.peer == AFTER_CALL
-                    && let Some(t0) = open.remove(&(r.kind, r.tag))
-                {
-                    reds.push((
-                        i64::from(r.tag),
-                        func_name(r.kind).unwrap_or("?").to_owned(),
-                        t0,
-                        r.time,
-                    ));
-                }
             }
-            records.finish()
-        });
-        if let Err(e) = r {
-            warnings.push(Warning::new(
-                Location::line(&b.header, b.line),
-                format!(
-                    "process {}: synchronisations of a block skipped: {e}",
-                    p.proc
-                ),
-            ));
-        }
-    }
-    (p.proc, bars, reds, warnings)
+        },
+    );
+    (walk.proc().proc, bars, reds, warnings)
 }
 
 /// A process's barriers from their two records each, read by index from a
 /// map of the block (only those pages are touched).
-fn proc_barriers(
-    db: &Database,
-    p: &ProcComm,
-    sel: &super::comm_select::CommSelection<'_>,
-) -> ProcSyncs {
+fn proc_barriers(walk: CommProcWalk<'_>) -> ProcSyncs {
+    let sel = *walk.selection();
     let (mut bars, mut warnings) = (Vec::new(), Vec::new());
-    let g = db.comm.as_ref();
-    let (size, real) = (
-        g.map_or(24, |h| h.record_size()),
-        g.map_or(crate::formats::blprof::RealWidth::F64, |h| h.real_width()),
-    );
-    for b in sel.blocks(p).filter(|b| !b.barriers.is_empty()) {
-        let r = db.comm_block_file(b).and_then(|f| {
-            let blk = crate::formats::blprof::commdata::CommBlock::read(&f, b, size, real)?;
+    for b in walk.blocks().filter(|b| !b.barriers.is_empty()) {
+        let r = walk.with_mapped_block(b, Skipped::Barriers, |blk| {
             for bar in &b.barriers {
                 let Ok(i) = usize::try_from(bar.record_index) else {
                     continue;
@@ -160,16 +144,12 @@ fn proc_barriers(
                     bars.push((bar.number, bar.name.clone(), x.time, y.time));
                 }
             }
-            Ok(())
         });
-        if let Err(e) = r {
-            warnings.push(Warning::new(
-                Location::line(&b.header, b.line),
-                format!("process {}: barriers of a block skipped: {e}", p.proc),
-            ));
+        if let Err(w) = r {
+            warnings.push(w);
         }
     }
-    (p.proc, bars, Vec::new(), warnings)
+    (walk.proc().proc, bars, Vec::new(), warnings)
 }
 
 /// Groups per-process synchronisations by number; the last arrival is the
@@ -232,22 +212,12 @@ pub fn barriers(
     sel: &super::comm_select::CommSelection<'_>,
     reductions: bool,
 ) -> (BarrierReport, Vec<Warning>) {
-    let index = db.comm_index();
-    let per: Vec<ProcSyncs> = index
-        .procs
-        .par_iter()
-        .filter_map(|p| {
-            let syncs = sel.wants_proc(p.proc).then(|| {
-                if reductions {
-                    proc_syncs(db, p, sel)
-                } else {
-                    proc_barriers(db, p, sel)
-                }
-            });
-            db.progress().advance(1);
-            syncs
-        })
-        .collect();
+    let walk = db.comm_blocks(sel);
+    let per: Vec<ProcSyncs> = if reductions {
+        walk.map_procs(proc_syncs)
+    } else {
+        walk.map_procs(proc_barriers)
+    };
     let mut warnings = Vec::new();
     let (mut bars, mut reds) = (Vec::new(), Vec::new());
     for (p, b, r, w) in per {
@@ -292,53 +262,46 @@ fn send_rows(
     n: usize,
     k: usize,
 ) -> Vec<SendRow> {
-    let index = db.comm_index();
     let cells = n.div_ceil(k);
-    let groups: Vec<&[ProcComm]> = index
-        .procs
-        .chunk_by(|a, b| a.proc / k == b.proc / k)
-        .collect();
-    groups
-        .par_iter()
-        .map(|procs| {
+    let sel = *sel;
+    db.comm_blocks(&sel).map_proc_runs(
+        |p| p / k,
+        |first, procs| {
             let (mut m, mut b, mut unknown, mut w) =
                 (vec![0u64; cells], vec![0u64; cells], 0u64, Vec::new());
-            for p in procs.iter() {
-                if sel.wants_proc(p.proc) {
-                    for blk in sel.blocks(p) {
-                        let r = db.comm_records(blk).and_then(|mut records| {
-                            while let Some(batch) = records.next_batch() {
-                                for r in batch.records() {
-                                    if !(is_send(r.kind)
-                                        && r.size != AFTER_CALL
-                                        && sel.contains(r.time))
-                                    {
-                                        continue;
+            for p in procs {
+                w.extend(
+                    p.for_each_block(Skipped::Sends, Skipped::Sends, |_, records| {
+                        // Locals for the loop, so that they stay in registers
+                        // (stores into the rows could otherwise alias what the
+                        // closure captured).
+                        let (m, b): (&mut [u64], &mut [u64]) = (&mut m, &mut b);
+                        let (n, k, sel) = (n, k, sel);
+                        let mut unknown_here = 0u64;
+                        while let Some(batch) = records.next_batch() {
+                            for r in batch.records() {
+                                if !(is_send(r.kind)
+                                    && r.size != AFTER_CALL
+                                    && sel.contains(r.time))
+                                {
+                                    continue;
+                                }
+                                match usize::try_from(r.peer).ok().filter(|&to| to < n) {
+                                    Some(to) => {
+                                        m[to / k] += 1;
+                                        b[to / k] += r.size.max(0) as u64;
                                     }
-                                    match usize::try_from(r.peer).ok().filter(|&to| to < n) {
-                                        Some(to) => {
-                                            m[to / k] += 1;
-                                            b[to / k] += r.size.max(0) as u64;
-                                        }
-                                        None => unknown += 1,
-                                    }
+                                    None => unknown_here += 1,
                                 }
                             }
-                            records.finish()
-                        });
-                        if let Err(e) = r {
-                            w.push(Warning::new(
-                                Location::line(&blk.header, blk.line),
-                                format!("process {}: sends of a block skipped: {e}", p.proc),
-                            ));
                         }
-                    }
-                }
-                db.progress().advance(1);
+                        unknown += unknown_here;
+                    }),
+                );
             }
-            (procs[0].proc, m, b, unknown, w)
-        })
-        .collect()
+            (first, m, b, unknown, w)
+        },
+    )
 }
 
 /// Number of processes of the send matrix: the highest process with comm data, plus one.

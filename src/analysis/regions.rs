@@ -10,11 +10,10 @@
 
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
-
 use super::ranges::TimeRange;
 use crate::error::{Location, Warning};
-use crate::formats::blprof::database::{Database, ProcTrace};
+use crate::formats::blprof::database::Database;
+use crate::formats::blprof::walk::TraceProcWalk;
 
 /// Number of `__NoRegion__`, always registered first.
 pub const NO_REGION: i32 = 0;
@@ -103,9 +102,7 @@ pub struct Regions {
 impl Regions {
     /// Reads and pairs the region records of every process, in parallel.
     pub fn load(db: &Database) -> Regions {
-        let index = db.trace_index();
-        let per_proc: Vec<(ProcRegions, Vec<Warning>)> =
-            index.procs.par_iter().map(|p| load_proc(db, p)).collect();
+        let per_proc: Vec<(ProcRegions, Vec<Warning>)> = db.trace_blocks(None).map_procs(load_proc);
         let mut regions = Regions::default();
         if let Some(h) = &db.call_stats {
             for r in &h.regions {
@@ -176,20 +173,16 @@ impl Regions {
     }
 }
 
-fn load_proc(db: &Database, p: &ProcTrace) -> (ProcRegions, Vec<Warning>) {
+fn load_proc(p: TraceProcWalk<'_>) -> (ProcRegions, Vec<Warning>) {
     let mut warnings = Vec::new();
     let mut records = Vec::new();
-    for b in &p.blocks {
-        match db.trace_regions(b) {
+    for b in p.blocks() {
+        match b.regions() {
             Ok(r) => records.extend(r.into_iter().map(|r| (r.time, r.number, r.start))),
-            Err(e) => warnings.push(Warning::new(
-                Location::line(&b.header, b.line),
-                format!("process {}: region records of a block skipped: {e}", p.proc),
-            )),
+            Err(w) => warnings.push(w),
         }
-        db.progress().advance(1);
     }
-    (ProcRegions::pair(p.proc, records), warnings)
+    (ProcRegions::pair(p.proc().proc, records), warnings)
 }
 
 /// One region over all processes.

@@ -24,9 +24,10 @@ use super::filter::RegionFilter;
 use super::function_stats::{FunctionSummary, ProcessRows, summarize};
 use super::ranges::{RangeCursor, RangeList, TimeRange};
 use super::regions::Regions;
-use crate::error::{Location, Warning};
+use crate::error::Warning;
 use crate::formats::blprof::database::{Database, ProcTrace};
-use crate::formats::blprof::trace::{CallBatch, CallRecord};
+use crate::formats::blprof::trace::CallRecord;
+use crate::formats::blprof::walk::TraceProcWalk;
 
 /// Function numbers above this are treated as damage (no process has a
 /// million distinct timers), so that a corrupt number cannot size a table.
@@ -180,54 +181,9 @@ impl RowSelection<'_> {
     }
 }
 
-/// Streams the call records of one process's blocks, warning about blocks
-/// that cannot be read (the others still count).
-pub fn for_each_call(
-    db: &Database,
-    p: &ProcTrace,
-    warnings: &Mutex<Vec<Warning>>,
-    mut f: impl FnMut(&CallRecord),
-) {
-    for_each_call_batch(db, p, warnings, |batch| {
-        for c in batch.calls() {
-            if !c.is_sentinel() {
-                f(&c);
-            }
-        }
-    });
-}
-
-/// [`for_each_call`] a buffer at a time (the sentinels included).
-pub fn for_each_call_batch(
-    db: &Database,
-    p: &ProcTrace,
-    warnings: &Mutex<Vec<Warning>>,
-    mut f: impl FnMut(CallBatch<'_>),
-) {
-    for b in &p.blocks {
-        if let Err(e) = db.stream_trace_call_batches(b, &mut f) {
-            let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
-            w.push(skipped_block(p, b, e));
-        }
-        db.progress().advance(1);
-    }
-}
-
-/// The warning for a trace block that cannot be read (the others still count).
-pub fn skipped_block(
-    p: &ProcTrace,
-    b: &crate::formats::blprof::TraceBlockRef,
-    e: crate::Error,
-) -> Warning {
-    Warning::new(
-        Location::line(&b.header, b.line),
-        format!("process {}: trace block skipped: {e}", p.proc),
-    )
-}
-
 struct TraceRows<'a> {
-    db: &'a Database,
-    procs: &'a [ProcTrace],
+    /// Every process with call traces, by row.
+    procs: Vec<TraceProcWalk<'a>>,
     functions: &'a FunctionIndex,
     selection: &'a Selection,
     warnings: Mutex<Vec<Warning>>,
@@ -243,14 +199,14 @@ impl TraceRows<'_> {
     /// nothing of the inclusive one).
     fn scan_row(
         &self,
-        p: &ProcTrace,
+        p: TraceProcWalk<'_>,
         remap: &[u32],
         selected: &mut RowSelection<'_>,
         calls: &mut [i64],
         times: &mut [f64],
         mut also: impl FnMut(&CallRecord),
     ) {
-        for_each_call_batch(self.db, p, &self.warnings, |batch| {
+        let skipped = p.for_each_call_batch(|batch| {
             // Locals for the batch's loop, so they stay in registers.
             let mut sel = std::mem::replace(selected, RowSelection::Nothing);
             for c in batch.calls() {
@@ -267,6 +223,10 @@ impl TraceRows<'_> {
             }
             *selected = sel;
         });
+        if !skipped.is_empty() {
+            let mut w = self.warnings.lock().unwrap_or_else(|p| p.into_inner());
+            w.extend(skipped);
+        }
     }
 }
 
@@ -278,7 +238,8 @@ impl ProcessRows for TraceRows<'_> {
     fn read_row(&self, row: usize, calls: &mut [i64], times: &mut [f64]) -> usize {
         calls.fill(0);
         times.fill(0.0);
-        let p = &self.procs[row];
+        let walk = self.procs[row];
+        let p = walk.proc();
         let mut selected = self.selection.for_row(row);
         let remap = &self.functions.remaps[row];
         if self.inclusive_row == Some(row) {
@@ -286,10 +247,12 @@ impl ProcessRows for TraceRows<'_> {
             // same pass.
             let mut inclusive =
                 Inclusive::new(p, self.selection.ranges.as_ref().and_then(|r| r.get(row)));
-            self.scan_row(p, remap, &mut selected, calls, times, |c| inclusive.add(c));
+            self.scan_row(walk, remap, &mut selected, calls, times, |c| {
+                inclusive.add(c)
+            });
             *self.inclusive.lock().unwrap_or_else(|p| p.into_inner()) = Some(inclusive.finish(p));
         } else {
-            self.scan_row(p, remap, &mut selected, calls, times, |_| {});
+            self.scan_row(walk, remap, &mut selected, calls, times, |_| {});
         }
         p.proc
     }
@@ -328,8 +291,7 @@ pub fn trace_summary(
         });
     let calc_run_time = if max >= min { max - min } else { 0.0 };
     let rows = TraceRows {
-        db,
-        procs: &index.procs,
+        procs: db.trace_blocks(None).procs().collect(),
         functions: &functions,
         selection,
         warnings: Mutex::new(Vec::new()),

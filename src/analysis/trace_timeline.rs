@@ -13,13 +13,9 @@
 //! bars      [init ][ advance              ][io]
 //! ```
 
-use std::sync::Mutex;
-
-use rayon::prelude::*;
-
-use super::trace_summary::{FunctionIndex, for_each_call};
+use super::trace_summary::FunctionIndex;
 use crate::error::Warning;
-use crate::formats::blprof::database::{Database, ProcTrace};
+use crate::formats::blprof::database::Database;
 
 /// Columns `first..=last` of one process in which `function` has the most time.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -91,31 +87,24 @@ pub fn trace_span(db: &Database) -> (Option<(f64, f64)>, Vec<Warning>) {
             t1 = t1.max(z);
         }
     }
-    let warnings = Mutex::new(Vec::new());
-    let ends: Vec<(f64, f64)> = index
-        .procs
-        .par_iter()
-        .map(|p| {
-            let last = ProcTrace {
-                proc: p.proc,
-                blocks: p.blocks.last().cloned().into_iter().collect(),
-                functions: Default::default(),
-            };
-            let (mut a, mut z) = (f64::INFINITY, f64::NEG_INFINITY);
-            for_each_call(db, &last, &warnings, |c| {
+    let ends: Vec<(f64, f64, Option<Warning>)> = db.trace_blocks(None).map_procs(|p| {
+        let (mut a, mut z) = (f64::INFINITY, f64::NEG_INFINITY);
+        let warning = p.blocks().last().and_then(|last| {
+            last.for_each_call(|c| {
                 if c.start.is_finite() && c.inclusive.is_finite() {
                     a = a.min(c.start);
                     z = z.max(c.end());
                 }
-            });
-            (a, z)
-        })
-        .collect();
-    for (a, z) in ends {
+            })
+        });
+        (a, z, warning)
+    });
+    let mut w = Vec::new();
+    for (a, z, warning) in ends {
         t0 = t0.min(a);
         t1 = t1.max(z);
+        w.extend(warning);
     }
-    let w = warnings.into_inner().unwrap_or_else(|p| p.into_inner());
     ((t1 >= t0).then_some((t0, t1)), w)
 }
 
@@ -136,17 +125,14 @@ pub fn trace_timeline(
     let columns = columns.max(1);
     let width = (span.1 - span.0).max(f64::MIN_POSITIVE);
     let slice = width / columns as f64;
-    let warnings = Mutex::new(Vec::new());
-    let per: Vec<(TraceTimelineRow, Vec<f64>, f64)> = index
-        .procs
-        .par_iter()
-        .enumerate()
-        .map(|(row, p)| {
+    let per: Vec<(TraceTimelineRow, Vec<f64>, f64, Vec<Warning>)> =
+        db.trace_blocks(None).map_procs(|walk| {
+            let (row, p) = (walk.row(), walk.proc());
             let mut cols: Vec<Column> = vec![Vec::new(); columns];
             let mut totals = vec![0f64; nfuncs];
             let mut latest = f64::NEG_INFINITY;
             let col = |t: f64| (((t - span.0) / slice).floor().max(0.0) as usize).min(columns - 1);
-            for_each_call(db, p, &warnings, |c| {
+            let warnings = walk.for_each_call(|c| {
                 if c.depth != 0 || !c.start.is_finite() || !c.inclusive.is_finite() {
                     return;
                 }
@@ -199,13 +185,19 @@ pub fn trace_timeline(
                     }),
                 }
             }
-            (TraceTimelineRow { proc: p.proc, bars }, totals, latest)
-        })
-        .collect();
+            (
+                TraceTimelineRow { proc: p.proc, bars },
+                totals,
+                latest,
+                warnings,
+            )
+        });
     let mut totals = vec![0f64; nfuncs];
     let mut rows = Vec::with_capacity(per.len());
     let mut latest_end = f64::NEG_INFINITY;
-    for (row, t, latest) in per {
+    let mut warnings = Vec::new();
+    for (row, t, latest, w) in per {
+        warnings.extend(w);
         latest_end = latest_end.max(latest);
         for (a, b) in totals.iter_mut().zip(&t) {
             *a += b;
@@ -221,6 +213,6 @@ pub fn trace_timeline(
             rows,
             latest_end,
         },
-        warnings.into_inner().unwrap_or_else(|p| p.into_inner()),
+        warnings,
     )
 }

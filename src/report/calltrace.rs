@@ -9,9 +9,9 @@
 use std::io::{self, Write};
 
 use super::numfmt::write_c_g;
-use crate::error::{Location, Warning};
-use crate::formats::blprof::database::{Database, ProcTrace};
+use crate::error::Warning;
 use crate::formats::blprof::trace::{CallRecord, TraceBlock};
+use crate::formats::blprof::walk::{Skipped, TraceProcWalk};
 
 pub const HEADER: &str = "Text Trace  (function number :: function name :: inclusive time :: exclusive time :: ncalls :: callstackdepth :: call time)";
 
@@ -130,14 +130,13 @@ fn format_calls(
     out
 }
 
-/// Writes the trace of `p` (`reference_names`: spaces in names become `_`,
-/// as amrprofparser prints them); returns warnings for blocks that could not
-/// be read. Blocks are formatted in parallel tasks written in order: the
-/// output is the same for any thread count.
+/// Writes the trace of the walk's process (`reference_names`: spaces in
+/// names become `_`, as amrprofparser prints them); returns warnings for
+/// blocks that could not be read. Blocks are formatted in parallel tasks
+/// written in order: the output is the same for any thread count.
 pub fn write_calltrace(
     w: &mut dyn Write,
-    db: &Database,
-    p: &ProcTrace,
+    p: TraceProcWalk<'_>,
     delimiter: &str,
     combine: bool,
     reference_names: bool,
@@ -146,6 +145,7 @@ pub fn write_calltrace(
     let mut warnings = Vec::new();
     let fmt = LineFormat {
         names: p
+            .proc()
             .functions
             .entries
             .iter()
@@ -160,28 +160,15 @@ pub fn write_calltrace(
             .collect(),
         delimiter: delimiter.as_bytes(),
     };
-    for b in &p.blocks {
-        db.progress().advance(1);
-        let file = match db.trace_block_file(b) {
-            Ok(f) => f,
-            Err(e) => {
-                warnings.push(Warning::new(
-                    Location::line(&b.header, b.line),
-                    format!("block skipped: {e}"),
-                ));
+    for mapped in p.mapped_blocks(Skipped::Block) {
+        let mapped = match mapped {
+            Ok(m) => m,
+            Err(warning) => {
+                warnings.push(warning);
                 continue;
             }
         };
-        let block = match TraceBlock::read(&file, b) {
-            Ok(b) => b,
-            Err(e) => {
-                warnings.push(Warning::new(
-                    Location::line(&b.header, b.line),
-                    format!("block skipped: {e}"),
-                ));
-                continue;
-            }
-        };
+        let block = mapped.records();
         let n = block.calls_len();
         crate::parallel::Ordered::per_thread(2).run(
             tasks(&block, n),
@@ -189,9 +176,7 @@ pub fn write_calltrace(
             |(end, text)| -> io::Result<()> {
                 w.write_all(&text)?;
                 // Streamed: what is written need not stay resident.
-                if end > 0 {
-                    file.release_before(block.offset_after_call(b, end - 1));
-                }
+                mapped.release_calls_before(end);
                 Ok(())
             },
         )?;

@@ -27,13 +27,11 @@ use parquet::schema::types::ColumnDescPtr;
 use rustc_hash::FxHashMap;
 
 use crate::analysis::regions::Regions;
-use crate::analysis::trace_summary::skipped_block;
 use crate::error::{Error, Location, Result, Warning};
-use crate::formats::blprof::commdata::{CommRecords, func_name};
-use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
-use crate::formats::blprof::trace::TraceBlock;
+use crate::formats::blprof::commdata::func_name;
+use crate::formats::blprof::database::Database;
+use crate::formats::blprof::walk::{CommBlockRecords, MappedTraceBlock, Skipped};
 use crate::parallel::Ordered;
-use crate::source::InputFile;
 
 /// Rows per row group (about 22 MB of call rows before encoding). Unit
 /// tests make them small, so that their small databases span many.
@@ -271,7 +269,7 @@ fn encode_column(
 }
 
 /// What fills row groups, in order.
-trait Rows: Send {
+trait Rows {
     /// Adds rows to `rg` until it holds `ROW_GROUP` rows or the rows run out.
     fn fill(&mut self, rg: &mut RowGroup) -> Result<()>;
 }
@@ -402,59 +400,34 @@ fn warn(warnings: &Mutex<Vec<Warning>>, w: Warning) {
 
 /// The call records of every process, block after block (the sentinels
 /// left out).
-/// (process, block number) pairs of a process list, in order.
-type BlockCursor<'a, P> = Box<dyn Iterator<Item = (&'a P, usize)> + Send + 'a>;
-
-fn block_cursor<P: Sync>(procs: &[P], blocks: fn(&P) -> usize) -> BlockCursor<'_, P> {
-    Box::new(
-        procs
-            .iter()
-            .flat_map(move |p| (0..blocks(p)).map(move |b| (p, b))),
-    )
-}
-
-struct CallRows<'a> {
-    db: &'a Database,
-    /// Every (process, block number) still to read, in order.
-    blocks: BlockCursor<'a, ProcTrace>,
-    /// The process and block being read, the block's bytes and the next
-    /// call in it.
-    block: Option<(&'a ProcTrace, usize, InputFile, usize)>,
+struct CallRows<'a, B> {
+    /// The blocks still to read, in order.
+    blocks: B,
+    /// The block being read and its next call.
+    block: Option<(MappedTraceBlock<'a>, usize)>,
     warnings: &'a Mutex<Vec<Warning>>,
 }
 
-impl Rows for CallRows<'_> {
+impl<'a, B> Rows for CallRows<'a, B>
+where
+    B: Iterator<Item = std::result::Result<MappedTraceBlock<'a>, Warning>>,
+{
     fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
         while rg.rows < ROW_GROUP {
-            let Some((p, b, file, at)) = &mut self.block else {
-                let Some((p, b)) = self.blocks.next() else {
-                    break;
-                };
-                let r = &p.blocks[b];
-                match self.db.trace_block_file(r) {
-                    Ok(f) => self.block = Some((p, b, f, 0)),
-                    Err(e) => {
-                        warn(self.warnings, skipped_block(p, r, e));
-                        self.db.progress().advance(1);
-                    }
+            let Some((mapped, at)) = &mut self.block else {
+                match self.blocks.next() {
+                    Some(Ok(m)) => self.block = Some((m, 0)),
+                    Some(Err(w)) => warn(self.warnings, w),
+                    None => break,
                 }
                 continue;
             };
-            let r = &p.blocks[*b];
-            let block = match TraceBlock::read(file, r) {
-                Ok(x) => x,
-                Err(e) => {
-                    warn(self.warnings, skipped_block(p, r, e));
-                    self.db.progress().advance(1);
-                    self.block = None;
-                    continue;
-                }
-            };
+            let block = mapped.records();
             let n = block.calls_len();
             // A slice at a time, released once read (a mapped block would
             // otherwise stay resident).
             let end = n.min(*at + (ROW_GROUP - rg.rows)).min(*at + RELEASE_CALLS);
-            let proc = p.proc as i32;
+            let proc = mapped.proc().proc as i32;
             let [
                 Column::I32(procs),
                 Column::I32(depth),
@@ -482,13 +455,11 @@ impl Rows for CallRows<'_> {
                 start.push(c.start);
                 rg.rows += 1;
             }
-            if end > 0 {
-                file.release_before(block.offset_after_call(r, end - 1));
-            }
+            mapped.release_calls_before(end);
             *at = end;
             if end >= n {
+                // Done with the block (its progress counts when dropped).
                 self.block = None;
-                self.db.progress().advance(1);
             }
         }
         Ok(())
@@ -513,8 +484,7 @@ fn write_calls(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Res
         })
         .collect();
     let mut rows = CallRows {
-        db,
-        blocks: block_cursor(procs, |p| p.blocks.len()),
+        blocks: db.trace_blocks(None).mapped_blocks(Skipped::TraceBlock),
         block: None,
         warnings,
     };
@@ -586,39 +556,29 @@ fn write_regions(regions: &Regions, dir: &Path) -> Result<u64> {
 }
 
 /// The comm records of every process, block after block.
-struct CommRows<'a> {
-    db: &'a Database,
-    /// Every (process, block number) still to read, in order.
-    blocks: BlockCursor<'a, ProcComm>,
+struct CommRows<'a, B> {
+    /// The blocks still to read, in order.
+    blocks: B,
     /// The block being read.
-    block: Option<(&'a ProcComm, usize, CommRecords)>,
+    block: Option<CommBlockRecords<'a>>,
     warnings: &'a Mutex<Vec<Warning>>,
 }
 
-impl Rows for CommRows<'_> {
+impl<'a, B> Rows for CommRows<'a, B>
+where
+    B: Iterator<Item = std::result::Result<CommBlockRecords<'a>, Warning>>,
+{
     fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
         while rg.rows < ROW_GROUP {
-            let Some((p, _, records)) = &mut self.block else {
-                let Some((p, b)) = self.blocks.next() else {
-                    break;
-                };
-                let r = &p.blocks[b];
-                if r.ncomm == 0 {
-                    continue;
-                }
-                match self.db.comm_records(r) {
-                    Ok(records) => self.block = Some((p, b, records)),
-                    Err(e) => warn(
-                        self.warnings,
-                        Warning::new(
-                            Location::line(&r.header, r.line),
-                            format!("process {}: comm block skipped: {e}", p.proc),
-                        ),
-                    ),
+            let Some(b) = &mut self.block else {
+                match self.blocks.next() {
+                    Some(Ok(b)) => self.block = Some(b),
+                    Some(Err(w)) => warn(self.warnings, w),
+                    None => break,
                 }
                 continue;
             };
-            let proc = p.proc as i32;
+            let proc = b.proc.proc as i32;
             let mut more = false;
             let [
                 Column::I32(procs),
@@ -632,7 +592,7 @@ impl Rows for CommRows<'_> {
             else {
                 unreachable!("schema and columns are declared together")
             };
-            for r in records.by_ref() {
+            for r in b.records.by_ref() {
                 procs.push(proc);
                 kind.push(r.kind);
                 size.push(r.size);
@@ -646,17 +606,10 @@ impl Rows for CommRows<'_> {
                 }
             }
             if !more
-                && let Some((p, b, records)) = self.block.take()
-                && let Err(e) = records.finish()
+                && let Some(b) = self.block.take()
+                && let Some(w) = b.finish(Skipped::CommBlockCutShort)
             {
-                let r = &p.blocks[b];
-                warn(
-                    self.warnings,
-                    Warning::new(
-                        Location::line(&r.header, r.line),
-                        format!("process {}: comm block cut short: {e}", p.proc),
-                    ),
-                );
+                warn(self.warnings, w);
             }
         }
         Ok(())
@@ -670,8 +623,7 @@ fn write_comm(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Resu
         .collect();
     let unknown = ByteArray::from(b"?".to_vec());
     let mut rows = CommRows {
-        db,
-        blocks: block_cursor(&db.comm_index().procs, |p| p.blocks.len()),
+        blocks: db.every_comm_block().record_blocks(Skipped::CommBlock),
         block: None,
         warnings,
     };
@@ -713,10 +665,9 @@ mod tests {
         // Counted here, not by the writer.
         let warnings = std::sync::Mutex::new(Vec::new());
         let mut calls = 0u64;
-        for p in &db.trace_index().procs {
-            crate::analysis::trace_summary::for_each_call(&db, p, &warnings, |c| {
-                calls += u64::from(!c.is_sentinel());
-            });
+        for p in db.trace_blocks(None).procs() {
+            let w = p.for_each_call(|c| calls += u64::from(!c.is_sentinel()));
+            warnings.lock().unwrap().extend(w);
         }
         let mut outputs = Vec::new();
         for threads in [1, 2, 3, 5] {

@@ -6,15 +6,13 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
-use crate::analysis::comm_timeline::{
-    CallBuilder, CommCall, block_meets, overlaps as comm_overlaps, skipped,
-};
+use crate::analysis::comm_timeline::{CommCall, ProcCalls};
 use crate::analysis::regions::Regions;
-use crate::error::{Location, Warning};
-use crate::formats::blprof::CommBlockRef;
-use crate::formats::blprof::commdata::{CommRecords, func_name, is_recv, is_send};
-use crate::formats::blprof::database::{Database, ProcComm, ProcTrace};
+use crate::error::Warning;
+use crate::formats::blprof::commdata::{func_name, is_recv, is_send};
+use crate::formats::blprof::database::Database;
 use crate::formats::blprof::trace::{CallRecord, TraceBlock};
+use crate::formats::blprof::walk::{BlockSelection, CommProcWalk, Skipped, TraceProcWalk};
 use crate::parallel::Ordered;
 
 use super::json::{EventWriter, json_str, put_event, put_f64, put_int, put_metadata, put_str};
@@ -338,61 +336,6 @@ fn format_in_order<T: Send, X: Send>(
     written
 }
 
-/// The communication calls of one process, read on demand, block after
-/// block, as [`crate::analysis::comm_timeline::proc_calls`] reads them.
-struct CommReader<'a> {
-    db: &'a Database,
-    proc: usize,
-    opts: &'a ChromeOptions,
-    blocks: std::slice::Iter<'a, CommBlockRef>,
-    /// The block being read.
-    block: Option<(&'a CommBlockRef, CommRecords, CallBuilder)>,
-    warnings: Vec<Warning>,
-}
-
-impl CommReader<'_> {
-    /// About `TASK` calls; none at the end.
-    fn next_task(&mut self) -> Vec<CommEv> {
-        let (window, min_dur) = (self.opts.window, self.opts.min_dur);
-        let mut calls = Vec::with_capacity(TASK + 2);
-        let keep = |calls: &mut Vec<CommEv>, c: CommCall| {
-            if c.end - c.start >= min_dur && comm_overlaps(&c, window) {
-                calls.push(CommEv {
-                    start: c.start,
-                    end: c.end,
-                    kind: c.kind,
-                    instant: c.instant,
-                });
-            }
-        };
-        while calls.len() < TASK {
-            let Some((_, records, builder)) = &mut self.block else {
-                let Some(b) = self.blocks.next() else { break };
-                if !block_meets(b, window) {
-                    continue;
-                }
-                match self.db.comm_records(b) {
-                    Ok(r) => self.block = Some((b, r, CallBuilder::default())),
-                    Err(e) => self.warnings.push(skipped(self.proc, b, &e)),
-                }
-                continue;
-            };
-            match records.next() {
-                Some(r) => builder.push(&r, &mut |c| keep(&mut calls, c)),
-                None => {
-                    if let Some((b, records, builder)) = self.block.take() {
-                        builder.finish(&mut |c| keep(&mut calls, c));
-                        if let Err(e) = records.finish() {
-                            self.warnings.push(skipped(self.proc, b, &e));
-                        }
-                    }
-                }
-            }
-        }
-        calls
-    }
-}
-
 /// Formats tasks in parallel, a window at a time, and writes their texts in
 /// order; the middles of message-end slices they found are applied in the
 /// same order (the last written wins, as in one pass).
@@ -450,19 +393,12 @@ impl<'w> Sink<'w> {
     /// read, and the last one written, while one is formatted.
     fn comm(
         &mut self,
-        db: &Database,
-        p: &ProcComm,
+        p: CommProcWalk<'_>,
         (tid, slot): (u32, u32),
-        opts: &ChromeOptions,
+        min_dur: f64,
     ) -> io::Result<Vec<Warning>> {
-        let mut reader = CommReader {
-            db,
-            proc: p.proc,
-            opts,
-            blocks: p.blocks.iter(),
-            block: None,
-            warnings: Vec::new(),
-        };
+        let pid = p.proc().proc;
+        let mut calls = ProcCalls::new(p);
         let Sink {
             out,
             ends,
@@ -472,15 +408,28 @@ impl<'w> Sink<'w> {
             ..
         } = self;
         let (keys, mids) = (&ends.keys, &mut ends.mids);
+        // Tasks of about `TASK` calls.
         let tasks = std::iter::from_fn(|| {
-            let calls = reader.next_task();
-            (!calls.is_empty()).then_some(calls)
+            let mut task = Vec::with_capacity(TASK + 2);
+            calls.next_calls(TASK, |c: CommCall| {
+                let keep = c.end - c.start >= min_dur;
+                if keep {
+                    task.push(CommEv {
+                        start: c.start,
+                        end: c.end,
+                        kind: c.kind,
+                        instant: c.instant,
+                    });
+                }
+                keep
+            });
+            (!task.is_empty()).then_some(task)
         });
         format_in_order(
             ordered.overlapped(),
             spare,
             tasks,
-            |calls, o| format_comm(&calls, (p.proc, tid, slot), keys, o),
+            |task, o| format_comm(&task, (pid, tid, slot), keys, o),
             |d, ()| {
                 for &(s, i, mid) in &d.mids {
                     if let Some(m) = mids.get_mut(s as usize).and_then(|v| v.get_mut(i as usize)) {
@@ -491,7 +440,7 @@ impl<'w> Sink<'w> {
                 out.write(&d.text, d.events)
             },
         )?;
-        Ok(reader.warnings)
+        Ok(calls.into_warnings())
     }
 
     /// The calls of process `p` (`slot` in the names) overlapping the
@@ -499,35 +448,21 @@ impl<'w> Sink<'w> {
     /// `TASK` records; unreadable blocks are warnings.
     fn calls(
         &mut self,
-        db: &Database,
-        p: &ProcTrace,
+        p: TraceProcWalk<'_>,
         slot: u32,
         opts: &ChromeOptions,
         warnings: &mut Vec<Warning>,
     ) -> io::Result<()> {
-        for b in &p.blocks {
-            let skipped = |e: crate::Error| {
-                Warning::new(
-                    Location::line(&b.header, b.line),
-                    format!("process {}: trace block skipped: {e}", p.proc),
-                )
-            };
-            let file = match db.trace_block_file(b) {
-                Ok(f) => f,
-                Err(e) => {
-                    warnings.push(skipped(e));
-                    db.progress().advance(1);
+        let pid = p.proc().proc;
+        for mapped in p.mapped_blocks(Skipped::TraceBlock) {
+            let mapped = match mapped {
+                Ok(m) => m,
+                Err(w) => {
+                    warnings.push(w);
                     continue;
                 }
             };
-            let block = match TraceBlock::read(&file, b) {
-                Ok(x) => x,
-                Err(e) => {
-                    warnings.push(skipped(e));
-                    db.progress().advance(1);
-                    continue;
-                }
-            };
+            let block = mapped.records();
             let n = block.calls_len();
             let Sink {
                 out,
@@ -543,20 +478,17 @@ impl<'w> Sink<'w> {
                 (0..n).step_by(TASK).map(|a| a..n.min(a + TASK)),
                 |r, o| {
                     let end = r.end;
-                    format_calls(&block, r, (p.proc, slot), opts, ctx, o);
+                    format_calls(&block, r, (pid, slot), opts, ctx, o);
                     end
                 },
                 |d, end| {
                     *comm_events += d.comm;
                     out.write(&d.text, d.events)?;
                     // Streamed: what is written need not stay resident.
-                    if end > 0 {
-                        file.release_before(block.offset_after_call(b, end - 1));
-                    }
+                    mapped.release_calls_before(end);
                     Ok(())
                 },
             )?;
-            db.progress().advance(1);
         }
         Ok(())
     }
@@ -633,19 +565,19 @@ pub fn write_blprof_trace(
     let out = EventWriter::new(w)?;
     let mut stats = ExportStats::default();
     let mut warnings = Vec::new();
-    let traces: BTreeMap<usize, &ProcTrace> = db
-        .trace_index()
-        .procs
-        .iter()
-        .filter(|p| opts.wants_proc(p.proc))
-        .map(|p| (p.proc, p))
+    let traces: BTreeMap<usize, TraceProcWalk<'_>> = db
+        .trace_blocks(opts.procs.as_deref())
+        .procs()
+        .map(|p| (p.proc().proc, p))
         .collect();
-    let comms: BTreeMap<usize, &ProcComm> = if opts.comm {
-        db.comm_index()
-            .procs
-            .iter()
-            .filter(|p| opts.wants_proc(p.proc))
-            .map(|p| (p.proc, p))
+    let comms: BTreeMap<usize, CommProcWalk<'_>> = if opts.comm {
+        let sel = BlockSelection {
+            window: opts.window,
+            procs: opts.procs.as_deref(),
+        };
+        db.comm_blocks(&sel)
+            .procs()
+            .map(|p| (p.proc().proc, p))
             .collect()
     } else {
         Default::default()
@@ -709,7 +641,8 @@ pub fn write_blprof_trace(
             traces
                 .get(p)
                 .map(|t| {
-                    t.functions
+                    t.proc()
+                        .functions
                         .entries
                         .iter()
                         .filter_map(|(n, name)| Some((i32::try_from(*n).ok()?, json_str(name))))
@@ -753,7 +686,7 @@ pub fn write_blprof_trace(
         sink.items(&[meta(proc, 0, MetaName::Process)])?;
         if let Some(p) = traces.get(&proc) {
             sink.items(&[meta(proc, TID_CALLS, MetaName::Track("calls"))])?;
-            sink.calls(db, p, slot, opts, &mut warnings)?;
+            sink.calls(*p, slot, opts, &mut warnings)?;
         }
         if let Some(r) = regions.and_then(|r| r.proc(proc)) {
             let mut items = vec![meta(proc, TID_REGIONS, MetaName::Track("regions"))];
@@ -795,7 +728,7 @@ pub fn write_blprof_trace(
         if let Some(p) = comms.get(&proc) {
             let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
             sink.items(&[meta(proc, TID_COMM, MetaName::Track("comm"))])?;
-            let w = sink.comm(db, p, (TID_COMM, slot), opts)?;
+            let w = sink.comm(*p, (TID_COMM, slot), opts.min_dur)?;
             stats.warnings.extend(w);
         }
     }
@@ -864,14 +797,14 @@ pub fn write_comm_trace(
     window: (f64, f64),
 ) -> io::Result<(u64, Vec<Warning>)> {
     let out = EventWriter::new(w)?;
-    let opts = ChromeOptions {
+    let sel = BlockSelection {
         window,
-        ..ChromeOptions::all()
+        procs: None,
     };
     let mut sink = Sink::new(out, Context::default(), Ends::default());
     let mut warnings = Vec::new();
-    for p in &db.comm_index().procs {
-        warnings.extend(sink.comm(db, p, (0, NO_SLOT), &opts)?);
+    for p in db.comm_blocks(&sel).procs() {
+        warnings.extend(sink.comm(p, (0, NO_SLOT), ChromeOptions::all().min_dur)?);
     }
     Ok((sink.out.finish()?, warnings))
 }

@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 
 /// `x` as a JSON number (`null` when not finite).
+#[inline]
 pub(super) fn put_f64(out: &mut Vec<u8>, x: f64) {
     if x.is_finite() {
         out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes());

@@ -42,19 +42,15 @@ pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         "blocks",
     );
     db.set_progress(bar.hook());
-    let p = db
-        .trace_index()
-        .procs
-        .iter()
-        .find(|t| t.proc == args.proc)
-        .ok_or_else(|| {
-            UsageError(format!(
-                "--proc {}: no call traces for that process",
-                args.proc
-            ))
-        })?;
+    let walk = db.trace_blocks(Some(std::slice::from_ref(&args.proc)));
+    let p = walk.procs().next().ok_or_else(|| {
+        UsageError(format!(
+            "--proc {}: no call traces for that process",
+            args.proc
+        ))
+    })?;
     // Lines are about 60 bytes; combining repeated calls only shortens it.
-    let records: u64 = p.blocks.iter().map(|b| b.ntrace).sum();
+    let records: u64 = p.proc().blocks.iter().map(|b| b.ntrace).sum();
     ctx.guard_output(
         records.saturating_mul(if args.no_combine { 110 } else { 60 }),
         "this call trace",
@@ -63,7 +59,6 @@ pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let mut out = output::open(args.output.output.as_deref())?;
     let warnings = write_calltrace(
         &mut out,
-        db,
         p,
         &args.delimiter,
         !args.no_combine,

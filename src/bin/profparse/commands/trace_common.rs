@@ -25,12 +25,8 @@ pub fn open_trace_db(
 /// progress bars (a regions pass reads every block, an analysis those of
 /// the processes it covers).
 pub fn trace_blocks(db: &Database, proc: Option<usize>) -> u64 {
-    db.trace_index()
-        .procs
-        .iter()
-        .filter(|p| proc.is_none_or(|x| x == p.proc))
-        .map(|p| p.blocks.len() as u64)
-        .sum()
+    db.trace_blocks(proc.as_ref().map(std::slice::from_ref))
+        .block_count()
 }
 
 /// The region filter the arguments ask for.
