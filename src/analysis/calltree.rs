@@ -6,8 +6,6 @@
 //! continued across a process's blocks, so a call open at a flush keeps its
 //! children.
 
-use std::sync::Mutex;
-
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -46,8 +44,9 @@ impl Spread {
     }
 }
 
-/// Builds one process's tree. Only calls that start inside the selection
-/// count; their ancestors appear as nodes (with 0 calls when unselected).
+/// Builds one process's tree, with the warnings about its blocks in block
+/// order. Only calls that start inside the selection count; their ancestors
+/// appear as nodes (with 0 calls when unselected).
 ///
 /// With `split_blocks` (one process asked for: processes give no
 /// parallelism then), a process with several blocks (flushes) has each
@@ -61,11 +60,10 @@ impl Spread {
 pub fn process_tree(
     p: TraceProcWalk<'_>,
     selection: &Selection,
-    warnings: &Mutex<Vec<Warning>>,
     split_blocks: bool,
-) -> CallTree {
+) -> (CallTree, Vec<Warning>) {
     if !split_blocks || p.proc().blocks.len() < 2 {
-        return whole_process_tree(p, selection, warnings);
+        return whole_process_tree(p, selection);
     }
     let parts: Vec<(PartTree, Option<Warning>)> = p.map_blocks(|b| {
         let mut part = PartBuilder::new(p.proc(), selection, p.row(), true);
@@ -73,17 +71,13 @@ pub fn process_tree(
         (part.finish(), warning)
     });
     let Some((tree, jumps)) = join_parts(parts.iter().map(|(part, _)| part)) else {
-        return whole_process_tree(p, selection, warnings);
+        return whole_process_tree(p, selection);
     };
     let mut found: Vec<Warning> = parts.into_iter().filter_map(|(_, w)| w).collect();
     if jumps > 0 {
         found.push(jumps_warning(p, jumps));
     }
-    warnings
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .extend(found);
-    tree
+    (tree, found)
 }
 
 /// The tree of consecutive runs of records, each built with placeholders
@@ -121,22 +115,14 @@ fn join_parts<'a>(parts: impl Iterator<Item = &'a PartTree> + Clone) -> Option<(
 }
 
 /// Every record of the process in one walk.
-fn whole_process_tree(
-    p: TraceProcWalk<'_>,
-    selection: &Selection,
-    warnings: &Mutex<Vec<Warning>>,
-) -> CallTree {
+fn whole_process_tree(p: TraceProcWalk<'_>, selection: &Selection) -> (CallTree, Vec<Warning>) {
     let mut part = PartBuilder::new(p.proc(), selection, p.row(), false);
     let mut found = p.for_each_call(|c| part.call(c));
     let part = part.finish();
     if part.jumps > 0 {
         found.push(jumps_warning(p, part.jumps));
     }
-    if !found.is_empty() {
-        let mut w = warnings.lock().unwrap_or_else(|p| p.into_inner());
-        w.extend(found);
-    }
-    part.tree
+    (part.tree, found)
 }
 
 fn jumps_warning(p: TraceProcWalk<'_>, jumps: usize) -> Warning {
@@ -299,18 +285,20 @@ pub fn call_tree(
     selection: &Selection,
     proc: Option<usize>,
 ) -> (CallTree<Spread>, usize, Vec<Warning>) {
-    let warnings = Mutex::new(Vec::new());
     let walk = db.trace_blocks(proc.as_ref().map(std::slice::from_ref));
     let one = walk.procs().count() == 1;
-    let trees: Vec<(usize, CallTree)> =
-        walk.map_procs(|p| (p.proc().proc, process_tree(p, selection, &warnings, one)));
+    let mut warnings = Vec::new();
+    let trees: Vec<(usize, CallTree)> = walk
+        .map_procs(|p| (p.proc().proc, process_tree(p, selection, one)))
+        .into_iter()
+        .map(|(proc, (tree, w))| {
+            warnings.extend(w);
+            (proc, tree)
+        })
+        .collect();
     let n = trees.len();
     let merged = merge_trees(&trees);
-    (
-        merged,
-        n,
-        warnings.into_inner().unwrap_or_else(|p| p.into_inner()),
-    )
+    (merged, n, warnings)
 }
 
 /// Levels merged in order before the subtrees are merged in parallel.

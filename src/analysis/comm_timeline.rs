@@ -39,8 +39,8 @@ pub fn proc_calls(walk: CommProcWalk<'_>, emit: &mut dyn FnMut(CommCall)) -> Vec
 
 /// The calls of one block's records that overlap `window`. A function of
 /// its own (never inlined into its caller), so that the call builder and
-/// the window's filter are inlined into its loop over the records (inside
-/// the walk's loop they were not: 12 % more instructions).
+/// the window's filter compile into its loop over the records (inside the
+/// walk's loop they did not: 12 % more instructions).
 #[inline(never)]
 fn window_calls(records: &mut CommRecords, window: (f64, f64), emit: &mut dyn FnMut(CommCall)) {
     let mut send = |c: CommCall| {
@@ -119,6 +119,9 @@ pub fn overlaps(c: &CommCall, window: (f64, f64)) -> bool {
 }
 
 /// The calls of one block's records, in record order of their ends.
+/// (Always inlined, with [`CallBuilder::push`]: in the loop of its caller
+/// the builder's work and `send` compile into one loop.)
+#[inline(always)]
 pub fn block_calls(records: impl Iterator<Item = CommRecord>, send: &mut dyn FnMut(CommCall)) {
     let mut calls = CallBuilder::default();
     for r in records {
@@ -243,7 +246,7 @@ impl OpenCalls {
 
 impl CallBuilder {
     /// The next record: the calls it ends go to `send`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, r: &CommRecord, send: &mut dyn FnMut(CommCall)) {
         let name = func_name(r.kind).unwrap_or("?");
         let has = |v: i32| r.size == v || r.peer == v || r.tag == v;

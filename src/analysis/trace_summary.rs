@@ -186,7 +186,8 @@ struct TraceRows<'a> {
     procs: Vec<TraceProcWalk<'a>>,
     functions: &'a FunctionIndex,
     selection: &'a Selection,
-    warnings: Mutex<Vec<Warning>>,
+    /// Warnings by row: rows end in any order, the warnings go out in row order.
+    warnings: Mutex<Vec<(usize, Warning)>>,
     /// The row whose inclusive times are wanted, and their result once read
     /// (in the same pass as its exclusive statistics: its bytes are read once).
     inclusive_row: Option<usize>,
@@ -225,7 +226,7 @@ impl TraceRows<'_> {
         });
         if !skipped.is_empty() {
             let mut w = self.warnings.lock().unwrap_or_else(|p| p.into_inner());
-            w.extend(skipped);
+            w.extend(skipped.into_iter().map(|x| (p.row(), x)));
         }
     }
 }
@@ -304,10 +305,11 @@ pub fn trace_summary(
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
         .unwrap_or_default();
-    let warnings = rows
+    let mut warnings = rows
         .warnings
         .into_inner()
         .unwrap_or_else(|p| p.into_inner());
+    warnings.sort_by_key(|(row, _)| *row);
     (
         TraceSummary {
             summary,
@@ -317,7 +319,7 @@ pub fn trace_summary(
             calc_run_time,
             range_run_time,
         },
-        warnings,
+        warnings.into_iter().map(|(_, w)| w).collect(),
     )
 }
 

@@ -312,7 +312,10 @@ impl RecordBatch<'_> {
 impl Iterator for CommRecords {
     type Item = CommRecord;
 
-    #[inline]
+    // Always inlined: its callers' loops run once per record, and left to
+    // itself the compiler kept it out of some of them (the Parquet export's
+    // comm rows, behind the block walk: 12 M instructions more).
+    #[inline(always)]
     fn next(&mut self) -> Option<CommRecord> {
         if self.at + self.stride > self.buf.len() && !self.refill() {
             return None;

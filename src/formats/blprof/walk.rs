@@ -252,7 +252,11 @@ impl<'a> TraceProcWalk<'a> {
 
     /// Streams the call records of every block a buffer at a time (the
     /// sentinels included), block after block; returns the warnings for
-    /// blocks that cannot be read (the others still count).
+    /// blocks that cannot be read (the others still count). Inlined into its
+    /// caller, as [`TraceBlockWalk::for_each_call_batch`]: `f`'s loop then
+    /// compiles as a loop written in the analysis (trace-summary with a
+    /// region filter took 2 % more instructions otherwise).
+    #[inline(always)]
     pub fn for_each_call_batch(&self, mut f: impl FnMut(CallBatch<'_>)) -> Vec<Warning> {
         self.blocks()
             .filter_map(|b| b.for_each_call_batch(&mut f))
@@ -302,6 +306,7 @@ impl<'a> TraceBlockWalk<'a> {
 
     /// Streams the block's call records a buffer at a time (the sentinel
     /// included); `Some(warning)` when the block cannot be read.
+    #[inline(always)]
     pub fn for_each_call_batch(&self, f: impl FnMut(CallBatch<'_>)) -> Option<Warning> {
         let r = self.db.stream_trace_call_batches(self.block, f);
         self.db.progress().advance(1);
