@@ -208,16 +208,54 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Something suspicious that did not stop the work.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Warning {
+    /// What kind of thing it reports: damage or a known quirk of healthy data.
+    #[serde(skip)]
+    pub kind: WarningKind,
     pub location: Location,
     pub message: String,
 }
 
+/// What a [`Warning`] reports, so that callers can count, sort and keep
+/// them apart without reading their text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum WarningKind {
+    /// Damaged, missing or inconsistent data, left out or read in part.
+    #[default]
+    Damage,
+    /// Something a healthy run writes that the reader works around, as stock
+    /// AMReX's region stops without a start: worth knowing, not a sign of
+    /// damage (a note: the exit code stays 0).
+    WriterQuirk,
+}
+
+impl WarningKind {
+    /// Whether it is a note (shown, but the run counts as clean).
+    pub fn is_note(self) -> bool {
+        self == WarningKind::WriterQuirk
+    }
+}
+
 impl Warning {
+    /// A warning about damaged or inconsistent data.
     pub fn new(location: Location, message: impl Into<String>) -> Self {
         Warning {
+            kind: WarningKind::Damage,
             location,
             message: message.into(),
         }
+    }
+
+    /// A note about a known quirk of healthy data.
+    pub fn note(location: Location, message: impl Into<String>) -> Self {
+        Warning {
+            kind: WarningKind::WriterQuirk,
+            location,
+            message: message.into(),
+        }
+    }
+
+    pub fn is_note(&self) -> bool {
+        self.kind.is_note()
     }
 }
 

@@ -22,4 +22,4 @@ pub mod source;
 pub mod synth;
 pub mod timer_tree;
 
-pub use error::{Error, Location, NotADatabase, Result, Warning};
+pub use error::{Error, Location, NotADatabase, Result, Warning, WarningKind};

@@ -4,16 +4,26 @@
 //! Pairing uses a stack per region: a stop closes the most recent open start
 //! of that region. Region records are not time-ordered in the file (the
 //! writer stamps a `__NoRegion__` stop after the user start it precedes), so
-//! pairing is by region, never by time. A stop with no open start (written
-//! after `BL_PROFILE_FLUSH()` inside a region) is counted and ignored; the
-//! final, never-stopped `__NoRegion__` start is dropped, as the reference does.
+//! pairing is by region, never by time. A stop with no open start is counted
+//! and ignored for ranges: stock AMReX `Amr::timeStep` stops
+//! `amr_level.advance` without ever starting it.
+//!
+//! `__NoRegion__` means "no user region open": its ranges are the gaps
+//! between the union of the process's user-region ranges, within the span of
+//! the process's region records. They are not paired from its own records,
+//! because AMReX writes those from a counter of open regions, and a stop
+//! without a start drives that counter negative: the records then leave one
+//! `__NoRegion__` range open across every later user region. On healthy data
+//! the two agree (the writer's own ranges end a few microseconds after the
+//! user start they precede, and that start's calls come later).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::ranges::TimeRange;
+use super::ranges::{RangeList, TimeRange};
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::TraceProcWalk;
+use crate::model::procs::process_list;
 
 /// Number of `__NoRegion__`, always registered first.
 pub const NO_REGION: i32 = 0;
@@ -22,11 +32,12 @@ pub const NO_REGION: i32 = 0;
 #[derive(Debug, Clone, Default)]
 pub struct ProcRegions {
     pub proc: usize,
-    /// Closed ranges per region number, in start order.
+    /// Closed ranges per region number, in start order; `__NoRegion__`'s are
+    /// the gaps between the user regions' ranges.
     pub ranges: BTreeMap<i32, Vec<TimeRange>>,
     /// Stops that found no open start, per region.
     pub unmatched_stops: BTreeMap<i32, usize>,
-    /// Starts never stopped (the final `__NoRegion__` start excluded).
+    /// User-region starts never stopped.
     pub unmatched_starts: BTreeMap<i32, usize>,
     /// Earliest and latest region record time.
     pub time_span: Option<(f64, f64)>,
@@ -40,7 +51,6 @@ impl ProcRegions {
             ..Default::default()
         };
         let mut open: BTreeMap<i32, Vec<f64>> = BTreeMap::new();
-        let mut last_open_no_region: Option<f64> = None;
         for (time, number, start) in records {
             if number < 0 {
                 continue;
@@ -49,6 +59,9 @@ impl ProcRegions {
                 None => (time, time),
                 Some((a, b)) => (a.min(time), b.max(time)),
             });
+            if number == NO_REGION {
+                continue;
+            }
             if start {
                 open.entry(number).or_default().push(time);
             } else if let Some(t0) = open.get_mut(&number).and_then(Vec::pop) {
@@ -59,23 +72,35 @@ impl ProcRegions {
             } else {
                 *out.unmatched_stops.entry(number).or_default() += 1;
             }
-            if number == NO_REGION {
-                last_open_no_region = open.get(&NO_REGION).and_then(|v| v.last().copied());
-            }
         }
         for (number, starts) in open {
-            let mut n = starts.len();
-            if number == NO_REGION && last_open_no_region.is_some() {
-                n -= 1;
-            }
-            if n > 0 {
-                out.unmatched_starts.insert(number, n);
+            if !starts.is_empty() {
+                out.unmatched_starts.insert(number, starts.len());
             }
         }
         for v in out.ranges.values_mut() {
             v.sort_by(|a, b| a.start.total_cmp(&b.start));
         }
+        if let Some(span) = out.time_span {
+            let gaps = out.outside_user_regions(span);
+            if !gaps.is_empty() {
+                out.ranges.insert(NO_REGION, gaps);
+            }
+        }
         out
+    }
+
+    /// The parts of `span` that no user-region range covers (zero-length
+    /// gaps left out).
+    fn outside_user_regions(&self, span: (f64, f64)) -> Vec<TimeRange> {
+        let user = RangeList::union_of(self.ranges.values().flatten().copied().collect());
+        let mut gaps = RangeList::single(TimeRange::new(span.0, span.1));
+        gaps.subtract_all(&user);
+        gaps.ranges()
+            .iter()
+            .filter(|r| !r.is_empty())
+            .copied()
+            .collect()
     }
 
     /// Total seconds inside region `number`.
@@ -119,30 +144,101 @@ impl Regions {
                     Some((x, y)) => (x.min(a), y.max(b)),
                 });
             }
-            let unmatched: Vec<String> = p
-                .unmatched_starts
-                .iter()
-                .map(|(n, c)| format!("{c} start(s) of region {n}"))
-                .chain(
-                    p.unmatched_stops
-                        .iter()
-                        .filter(|(n, _)| **n != NO_REGION)
-                        .map(|(n, c)| format!("{c} stop(s) of region {n}")),
-                )
-                .collect();
-            if !unmatched.is_empty() {
-                regions.warnings.push(Warning::new(
-                    Location::file(db.dir()),
-                    format!(
-                        "process {}: unmatched region records: {}",
-                        p.proc,
-                        unmatched.join(", ")
-                    ),
-                ));
-            }
             regions.procs.push(p);
         }
+        let unpaired = regions.unpaired_records(&Location::file(db.dir()));
+        regions.warnings.extend(unpaired);
         regions
+    }
+
+    /// One message per region and kind of unpaired record, over all
+    /// processes: starts never stopped are damage (a run cut short), stops
+    /// without a start a known quirk of stock AMReX (a note).
+    fn unpaired_records(&self, location: &Location) -> Vec<Warning> {
+        let mut starts: BTreeMap<i32, Vec<(usize, usize)>> = BTreeMap::new();
+        let mut stops: BTreeMap<i32, Vec<(usize, usize)>> = BTreeMap::new();
+        for p in &self.procs {
+            for (&n, &c) in &p.unmatched_starts {
+                starts.entry(n).or_default().push((p.proc, c));
+            }
+            for (&n, &c) in &p.unmatched_stops {
+                stops.entry(n).or_default().push((p.proc, c));
+            }
+        }
+        let nprocs = self.procs.len();
+        let mut out = Vec::new();
+        let numbers: BTreeSet<i32> = starts.keys().chain(stops.keys()).copied().collect();
+        for n in numbers {
+            if let Some(per_proc) = starts.get(&n) {
+                let what = "starts never stopped";
+                let text = self.unpaired_text(n, what, per_proc, nprocs);
+                out.push(Warning::new(
+                    location.clone(),
+                    format!("{text}; left out of its time ranges"),
+                ));
+            }
+            if let Some(per_proc) = stops.get(&n) {
+                let text = self.unpaired_text(n, "stops without a start", per_proc, nprocs);
+                out.push(Warning::note(
+                    location.clone(),
+                    format!("{text}; ignored for its time ranges"),
+                ));
+            }
+        }
+        out
+    }
+
+    /// `region "R" (number 5): 140 stops without a start on each of 8
+    /// processes`, or with the counts and processes when they differ.
+    fn unpaired_text(
+        &self,
+        n: i32,
+        what: &str,
+        per_proc: &[(usize, usize)],
+        nprocs: usize,
+    ) -> String {
+        let region = match self.names.get(&n) {
+            Some(name) => format!("region \"{name}\" (number {n})"),
+            None => format!("region {n}"),
+        };
+        let mut by_count: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &(proc, count) in per_proc {
+            by_count.entry(count).or_default().push(proc);
+        }
+        if per_proc.len() == nprocs && by_count.len() == 1 {
+            let count = per_proc[0].1;
+            let each = if nprocs == 1 {
+                "on its 1 process".to_string()
+            } else {
+                format!("on each of {nprocs} processes")
+            };
+            return format!("{region}: {count} {what} {each}");
+        }
+        /// Counts listed before the rest are summed up.
+        const MAX_GROUPS: usize = 4;
+        let groups: Vec<String> = by_count
+            .iter()
+            .rev()
+            .take(MAX_GROUPS)
+            .map(|(count, procs)| {
+                let on = if procs.len() == 1 {
+                    "process"
+                } else {
+                    "processes"
+                };
+                format!("{count} on {on} {}", process_list(procs, 6))
+            })
+            .collect();
+        let more = if by_count.len() > MAX_GROUPS {
+            ", …"
+        } else {
+            ""
+        };
+        format!(
+            "{region}: {what} on {} of {nprocs} processes ({}{more})",
+            per_proc.len(),
+            groups.join("; ")
+        )
     }
 
     pub fn name(&self, number: i32) -> String {
@@ -260,12 +356,10 @@ mod tests {
         assert_eq!(r.ranges[&2], vec![TimeRange::new(0.30, 0.50)]);
         assert_eq!(
             r.ranges[&0],
-            vec![TimeRange::new(0.1, 0.31), TimeRange::new(0.5, 0.6)]
+            vec![TimeRange::new(0.1, 0.30), TimeRange::new(0.5, 0.6)],
+            "__NoRegion__: the gaps between user ranges"
         );
-        assert!(
-            r.unmatched_starts.is_empty(),
-            "final NoRegion start dropped"
-        );
+        assert!(r.unmatched_starts.is_empty(), "__NoRegion__ not paired");
         assert_eq!(r.time_span, Some((0.1, 0.6)));
         assert!((r.total(2) - 0.2).abs() < 1e-12);
     }
@@ -290,5 +384,37 @@ mod tests {
         );
         assert_eq!(r.unmatched_stops[&4], 1);
         assert_eq!(r.unmatched_starts[&5], 1);
+    }
+
+    #[test]
+    fn unpaired_records_are_one_message_per_region() {
+        let stops = |proc, n| ProcRegions::pair(proc, (0..n).map(|i| (i as f64, 5, false)));
+        let mut regions = Regions {
+            procs: vec![stops(0, 140), stops(1, 140), stops(2, 139), stops(3, 0)],
+            ..Default::default()
+        };
+        regions.names.insert(5, "amr_level.advance".into());
+        regions.procs[3] = ProcRegions::pair(3, [(1.0, 2, true)]);
+        let w = regions.unpaired_records(&Location::file("db"));
+        assert_eq!(w.len(), 2);
+        assert!(!w[0].is_note(), "a start never stopped is damage");
+        assert_eq!(
+            w[0].message,
+            "region 2: starts never stopped on 1 of 4 processes \
+             (1 on process 3); left out of its time ranges"
+        );
+        assert!(w[1].is_note());
+        assert_eq!(
+            w[1].message,
+            "region \"amr_level.advance\" (number 5): stops without a start on 3 of 4 processes \
+             (140 on processes 0, 1; 139 on process 2); ignored for its time ranges"
+        );
+        regions.procs.truncate(2);
+        let w = regions.unpaired_records(&Location::file("db"));
+        assert_eq!(
+            w[0].message,
+            "region \"amr_level.advance\" (number 5): 140 stops without a start on each of 2 \
+             processes; ignored for its time ranges"
+        );
     }
 }

@@ -1,4 +1,5 @@
 //! Format-neutral data models shared by the readers and the reports.
 
 pub mod calltree;
+pub mod procs;
 pub mod timertree;

@@ -154,7 +154,8 @@ pub const SECTIONS: [(&str, &str); 6] = [
 pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     let db = escape(&r.database);
     let o = &r.overview;
-    let warnings: Vec<String> = o.warnings.iter().map(|w| w.to_string()).collect();
+    let warnings = super::json::warning_texts(&o.warnings);
+    let notes = super::json::note_texts(&o.warnings);
     let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
     writeln!(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>")?;
     writeln!(w, "<meta charset=\"utf-8\">")?;
@@ -189,6 +190,9 @@ pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     if !warnings.is_empty() {
         write!(w, "<a href=\"#warnings\">Warnings ({})</a>", warnings.len())?;
     }
+    if !notes.is_empty() {
+        write!(w, "<a href=\"#notes\">Notes ({})</a>", notes.len())?;
+    }
     writeln!(w, "</nav>\n</header>")?;
 
     section(w, 0, &o.summary, write_summary)?;
@@ -204,6 +208,16 @@ pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
             "<section id=\"warnings\">\n<h2>Warnings</h2>\n<p class=\"note\">Damaged or suspicious data met while reading; the sections above leave out what could not be read.</p>\n<ul>"
         )?;
         for m in &warnings {
+            writeln!(w, "<li>{}</li>", escape(m))?;
+        }
+        writeln!(w, "</ul>\n</section>")?;
+    }
+    if !notes.is_empty() {
+        writeln!(
+            w,
+            "<section id=\"notes\">\n<h2>Notes</h2>\n<p class=\"note\">Known quirks of healthy runs, worked around as docs/TRACES.md describes.</p>\n<ul>"
+        )?;
+        for m in &notes {
             writeln!(w, "<li>{}</li>", escape(m))?;
         }
         writeln!(w, "</ul>\n</section>")?;

@@ -56,6 +56,27 @@ pub struct SummaryJson<'a> {
     pub calc_run_time: Option<f64>,
     pub percent_coverage: Option<f64>,
     pub warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The texts of the warnings about damage, for a report's `warnings`.
+pub fn warning_texts(warnings: &[Warning]) -> Vec<String> {
+    warnings
+        .iter()
+        .filter(|w| !w.is_note())
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// The texts of the notes (known quirks of healthy data), for a report's
+/// `notes` (left out when there are none).
+pub fn note_texts(warnings: &[Warning]) -> Vec<String> {
+    warnings
+        .iter()
+        .filter(|w| w.is_note())
+        .map(ToString::to_string)
+        .collect()
 }
 
 /// The JSON of `summary` (docs/JSON.md): `order` selects and orders the
@@ -79,7 +100,8 @@ pub fn summary_json<'a>(
         total_timers: s.total_timers,
         calc_run_time: s.run_time,
         percent_coverage: s.percent_coverage,
-        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        warnings: warning_texts(warnings),
+        notes: note_texts(warnings),
     }
 }
 
@@ -181,6 +203,8 @@ pub struct RegionsJson<'a> {
     proc: Option<usize>,
     ranges: Option<Vec<ProcRange>>,
     warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
 }
 
 /// The JSON of `regions`, with the ranges of `proc` in time order.
@@ -210,7 +234,8 @@ pub fn regions_json<'a>(
         regions: stats,
         proc: proc.map(|p| p.proc),
         ranges,
-        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        warnings: warning_texts(warnings),
+        notes: note_texts(warnings),
     }
 }
 

@@ -263,7 +263,7 @@ fn read_fab(path: &Path) -> (usize, usize, Vec<f64>) {
     (nx, ny, values)
 }
 
-fn barrier_waits_match_spd_and_sends_match_sendspf(db: &str) {
+fn barrier_waits_match_spd(db: &str) {
     let dir = fixture(db).join("bl_prof");
     let (b, _) = stats(&[
         "comm",
@@ -311,7 +311,12 @@ fn barrier_waits_match_spd_and_sends_match_sendspf(db: &str) {
         assert_eq!(min["proc"].as_u64().unwrap(), last);
     }
     assert!(compared > 0, "{db}");
+}
 
+database_tests!(barrier_waits_match_spd);
+
+fn sends_match_sendspf(db: &str) {
+    let dir = fixture(db).join("bl_prof");
     let (m, _) = stats(&["comm", "matrix", dir.to_str().unwrap(), "--format", "json"]);
     let xgr = |name: &str| -> Vec<u64> {
         fs::read_to_string(fixture(db).join("golden/sendspf").join(name))
@@ -346,7 +351,7 @@ fn barrier_waits_match_spd_and_sends_match_sendspf(db: &str) {
     );
 }
 
-database_tests!(barrier_waits_match_spd_and_sends_match_sendspf);
+test_program_database_tests!(sends_match_sendspf);
 
 #[test]
 fn matrix_svg_is_a_picture_of_the_right_size() {
@@ -684,7 +689,7 @@ fn paired_sends_are_the_sends_srlist_lists(db: &str) {
     assert_eq!(ours, golden, "{db}");
 }
 
-database_tests!(paired_sends_are_the_sends_srlist_lists);
+test_program_database_tests!(paired_sends_are_the_sends_srlist_lists);
 
 /// `--no-reductions` reads only the barrier records the headers point to:
 /// the same barriers, no all-reductions.

@@ -227,7 +227,7 @@ fn data_files_cut_at_every_block_boundary(fx: &str) {
     }
 }
 
-database_tests!(data_files_cut_at_every_block_boundary);
+test_program_database_tests!(data_files_cut_at_every_block_boundary);
 
 /// Header files cut in the middle of a line: never a crash.
 fn headers_cut_mid_line(fx: &str) {
@@ -257,7 +257,7 @@ fn headers_cut_mid_line(fx: &str) {
     }
 }
 
-database_tests!(headers_cut_mid_line);
+test_program_database_tests!(headers_cut_mid_line);
 
 /// A tiny deterministic generator (xorshift) so failures reproduce.
 struct Rng(u64);
@@ -387,7 +387,7 @@ fn absurd_counts_and_positions(fx: &str) {
     }
 }
 
-database_tests!(absurd_counts_and_positions);
+test_program_database_tests!(absurd_counts_and_positions);
 
 /// Every file missing in turn, then a directory in its place; and the
 /// first block line of each per-file header duplicated.
@@ -435,7 +435,7 @@ fn missing_files_directories_and_duplicate_blocks(fx: &str) {
     }
 }
 
-database_tests!(missing_files_directories_and_duplicate_blocks);
+test_program_database_tests!(missing_files_directories_and_duplicate_blocks);
 
 /// `args` with the database path inserted after the subcommand words.
 fn json_of(db: &Path, args: &[&str]) -> serde_json::Value {

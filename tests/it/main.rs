@@ -17,6 +17,7 @@ mod interop;
 mod parquet;
 mod progress;
 mod report;
+mod stock;
 mod synth;
 mod timer_tree;
 mod tlog;

@@ -97,7 +97,7 @@ fn trace_summary_matches_intended_wts(db: &str) {
     check(db, "wts__batchfix", &[]);
 }
 
-database_tests!(trace_summary_matches_intended_wts);
+test_program_database_tests!(trace_summary_matches_intended_wts);
 
 fn trace_summary_proc1_matches_intended_proc1_wts(db: &str) {
     check(db, "proc1_wts__batchfix", &["--proc", "1"]);
@@ -123,7 +123,7 @@ fn region_filter_files_match_intended_filtered_wts(db: &str) {
     );
 }
 
-database_tests!(region_filter_files_match_intended_filtered_wts);
+test_program_database_tests!(region_filter_files_match_intended_filtered_wts);
 
 #[test]
 fn region_options_equal_the_filter_files() {
@@ -231,7 +231,7 @@ fn trace_reports_are_identical_at_one_and_two_threads(db: &str) {
             "trace-summary",
             dir.to_str().unwrap(),
             "--exclude-region",
-            "R::Comm",
+            "__NoRegion__",
         ],
         vec!["regions", dir.to_str().unwrap(), "--format", "json"],
     ] {
@@ -647,7 +647,7 @@ fn calltrace_agrees_with_the_intended_html_call_trace(db: &str) {
     }
 }
 
-database_tests!(calltrace_agrees_with_the_intended_html_call_trace);
+test_program_database_tests!(calltrace_agrees_with_the_intended_html_call_trace);
 
 #[test]
 fn chrome_export_follows_the_trace_event_rules() {

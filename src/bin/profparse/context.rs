@@ -51,8 +51,15 @@ impl Context {
         }
     }
 
-    /// Prints one warning (unless `-q`) and counts it for `--strict`.
+    /// Prints one warning (unless `-q`) and counts it for `--strict`; a
+    /// note (a known quirk of healthy data) is printed but not counted.
     pub fn warn(&self, w: &Warning) {
+        if w.is_note() {
+            if !self.quiet {
+                self.stderr(|| eprintln!("note: {w}"));
+            }
+            return;
+        }
         self.warnings.set(self.warnings.get() + 1);
         self.texts.borrow_mut().push(w.to_string());
         if !self.quiet {
