@@ -11,12 +11,13 @@ use std::collections::BTreeMap;
 
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{
-    AFTER_CALL, BEFORE_CALL, CommRecords, WAITSOME, func_name, is_send,
+    AFTER_CALL, BEFORE_CALL, CommRecord, CommRecords, WAITSOME, func_name, is_send,
 };
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::{CommProcWalk, Skipped};
 
 pub use super::comm_select::CommSelection;
+use super::comm_timeline::{CallCounter, CallState};
 
 /// One CommFuncType.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -24,9 +25,16 @@ pub struct TypeStats {
     #[serde(rename = "type")]
     pub name: String,
     pub number: i32,
-    /// Calls: a call that wrote a before/after pair of records counts once (as -stats counts).
-    pub count: u64,
+    /// Calls: one per wrapper invocation, however many records it wrote
+    /// (the rule of [`CallCounter`]).
+    pub calls: u64,
+    /// Records of this type.
     pub records: u64,
+    /// amrprofparser `-stats`'s "Total Function Calls": records whose size
+    /// is not a before/after marker, so that a call counts twice when its
+    /// marker sits in the peer or tag (Allgather, Alltoall, VisMF Gatherv)
+    /// and once per status record (Waitall, Waitsome).
+    pub reference_calls: u64,
     /// Bytes sent (send types only).
     pub bytes: u64,
 }
@@ -45,6 +53,7 @@ pub struct ProcCommStats {
     pub host: Option<String>,
     pub blocks: usize,
     pub records: u64,
+    /// Calls, one per wrapper invocation.
     pub calls: u64,
     pub sends: u64,
     pub bytes_sent: u64,
@@ -78,11 +87,31 @@ pub struct CommStats {
     pub reductions: u64,
 }
 
+/// One type's counts.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    calls: u64,
+    records: u64,
+    bytes: u64,
+    sends: u64,
+    reference_calls: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.calls += o.calls;
+        self.records += o.records;
+        self.bytes += o.bytes;
+        self.sends += o.sends;
+        self.reference_calls += o.reference_calls;
+    }
+}
+
 /// One process's findings. Names are borrowed from the headers (a name tag
 /// without a name is numbered), so that 10,000 processes copy none.
 #[derive(Default)]
 struct Partial<'a> {
-    types: BTreeMap<i32, (u64, u64, u64)>,
+    types: BTreeMap<i32, Counts>,
     proc: ProcCommStats,
     min_size: Option<i32>,
     max_size: Option<i32>,
@@ -163,13 +192,23 @@ fn scan_proc<'a>(walk: CommProcWalk<'a>) -> Partial<'a> {
     out
 }
 
+/// Whether amrprofparser `-stats` counts `r` as a call (BLPROF_FORMAT.md
+/// §8.6): a size that is no marker, or Waitsome's before-record.
+#[inline(always)]
+fn reference_call(r: &CommRecord) -> bool {
+    (r.size > -1 && r.kind != WAITSOME) || (r.size == BEFORE_CALL && r.kind == WAITSOME)
+}
+
 /// Counts one block's records inside `window` into `out`.
 #[inline(always)]
 fn count_records(out: &mut Partial<'_>, records: &mut CommRecords, window: (f64, f64)) {
     // Per type in an array (types 0..=63) and in locals, folded into
     // `out` per block: the loop touches nothing else.
-    // (calls, records, bytes sent, sends) per type.
-    let mut by_kind = [(0u64, 0u64, 0u64, 0u64); 64];
+    let mut by_kind = [Counts::default(); 64];
+    // The call rule's state per type: beside the counts, one array lookup
+    // serves both (types outside 0..=63 have their own counter).
+    let mut states = [CallState::default(); 64];
+    let mut other_calls = CallCounter::default();
     let (mut t0, mut t1) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut smin, mut smax) = (i32::MAX, i32::MIN);
     let (lo, hi) = window;
@@ -180,6 +219,30 @@ fn count_records(out: &mut Partial<'_>, records: &mut CommRecords, window: (f64,
         let (mut b0, mut b1) = (f64::INFINITY, f64::NEG_INFINITY);
         let (mut bmin, mut bmax) = (i32::MAX, i32::MIN);
         for r in batch.records() {
+            let Some((e, state)) = usize::try_from(r.kind)
+                .ok()
+                .filter(|&k| k < by_kind.len())
+                .map(|k| (&mut by_kind[k], &mut states[k]))
+            else {
+                // Types outside 0..=63 (damaged data): none is a send.
+                let opens = other_calls.opens_call(&r);
+                if r.time < lo || r.time > hi {
+                    continue;
+                }
+                b0 = b0.min(r.time);
+                b1 = b1.max(r.time);
+                let slot = out.types.entry(r.kind).or_default();
+                slot.records += 1;
+                slot.calls += opens as u64;
+                slot.reference_calls += reference_call(&r) as u64;
+                out.proc.records += 1;
+                out.proc.calls += opens as u64;
+                continue;
+            };
+            // Every record goes through the call rule, in the window or
+            // not, so that a call begun before the window is not counted
+            // again by its status records inside it.
+            let opens = state.opens_call(&r);
             if r.time < lo || r.time > hi {
                 continue;
             }
@@ -192,25 +255,12 @@ fn count_records(out: &mut Partial<'_>, records: &mut CommRecords, window: (f64,
             if r.time > b1 {
                 b1 = r.time;
             }
-            let is_call = (r.size > -1 && r.kind != WAITSOME)
-                || (r.size == BEFORE_CALL && r.kind == WAITSOME);
-            let Some(e) = usize::try_from(r.kind)
-                .ok()
-                .and_then(|k| by_kind.get_mut(k))
-            else {
-                // Types outside 0..=63 (damaged data): none is a send.
-                let slot = out.types.entry(r.kind).or_default();
-                slot.1 += 1;
-                slot.0 += is_call as u64;
-                out.proc.records += 1;
-                out.proc.calls += is_call as u64;
-                continue;
-            };
-            e.1 += 1;
-            e.0 += is_call as u64;
+            e.calls += opens as u64;
+            e.reference_calls += reference_call(&r) as u64;
+            e.records += 1;
             if is_send(r.kind) && r.size != AFTER_CALL {
-                e.2 += r.size.max(0) as u64;
-                e.3 += 1;
+                e.bytes += r.size.max(0) as u64;
+                e.sends += 1;
                 bmin = bmin.min(r.size);
                 bmax = bmax.max(r.size);
             }
@@ -235,15 +285,12 @@ fn count_records(out: &mut Partial<'_>, records: &mut CommRecords, window: (f64,
         out.max_size = Some(out.max_size.map_or(smax, |m| m.max(smax)));
     }
     for (k, acc) in by_kind.iter().enumerate() {
-        if acc.1 > 0 {
-            let e = out.types.entry(k as i32).or_default();
-            e.0 += acc.0;
-            e.1 += acc.1;
-            e.2 += acc.2;
-            out.proc.records += acc.1;
-            out.proc.calls += acc.0;
-            out.proc.bytes_sent += acc.2;
-            out.proc.sends += acc.3;
+        if acc.records > 0 {
+            out.types.entry(k as i32).or_default().add(acc);
+            out.proc.records += acc.records;
+            out.proc.calls += acc.calls;
+            out.proc.bytes_sent += acc.bytes;
+            out.proc.sends += acc.sends;
         }
     }
 }
@@ -266,7 +313,7 @@ pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<War
         nprocs: parts.len(),
         ..Default::default()
     };
-    let mut types: BTreeMap<i32, (u64, u64, u64)> = BTreeMap::new();
+    let mut types: BTreeMap<i32, Counts> = BTreeMap::new();
     let mut timer = (0.0, 0u64);
     let mut warnings = Vec::new();
     let mut barrier_names: BTreeMap<&str, u64> = BTreeMap::new();
@@ -279,11 +326,8 @@ pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<War
             *tag_names.entry(n).or_default() += c;
         }
         s.reductions += p.reductions;
-        for (k, (c, r, b)) in p.types {
-            let e = types.entry(k).or_default();
-            e.0 += c;
-            e.1 += r;
-            e.2 += b;
+        for (k, c) in p.types {
+            types.entry(k).or_default().add(&c);
         }
         s.nrecords += p.proc.records;
         s.bytes_sent += p.proc.bytes_sent;
@@ -312,12 +356,13 @@ pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<War
     s.name_tags = listing(tag_names);
     s.by_type = types
         .into_iter()
-        .map(|(k, (count, records, bytes))| TypeStats {
+        .map(|(k, c)| TypeStats {
             name: func_name(k).map_or_else(|| format!("unknown type {k}"), str::to_owned),
             number: k,
-            count,
-            records,
-            bytes,
+            calls: c.calls,
+            records: c.records,
+            reference_calls: c.reference_calls,
+            bytes: c.bytes,
         })
         .collect();
     (s, warnings)

@@ -337,6 +337,82 @@ impl CallBuilder {
     }
 }
 
+/// Counts the calls [`CallBuilder`] would build, per type, without building
+/// them: the same rule, for the statistics' loop over every record. A call
+/// is counted at the record that opens it (every open call ends as one
+/// call, at its end record or at the end of the block); a NameTag record is
+/// a call of its own.
+pub struct CallCounter {
+    small: [CallState; ARRAY_KINDS],
+    /// Other types (damaged records).
+    other: BTreeMap<i32, CallState>,
+}
+
+impl Default for CallCounter {
+    fn default() -> Self {
+        CallCounter {
+            small: [CallState::default(); ARRAY_KINDS],
+            other: BTreeMap::new(),
+        }
+    }
+}
+
+impl CallCounter {
+    /// Whether record `r` opens a call (is counted as one).
+    #[inline(always)]
+    pub fn opens_call(&mut self, r: &CommRecord) -> bool {
+        match usize::try_from(r.kind)
+            .ok()
+            .and_then(|i| self.small.get_mut(i))
+        {
+            Some(s) => s.opens_call(r),
+            None => self.other.entry(r.kind).or_default().opens_call(r),
+        }
+    }
+}
+
+/// Where one type's records stand in [`CallCounter`]'s rule: the builder's
+/// open call and status flag, in one byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CallState(u8);
+
+/// Nothing open.
+const IDLE: u8 = 0;
+/// A before-record waits for its data or after-record.
+const OPEN_BEFORE: u8 = 1;
+/// A data record waits for its after-record.
+const OPEN_DATA: u8 = 2;
+// 3 (OPEN_DATA | OPEN_BEFORE): in statuses, a call ended by its data
+// record, which status records may follow.
+
+impl CallState {
+    /// Whether record `r`, of this state's type, opens a call.
+    #[inline(always)]
+    pub fn opens_call(&mut self, r: &CommRecord) -> bool {
+        if r.kind == NAME_TAG {
+            return true;
+        }
+        let has = |v: i32| r.size == v || r.peer == v || r.tag == v;
+        let s = self.0;
+        // A data record opens a call unless a before-record waits for it
+        // (open before) or it is a status record (in statuses): the states
+        // with bit 0 set; either way the type is then in statuses or open
+        // data. Most records are data records with no negative field: one
+        // test (the sign of the fields' bitwise or) finds them.
+        let (next, opens) = if (r.size | r.peer | r.tag) >= 0 {
+            (OPEN_DATA | (s & 1), s & 1 == 0)
+        } else if has(AFTER_CALL) {
+            (IDLE, false)
+        } else if has(BEFORE_CALL) {
+            (OPEN_BEFORE, true)
+        } else {
+            (OPEN_DATA | (s & 1), s & 1 == 0)
+        };
+        self.0 = next;
+        opens
+    }
+}
+
 /// Call `k` of one record, at its time.
 fn instant(k: i32, o: &Open) -> CommCall {
     CommCall {
@@ -607,5 +683,59 @@ mod tests {
                 ("ReduceR", 6.0, 6.0, true, 8),
             ]
         );
+    }
+
+    /// The counter counts, per type, the calls the builder builds: every
+    /// record pattern of BLPROF_FORMAT.md §6.4.1, interleaved, plus stray
+    /// and damaged records.
+    #[test]
+    fn the_call_counter_counts_the_calls_the_builder_builds() {
+        let mut records = Vec::new();
+        let mut t = 0.0;
+        let mut push = |k, s, p, g| {
+            t += 1.0;
+            records.push(rec(k, s, p, g, t));
+        };
+        for _ in 0..3 {
+            push(6, 100, 1, 7); // send: data, after
+            push(6, -7, 1, 7);
+            push(41, -5, -5, -3); // Waitall: before, statuses
+            push(41, 8, 1, 7);
+            push(41, 8, 2, 7);
+            push(14, -5, 1, 7); // blocking receive: before, data
+            push(14, 64, 1, 7);
+            push(33, 8, -5, -3); // Allgather: markers in peer
+            push(33, 8, -7, -3);
+            push(34, 8, 0, -5); // Alltoall: markers in tag
+            push(34, 8, 0, -7);
+            push(27, 0, 5, 1); // NameTag
+            push(25, 0, -5, 3); // Barrier
+            push(25, -7, -7, 3);
+            push(16, 8, 0, -3); // a reduce: one data record
+            push(16, 8, 0, -3);
+            push(39, 8, 1, 2); // Test
+            push(39, 1, -7, 2);
+            push(6, -7, 1, 7); // a stray after-record
+            push(41, 8, 3, 7); // a stray status
+            push(99, 1, 2, 3); // a type no AMReX writes
+            push(-4, -5, 0, 0);
+        }
+        push(20, -5, 0, -3); // a broadcast cut off after its before-record
+        let mut built: BTreeMap<i32, u64> = BTreeMap::new();
+        block_calls(records.iter().copied(), &mut |c: CommCall| {
+            *built.entry(c.kind).or_default() += 1
+        });
+        let mut counter = CallCounter::default();
+        let mut counted: BTreeMap<i32, u64> = BTreeMap::new();
+        for r in &records {
+            if counter.opens_call(r) {
+                *counted.entry(r.kind).or_default() += 1;
+            }
+        }
+        assert_eq!(counted, built);
+        // A status record after a Waitall belongs to it, however late.
+        assert_eq!(counted[&41], 3);
+        assert_eq!(counted[&33], 3);
+        assert_eq!(counted[&16], 6);
     }
 }

@@ -104,7 +104,7 @@ impl Report for CommStatsReport<'_> {
                 vec![
                     t.name.to_string(),
                     t.number.to_string(),
-                    t.count.to_string(),
+                    t.calls.to_string(),
                     t.records.to_string(),
                     t.bytes.to_string(),
                 ]
