@@ -18,6 +18,7 @@ pub mod functions;
 pub mod html_report;
 pub mod info;
 pub mod json;
+pub mod names;
 pub mod numfmt;
 #[cfg(feature = "parquet")]
 pub mod parquet;

@@ -60,6 +60,9 @@ fn opt_num<T: ToString>(v: Option<T>) -> String {
 }
 
 /// The function statistics table for the rows in `order`.
+/// Names listed in one cell of `info` before the rest is counted.
+const MAX_LISTED_NAMES: usize = 12;
+
 pub fn summary_table(s: &FunctionSummary, order: &[usize], style: TableStyle) -> Table {
     let mut header = vec![
         "Function", "NCalls", "Min", "Avg", "Max", "StdDev", "CV %", "Max/Avg", "%",
@@ -195,7 +198,11 @@ pub fn info_document(info: &DatabaseInfo, style: TableStyle) -> Document<'static
                 ("functions", t.functions.to_string()),
                 (
                     "regions",
-                    format!("{}: {}", t.regions.len(), t.regions.join(", ")),
+                    format!(
+                        "{}: {}",
+                        t.regions.len(),
+                        super::names::summarise(&t.regions, MAX_LISTED_NAMES)
+                    ),
                 ),
                 ("call start times", span(t.time_span)),
             ],
