@@ -491,7 +491,7 @@ pub struct Bar {
     pub name: &'static str,
     /// Share of the run's time spent in communication calls (all types), 0..1.
     pub busy: f64,
-    /// Calls of `kind` that touch the run.
+    /// Calls of `kind` that start in the bar's columns.
     pub calls: u64,
 }
 
@@ -544,8 +544,10 @@ pub fn timeline_rows(
                 let overlap = (z.min(hi) - a.max(lo)).max(0.0);
                 // An instant still shows: the smallest positive weight.
                 time[i * KINDS + k] += overlap.max(1e-300);
-                calls[i * KINDS + k] += 1;
             }
+            // Counted once, in the column it starts in: a bar of several
+            // columns then counts each call once.
+            calls[ca * KINDS + k] += 1;
         });
         let slice = width / columns as f64;
         let mut bars: Vec<Bar> = Vec::new();

@@ -2,6 +2,7 @@
 //! [`Report`] values. Message pairs in JSON and CSV are streamed while they
 //! are paired: [`PairStream`] formats them in the pairing's parallel tasks.
 
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -190,8 +191,59 @@ impl Report for BarriersReport<'_> {
                 ]
             }),
         ));
+        if !r.reductions.is_empty() {
+            reductions_section(&mut doc, r);
+        }
         doc
     }
+}
+
+/// The all-reductions (types 1–4), which wait like barriers: one row per
+/// reduction type (there is one reduction per call, thousands in a run),
+/// then the waits per process.
+fn reductions_section<'a>(doc: &mut Document<'a>, r: &'a BarrierReport) {
+    // Per type: reductions, wait total, wait max.
+    let mut by_name: BTreeMap<&str, (usize, f64, f64)> = BTreeMap::new();
+    for b in &r.reductions {
+        let e = by_name.entry(b.name.as_str()).or_default();
+        e.0 += 1;
+        e.1 += b.wait_total;
+        e.2 = e.2.max(b.wait_max);
+    }
+    doc.line("")
+        .line("All-reductions (each process waits at an all-reduction as at a barrier)")
+        .table(Table::new(
+            vec![
+                Column::left("Reduction", 14),
+                Column::right("Calls", 9),
+                Column::right("Wait total", 12),
+                Column::right("Wait max", 12),
+            ],
+            by_name.into_iter().map(|(name, (n, total, max))| {
+                vec![
+                    name.to_owned(),
+                    n.to_string(),
+                    fixed(total, 6),
+                    fixed(max, 6),
+                ]
+            }),
+        ));
+    doc.line("").table(Table::new(
+        vec![
+            Column::right("Proc", 5),
+            Column::right("Reductions", 11),
+            Column::right("Wait s", 12),
+            Column::right("Last arrivals", 14),
+        ],
+        r.reduction_procs.iter().map(|p| {
+            vec![
+                p.proc.to_string(),
+                p.barriers.to_string(),
+                fixed(p.wait, 6),
+                p.last_arrivals.to_string(),
+            ]
+        }),
+    ));
 }
 
 /// `comm matrix`: messages and bytes per sender × receiver.

@@ -545,7 +545,17 @@ fn timeline_pictures_and_chrome_trace() {
         .skip(1)
         .filter_map(|s| s.split(' ').next()?.parse::<u64>().ok())
         .sum();
-    assert!(counted >= 4, "{counted}");
+    let (st, _) = stats(&["comm", "stats", dir.to_str().unwrap(), "--format", "json"]);
+    let calls: u64 = st["by_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["calls"].as_u64().unwrap())
+        .sum();
+    assert!(
+        counted >= 4 && counted <= calls,
+        "{counted} of {calls} calls"
+    );
     assert!(text.contains(">proc 3</text>"));
     // Nothing asked, nothing written: a usage error.
     let out = profparse()
@@ -780,3 +790,38 @@ fn barriers_alone_read_by_index_are_the_same(db: &str) {
 }
 
 database_tests!(barriers_alone_read_by_index_are_the_same);
+
+/// The table shows the all-reductions the analysis finds: one row per
+/// type, counting the reductions of that type in the JSON.
+#[test]
+fn barriers_table_shows_the_reductions() {
+    let dir = fixture("small4").join("bl_prof");
+    let (v, _) = stats(&[
+        "comm",
+        "barriers",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let reductions = v["reductions"].as_array().unwrap();
+    assert!(!reductions.is_empty());
+    let text = run_ok(&["comm", "barriers", dir.to_str().unwrap()]);
+    let section = text.split("All-reductions").nth(1).expect(&text);
+    for name in ["AllReduceI", "AllReduceL", "AllReduceR"] {
+        let n = reductions.iter().filter(|r| r["name"] == name).count();
+        let row = section.lines().find(|l| l.starts_with(name)).expect(name);
+        assert_eq!(
+            row.split_whitespace().nth(1),
+            Some(n.to_string().as_str()),
+            "{row}"
+        );
+    }
+    let procs = v["reduction_procs"].as_array().unwrap().len();
+    assert_eq!(
+        section
+            .lines()
+            .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .count(),
+        procs
+    );
+}
