@@ -2,3 +2,4 @@
 
 pub mod calltree;
 pub mod timertree;
+pub mod tinyprofiler;
