@@ -27,6 +27,7 @@ pub mod svg;
 pub mod table;
 pub mod text;
 pub mod timertree;
+pub mod tinyprofiler;
 pub mod tlog_dump;
 pub mod tlog_summary;
 

@@ -13,6 +13,7 @@ pub mod regions;
 pub mod report;
 pub mod summary;
 pub mod synth;
+pub mod tinyprofiler;
 pub mod tlog;
 pub mod trace_common;
 pub mod trace_summary;

@@ -1,0 +1,338 @@
+//! Questions asked of TinyProfiler reports: which run of a log, the
+//! timers as `diff` compares them, and scaling across runs (`compare`).
+
+use crate::error::{Error, Result};
+use crate::model::calltree::{CallTree, Metrics};
+use crate::model::tinyprofiler::{Log, Report, TimerRow};
+
+/// The report of run `run` (1-based; `None`: the last) of `log`, read
+/// from `path`.
+pub fn select_run<'a>(log: &'a Log, run: Option<usize>, path: &str) -> Result<&'a Report> {
+    let n = log.reports.len();
+    match run {
+        None => log.reports.last(),
+        Some(r) => r.checked_sub(1).and_then(|i| log.reports.get(i)),
+    }
+    .ok_or_else(|| {
+        Error::NotFound(format!(
+            "--run {}: {path} holds {n} TinyProfiler report(s), 1..{n}",
+            run.unwrap_or(0)
+        ))
+    })
+}
+
+/// A report's timers as a one-level tree for `diff`: per timer its mean
+/// calls per rank, its average inclusive and exclusive seconds over ranks.
+/// The `Other` row is left out: it folds different timers in each run.
+pub fn timer_metrics(report: &Report) -> CallTree<Metrics> {
+    let mut t: CallTree<Metrics> = CallTree::new();
+    for f in &report.tables.timers {
+        let id = t.child(t.root(), &f.name);
+        t.node_mut(id).metrics = Metrics {
+            calls: f.ncalls,
+            inclusive: f.inclusive.avg,
+            exclusive: f.exclusive.avg,
+        };
+    }
+    t
+}
+
+/// The time `compare` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompareMetric {
+    /// Average inclusive seconds over ranks.
+    Inclusive,
+    /// Average exclusive seconds over ranks.
+    Exclusive,
+    /// Maximum inclusive seconds over ranks (the slowest rank).
+    Max,
+}
+
+impl CompareMetric {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareMetric::Inclusive => "inclusive",
+            CompareMetric::Exclusive => "exclusive",
+            CompareMetric::Max => "max",
+        }
+    }
+
+    fn of(self, row: &TimerRow) -> f64 {
+        match self {
+            CompareMetric::Inclusive => row.inclusive.avg,
+            CompareMetric::Exclusive => row.exclusive.avg,
+            CompareMetric::Max => row.inclusive.max,
+        }
+    }
+}
+
+/// How efficiency is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scaling {
+    /// The same problem on more ranks: efficiency = t₀·n₀ / (tᵢ·nᵢ).
+    Strong,
+    /// The problem grows with the ranks: efficiency = t₀ / tᵢ.
+    Weak,
+}
+
+/// One run to compare: its label, ranks and report.
+pub struct CompareInput<'a> {
+    pub label: String,
+    pub nprocs: Option<u64>,
+    pub report: &'a Report,
+}
+
+/// One function across the runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionScaling {
+    pub name: String,
+    /// Seconds per run (`None`: not in that run's report).
+    pub times: Vec<Option<f64>>,
+    /// t₀ / tᵢ per run.
+    pub speedup: Vec<Option<f64>>,
+    /// Per run, by [`Scaling`]; the first run's is 1.
+    pub efficiency: Vec<Option<f64>>,
+    /// Whether the function takes at least the threshold share of the
+    /// total time in some run.
+    pub matters: bool,
+    /// Its least efficiency over the runs (`None`: none computable).
+    pub worst: Option<f64>,
+}
+
+/// The answer of `compare`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub labels: Vec<String>,
+    pub nprocs: Vec<Option<u64>>,
+    pub metric: CompareMetric,
+    pub scaling: Scaling,
+    /// The share of a run's total time (percent) from which a function matters.
+    pub min_percent: f64,
+    /// The total time line (average, or maximum for `--metric max`).
+    pub total: FunctionScaling,
+    /// Functions that matter by worst efficiency (lowest first), then the
+    /// others by their largest time.
+    pub functions: Vec<FunctionScaling>,
+}
+
+fn ratios(
+    times: &[Option<f64>],
+    nprocs: &[Option<u64>],
+    scaling: Scaling,
+) -> (Vec<Option<f64>>, Vec<Option<f64>>) {
+    let t0 = times.first().copied().flatten();
+    let n0 = nprocs.first().copied().flatten();
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let speedup = times
+        .iter()
+        .map(|t| match (t0, *t) {
+            (Some(a), Some(b)) if b > 0.0 => finite(a / b),
+            _ => None,
+        })
+        .collect();
+    let efficiency = times
+        .iter()
+        .zip(nprocs)
+        .map(|(t, n)| match (t0, *t, scaling) {
+            (Some(a), Some(b), Scaling::Weak) if b > 0.0 => finite(a / b),
+            (Some(a), Some(b), Scaling::Strong) if b > 0.0 => match (n0, n) {
+                (Some(n0), Some(n)) if *n > 0 => finite(a * n0 as f64 / (b * *n as f64)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    (speedup, efficiency)
+}
+
+fn scaling_of(
+    name: String,
+    times: Vec<Option<f64>>,
+    nprocs: &[Option<u64>],
+    scaling: Scaling,
+    matters: bool,
+) -> FunctionScaling {
+    let (speedup, efficiency) = ratios(&times, nprocs, scaling);
+    let worst = efficiency.iter().flatten().copied().reduce(f64::min);
+    FunctionScaling {
+        name,
+        times,
+        speedup,
+        efficiency,
+        matters,
+        worst,
+    }
+}
+
+/// Compares the timers of `runs` against the first: one row per timer of
+/// any run (`Other` left out), in the first report's order of appearance.
+pub fn compare(
+    runs: &[CompareInput],
+    metric: CompareMetric,
+    scaling: Scaling,
+    min_percent: f64,
+) -> Comparison {
+    let nprocs: Vec<Option<u64>> = runs.iter().map(|r| r.nprocs).collect();
+    let mut names: Vec<&str> = Vec::new();
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for r in runs {
+        for t in &r.report.tables.timers {
+            index.entry(t.name.as_str()).or_insert_with(|| {
+                names.push(t.name.as_str());
+                names.len() - 1
+            });
+        }
+    }
+    let mut times = vec![vec![None; runs.len()]; names.len()];
+    let mut matters = vec![false; names.len()];
+    for (j, r) in runs.iter().enumerate() {
+        let total = r.report.total.max;
+        for t in &r.report.tables.timers {
+            let i = index[t.name.as_str()];
+            if times[i][j].is_none() {
+                let x = metric.of(t);
+                times[i][j] = Some(x);
+                if total > 0.0 && x / total * 100.0 >= min_percent {
+                    matters[i] = true;
+                }
+            }
+        }
+    }
+    let mut functions: Vec<FunctionScaling> = names
+        .iter()
+        .zip(times)
+        .zip(matters)
+        .map(|((n, t), m)| scaling_of((*n).to_owned(), t, &nprocs, scaling, m))
+        .collect();
+    let largest = |f: &FunctionScaling| f.times.iter().flatten().copied().fold(0.0, f64::max);
+    functions.sort_by(|a, b| {
+        b.matters
+            .cmp(&a.matters)
+            .then_with(|| {
+                if a.matters {
+                    let w = |f: &FunctionScaling| f.worst.unwrap_or(f64::INFINITY);
+                    w(a).total_cmp(&w(b))
+                } else {
+                    largest(b).total_cmp(&largest(a))
+                }
+            })
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let total_times = runs
+        .iter()
+        .map(|r| {
+            Some(match metric {
+                CompareMetric::Max => r.report.total.max,
+                _ => r.report.total.avg,
+            })
+        })
+        .collect();
+    Comparison {
+        labels: runs.iter().map(|r| r.label.clone()).collect(),
+        total: scaling_of("total".to_owned(), total_times, &nprocs, scaling, true),
+        nprocs,
+        metric,
+        scaling,
+        min_percent,
+        functions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::tinyprofiler::{Spread, TimerTables};
+
+    fn report(total: f64, timers: &[(&str, f64)]) -> Report {
+        let s = |x: f64| Spread {
+            min: x,
+            avg: x,
+            max: x,
+        };
+        Report {
+            line: 1,
+            amrex_version: None,
+            nprocs: None,
+            total: s(total),
+            tables: TimerTables {
+                timers: timers
+                    .iter()
+                    .map(|&(n, x)| TimerRow {
+                        name: n.to_owned(),
+                        ncalls: 1,
+                        exclusive: s(x / 2.0),
+                        inclusive: s(x),
+                        exclusive_percent: 0.0,
+                        inclusive_percent: 0.0,
+                    })
+                    .collect(),
+                other: None,
+            },
+            regions: Vec::new(),
+            memory: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn strong_and_weak_efficiency_and_order() {
+        let a = report(
+            10.0,
+            &[("main", 10.0), ("solve", 8.0), ("io", 1.0), ("tiny", 0.01)],
+        );
+        let b = report(
+            6.0,
+            &[("main", 6.0), ("solve", 4.0), ("io", 1.0), ("tiny", 0.01)],
+        );
+        let runs = [
+            CompareInput {
+                label: "a".into(),
+                nprocs: Some(1),
+                report: &a,
+            },
+            CompareInput {
+                label: "b".into(),
+                nprocs: Some(2),
+                report: &b,
+            },
+        ];
+        let c = compare(&runs, CompareMetric::Inclusive, Scaling::Strong, 1.0);
+        let names: Vec<&str> = c.functions.iter().map(|f| f.name.as_str()).collect();
+        // io scales worst (0.5), then main (10/12), then solve (1.0); tiny does not matter.
+        assert_eq!(names, ["io", "main", "solve", "tiny"]);
+        let main = &c.functions[1];
+        assert_eq!(main.efficiency, [Some(1.0), Some(10.0 / 12.0)]);
+        assert_eq!(main.speedup, [Some(1.0), Some(10.0 / 6.0)]);
+        assert!(!c.functions[3].matters);
+        let w = compare(&runs, CompareMetric::Exclusive, Scaling::Weak, 1.0);
+        let solve = w.functions.iter().find(|f| f.name == "solve").unwrap();
+        assert_eq!(solve.times, [Some(4.0), Some(2.0)]);
+        assert_eq!(solve.efficiency, [Some(1.0), Some(2.0)]);
+    }
+
+    #[test]
+    fn missing_functions_and_unknown_ranks_give_none() {
+        let a = report(10.0, &[("main", 10.0)]);
+        let b = report(6.0, &[("main", 0.0), ("new", 1.0)]);
+        let runs = [
+            CompareInput {
+                label: "a".into(),
+                nprocs: Some(1),
+                report: &a,
+            },
+            CompareInput {
+                label: "b".into(),
+                nprocs: None,
+                report: &b,
+            },
+        ];
+        let c = compare(&runs, CompareMetric::Inclusive, Scaling::Strong, 1.0);
+        let new = c.functions.iter().find(|f| f.name == "new").unwrap();
+        assert_eq!(new.times, [None, Some(1.0)]);
+        assert_eq!(new.efficiency, [None, None]);
+        let main = c.functions.iter().find(|f| f.name == "main").unwrap();
+        assert_eq!(main.speedup, [Some(1.0), None]);
+        assert_eq!(main.efficiency, [Some(1.0), None]);
+    }
+}

@@ -1,0 +1,62 @@
+//! The TinyProfiler branches of `summary` and `info`: a job log given where
+//! a database is expected is recognised by its content (`Input::open`).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use profparse::analysis::tinyprofiler::select_run;
+use profparse::formats::{Input, InputKind, tinyprofiler};
+use profparse::report::Format;
+use profparse::report::tinyprofiler::{TinyInfoReport, TinySummaryReport};
+
+use crate::cli::OutputArg;
+use crate::output::emit;
+
+/// Whether `path` is a TinyProfiler log (a job's output). Anything else,
+/// or a path that cannot be opened, goes the database's way as before.
+pub fn is_log(path: &Path) -> bool {
+    path.is_file() && Input::open(path).is_ok_and(|i| i.kind == InputKind::TinyProfiler)
+}
+
+/// `summary LOG [--run N] [--memory]`.
+pub fn summary(
+    path: &Path,
+    run: Option<usize>,
+    memory: bool,
+    format: Format,
+    output: &OutputArg,
+) -> anyhow::Result<ExitCode> {
+    if format == Format::Reference {
+        anyhow::bail!(crate::output::UsageError(
+            "--format reference is amrprofparser's layout of a bl_prof database; a TinyProfiler log offers table, json and csv".into()
+        ));
+    }
+    let log = tinyprofiler::read(path)?;
+    let name = path.display().to_string();
+    let report = select_run(&log, run, &name)?;
+    let run = log
+        .reports
+        .iter()
+        .position(|r| std::ptr::eq(r, report))
+        .map_or(1, |i| i + 1);
+    let report = TinySummaryReport {
+        log: name,
+        run,
+        runs: log.reports.len(),
+        report,
+        memory,
+    };
+    emit(&report, format, output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `info LOG`.
+pub fn info(path: &Path, format: Format, output: &OutputArg) -> anyhow::Result<ExitCode> {
+    let log = tinyprofiler::read(path)?;
+    let report = TinyInfoReport {
+        log: path.display().to_string(),
+        parsed: &log,
+    };
+    emit(&report, format, output)?;
+    Ok(ExitCode::SUCCESS)
+}
