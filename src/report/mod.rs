@@ -11,6 +11,7 @@ pub mod calltrace;
 pub mod calltree;
 pub mod chrome;
 pub mod comm;
+pub mod compare;
 pub mod csv;
 pub mod diff;
 pub mod document;

@@ -19,5 +19,6 @@ mod progress;
 mod report;
 mod synth;
 mod timer_tree;
+mod tinyprofiler;
 mod tlog;
 mod trace;

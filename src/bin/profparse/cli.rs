@@ -83,6 +83,11 @@ pub enum Command {
     /// function by function): A, B, B − A, (B − A)/A and calls, with `-`
     /// marking nodes only in A and `+` nodes only in B (docs/DIFF.md).
     Diff(commands::diff::DiffArgs),
+    /// Scaling across runs of AMReX TinyProfiler logs (e.g. the same job on
+    /// 1, 2, 4 ranks): per timer its time in each run, speedup and parallel
+    /// efficiency against the first run, worst efficiency first
+    /// (docs/TINYPROFILER.md).
+    Compare(commands::compare::CompareArgs),
     /// Export call traces, regions and communication calls (messages as
     /// flow arrows) as Chrome Trace Event JSON, for Perfetto
     /// (ui.perfetto.dev) or chrome://tracing.

@@ -4,6 +4,7 @@
 pub mod calltrace;
 pub mod calltree;
 pub mod comm;
+pub mod compare;
 pub mod completions;
 pub mod diff;
 pub mod export;
