@@ -24,6 +24,7 @@ pub struct CompareWire<'a> {
     /// The total-time line compared like a function.
     pub total: FunctionWire<'a>,
     pub functions: Vec<FunctionWire<'a>>,
+    pub warnings: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -85,6 +86,7 @@ impl Report for CompareReport<'_> {
                 .collect(),
             total: wire(&c.total),
             functions: c.functions.iter().map(wire).collect(),
+            warnings: Vec::new(),
         }
     }
 

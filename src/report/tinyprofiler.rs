@@ -38,6 +38,8 @@ pub struct TinySummaryWire<'a> {
     pub other: Option<FunctionWire<'a>>,
     pub regions: Vec<RegionWire<'a>>,
     pub memory: Vec<MemoryWire<'a>>,
+    /// Always empty: a report is read whole or not at all.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -264,6 +266,7 @@ impl Report for TinySummaryReport<'_> {
                 })
                 .collect(),
             memory: r.memory.iter().map(memory_wire).collect(),
+            warnings: Vec::new(),
         }
     }
 
@@ -404,6 +407,7 @@ pub struct TinyInfoWire<'a> {
     pub log: &'a str,
     pub kind: &'static str,
     pub runs: Vec<RunInfoWire<'a>>,
+    pub warnings: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -446,6 +450,7 @@ impl Report for TinyInfoReport<'_> {
                     memory: r.memory.iter().map(|m| m.arena.as_str()).collect(),
                 })
                 .collect(),
+            warnings: Vec::new(),
         }
     }
 

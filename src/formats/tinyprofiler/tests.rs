@@ -339,3 +339,34 @@ fn arbitrary_bytes_never_panic() {
     }
     let _ = parse(p(), b"TinyProfiler total time across processes]: 1...2...3\n-----\nName NCalls Excl. Min\n---\n\xff\xfe 1 2 3 4 5%\n");
 }
+
+#[test]
+fn damaged_real_logs_never_panic() {
+    // A small fixed-seed generator: byte flips, blanked and cut lines.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for name in ["asyncout_24.10_np2.txt", "singlevortex_24.10_np1.txt"] {
+        let good = std::fs::read(fixture(name)).unwrap();
+        for _ in 0..200 {
+            let mut bytes = good.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] = match next() % 5 {
+                    0 => b'\n',
+                    1 => b' ',
+                    2 => b'-',
+                    3 => b'9',
+                    _ => next() as u8,
+                };
+            }
+            let cut = (next() % bytes.len() as u64) as usize;
+            let _ = parse(p(), &bytes);
+            let _ = parse(p(), &bytes[..cut]);
+        }
+    }
+}
