@@ -51,11 +51,7 @@ fuzz_target!(|data: &[u8]| {
     let runs: Vec<CompareInput> = log
         .reports
         .iter()
-        .map(|r| CompareInput {
-            label: "r".into(),
-            nprocs: r.nprocs,
-            report: r,
-        })
+        .map(|r| CompareInput::tinyprofiler("r".into(), r))
         .collect();
     for scaling in [Scaling::Strong, Scaling::Weak] {
         let c = compare(&runs, CompareMetric::Inclusive, scaling, 1.0);

@@ -1,9 +1,10 @@
 //! Questions asked of TinyProfiler reports: which run of a log, the
 //! timers as `diff` compares them, and scaling across runs (`compare`).
 
+use super::function_stats::FunctionSummary;
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, Metrics};
-use crate::model::tinyprofiler::{Log, Report, TimerRow};
+use crate::model::tinyprofiler::{Log, Report, Spread};
 
 /// The report of run `run` (1-based; `None`: the last) of `log`, read
 /// from `path`.
@@ -58,11 +59,11 @@ impl CompareMetric {
         }
     }
 
-    fn of(self, row: &TimerRow) -> f64 {
+    fn of(self, t: &RunTimer) -> Option<f64> {
         match self {
-            CompareMetric::Inclusive => row.inclusive.avg,
-            CompareMetric::Exclusive => row.exclusive.avg,
-            CompareMetric::Max => row.inclusive.max,
+            CompareMetric::Inclusive => t.inclusive_avg,
+            CompareMetric::Exclusive => Some(t.exclusive_avg),
+            CompareMetric::Max => t.inclusive_max,
         }
     }
 }
@@ -77,11 +78,79 @@ pub enum Scaling {
     Weak,
 }
 
-/// One run to compare: its label, ranks and report.
-pub struct CompareInput<'a> {
+/// One timer of a run to compare: average and maximum seconds over ranks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunTimer {
+    pub name: String,
+    pub exclusive_avg: f64,
+    /// `None` when the run has no inclusive times (a bl_prof base profile).
+    pub inclusive_avg: Option<f64>,
+    pub inclusive_max: Option<f64>,
+}
+
+/// One run to compare: its label, ranks, total time and timers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareInput {
     pub label: String,
+    /// The input's kind (`tinyprofiler`, `blprof`).
+    pub kind: &'static str,
     pub nprocs: Option<u64>,
-    pub report: &'a Report,
+    /// The run's total seconds, average and maximum over ranks, if known.
+    pub total: Option<Spread<f64>>,
+    pub timers: Vec<RunTimer>,
+}
+
+impl CompareInput {
+    /// A TinyProfiler report's timers (`Other` left out).
+    pub fn tinyprofiler(label: String, report: &Report) -> Self {
+        CompareInput {
+            label,
+            kind: "tinyprofiler",
+            nprocs: report.nprocs,
+            total: Some(report.total),
+            timers: report
+                .tables
+                .timers
+                .iter()
+                .map(|t| RunTimer {
+                    name: t.name.clone(),
+                    exclusive_avg: t.exclusive.avg,
+                    inclusive_avg: Some(t.inclusive.avg),
+                    inclusive_max: Some(t.inclusive.max),
+                })
+                .collect(),
+        }
+    }
+
+    /// A bl_prof base profile's functions: exclusive seconds only; the
+    /// total is the run time of `bl_prof_H` (`calcEndTime`) when it has one.
+    pub fn function_summary(label: String, s: &FunctionSummary) -> Self {
+        CompareInput {
+            label,
+            kind: "blprof",
+            nprocs: Some(s.nprocs as u64),
+            total: s.run_time.map(|t| Spread {
+                min: t,
+                avg: t,
+                max: t,
+            }),
+            timers: s
+                .functions
+                .iter()
+                .map(|f| RunTimer {
+                    name: f.name.clone(),
+                    exclusive_avg: f.avg,
+                    inclusive_avg: None,
+                    inclusive_max: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether the run has the times `metric` needs.
+    pub fn has(&self, metric: CompareMetric) -> bool {
+        metric == CompareMetric::Exclusive || self.timers.iter().all(|t| t.inclusive_avg.is_some())
+    }
 }
 
 /// One function across the runs.
@@ -105,6 +174,7 @@ pub struct FunctionScaling {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
     pub labels: Vec<String>,
+    pub kinds: Vec<&'static str>,
     pub nprocs: Vec<Option<u64>>,
     pub metric: CompareMetric,
     pub scaling: Scaling,
@@ -178,7 +248,7 @@ pub fn compare(
     let mut names: Vec<&str> = Vec::new();
     let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for r in runs {
-        for t in &r.report.tables.timers {
+        for t in &r.timers {
             index.entry(t.name.as_str()).or_insert_with(|| {
                 names.push(t.name.as_str());
                 names.len() - 1
@@ -188,13 +258,19 @@ pub fn compare(
     let mut times = vec![vec![None; runs.len()]; names.len()];
     let mut matters = vec![false; names.len()];
     for (j, r) in runs.iter().enumerate() {
-        let total = r.report.total.max;
-        for t in &r.report.tables.timers {
+        // Without a total, the share is of the largest timer's time.
+        let total = r.total.map(|t| t.max).unwrap_or_else(|| {
+            r.timers
+                .iter()
+                .filter_map(|t| metric.of(t))
+                .fold(0.0, f64::max)
+        });
+        for t in &r.timers {
             let i = index[t.name.as_str()];
             if times[i][j].is_none() {
                 let x = metric.of(t);
-                times[i][j] = Some(x);
-                if total > 0.0 && x / total * 100.0 >= min_percent {
+                times[i][j] = x;
+                if x.is_some_and(|x| total > 0.0 && x / total * 100.0 >= min_percent) {
                     matters[i] = true;
                 }
             }
@@ -223,14 +299,15 @@ pub fn compare(
     let total_times = runs
         .iter()
         .map(|r| {
-            Some(match metric {
-                CompareMetric::Max => r.report.total.max,
-                _ => r.report.total.avg,
+            r.total.map(|t| match metric {
+                CompareMetric::Max => t.max,
+                _ => t.avg,
             })
         })
         .collect();
     Comparison {
         labels: runs.iter().map(|r| r.label.clone()).collect(),
+        kinds: runs.iter().map(|r| r.kind).collect(),
         total: scaling_of("total".to_owned(), total_times, &nprocs, scaling, true),
         nprocs,
         metric,
@@ -243,7 +320,7 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tinyprofiler::{Spread, TimerTables};
+    use crate::model::tinyprofiler::{TimerRow, TimerTables};
 
     fn report(total: f64, timers: &[(&str, f64)]) -> Report {
         let s = |x: f64| Spread {
@@ -275,6 +352,13 @@ mod tests {
         }
     }
 
+    fn input(label: &str, nprocs: Option<u64>, r: &Report) -> CompareInput {
+        CompareInput {
+            nprocs,
+            ..CompareInput::tinyprofiler(label.to_owned(), r)
+        }
+    }
+
     #[test]
     fn strong_and_weak_efficiency_and_order() {
         let a = report(
@@ -285,18 +369,7 @@ mod tests {
             6.0,
             &[("main", 6.0), ("solve", 4.0), ("io", 1.0), ("tiny", 0.01)],
         );
-        let runs = [
-            CompareInput {
-                label: "a".into(),
-                nprocs: Some(1),
-                report: &a,
-            },
-            CompareInput {
-                label: "b".into(),
-                nprocs: Some(2),
-                report: &b,
-            },
-        ];
+        let runs = [input("a", Some(1), &a), input("b", Some(2), &b)];
         let c = compare(&runs, CompareMetric::Inclusive, Scaling::Strong, 1.0);
         let names: Vec<&str> = c.functions.iter().map(|f| f.name.as_str()).collect();
         // io scales worst (0.5), then main (10/12), then solve (1.0); tiny does not matter.
@@ -315,18 +388,7 @@ mod tests {
     fn missing_functions_and_unknown_ranks_give_none() {
         let a = report(10.0, &[("main", 10.0)]);
         let b = report(6.0, &[("main", 0.0), ("new", 1.0)]);
-        let runs = [
-            CompareInput {
-                label: "a".into(),
-                nprocs: Some(1),
-                report: &a,
-            },
-            CompareInput {
-                label: "b".into(),
-                nprocs: None,
-                report: &b,
-            },
-        ];
+        let runs = [input("a", Some(1), &a), input("b", None, &b)];
         let c = compare(&runs, CompareMetric::Inclusive, Scaling::Strong, 1.0);
         let new = c.functions.iter().find(|f| f.name == "new").unwrap();
         assert_eq!(new.times, [None, Some(1.0)]);

@@ -16,7 +16,6 @@ pub struct CompareReport<'a> {
 
 #[derive(Serialize)]
 pub struct CompareWire<'a> {
-    pub kind: &'static str,
     pub metric: CompareMetric,
     pub scaling: Scaling,
     pub min_percent: f64,
@@ -30,6 +29,8 @@ pub struct CompareWire<'a> {
 #[derive(Serialize)]
 pub struct RunWire<'a> {
     pub label: &'a str,
+    /// `tinyprofiler` or `blprof`.
+    pub kind: &'a str,
     pub nprocs: Option<u64>,
 }
 
@@ -74,7 +75,6 @@ impl Report for CompareReport<'_> {
     fn wire(&self) -> CompareWire<'_> {
         let c = self.comparison;
         CompareWire {
-            kind: "tinyprofiler",
             metric: c.metric,
             scaling: c.scaling,
             min_percent: c.min_percent,
@@ -82,7 +82,12 @@ impl Report for CompareReport<'_> {
                 .labels
                 .iter()
                 .zip(&c.nprocs)
-                .map(|(label, n)| RunWire { label, nprocs: *n })
+                .zip(&c.kinds)
+                .map(|((label, n), kind)| RunWire {
+                    label,
+                    kind,
+                    nprocs: *n,
+                })
                 .collect(),
             total: wire(&c.total),
             functions: c.functions.iter().map(wire).collect(),
@@ -123,7 +128,7 @@ impl Report for CompareReport<'_> {
             vec![
                 Column::right("Run", 3),
                 Column::right("Ranks", 5).after("  "),
-                Column::left("Log", 0).after("  "),
+                Column::left("Input", 0).after("  "),
             ],
             runs,
         ));
@@ -168,7 +173,7 @@ impl Report for CompareReport<'_> {
         doc.line("");
         let minor = c.functions.iter().filter(|f| !f.matters).count();
         doc.line(format!(
-            "Timers by worst efficiency first; `total` is the TinyProfiler total time. {minor} timer(s) under {}% of the total time in every run not shown (--min-percent 0 shows them). `-`: not in that run.",
+            "Timers by worst efficiency first; `total` is the TinyProfiler total time (a database's calcEndTime). {minor} timer(s) under {}% of the total time in every run not shown (--min-percent 0 shows them). `-`: not in that run.",
             c.min_percent
         ));
         doc

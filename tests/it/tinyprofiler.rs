@@ -511,3 +511,50 @@ fn diff_of_two_logs_compares_their_timers() {
         "{text}"
     );
 }
+
+#[test]
+fn compare_takes_bl_prof_databases_with_exclusive_times() {
+    let (a, b) = (db("single"), db("small4"));
+    let out = output(&["compare", s(&a), s(&b)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--metric exclusive"));
+    let j = json(&[
+        "compare",
+        s(&a),
+        s(&b),
+        "--metric",
+        "exclusive",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(j["runs"][1]["kind"], "blprof");
+    assert_eq!(j["runs"][1]["nprocs"], 4);
+    let sa = json(&["summary", s(&a), "--format", "json"]);
+    let sb = json(&["summary", s(&b), "--format", "json"]);
+    let avg = |sum: &Value, name: &str| -> Option<f64> {
+        let f = sum["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)?;
+        f["avg"].as_f64()
+    };
+    let mut checked = 0;
+    for f in j["functions"].as_array().unwrap() {
+        let name = f["name"].as_str().unwrap();
+        let (Some(ta), Some(tb)) = (avg(&sa, name), avg(&sb, name)) else {
+            continue;
+        };
+        checked += 1;
+        assert_eq!(f["times"][0].as_f64(), Some(ta));
+        if tb > 0.0 {
+            let e = f["efficiency"][1].as_f64().unwrap();
+            let by_hand = ta / (tb * 4.0);
+            assert!(
+                (e - by_hand).abs() <= 1e-12 * by_hand.abs().max(1e-300),
+                "{name}"
+            );
+        }
+    }
+    assert!(checked > 5, "{checked}");
+}

@@ -52,6 +52,10 @@ pub struct GlobalArgs {
 pub enum Command {
     /// What a bl_prof database holds: parts, versions, processes, files,
     /// blocks, records, time span, functions, regions, host names.
+    ///
+    /// Given an AMReX job log instead (recognised by its content): its
+    /// TinyProfiler reports, with AMReX version, ranks, total time, regions
+    /// and memory arenas (docs/TINYPROFILER.md).
     Info(commands::info::InfoArgs),
     /// Function summary across processes (amrprofparser's default / -ws report).
     ///
@@ -61,6 +65,11 @@ pub enum Command {
     /// imbalance Max/Avg. Without --sort two tables are printed, as
     /// amrprofparser does: by name and by average time. Processes whose data
     /// is damaged are left out with a warning.
+    ///
+    /// Given an AMReX job log instead (recognised by its content): its
+    /// TinyProfiler report (--run N of several; default the last), timers
+    /// with exclusive and inclusive seconds, the Other row, region sections;
+    /// --memory for the memory tables (docs/TINYPROFILER.md).
     Summary(commands::summary::SummaryArgs),
     /// Function statistics from the call traces, honouring region filters
     /// (amrprofparser -wts): exclusive times of calls that start inside the

@@ -1,10 +1,13 @@
-//! `profparse compare RUN...`: scaling across runs of TinyProfiler logs.
+//! `profparse compare RUN...`: scaling across runs of TinyProfiler logs
+//! and bl_prof databases.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::tinyprofiler::{CompareInput, CompareMetric, Scaling, compare};
+use profparse::formats::blprof::Database;
 use profparse::formats::{Input, InputKind, tinyprofiler};
 use profparse::report::Format;
 use profparse::report::compare::CompareReport;
@@ -32,8 +35,10 @@ pub enum MetricArg {
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// TinyProfiler logs (job outputs), the first being the baseline. A log
-    /// holding several reports gives one run per report, in order.
+    /// TinyProfiler logs (job outputs) or bl_prof databases, the first being
+    /// the baseline. A log holding several reports gives one run per
+    /// report, in order. A database has exclusive times only (--metric
+    /// exclusive).
     #[arg(value_name = "RUN", required = true)]
     pub runs: Vec<PathBuf>,
     /// Weak scaling (the problem grows with the ranks): efficiency = t1/ti
@@ -61,38 +66,59 @@ pub struct CompareArgs {
     pub output: OutputArg,
 }
 
-pub fn run(args: &CompareArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
-    if args.min_percent.is_nan() || args.min_percent < 0.0 {
-        return Err(UsageError("--min-percent must be a number ≥ 0".into()).into());
-    }
-    let mut logs = Vec::new();
-    for path in &args.runs {
-        let input = Input::open(path)?;
-        if input.kind != InputKind::TinyProfiler {
+/// The runs of one argument: a log's reports, or a database's base profile.
+fn load(path: &Path, ctx: &Context, runs: &mut Vec<CompareInput>) -> anyhow::Result<()> {
+    let input = Input::open(path)?;
+    match input.kind {
+        InputKind::TinyProfiler => {
+            let log = tinyprofiler::read(&input.path)?;
+            let several = log.reports.len() > 1;
+            for (i, report) in log.reports.iter().enumerate() {
+                let label = if several {
+                    format!("{}#{}", path.display(), i + 1)
+                } else {
+                    path.display().to_string()
+                };
+                runs.push(CompareInput::tinyprofiler(label, report));
+            }
+        }
+        InputKind::Blprof => {
+            let db = Database::open(&input.path)?;
+            ctx.warn_all(db.warnings());
+            let mut warnings = Vec::new();
+            let profile = db.base_profile(&mut warnings)?;
+            ctx.warn_all(&warnings);
+            if profile.is_empty() {
+                anyhow::bail!(profparse::Error::invalid(
+                    profparse::Location::file(&profile.header.path),
+                    "no process has a readable base block",
+                ));
+            }
+            let summary = base_summary(&profile, 0);
+            runs.push(CompareInput::function_summary(
+                path.display().to_string(),
+                &summary,
+            ));
+        }
+        kind => {
             return Err(UsageError(format!(
-                "{}: compare reads TinyProfiler logs; this is a {}",
+                "{}: compare reads TinyProfiler logs and bl_prof databases; this is a {}",
                 path.display(),
-                input.kind.name()
+                kind.name()
             ))
             .into());
         }
-        logs.push((path, tinyprofiler::read(&input.path)?));
+    }
+    Ok(())
+}
+
+pub fn run(args: &CompareArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    if args.min_percent.is_nan() || args.min_percent < 0.0 {
+        return Err(UsageError("--min-percent must be a number ≥ 0".into()).into());
     }
     let mut runs = Vec::new();
-    for (path, log) in &logs {
-        let several = log.reports.len() > 1;
-        for (i, report) in log.reports.iter().enumerate() {
-            let label = if several {
-                format!("{}#{}", path.display(), i + 1)
-            } else {
-                path.display().to_string()
-            };
-            runs.push(CompareInput {
-                label,
-                nprocs: report.nprocs,
-                report,
-            });
-        }
+    for path in &args.runs {
+        load(path, ctx, &mut runs)?;
     }
     if runs.len() < 2 {
         return Err(UsageError("compare needs at least two runs (reports)".into()).into());
@@ -129,6 +155,13 @@ pub fn run(args: &CompareArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
         MetricArg::Exclusive => CompareMetric::Exclusive,
         MetricArg::Max => CompareMetric::Max,
     };
+    if let Some(r) = runs.iter().find(|r| !r.has(metric)) {
+        return Err(UsageError(format!(
+            "{}: a bl_prof database's base profile has exclusive times only; compare it with --metric exclusive",
+            r.label
+        ))
+        .into());
+    }
     let comparison = compare(&runs, metric, scaling, args.min_percent);
     let report = CompareReport {
         comparison: &comparison,
