@@ -80,8 +80,10 @@ pub struct Report {
     /// The AMReX version from the run's `Initializing AMReX (…)` or
     /// `AMReX (…) finalized` line, when the log has one.
     pub amrex_version: Option<String>,
-    /// The ranks: from `MPI initialized with N MPI processes`, or 1 when a
-    /// memory table has the one-rank layout; unknown otherwise.
+    /// The ranks: from `MPI initialized with N MPI processes`; else 1 when
+    /// the memory tables have the one-rank layout, or when there are none
+    /// and the log shows AMReX's start-up (a build without MPI); unknown
+    /// otherwise.
     pub nprocs: Option<u64>,
     /// Wall seconds from start-up to finalisation, over ranks.
     pub total: Spread<f64>,

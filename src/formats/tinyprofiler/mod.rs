@@ -49,6 +49,8 @@ pub fn recognise(head: &[u8], bytes: &[u8]) -> bool {
 struct Session {
     version: Option<String>,
     nprocs: Option<u64>,
+    /// The log shows the run's `Initializing AMReX (` line.
+    started: bool,
 }
 
 /// Every report in `bytes`, the log at `path` (named in errors). A log
@@ -79,6 +81,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Log> {
             session = Session {
                 version: rest.split_once(')').map(|(v, _)| v.to_owned()),
                 nprocs: None,
+                started: true,
             };
         }
     }
@@ -130,13 +133,23 @@ fn read_report(
             regions.push(Region { name, tables });
         } else if memory::title(&next).is_some() && second_is_rule(lines) {
             memory.push(memory::read_section(lines, path)?);
+        } else if let Some(section) = after_noise(lines) {
+            *lines = section;
         } else {
             break;
         }
     }
-    let nprocs = session
-        .nprocs
-        .or_else(|| memory.iter().any(|m| m.one_rank).then_some(1));
+    // The MPI line; else the memory tables' layout; else a run that shows
+    // AMReX's start-up without an MPI line is a build without MPI.
+    let nprocs = session.nprocs.or_else(|| {
+        if memory.iter().any(|m| !m.one_rank) {
+            None
+        } else if !memory.is_empty() || session.started {
+            Some(1)
+        } else {
+            None
+        }
+    });
     Ok(Report {
         line: number,
         amrex_version: session.version.clone(),
@@ -147,6 +160,36 @@ fn read_report(
         memory,
     })
 }
+
+/// Lines printed by other ranks may slip in between the report's sections:
+/// up to [`MAX_NOISE`] lines that start nothing are passed over when a
+/// region or memory section follows them (the cursor at that section).
+fn after_noise<'a>(lines: &Lines<'a>) -> Option<Lines<'a>> {
+    let mut ahead = lines.clone();
+    let mut noise = 0;
+    while noise <= MAX_NOISE {
+        let next = ahead.skip_blank()?;
+        let t = next.text.trim();
+        if t.starts_with("BEGIN REGION")
+            || (memory::title(&next).is_some() && second_is_rule(&ahead))
+        {
+            return (noise > 0).then_some(ahead);
+        }
+        let bytes = t.as_bytes();
+        if bytes.starts_with(TOTAL_MARKER)
+            || bytes.starts_with(AMREX_MARKER)
+            || t.starts_with("AMReX (")
+        {
+            return None;
+        }
+        ahead.next_raw();
+        noise += 1;
+    }
+    None
+}
+
+/// Lines of other output passed over between sections of a report.
+const MAX_NOISE: usize = 4;
 
 /// Whether the line after the next one is a rule.
 fn second_is_rule(lines: &Lines) -> bool {

@@ -370,3 +370,33 @@ fn damaged_real_logs_never_panic() {
         }
     }
 }
+
+#[test]
+fn other_output_between_sections_is_passed_over() {
+    let report = one_rank_report().replace(
+        "\nCpu Memory Usage:",
+        "Rank 1 done\n[node:1234] some launcher noise\n\nCpu Memory Usage:",
+    );
+    let log = parse_str(&with_run(&report, 2)).unwrap();
+    assert_eq!(log.reports[0].memory.len(), 1);
+    // More than a few lines of it end the report.
+    let noisy = one_rank_report().replace(
+        "\nCpu Memory Usage:",
+        "a\nb\nc\nd\ne\nf\n\nCpu Memory Usage:",
+    );
+    let log = parse_str(&with_run(&noisy, 2)).unwrap();
+    assert!(log.reports[0].memory.is_empty());
+}
+
+#[test]
+fn a_build_without_mpi_has_one_rank() {
+    let report = one_rank_report();
+    let cut = report.find("\nCpu Memory Usage:").unwrap();
+    let no_memory = &report[..cut];
+    let serial = format!(
+        "Initializing AMReX (24.10)...\nAMReX (24.10) initialized\n{no_memory}\nAMReX (24.10) finalized\n"
+    );
+    assert_eq!(parse_str(&serial).unwrap().reports[0].nprocs, Some(1));
+    // The report alone (output_file, no memory sections): unknown.
+    assert_eq!(parse_str(no_memory).unwrap().reports[0].nprocs, None);
+}
