@@ -34,6 +34,7 @@ fuzz_target!(|data: &[u8]| {
                 runs: log.reports.len(),
                 report,
                 memory,
+                top: Some(3),
             };
             for format in [Format::Table, Format::Json, Format::Csv] {
                 render(&r, format, &mut sink()).unwrap();

@@ -20,6 +20,8 @@ pub struct TinySummaryReport<'a> {
     pub report: &'a TinyReport,
     /// The memory tables instead of the timer tables (table and CSV).
     pub memory: bool,
+    /// Rows kept per table (table format; JSON and CSV keep every row).
+    pub top: Option<usize>,
 }
 
 /// The JSON of `summary LOG` (docs/JSON.md).
@@ -159,10 +161,11 @@ fn describe(run: usize, runs: usize, r: &TinyReport) -> String {
     s
 }
 
-/// The timers of one table pair: both figures side by side.
-fn timer_table(t: &TimerTables) -> Table<'_> {
-    let width = t
-        .timers
+/// The timers of one table pair: both figures side by side; the first
+/// `top` timers, then `Other`.
+fn timer_table(t: &TimerTables, top: Option<usize>) -> Table<'_> {
+    let kept = &t.timers[..t.timers.len().min(top.unwrap_or(usize::MAX))];
+    let width = kept
         .iter()
         .chain(&t.other)
         .map(|r| r.name.chars().count())
@@ -182,7 +185,7 @@ fn timer_table(t: &TimerTables) -> Table<'_> {
         num("Incl. Max"),
         Column::right("Max %", 7).after("  "),
     ];
-    let rows = t.timers.iter().chain(&t.other).map(|r| {
+    let rows = kept.iter().chain(&t.other).map(|r| {
         vec![
             r.name.clone(),
             r.ncalls.to_string(),
@@ -199,7 +202,8 @@ fn timer_table(t: &TimerTables) -> Table<'_> {
     Table::new(columns, rows)
 }
 
-fn memory_table(m: &MemoryTable) -> Table<'_> {
+fn memory_table(m: &MemoryTable, top: Option<usize>) -> Table<'_> {
+    let rows = &m.rows[..m.rows.len().min(top.unwrap_or(usize::MAX))];
     let width = m
         .rows
         .iter()
@@ -223,7 +227,7 @@ fn memory_table(m: &MemoryTable) -> Table<'_> {
     ] {
         columns.push(num(h));
     }
-    let rows = m.rows.iter().map(|r| {
+    let rows = rows.iter().map(|r| {
         let mut row = vec![r.name.clone(), r.nalloc.to_string(), r.nfree.to_string()];
         for s in [r.avg_mem, r.max_mem] {
             row.extend([tiny_bytes(s.min), tiny_bytes(s.avg), tiny_bytes(s.max)]);
@@ -295,19 +299,19 @@ impl Report for TinySummaryReport<'_> {
                     "{} memory: allocations and frees summed over ranks; bytes held, time-weighted average and peak, min/avg/max over ranks",
                     m.arena
                 ));
-                doc.table(memory_table(m)).line("");
+                doc.table(memory_table(m, self.top)).line("");
             }
             return doc;
         }
         doc.line("Timers by exclusive time: seconds over ranks (min/avg/max), NCalls per rank, Max % of the total time");
-        doc.table(timer_table(&r.tables)).line("");
+        doc.table(timer_table(&r.tables, self.top)).line("");
         if r.tables.other.is_some() {
             doc.line("Other: timers under tiny_profiler.print_threshold, summed column by column.");
             doc.line("");
         }
         for g in &r.regions {
             doc.line(format!("Region {}: calls made while it was open", g.name));
-            doc.table(timer_table(&g.tables)).line("");
+            doc.table(timer_table(&g.tables, self.top)).line("");
         }
         if !r.memory.is_empty() {
             let arenas: Vec<&str> = r.memory.iter().map(|m| m.arena.as_str()).collect();

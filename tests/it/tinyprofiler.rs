@@ -334,6 +334,18 @@ fn summary_memory_and_csv() {
         text.contains("Amr::timeStep()                   143185  143185      12 MiB"),
         "{text}"
     );
+    let top = run_ok(&["summary", s(&path), "--top", "3"]);
+    assert_eq!(
+        top.lines().filter(|l| l.ends_with('%')).count(),
+        3 + 1 + 1,
+        "{top}"
+    );
+    for (flag, bad) in [("--sort", "avg"), ("--proc", "1")] {
+        let out = output(&["summary", s(&path), flag, bad]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+    }
+    let out = output(&["summary", s(&db("small4")), "--memory"]);
+    assert_eq!(out.status.code(), Some(2));
     let csv = run_ok(&["summary", s(&path), "--format", "csv"]);
     assert!(
         csv.starts_with("region,name,other,ncalls,min,avg,max,"),

@@ -105,13 +105,10 @@ impl TableOptions {
 pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let args = &all.table;
     if super::tinyprofiler::is_log(&all.db.db) {
-        return super::tinyprofiler::summary(
-            &all.db.db,
-            all.run,
-            all.memory,
-            args.format,
-            &args.output,
-        );
+        return super::tinyprofiler::summary(&all.db.db, all, args);
+    }
+    if all.run.is_some() || all.memory {
+        return Err(UsageError("--run and --memory apply to TinyProfiler logs".into()).into());
     }
     let db = super::open_database(&all.db.db)?;
     ctx.warn_all(db.warnings());

@@ -9,8 +9,9 @@ use profparse::formats::{Input, InputKind, tinyprofiler};
 use profparse::report::Format;
 use profparse::report::tinyprofiler::{TinyInfoReport, TinySummaryReport};
 
+use super::summary::{SummaryArgs, TableOptions};
 use crate::cli::OutputArg;
-use crate::output::emit;
+use crate::output::{UsageError, emit};
 
 /// Whether `path` is a TinyProfiler log (a job's output). Anything else,
 /// or a path that cannot be opened, goes the database's way as before.
@@ -18,18 +19,19 @@ pub fn is_log(path: &Path) -> bool {
     path.is_file() && Input::open(path).is_ok_and(|i| i.kind == InputKind::TinyProfiler)
 }
 
-/// `summary LOG [--run N] [--memory]`.
-pub fn summary(
-    path: &Path,
-    run: Option<usize>,
-    memory: bool,
-    format: Format,
-    output: &OutputArg,
-) -> anyhow::Result<ExitCode> {
+/// `summary LOG [--run N] [--memory] [--top N]`.
+pub fn summary(path: &Path, all: &SummaryArgs, args: &TableOptions) -> anyhow::Result<ExitCode> {
+    let (run, format) = (all.run, args.format);
     if format == Format::Reference {
-        anyhow::bail!(crate::output::UsageError(
+        return Err(UsageError(
             "--format reference is amrprofparser's layout of a bl_prof database; a TinyProfiler log offers table, json and csv".into()
-        ));
+        ).into());
+    }
+    if args.sort.is_some() || args.proc != 0 || args.wide {
+        return Err(UsageError(
+            "--sort, --proc and --wide apply to bl_prof databases; a TinyProfiler report keeps its own order".into(),
+        )
+        .into());
     }
     let log = tinyprofiler::read(path)?;
     let name = path.display().to_string();
@@ -44,9 +46,10 @@ pub fn summary(
         run,
         runs: log.reports.len(),
         report,
-        memory,
+        memory: all.memory,
+        top: args.top,
     };
-    emit(&report, format, output)?;
+    emit(&report, format, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }
 
