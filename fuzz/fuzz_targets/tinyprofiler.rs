@@ -1,6 +1,6 @@
 //! TinyProfiler job logs on arbitrary bytes: find and read every report,
 //! then render `summary` (timers and memory, every format), `info`, and
-//! `compare` of the reports against one another, to `io::sink`.
+//! `compare` of the reports against one another (and its SVG), to `io::sink`.
 #![no_main]
 
 use std::io::sink;
@@ -12,6 +12,7 @@ use profparse::analysis::tinyprofiler::{
 };
 use profparse::formats::tinyprofiler::{TOTAL_MARKER, parse};
 use profparse::report::compare::CompareReport;
+use profparse::report::compare_svg::compare_svg;
 use profparse::report::tinyprofiler::{TinyInfoReport, TinySummaryReport};
 use profparse::report::{Format, render};
 
@@ -63,5 +64,6 @@ fuzz_target!(|data: &[u8]| {
         for format in [Format::Table, Format::Json, Format::Csv] {
             render(&r, format, &mut sink()).unwrap();
         }
+        compare_svg(&c, &mut sink()).unwrap();
     }
 });

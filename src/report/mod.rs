@@ -12,6 +12,7 @@ pub mod calltree;
 pub mod chrome;
 pub mod comm;
 pub mod compare;
+pub mod compare_svg;
 pub mod csv;
 pub mod diff;
 pub mod document;

@@ -570,3 +570,22 @@ fn compare_takes_bl_prof_databases_with_exclusive_times() {
     }
     assert!(checked > 5, "{checked}");
 }
+
+#[test]
+fn compare_draws_time_against_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("scaling.svg");
+    let paths: Vec<PathBuf> = [1u32, 2, 4]
+        .iter()
+        .map(|n| log(&format!("asyncout_24.10_np{n}.txt")))
+        .collect();
+    let args: Vec<&str> = paths.iter().map(|p| s(p)).collect();
+    run_ok(&[&["compare", "--svg", s(&svg)][..], &args].concat());
+    let text = fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    // The total, at most 8 timers, and the dashed ideal.
+    let lines = text.matches("<polyline").count();
+    assert!((2..=10).contains(&lines), "{lines}");
+    assert!(text.contains("stroke-dasharray"));
+    assert!(text.contains(">total</text>"));
+}

@@ -52,10 +52,6 @@ pub struct GlobalArgs {
 pub enum Command {
     /// What a bl_prof database holds: parts, versions, processes, files,
     /// blocks, records, time span, functions, regions, host names.
-    ///
-    /// Given an AMReX job log instead (recognised by its content): its
-    /// TinyProfiler reports, with AMReX version, ranks, total time, regions
-    /// and memory arenas (docs/TINYPROFILER.md).
     Info(commands::info::InfoArgs),
     /// Function summary across processes (amrprofparser's default / -ws report).
     ///

@@ -11,11 +11,12 @@ use profparse::formats::blprof::Database;
 use profparse::formats::{Input, InputKind, tinyprofiler};
 use profparse::report::Format;
 use profparse::report::compare::CompareReport;
+use profparse::report::compare_svg::compare_svg;
 
 use crate::cli::OutputArg;
 use crate::context::Context;
 use crate::format::Offered;
-use crate::output::{UsageError, emit};
+use crate::output::{UsageError, emit, write_file};
 
 const FORMATS: Offered = Offered(&[
     (Format::Table, "Aligned tables for people"),
@@ -56,6 +57,11 @@ pub struct CompareArgs {
     /// (a report written to tiny_profiler.output_file).
     #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
     pub ranks: Vec<u64>,
+    /// Also draw time against ranks (log–log) as an SVG picture: the total
+    /// and the timers that matter with the largest time in the first run,
+    /// with the ideal scaling dashed.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
     /// Keep the first N timers in the table.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
@@ -163,6 +169,9 @@ pub fn run(args: &CompareArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         .into());
     }
     let comparison = compare(&runs, metric, scaling, args.min_percent);
+    if let Some(path) = &args.svg {
+        write_file(path, |w| compare_svg(&comparison, w))?;
+    }
     let report = CompareReport {
         comparison: &comparison,
         top: args.top,
