@@ -30,6 +30,7 @@ pub mod table;
 pub mod text;
 pub mod timertree;
 pub mod tinyprofiler;
+pub mod tinyprofiler_html;
 pub mod tlog_dump;
 pub mod tlog_summary;
 

@@ -589,3 +589,23 @@ fn compare_draws_time_against_ranks() {
     assert!(text.contains("stroke-dasharray"));
     assert!(text.contains(">total</text>"));
 }
+
+#[test]
+fn report_writes_one_page_of_the_last_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string(log("asyncout_24.10_np2.txt"))
+        .unwrap()
+        .replace("amrex::Copy()", "PC<NSR, NSI>::Copy()");
+    let job = dir.path().join("job.out");
+    fs::write(&job, text).unwrap();
+    let page = dir.path().join("page.html");
+    run_ok(&["report", s(&job), "-o", s(&page)]);
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    assert!(html.contains("PC&lt;NSR, NSI&gt;::Copy()"));
+    assert!(!html.contains("PC<NSR"));
+    assert_eq!(html.matches("<table class=\"sortable\"").count(), 1 + 3 + 2);
+    assert!(html.contains("Other (folded timers)"));
+    let out = output(&["report", s(&job), "--proc", "1", "-o", s(&page)]);
+    assert_eq!(out.status.code(), Some(2));
+}

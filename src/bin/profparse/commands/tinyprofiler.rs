@@ -1,6 +1,7 @@
-//! The TinyProfiler branches of `summary` and `info`: a job log given where
+//! The TinyProfiler branches of `summary`, `info` and `report`: a job log given where
 //! a database is expected is recognised by its content (`Input::open`).
 
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -8,6 +9,7 @@ use profparse::analysis::tinyprofiler::select_run;
 use profparse::formats::{Input, InputKind, tinyprofiler};
 use profparse::report::Format;
 use profparse::report::tinyprofiler::{TinyInfoReport, TinySummaryReport};
+use profparse::report::tinyprofiler_html::{TinyPage, write_page};
 
 use super::summary::{SummaryArgs, TableOptions};
 use crate::cli::OutputArg;
@@ -61,5 +63,22 @@ pub fn info(path: &Path, format: Format, output: &OutputArg) -> anyhow::Result<E
         parsed: &log,
     };
     emit(&report, format, output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `report LOG -o page.html`: the log's last report as one page.
+pub fn report(path: &Path, output: &OutputArg) -> anyhow::Result<ExitCode> {
+    let log = tinyprofiler::read(path)?;
+    let name = path.display().to_string();
+    let report = select_run(&log, None, &name)?;
+    let page = TinyPage {
+        log: &name,
+        run: log.reports.len(),
+        runs: log.reports.len(),
+        report,
+    };
+    let mut out = crate::output::open(output.output.as_deref())?;
+    write_page(&mut out, &page)?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
