@@ -1,5 +1,6 @@
 //! TinyProfiler job logs on arbitrary bytes: find and read every report,
-//! then render `summary` (timers and memory, every format), `info`, and
+//! then render `summary` (timers and memory, every format), `info`, the
+//! flat profile of `calltree`, and
 //! `compare` of the reports against one another (and its SVG), to `io::sink`.
 #![no_main]
 
@@ -8,9 +9,10 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use profparse::analysis::tinyprofiler::{
-    CompareInput, CompareMetric, Scaling, compare, select_run, timer_metrics,
+    CompareInput, CompareMetric, Scaling, compare, flat_tree, select_run, timer_metrics,
 };
 use profparse::formats::tinyprofiler::{TOTAL_MARKER, parse};
+use profparse::report::calltree::{TreeReport, TreeView};
 use profparse::report::compare::CompareReport;
 use profparse::report::compare_svg::compare_svg;
 use profparse::report::tinyprofiler::{TinyInfoReport, TinySummaryReport};
@@ -28,6 +30,19 @@ fuzz_target!(|data: &[u8]| {
     assert!(!log.reports.is_empty() && log.reports.len() <= markers);
     for (i, report) in log.reports.iter().enumerate() {
         let _ = timer_metrics(report);
+        let (tree, nprocs) = flat_tree(report);
+        let page = TreeReport {
+            tree: &tree,
+            view: TreeView {
+                nprocs,
+                ..TreeView::default()
+            },
+            proc: None,
+            source: Some("job.out".into()),
+        };
+        for format in [Format::Text, Format::Json, Format::Hatchet, Format::Html] {
+            page.write(format, &mut sink()).unwrap();
+        }
         for memory in [false, true] {
             let r = TinySummaryReport {
                 log: "job.out".into(),

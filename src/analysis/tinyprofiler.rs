@@ -1,10 +1,12 @@
 //! Questions asked of TinyProfiler reports: which run of a log, the
-//! timers as `diff` compares them, and scaling across runs (`compare`).
+//! timers as `diff` compares them, a flat profile for `calltree`, and
+//! scaling across runs (`compare`).
 
+use super::calltree::Spread as CallSpread;
 use super::function_stats::FunctionSummary;
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, Metrics};
-use crate::model::tinyprofiler::{Log, Report, Spread};
+use crate::model::tinyprofiler::{Log, Report, Spread, TimerRow};
 
 /// The report of run `run` (1-based; `None`: the last) of `log`, read
 /// from `path`.
@@ -36,6 +38,49 @@ pub fn timer_metrics(report: &Report) -> CallTree<Metrics> {
         };
     }
     t
+}
+
+/// A report as a flat profile for `calltree` (Hatchet, JSON, text): one
+/// root per timer (`Other` left out: folded timers are no function), then
+/// one root per region, `REGION <name>`, holding that region's timers, its
+/// own figures those of its `REG::<name>` timer. Sums are over `nprocs`
+/// ranks (the mean times `nprocs`), as `calltree` merges processes; the
+/// second value is that count (1 when the report does not say).
+pub fn flat_tree(report: &Report) -> (CallTree<CallSpread>, usize) {
+    let n = report
+        .nprocs
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(1)
+        .max(1);
+    let spread = |t: &TimerRow| CallSpread {
+        total: Metrics {
+            calls: t.ncalls.saturating_mul(n as u64),
+            inclusive: t.inclusive.avg * n as f64,
+            exclusive: t.exclusive.avg * n as f64,
+        },
+        procs: n,
+        inclusive_min: t.inclusive.min,
+        inclusive_max: t.inclusive.max,
+        inclusive_max_proc: None,
+    };
+    let mut tree: CallTree<CallSpread> = CallTree::new();
+    for t in &report.tables.timers {
+        let id = tree.child(tree.root(), &t.name);
+        tree.node_mut(id).metrics = spread(t);
+    }
+    for g in &report.regions {
+        let root = tree.child(tree.root(), &format!("REGION {}", g.name));
+        let own = format!("REG::{}", g.name);
+        for t in &g.tables.timers {
+            if t.name == own {
+                tree.node_mut(root).metrics = spread(t);
+            } else {
+                let id = tree.child(root, &t.name);
+                tree.node_mut(id).metrics = spread(t);
+            }
+        }
+    }
+    (tree, n)
 }
 
 /// The time `compare` compares.
@@ -320,7 +365,37 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tinyprofiler::{TimerRow, TimerTables};
+    use crate::model::tinyprofiler::{Region, TimerTables};
+
+    #[test]
+    fn flat_tree_has_timers_and_regions_as_roots() {
+        let mut r = report(10.0, &[("main", 10.0), ("REG::io", 2.0), ("write", 1.5)]);
+        r.nprocs = Some(2);
+        r.regions.push(Region {
+            name: "io".into(),
+            tables: report(10.0, &[("REG::io", 2.0), ("write", 1.5)]).tables,
+        });
+        let (t, n) = flat_tree(&r);
+        assert_eq!(n, 2);
+        let roots: Vec<&str> = t
+            .node(t.root())
+            .children()
+            .iter()
+            .map(|&c| t.name(c))
+            .collect();
+        assert_eq!(roots, ["main", "REG::io", "write", "REGION io"]);
+        let region = t.find_child(t.root(), "REGION io").unwrap();
+        assert_eq!(t.node(region).metrics.total.inclusive, 4.0);
+        let kids: Vec<&str> = t
+            .node(region)
+            .children()
+            .iter()
+            .map(|&c| t.name(c))
+            .collect();
+        assert_eq!(kids, ["write"]);
+        let main = t.find_child(t.root(), "main").unwrap();
+        assert_eq!(t.node(main).metrics.total.calls, 2);
+    }
 
     fn report(total: f64, timers: &[(&str, f64)]) -> Report {
         let s = |x: f64| Spread {

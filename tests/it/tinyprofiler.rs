@@ -609,3 +609,35 @@ fn report_writes_one_page_of_the_last_report() {
     let out = output(&["report", s(&job), "--proc", "1", "-o", s(&page)]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn calltree_shows_a_flat_profile_with_regions_as_roots() {
+    let path = log("asyncout_24.10_np2.txt");
+    let h = json(&["calltree", s(&path), "--format", "hatchet"]);
+    let roots = h.as_array().unwrap();
+    let root = |name: &str| roots.iter().find(|r| r["frame"]["name"] == name).unwrap();
+    // Averages over ranks as printed; calls summed over the 2 ranks.
+    let main = &root("main")["metrics"];
+    assert_eq!(
+        main["time (inc)"].as_f64(),
+        Some(printed_inclusive_avg(&path, "main"))
+    );
+    assert_eq!(main["calls"], 2);
+    let region = root("REGION vismf-orig");
+    let kids: Vec<&str> = region["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["frame"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(kids.len(), 4, "{kids:?}");
+    assert!(kids.contains(&"VisMF::Write(FabArray)"));
+    assert!(roots.iter().all(|r| r["frame"]["name"] != "Other"));
+    let text = run_ok(&["calltree", s(&path)]);
+    assert!(text.contains("a flat profile"), "{text}");
+    json(&["calltree", s(&path), "--format", "json"]);
+    for bad in [&["--format", "folded"][..], &["--proc", "0"][..]] {
+        let out = output(&[&["calltree", s(&path)][..], bad].concat());
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+}
