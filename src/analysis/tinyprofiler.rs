@@ -6,6 +6,7 @@ use super::calltree::Spread as CallSpread;
 use super::function_stats::FunctionSummary;
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, Metrics};
+use crate::model::timertree::Timing;
 use crate::model::tinyprofiler::{Log, Report, Spread, TimerRow};
 
 /// The report of run `run` (1-based; `None`: the last) of `log`, read
@@ -192,6 +193,69 @@ impl CompareInput {
         }
     }
 
+    /// A timer tree's timers by name: inclusive seconds summed over the
+    /// nodes of that name that have no ancestor of the same name (a
+    /// recursion counts once), exclusive seconds (a node minus its
+    /// children) over every node of that name. One process, ranks unknown
+    /// (`--ranks`); the total is the sum of the roots.
+    pub fn timer_tree(label: String, tree: &CallTree<Timing>) -> Self {
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut timers: Vec<RunTimer> = Vec::new();
+        let mut total = 0.0;
+        let root = tree.root();
+        for (id, _) in tree.preorder() {
+            if id == root {
+                continue;
+            }
+            let node = tree.node(id);
+            let name = tree.name(id);
+            let seconds = node.metrics.seconds;
+            if node.parent() == Some(root) {
+                total += seconds;
+            }
+            let kids: f64 = node
+                .children()
+                .iter()
+                .map(|&c| tree.node(c).metrics.seconds)
+                .sum();
+            let mut up = node.parent();
+            let mut nested = false;
+            while let Some(a) = up.filter(|&a| a != root) {
+                if tree.name(a) == name {
+                    nested = true;
+                    break;
+                }
+                up = tree.node(a).parent();
+            }
+            let i = *index.entry(name).or_insert_with(|| {
+                timers.push(RunTimer {
+                    name: name.to_owned(),
+                    exclusive_avg: 0.0,
+                    inclusive_avg: Some(0.0),
+                    inclusive_max: Some(0.0),
+                });
+                timers.len() - 1
+            });
+            let t = &mut timers[i];
+            t.exclusive_avg += seconds - kids;
+            if !nested {
+                t.inclusive_avg = t.inclusive_avg.map(|x| x + seconds);
+                t.inclusive_max = t.inclusive_avg;
+            }
+        }
+        CompareInput {
+            label,
+            kind: "timer-tree",
+            nprocs: None,
+            total: Some(Spread {
+                min: total,
+                avg: total,
+                max: total,
+            }),
+            timers,
+        }
+    }
+
     /// Whether the run has the times `metric` needs.
     pub fn has(&self, metric: CompareMetric) -> bool {
         metric == CompareMetric::Exclusive || self.timers.iter().all(|t| t.inclusive_avg.is_some())
@@ -366,6 +430,26 @@ pub fn compare(
 mod tests {
     use super::*;
     use crate::model::tinyprofiler::{Region, TimerTables};
+
+    #[test]
+    fn timer_tree_timers_by_name_recursion_once() {
+        let mut t: CallTree<Timing> = CallTree::new();
+        let set = |t: &mut CallTree<Timing>, path: &[&str], seconds: f64| {
+            let id = t.node_at_path(path);
+            t.node_mut(id).metrics = Timing { seconds, calls: 1 };
+        };
+        set(&mut t, &["main"], 10.0);
+        set(&mut t, &["main", "solve"], 6.0);
+        set(&mut t, &["main", "solve", "solve"], 2.0);
+        set(&mut t, &["main", "io"], 1.0);
+        let c = CompareInput::timer_tree("t".into(), &t);
+        let get = |n: &str| c.timers.iter().find(|x| x.name == n).unwrap();
+        assert_eq!(get("solve").inclusive_avg, Some(6.0));
+        assert_eq!(get("solve").exclusive_avg, 4.0 + 2.0);
+        assert_eq!(get("main").exclusive_avg, 3.0);
+        assert_eq!(c.total.unwrap().max, 10.0);
+        assert_eq!(c.nprocs, None);
+    }
 
     #[test]
     fn flat_tree_has_timers_and_regions_as_roots() {

@@ -641,3 +641,28 @@ fn calltree_shows_a_flat_profile_with_regions_as_roots() {
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
     }
 }
+
+#[test]
+fn compare_takes_timer_trees_with_their_ranks_given() {
+    let t = timer_tree("measured_example.json");
+    let out = output(&["compare", s(&t), s(&t)]);
+    assert_eq!(out.status.code(), Some(2));
+    let j = json(&[
+        "compare",
+        s(&t),
+        s(&t),
+        "--ranks",
+        "1,2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(j["runs"][0]["kind"], "timer-tree");
+    let fs = j["functions"].as_array().unwrap();
+    assert!(!fs.is_empty());
+    for f in fs {
+        if f["times"][0].as_f64().unwrap() > 0.0 {
+            assert_eq!(f["efficiency"][1].as_f64(), Some(0.5), "{f}");
+            assert_eq!(f["speedup"][1].as_f64(), Some(1.0), "{f}");
+        }
+    }
+}

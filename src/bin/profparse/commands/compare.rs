@@ -1,5 +1,5 @@
-//! `profparse compare RUN...`: scaling across runs of TinyProfiler logs
-//! and bl_prof databases.
+//! `profparse compare RUN...`: scaling across runs of TinyProfiler logs,
+//! bl_prof databases and timer trees.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::tinyprofiler::{CompareInput, CompareMetric, Scaling, compare};
 use profparse::formats::blprof::Database;
+use profparse::formats::timertree::{read_timer_tree_file, suspicious_times};
 use profparse::formats::{Input, InputKind, tinyprofiler};
 use profparse::report::Format;
 use profparse::report::compare::CompareReport;
@@ -36,10 +37,10 @@ pub enum MetricArg {
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// TinyProfiler logs (job outputs) or bl_prof databases, the first being
-    /// the baseline. A log holding several reports gives one run per
-    /// report, in order. A database has exclusive times only (--metric
-    /// exclusive).
+    /// TinyProfiler logs (job outputs), bl_prof databases or timer trees,
+    /// the first being the baseline. A log holding several reports gives
+    /// one run per report, in order. A database has exclusive times only
+    /// (--metric exclusive); a timer tree does not say its ranks (--ranks).
     #[arg(value_name = "RUN", required = true)]
     pub runs: Vec<PathBuf>,
     /// Weak scaling (the problem grows with the ranks): efficiency = t1/ti
@@ -106,9 +107,14 @@ fn load(path: &Path, ctx: &Context, runs: &mut Vec<CompareInput>) -> anyhow::Res
                 &summary,
             ));
         }
+        InputKind::TimerTree => {
+            let tree = read_timer_tree_file(&input.path)?;
+            ctx.warn_all(&suspicious_times(&tree, &input.path));
+            runs.push(CompareInput::timer_tree(path.display().to_string(), &tree));
+        }
         kind => {
             return Err(UsageError(format!(
-                "{}: compare reads TinyProfiler logs and bl_prof databases; this is a {}",
+                "{}: compare reads TinyProfiler logs, bl_prof databases and timer trees; this is a {}",
                 path.display(),
                 kind.name()
             ))
@@ -151,7 +157,7 @@ pub fn run(args: &CompareArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         && let Some(r) = runs.iter().find(|r| r.nprocs.is_none())
     {
         return Err(UsageError(format!(
-            "{}: the number of ranks is unknown (no 'MPI initialized with N MPI processes' line); give --ranks, or --weak",
+            "{}: the number of ranks is unknown (a log without an 'MPI initialized with N MPI processes' line, or a timer tree); give --ranks, or --weak",
             r.label
         ))
         .into());
