@@ -400,3 +400,51 @@ fn a_build_without_mpi_has_one_rank() {
     // The report alone (output_file, no memory sections): unknown.
     assert_eq!(parse_str(no_memory).unwrap().reports[0].nprocs, None);
 }
+
+#[test]
+fn pinned_arena_initialisation_is_a_memory_row_never_a_timer() {
+    let log = read(&fixture("singlevortex_24.10_np2.txt")).unwrap();
+    let r = &log.reports[0];
+    let name = "The_Pinned_Arena::Initialize()";
+    assert!(r.tables.timers.iter().all(|t| t.name != name));
+    let pinned = r.memory.iter().find(|m| m.arena == "Pinned").unwrap();
+    assert_eq!(pinned.rows[0].name, name);
+    assert_eq!(pinned.rows[0].max_mem.max, 8192 << 10);
+    // Nalloc and Nfree are totals over ranks (143185 on 2 ranks).
+    let cpu = r.memory.iter().find(|m| m.arena == "Cpu").unwrap();
+    assert_eq!((cpu.rows[0].nalloc, cpu.rows[0].nfree), (143185, 143185));
+}
+
+#[test]
+fn a_region_section_may_have_an_other_row() {
+    let region = format!(
+        "\n\nBEGIN REGION my region\n\n{RULE}\n\
+         Name        NCalls  Excl. Min  Excl. Avg  Excl. Max   Max %\n{RULE}\n\
+         REG::my region   1        1.5        1.5        1.5  11.58%\n\
+         Other            7    0.00101    0.00101    0.00101   0.01%\n{RULE}\n\
+         \n{RULE}\n\
+         Name        NCalls  Incl. Min  Incl. Avg  Incl. Max   Max %\n{RULE}\n\
+         REG::my region   1        2.5        2.5        2.5  19.31%\n\
+         Other            7    0.00202    0.00202    0.00202   0.02%\n{RULE}\n\
+         \nEND REGION my region\n"
+    );
+    let report = one_rank_report().replacen(
+        "\nCpu Memory Usage:",
+        &format!("{region}Cpu Memory Usage:"),
+        1,
+    );
+    let log = parse_str(&with_run(&report, 1)).unwrap();
+    let g = &log.reports[0].regions[0];
+    assert_eq!(g.name, "my region");
+    assert_eq!(g.tables.timers[0].name, "REG::my region");
+    assert_eq!(g.tables.timers[0].inclusive.max, 2.5);
+    assert_eq!(g.tables.other.as_ref().unwrap().ncalls, 7);
+    assert_eq!(log.reports[0].memory.len(), 1);
+    // A section that ends under another name is an error at that line.
+    let wrong = report.replace("END REGION my region", "END REGION other");
+    let e = parse_str(&with_run(&wrong, 1)).unwrap_err();
+    assert!(
+        e.to_string().contains("expected END REGION my region"),
+        "{e}"
+    );
+}
