@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 secs=${1:?usage: run.sh SECONDS [TARGET...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(blprof_header base_block trace_block comm_block regions filter_file tlog timer_tree database)
+[ ${#targets[@]} -eq 0 ] && targets=(blprof_header base_block trace_block comm_block regions filter_file tlog timer_tree database tinyprofiler)
 mkdir -p logs
 export RAYON_NUM_THREADS=1
 for t in "${targets[@]}"; do

@@ -81,6 +81,10 @@ for f in glob.glob(os.path.join(fx, "tlog/*.log")) + glob.glob(os.path.join(fx, 
 for f in glob.glob(os.path.join(fx, "timertree/**/*.json"), recursive=True) + glob.glob(os.path.join(fx, "timertree/**/*.xml"), recursive=True):
     put("timer_tree", rd(f))
 
+# tinyprofiler: every TinyProfiler log (reports, and logs without one).
+for f in glob.glob(os.path.join(fx, "tinyprofiler/*.txt")):
+    put("tinyprofiler", rd(f))
+
 # database: the `single` fixture as is (empty input), and each file as a chunk.
 put("database", b"")
 names = ["bl_prof_H", "bl_prof_D_00000", "bl_call_stats_H", "bl_call_stats_H_00000",

@@ -99,6 +99,13 @@ pub enum Error {
         end: u64,
         file_len: u64,
     },
+    /// A text log (a job's output) without a TinyProfiler report.
+    #[error("{}: {}", path.display(), no_report_text(*amrex_runs))]
+    NoTinyProfilerReport {
+        path: PathBuf,
+        /// The runs whose start (`Initializing AMReX (…)`) the log shows.
+        amrex_runs: usize,
+    },
     /// Any other damage: the input is not what it claims to be.
     #[error("{location}: {message}")]
     Invalid { location: Location, message: String },
@@ -155,6 +162,7 @@ impl Error {
                 block, file_len, ..
             } => format!("{block} runs past the end of the file ({file_len} bytes)"),
             Error::Invalid { message, .. } => message.clone(),
+            Error::NoTinyProfilerReport { amrex_runs, .. } => no_report_text(*amrex_runs),
             Error::NotFound(_) | Error::Strict { .. } => self.to_string(),
         }
     }
@@ -165,7 +173,8 @@ impl Error {
             Error::Io { path, .. }
             | Error::NotADatabase { path, .. }
             | Error::MissingPart { path, .. }
-            | Error::NotAHeader { path, .. } => Some(Location::file(path)),
+            | Error::NotAHeader { path, .. }
+            | Error::NoTinyProfilerReport { path, .. } => Some(Location::file(path)),
             Error::PastEnd { location, .. } | Error::Invalid { location, .. } => {
                 Some(location.clone())
             }
@@ -200,6 +209,19 @@ fn part_hint(part: Part) -> &'static str {
         Part::Base => "",
         Part::Trace => "; the run needs TRACE_PROFILE=TRUE",
         Part::Comm => "; the run needs COMM_PROFILE=TRUE",
+    }
+}
+
+/// Why a log has no TinyProfiler report, as far as it shows.
+fn no_report_text(amrex_runs: usize) -> String {
+    if amrex_runs == 0 {
+        "no TinyProfiler report (no 'TinyProfiler total time across processes' line)".to_owned()
+    } else {
+        format!(
+            "no TinyProfiler report: AMReX started {amrex_runs} time(s) in this log but printed none \
+             (TinyProfiler off with tiny_profiler.enabled=0, a build without TINY_PROFILE=TRUE, \
+             or the report written to tiny_profiler.output_file)"
+        )
     }
 }
 

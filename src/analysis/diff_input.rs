@@ -38,6 +38,7 @@ pub fn load_side(
         InputKind::Blprof => load_blprof(input, progress, &mut warnings),
         InputKind::Tlog => load_tlog(input, progress, &mut warnings),
         InputKind::TimerTree => load_timer_tree(input, &mut warnings),
+        InputKind::TinyProfiler => load_tinyprofiler(input),
     };
     (side, warnings)
 }
@@ -133,5 +134,16 @@ fn load_timer_tree(input: &Input, warnings: &mut Vec<Warning>) -> Result<Side> {
         nprocs: None,
         tree: Some(timing_metrics(&tree)),
         functions: None,
+    })
+}
+
+/// The last report of a TinyProfiler log: its timers (no call paths).
+fn load_tinyprofiler(input: &Input) -> Result<Side> {
+    let log = crate::formats::tinyprofiler::read(&input.path)?;
+    let report = super::tinyprofiler::select_run(&log, None, &input.path.display().to_string())?;
+    Ok(Side {
+        nprocs: report.nprocs.and_then(|n| usize::try_from(n).ok()),
+        tree: None,
+        functions: Some(super::tinyprofiler::timer_metrics(report)),
     })
 }

@@ -18,6 +18,7 @@ pub mod overview;
 pub mod ranges;
 pub mod regions;
 pub mod timertree_merge;
+pub mod tinyprofiler;
 pub mod tlog_summary;
 pub mod trace_summary;
 pub mod trace_timeline;

@@ -18,6 +18,9 @@ pub enum InputKind {
     Tlog,
     /// A serialized timer tree (JSON or XML).
     TimerTree,
+    /// A job log holding AMReX TinyProfiler reports (or the file
+    /// `tiny_profiler.output_file` wrote).
+    TinyProfiler,
 }
 
 impl InputKind {
@@ -27,6 +30,7 @@ impl InputKind {
             InputKind::Blprof => "blprof",
             InputKind::Tlog => "tlog",
             InputKind::TimerTree => "timer-tree",
+            InputKind::TinyProfiler => "tinyprofiler",
         }
     }
 }
@@ -52,7 +56,10 @@ impl Input {
     /// a run folder holding such a `bl_prof`; a `.log`/`.tlog` file is a
     /// trace; a `.json`/`.xml` file, or one whose first non-blank byte is
     /// `{` or `<`, a timer tree; any other file a trace. A directory that is
-    /// no database is an error naming what it lacks.
+    /// no database is an error naming what it lacks. Before it is taken for
+    /// a trace, a file whose first 4 KiB hold no NUL byte (text, where a
+    /// trace is binary) is searched for a TinyProfiler report or AMReX's
+    /// start-up line: such a file is a TinyProfiler log, whatever its name.
     pub fn open(path: &Path) -> Result<Input> {
         let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
         if meta.is_dir() {
@@ -63,11 +70,20 @@ impl Input {
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
         let kind = if matches!(ext.as_deref(), Some("log" | "tlog")) {
-            InputKind::Tlog
-        } else if FileForm::detect(path, &head(path)?).is_ok() {
-            InputKind::TimerTree
+            if tinyprofiler_log(path, None) {
+                InputKind::TinyProfiler
+            } else {
+                InputKind::Tlog
+            }
         } else {
-            InputKind::Tlog
+            let head = head(path)?;
+            if FileForm::detect(path, &head).is_ok() {
+                InputKind::TimerTree
+            } else if tinyprofiler_log(path, Some(&head)) {
+                InputKind::TinyProfiler
+            } else {
+                InputKind::Tlog
+            }
         };
         Ok(Input {
             kind,
@@ -90,6 +106,28 @@ impl Input {
             path.display()
         )))
     }
+}
+
+/// Whether the file is text holding a TinyProfiler report or AMReX's
+/// start-up line. A binary head (a NUL byte) answers at once; a file that
+/// cannot be read is not one (its reader will say why).
+fn tinyprofiler_log(path: &Path, head_read: Option<&[u8]>) -> bool {
+    let owned;
+    let head = match head_read {
+        Some(h) => h,
+        None => match head(path) {
+            Ok(h) => {
+                owned = h;
+                &owned
+            }
+            Err(_) => return false,
+        },
+    };
+    if head.contains(&0) {
+        return false;
+    }
+    crate::source::InputFile::open(path)
+        .is_ok_and(|f| super::tinyprofiler::recognise(head, f.bytes()))
 }
 
 /// The first [`HEAD`] bytes of the file (fewer if it is shorter).
@@ -152,6 +190,34 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(kinds.0.unwrap(), InputKind::TimerTree);
         assert_eq!(kinds.1.unwrap(), InputKind::Tlog);
+    }
+
+    #[test]
+    fn tinyprofiler_logs_by_content_whatever_their_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = std::fs::read(fixture("tinyprofiler/asyncout_24.10_np2.txt")).unwrap();
+        for name in ["job.log", "job.out", "job.txt", "job"] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &report).unwrap();
+            assert_eq!(
+                Input::open(&path).unwrap().kind,
+                InputKind::TinyProfiler,
+                "{name}"
+            );
+        }
+        // A log without a report is still one (its reader says what is missing).
+        let disabled = fixture("tinyprofiler/singlevortex_24.10_np2_disabled.txt");
+        assert_eq!(
+            Input::open(&disabled).unwrap().kind,
+            InputKind::TinyProfiler
+        );
+        // Binary with the marker inside, and text without: traces as before.
+        let bin = dir.path().join("bin.log");
+        std::fs::write(&bin, [&[0u8; 8][..], &report].concat()).unwrap();
+        assert_eq!(Input::open(&bin).unwrap().kind, InputKind::Tlog);
+        let text = dir.path().join("notes.txt");
+        std::fs::write(&text, b"just some text").unwrap();
+        assert_eq!(Input::open(&text).unwrap().kind, InputKind::Tlog);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 pub mod blprof;
 mod input;
 pub mod timertree;
+pub mod tinyprofiler;
 pub mod tlog;
 
 pub use input::{Input, InputKind};

@@ -3,3 +3,4 @@
 pub mod calltree;
 pub mod procs;
 pub mod timertree;
+pub mod tinyprofiler;

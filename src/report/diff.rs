@@ -187,7 +187,15 @@ impl Report for DiffReport {
             part(&mut doc, "Call tree", "Call path", d, r);
         }
         if let Some(d) = &r.functions {
-            let title = if r.metric == Metric::Calls {
+            let title = if r.kind == "tinyprofiler" {
+                match r.metric {
+                    Metric::Calls => "Timers (TinyProfiler: mean calls per rank)",
+                    Metric::Exclusive => {
+                        "Timers (TinyProfiler: average exclusive seconds over ranks)"
+                    }
+                    _ => "Timers (TinyProfiler: average inclusive seconds over ranks)",
+                }
+            } else if r.metric == Metric::Calls {
                 "Functions (calls over all processes)"
             } else {
                 "Functions (average exclusive seconds, base profile)"

@@ -62,7 +62,7 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 body{font-family:system-ui,sans-serif;margin:0 1.5em 2em;color:#1b1b1b;background:#fff}
 header{border-bottom:2px solid #8b0000;margin-bottom:1em}
 h1{margin:.5em 0 .2em;font-size:1.5em} h2{margin-top:1.6em;border-bottom:1px solid #ccc}
@@ -89,7 +89,7 @@ tbody tr:hover{background:#fff6e0}
 /// Sorts `table.sortable` by a clicked header (numbers by `data-v`), sorts
 /// once by the header marked `data-default-sort`, and marks each table
 /// `data-sortable="ready"` (tests read it from the rendered DOM).
-const SCRIPT: &str = r#"
+pub(crate) const SCRIPT: &str = r#"
 (function () {
   function key(td, num) {
     var v = td.getAttribute('data-v');

@@ -11,6 +11,8 @@ pub mod calltrace;
 pub mod calltree;
 pub mod chrome;
 pub mod comm;
+pub mod compare;
+pub mod compare_svg;
 pub mod csv;
 pub mod diff;
 pub mod document;
@@ -28,6 +30,8 @@ pub mod svg;
 pub mod table;
 pub mod text;
 pub mod timertree;
+pub mod tinyprofiler;
+pub mod tinyprofiler_html;
 pub mod tlog_dump;
 pub mod tlog_summary;
 

@@ -505,6 +505,25 @@ mod java_tests {
     }
 }
 
+/// Seconds as TinyProfiler prints them: 4 significant digits, shortest form
+/// (`10.71`, `0.07857`, `3.296e-05`).
+pub fn sig4(x: f64) -> String {
+    c_g(x, 4)
+}
+
+/// Bytes as TinyProfiler prints them: an integer of at most 4 digits and a
+/// unit (`1665 B`, `8192 KiB`): 10000 or more is divided by 1024 (integer
+/// division) and moves to the next unit.
+pub fn tiny_bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let (mut v, mut u) = (n, 0);
+    while v >= 10000 && u + 1 < UNITS.len() {
+        v /= 1024;
+        u += 1;
+    }
+    format!("{v} {:>3}", UNITS[u])
+}
+
 /// A time as text: the shortest decimal that reads back to the same f64, or
 /// a special value's name.
 pub fn time_text(x: f64) -> String {

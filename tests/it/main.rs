@@ -20,5 +20,6 @@ mod report;
 mod stock;
 mod synth;
 mod timer_tree;
+mod tinyprofiler;
 mod tlog;
 mod trace;

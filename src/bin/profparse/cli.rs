@@ -61,6 +61,11 @@ pub enum Command {
     /// imbalance Max/Avg. Without --sort two tables are printed, as
     /// amrprofparser does: by name and by average time. Processes whose data
     /// is damaged are left out with a warning.
+    ///
+    /// Given an AMReX job log instead (recognised by its content): its
+    /// TinyProfiler report (--run N of several; default the last), timers
+    /// with exclusive and inclusive seconds, the Other row, region sections;
+    /// --memory for the memory tables (docs/TINYPROFILER.md).
     Summary(commands::summary::SummaryArgs),
     /// Function statistics from the call traces, honouring region filters
     /// (amrprofparser -wts): exclusive times of calls that start inside the
@@ -83,6 +88,11 @@ pub enum Command {
     /// function by function): A, B, B − A, (B − A)/A and calls, with `-`
     /// marking nodes only in A and `+` nodes only in B (docs/DIFF.md).
     Diff(commands::diff::DiffArgs),
+    /// Scaling across runs of AMReX TinyProfiler logs (e.g. the same job on
+    /// 1, 2, 4 ranks): per timer its time in each run, speedup and parallel
+    /// efficiency against the first run, worst efficiency first
+    /// (docs/TINYPROFILER.md).
+    Compare(commands::compare::CompareArgs),
     /// Export call traces, regions and communication calls (messages as
     /// flow arrows) as Chrome Trace Event JSON, for Perfetto
     /// (ui.perfetto.dev) or chrome://tracing.

@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         Command::Calltrace(args) => commands::calltrace::run(args, &ctx),
         Command::Comm(args) => commands::comm::run(args, &ctx),
         Command::Diff(args) => commands::diff::run(args, &ctx),
+        Command::Compare(args) => commands::compare::run(args, &ctx),
         Command::Export(args) => commands::export::run(args, &ctx),
         Command::Report(args) => commands::report::run(args, &ctx),
         Command::Synth(args) => commands::synth::run(args, &ctx),

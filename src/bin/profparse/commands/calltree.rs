@@ -66,6 +66,9 @@ pub struct CallTreeArgs {
 }
 
 pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    if super::tinyprofiler::is_log(&args.db.db) {
+        return super::tinyprofiler::calltree(args);
+    }
     let db = open_trace_db(&args.db.db, ctx)?;
     if let Some(p) = args.proc
         && !db.trace_index().procs.iter().any(|t| t.proc == p)

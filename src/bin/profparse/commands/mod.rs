@@ -4,6 +4,7 @@
 pub mod calltrace;
 pub mod calltree;
 pub mod comm;
+pub mod compare;
 pub mod completions;
 pub mod diff;
 pub mod export;
@@ -13,6 +14,7 @@ pub mod regions;
 pub mod report;
 pub mod summary;
 pub mod synth;
+pub mod tinyprofiler;
 pub mod tlog;
 pub mod trace_common;
 pub mod trace_summary;

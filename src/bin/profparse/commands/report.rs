@@ -37,6 +37,12 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    if super::tinyprofiler::is_log(&args.db.db) {
+        if args.proc.is_some() || args.depth.is_some() {
+            return Err(UsageError("--proc and --depth apply to bl_prof databases".into()).into());
+        }
+        return super::tinyprofiler::report(&args.db.db, &args.output);
+    }
     let db = super::open_database(&args.db.db)?;
     if let (Some(p), Some(n)) = (args.proc, db.nprocs())
         && p as u64 >= n

@@ -60,6 +60,13 @@ pub struct SummaryArgs {
     pub db: DatabaseArg,
     #[command(flatten)]
     pub table: TableOptions,
+    /// A TinyProfiler log holding several runs: report run N (1 = the
+    /// first; default the last).
+    #[arg(long, value_name = "N")]
+    pub run: Option<usize>,
+    /// A TinyProfiler log: show its memory tables instead of its timers.
+    #[arg(long)]
+    pub memory: bool,
 }
 
 /// Options of the function-statistics reports (`summary`, `trace-summary`).
@@ -97,6 +104,12 @@ impl TableOptions {
 
 pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let args = &all.table;
+    if super::tinyprofiler::is_log(&all.db.db) {
+        return super::tinyprofiler::summary(&all.db.db, all, args);
+    }
+    if all.run.is_some() || all.memory {
+        return Err(UsageError("--run and --memory apply to TinyProfiler logs".into()).into());
+    }
     let db = super::open_database(&all.db.db)?;
     ctx.warn_all(db.warnings());
     let mut warnings = Vec::new();

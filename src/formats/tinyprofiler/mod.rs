@@ -1,0 +1,224 @@
+//! AMReX TinyProfiler reports (`TINY_PROFILE=TRUE`), read from job logs.
+//!
+//! A report is what rank 0 prints at the end of a run
+//! (docs/TINYPROFILER.md): the total-time line, the exclusive and
+//! inclusive timer tables, region sections and memory sections. A log may
+//! hold application output before it, several runs one after another, or
+//! be the file `tiny_profiler.output_file` wrote. [`parse`] finds every
+//! report; the context of each (AMReX version, ranks) comes from the lines
+//! its run printed at start-up.
+
+mod lines;
+mod memory;
+mod timers;
+
+use std::path::Path;
+
+use lines::{Line, Lines};
+
+use crate::error::{Error, Location, Result};
+use crate::model::tinyprofiler::{Log, Region, Report, Spread};
+use crate::source::InputFile;
+
+/// The start of every report's first line.
+pub const TOTAL_MARKER: &[u8] = b"TinyProfiler total time across processes";
+
+/// The first line every AMReX program prints.
+pub const AMREX_MARKER: &[u8] = b"Initializing AMReX (";
+
+/// Reads every report of the log at `path`.
+pub fn read(path: &Path) -> Result<Log> {
+    let file = InputFile::open(path)?;
+    parse(path, file.bytes())
+}
+
+/// Whether `bytes` (a whole file) look like an AMReX job log or a
+/// TinyProfiler report: text holding a total-time line or AMReX's
+/// start-up line. `head` is the file's start: a NUL byte there means a
+/// binary file, which is not searched.
+pub fn recognise(head: &[u8], bytes: &[u8]) -> bool {
+    if head.contains(&0) {
+        return false;
+    }
+    memchr::memmem::find(bytes, TOTAL_MARKER).is_some()
+        || memchr::memmem::find(bytes, AMREX_MARKER).is_some()
+}
+
+/// What the lines of the current run said before its report.
+#[derive(Default, Clone)]
+struct Session {
+    version: Option<String>,
+    nprocs: Option<u64>,
+    /// The log shows the run's `Initializing AMReX (` line.
+    started: bool,
+}
+
+/// Every report in `bytes`, the log at `path` (named in errors). A log
+/// without a report is [`Error::NoTinyProfilerReport`]; a report that
+/// breaks off or holds a line that does not belong is an error at that line.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Log> {
+    let mut lines = Lines::new(bytes);
+    let mut session = Session::default();
+    let mut amrex_runs = 0usize;
+    let mut reports = Vec::new();
+    while let Some((number, raw)) = lines.next_raw() {
+        let t = raw.trim_ascii_start();
+        if t.starts_with(TOTAL_MARKER) {
+            let text = String::from_utf8_lossy(t);
+            reports.push(read_report(&mut lines, path, number, &text, &session)?);
+        } else if let Some(rest) = t.strip_prefix(b"MPI initialized with ") {
+            let rest = String::from_utf8_lossy(rest);
+            if let Some(n) = rest
+                .trim_end()
+                .strip_suffix("MPI processes")
+                .and_then(|n| n.trim().parse::<u64>().ok())
+            {
+                session.nprocs = Some(n);
+            }
+        } else if let Some(rest) = t.strip_prefix(AMREX_MARKER) {
+            amrex_runs += 1;
+            let rest = String::from_utf8_lossy(rest);
+            session = Session {
+                version: rest.split_once(')').map(|(v, _)| v.to_owned()),
+                nprocs: None,
+                started: true,
+            };
+        }
+    }
+    if reports.is_empty() {
+        return Err(Error::NoTinyProfilerReport {
+            path: path.to_owned(),
+            amrex_runs,
+        });
+    }
+    Ok(Log { reports })
+}
+
+fn invalid(path: &Path, line: usize, message: impl Into<String>) -> Error {
+    Error::invalid(Location::line(path, line), message)
+}
+
+/// `TinyProfiler total time across processes [min...avg...max]: a ... b ... c`.
+fn parse_total(text: &str) -> Option<Spread<f64>> {
+    let (_, numbers) = text.split_once("]:")?;
+    let mut it = numbers.split("...").map(|n| n.trim().parse::<f64>());
+    let (min, avg, max) = (it.next()?.ok()?, it.next()?.ok()?, it.next()?.ok()?);
+    it.next().is_none().then_some(Spread { min, avg, max })
+}
+
+/// The report whose total-time line (`text`, line `number`) was just read.
+fn read_report(
+    lines: &mut Lines,
+    path: &Path,
+    number: usize,
+    text: &str,
+    session: &Session,
+) -> Result<Report> {
+    let total = parse_total(text).ok_or_else(|| {
+        invalid(
+            path,
+            number,
+            "the total-time line has no '[min...avg...max]: MIN ... AVG ... MAX'",
+        )
+    })?;
+    let tables = timers::read_tables(lines, path)?;
+    let mut regions = Vec::new();
+    let mut memory = Vec::new();
+    while let Some(next) = lines.skip_blank() {
+        if let Some(name) = next.text.trim().strip_prefix("BEGIN REGION") {
+            let name = name.trim().to_owned();
+            lines.next_raw();
+            let tables = timers::read_tables(lines, path)?;
+            end_region(lines, path, &name)?;
+            regions.push(Region { name, tables });
+        } else if memory::title(&next).is_some() && second_is_rule(lines) {
+            memory.push(memory::read_section(lines, path)?);
+        } else if let Some(section) = after_noise(lines) {
+            *lines = section;
+        } else {
+            break;
+        }
+    }
+    // The MPI line; else the memory tables' layout; else a run that shows
+    // AMReX's start-up without an MPI line is a build without MPI.
+    let nprocs = session.nprocs.or_else(|| {
+        if memory.iter().any(|m| !m.one_rank) {
+            None
+        } else if !memory.is_empty() || session.started {
+            Some(1)
+        } else {
+            None
+        }
+    });
+    Ok(Report {
+        line: number,
+        amrex_version: session.version.clone(),
+        nprocs,
+        total,
+        tables,
+        regions,
+        memory,
+    })
+}
+
+/// Lines printed by other ranks may slip in between the report's sections:
+/// up to [`MAX_NOISE`] lines that start nothing are passed over when a
+/// region or memory section follows them (the cursor at that section).
+fn after_noise<'a>(lines: &Lines<'a>) -> Option<Lines<'a>> {
+    let mut ahead = lines.clone();
+    let mut noise = 0;
+    while noise <= MAX_NOISE {
+        let next = ahead.skip_blank()?;
+        let t = next.text.trim();
+        if t.starts_with("BEGIN REGION")
+            || (memory::title(&next).is_some() && second_is_rule(&ahead))
+        {
+            return (noise > 0).then_some(ahead);
+        }
+        let bytes = t.as_bytes();
+        if bytes.starts_with(TOTAL_MARKER)
+            || bytes.starts_with(AMREX_MARKER)
+            || t.starts_with("AMReX (")
+        {
+            return None;
+        }
+        ahead.next_raw();
+        noise += 1;
+    }
+    None
+}
+
+/// Lines of other output passed over between sections of a report.
+const MAX_NOISE: usize = 4;
+
+/// Whether the line after the next one is a rule.
+fn second_is_rule(lines: &Lines) -> bool {
+    let mut ahead = lines.clone();
+    ahead.next_raw();
+    ahead.peek().is_some_and(|l: Line| l.is_rule())
+}
+
+/// Expects `END REGION <name>` after blank lines.
+fn end_region(lines: &mut Lines, path: &Path, name: &str) -> Result<()> {
+    let Some(line) = lines.skip_blank() else {
+        return Err(invalid(
+            path,
+            lines.number(),
+            format!("the log ends before END REGION {name}"),
+        ));
+    };
+    match line.text.trim().strip_prefix("END REGION") {
+        Some(n) if n.trim() == name => {
+            lines.next_raw();
+            Ok(())
+        }
+        _ => Err(invalid(
+            path,
+            line.number,
+            format!("expected END REGION {name}"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests;

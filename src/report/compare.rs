@@ -1,0 +1,204 @@
+//! `compare RUN...` as a [`Report`]: per function, its time in each run,
+//! speedup and parallel efficiency against the first run.
+
+use serde::Serialize;
+
+use super::Report;
+use super::document::{Column, Document, Table};
+use super::numfmt::{fixed, sig4, time_text};
+use crate::analysis::tinyprofiler::{CompareMetric, Comparison, FunctionScaling, Scaling};
+
+pub struct CompareReport<'a> {
+    pub comparison: &'a Comparison,
+    /// Rows kept in the table (all rows in JSON and CSV).
+    pub top: Option<usize>,
+}
+
+#[derive(Serialize)]
+pub struct CompareWire<'a> {
+    pub metric: CompareMetric,
+    pub scaling: Scaling,
+    pub min_percent: f64,
+    pub runs: Vec<RunWire<'a>>,
+    /// The total-time line compared like a function.
+    pub total: FunctionWire<'a>,
+    pub functions: Vec<FunctionWire<'a>>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct RunWire<'a> {
+    pub label: &'a str,
+    /// `tinyprofiler` or `blprof`.
+    pub kind: &'a str,
+    pub nprocs: Option<u64>,
+}
+
+#[derive(Serialize)]
+pub struct FunctionWire<'a> {
+    pub name: &'a str,
+    pub times: &'a [Option<f64>],
+    pub speedup: &'a [Option<f64>],
+    pub efficiency: &'a [Option<f64>],
+    /// At least `min_percent` of the total time in some run.
+    pub matters: bool,
+}
+
+fn wire(f: &FunctionScaling) -> FunctionWire<'_> {
+    FunctionWire {
+        name: &f.name,
+        times: &f.times,
+        speedup: &f.speedup,
+        efficiency: &f.efficiency,
+        matters: f.matters,
+    }
+}
+
+fn metric_words(m: CompareMetric) -> &'static str {
+    match m {
+        CompareMetric::Inclusive => "average inclusive seconds over ranks",
+        CompareMetric::Exclusive => "average exclusive seconds over ranks",
+        CompareMetric::Max => "maximum inclusive seconds over ranks",
+    }
+}
+
+fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    x.map_or_else(|| "-".to_owned(), f)
+}
+
+impl Report for CompareReport<'_> {
+    type Wire<'w>
+        = CompareWire<'w>
+    where
+        Self: 'w;
+
+    fn wire(&self) -> CompareWire<'_> {
+        let c = self.comparison;
+        CompareWire {
+            metric: c.metric,
+            scaling: c.scaling,
+            min_percent: c.min_percent,
+            runs: c
+                .labels
+                .iter()
+                .zip(&c.nprocs)
+                .zip(&c.kinds)
+                .map(|((label, n), kind)| RunWire {
+                    label,
+                    kind,
+                    nprocs: *n,
+                })
+                .collect(),
+            total: wire(&c.total),
+            functions: c.functions.iter().map(wire).collect(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn document(&self) -> Document<'_> {
+        let c = self.comparison;
+        let n = c.labels.len();
+        let mut doc = Document::new();
+        doc.line(format!(
+            "{} scaling of {n} runs against run 1 ({}). Speedup S = t1/ti; efficiency E = {}.",
+            match c.scaling {
+                Scaling::Strong => "Strong",
+                Scaling::Weak => "Weak",
+            },
+            metric_words(c.metric),
+            match c.scaling {
+                Scaling::Strong => "t1·n1/(ti·ni), n the ranks",
+                Scaling::Weak => "t1/ti",
+            }
+        ));
+        doc.line("");
+        let runs = c
+            .labels
+            .iter()
+            .zip(&c.nprocs)
+            .enumerate()
+            .map(|(i, (l, n))| {
+                vec![
+                    (i + 1).to_string(),
+                    n.map_or_else(|| "?".to_owned(), |n| n.to_string()),
+                    l.clone(),
+                ]
+            });
+        doc.table(Table::new(
+            vec![
+                Column::right("Run", 3),
+                Column::right("Ranks", 5).after("  "),
+                Column::left("Input", 0).after("  "),
+            ],
+            runs,
+        ));
+        doc.line("");
+        let shown: Vec<&FunctionScaling> = std::iter::once(&c.total)
+            .chain(
+                c.functions
+                    .iter()
+                    .filter(|f| f.matters)
+                    .take(self.top.unwrap_or(usize::MAX)),
+            )
+            .collect();
+        let width = shown
+            .iter()
+            .map(|f| f.name.chars().count())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let mut columns = vec![Column::left("Name", width)];
+        for i in 1..=n {
+            columns.push(Column::right(format!("t{i}"), 9).after("  "));
+        }
+        for i in 2..=n {
+            columns.push(Column::right(format!("S{i}"), 6).after("  "));
+        }
+        for i in 2..=n {
+            columns.push(Column::right(format!("E{i}"), 6).after("  "));
+        }
+        let rows = shown.into_iter().map(move |f| {
+            let mut row = vec![f.name.clone()];
+            row.extend(f.times.iter().map(|t| opt(*t, sig4)));
+            row.extend(f.speedup.iter().skip(1).map(|s| opt(*s, |x| fixed(x, 2))));
+            row.extend(
+                f.efficiency
+                    .iter()
+                    .skip(1)
+                    .map(|e| opt(*e, |x| format!("{}%", fixed(x * 100.0, 1)))),
+            );
+            row
+        });
+        doc.table(Table::new(columns, rows));
+        doc.line("");
+        let minor = c.functions.iter().filter(|f| !f.matters).count();
+        doc.line(format!(
+            "Timers by worst efficiency first; `total` is the TinyProfiler total time (a database's calcEndTime). {minor} timer(s) under {}% of the total time in every run not shown (--min-percent 0 shows them). `-`: not in that run.",
+            c.min_percent
+        ));
+        doc
+    }
+
+    fn csv(&self) -> Option<Table<'_>> {
+        let c = self.comparison;
+        let mut columns = vec![Column::left("name", 0), Column::left("matters", 0)];
+        for i in 1..=c.labels.len() {
+            columns.push(Column::left(format!("time_{i}"), 0));
+        }
+        for i in 1..=c.labels.len() {
+            columns.push(Column::left(format!("speedup_{i}"), 0));
+        }
+        for i in 1..=c.labels.len() {
+            columns.push(Column::left(format!("efficiency_{i}"), 0));
+        }
+        let rows = std::iter::once(&c.total).chain(&c.functions).map(|f| {
+            let cell = |x: &Option<f64>| x.map_or_else(String::new, time_text);
+            let mut row = vec![f.name.clone(), f.matters.to_string()];
+            row.extend(f.times.iter().map(cell));
+            row.extend(f.speedup.iter().map(cell));
+            row.extend(f.efficiency.iter().map(cell));
+            row
+        });
+        Some(Table::new(columns, rows))
+    }
+}
