@@ -2,6 +2,7 @@
 
 pub mod base_summary;
 pub mod calltree;
+pub mod check;
 pub mod comm_check;
 pub mod comm_pairs;
 pub mod comm_select;

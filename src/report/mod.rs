@@ -9,6 +9,7 @@
 
 pub mod calltrace;
 pub mod calltree;
+pub mod check;
 pub mod chrome;
 pub mod comm;
 pub mod compare;

@@ -81,6 +81,13 @@ pub enum Command {
     Calltree(commands::calltree::CallTreeArgs),
     /// Chronological text call trace of one process (amrprofparser -ttrace).
     Calltrace(commands::calltrace::CallTraceArgs),
+    /// Integrity check of every part of a database (amrprofparser -check,
+    /// and beyond): headers, base profile (blocks against file sizes), call
+    /// traces (nesting, function numbers, times within timeMinMax), regions
+    /// (pairing; stock AMReX's stops without a start are notes) and
+    /// communication data (`comm check`). Exit 0 when clean or with notes
+    /// only, 1 when a problem is found.
+    Check(commands::check::CheckArgs),
     /// Communication profiles (COMM_PROFILE): statistics per MPI function.
     Comm(commands::comm::CommArgs),
     /// Compare two runs: two bl_prof databases, two tlog files or two timer

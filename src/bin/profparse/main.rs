@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Command::Regions(args) => commands::regions::run(args, &ctx),
         Command::Calltree(args) => commands::calltree::run(args, &ctx),
         Command::Calltrace(args) => commands::calltrace::run(args, &ctx),
+        Command::Check(args) => commands::check::run(args, &ctx),
         Command::Comm(args) => commands::comm::run(args, &ctx),
         Command::Diff(args) => commands::diff::run(args, &ctx),
         Command::Compare(args) => commands::compare::run(args, &ctx),

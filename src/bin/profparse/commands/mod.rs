@@ -3,6 +3,7 @@
 
 pub mod calltrace;
 pub mod calltree;
+pub mod check;
 pub mod comm;
 pub mod compare;
 pub mod completions;

@@ -1,0 +1,311 @@
+//! Integrity check of a whole database (amrprofparser `-check` intent, and
+//! beyond): the headers, the base profile, the call traces, the regions and
+//! the communication data, each in a section that says what it checked and
+//! what it found. Problems are damage; notes are quirks of healthy writers
+//! (stock AMReX's region stops without a start).
+
+use crate::error::{Location, Warning};
+use crate::formats::blprof::Part;
+use crate::formats::blprof::database::Database;
+use crate::formats::blprof::trace::CallRecord;
+use crate::formats::blprof::walk::TraceProcWalk;
+
+use super::comm_check::comm_check;
+use super::regions::Regions;
+
+/// One part of the check.
+#[derive(Debug, serde::Serialize)]
+pub struct Section {
+    /// `headers`, `base`, `traces`, `regions` or `comm`.
+    pub name: &'static str,
+    /// Whether the database has this part (a part it lacks is not checked).
+    pub present: bool,
+    /// What was checked: `(what, how many)`.
+    pub checked: Vec<(&'static str, u64)>,
+    pub problems: Vec<Warning>,
+    pub notes: Vec<Warning>,
+}
+
+impl Section {
+    fn new(name: &'static str, present: bool) -> Self {
+        Section {
+            name,
+            present,
+            checked: Vec::new(),
+            problems: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Files warnings under problems or notes by their kind.
+    fn found(&mut self, warnings: impl IntoIterator<Item = Warning>) {
+        for w in warnings {
+            if w.is_note() {
+                self.notes.push(w);
+            } else {
+                self.problems.push(w);
+            }
+        }
+    }
+}
+
+/// The whole check.
+#[derive(Debug, serde::Serialize)]
+pub struct DatabaseCheck {
+    pub sections: Vec<Section>,
+}
+
+impl DatabaseCheck {
+    pub fn problems(&self) -> usize {
+        self.sections.iter().map(|s| s.problems.len()).sum()
+    }
+
+    pub fn notes(&self) -> usize {
+        self.sections.iter().map(|s| s.notes.len()).sum()
+    }
+}
+
+/// Checks every part of `db`.
+pub fn check_database(db: &Database) -> DatabaseCheck {
+    let mut headers = Section::new("headers", true);
+    headers.checked.push(("parts", db.parts().len() as u64));
+    headers.found(db.warnings().iter().cloned());
+
+    let mut base = Section::new("base", db.base.is_some());
+    if let Some(h) = &db.base {
+        let mut warnings = Vec::new();
+        match db.base_profile(&mut warnings) {
+            Ok(profile) => {
+                base.checked.push(("processes", profile.len() as u64));
+                base.checked.push(("functions", profile.nfuncs() as u64));
+            }
+            Err(e) => warnings.push(Warning::new(
+                e.location().unwrap_or_else(|| Location::file(&h.path)),
+                e.message(),
+            )),
+        }
+        base.found(warnings);
+    }
+
+    let has_trace = db.require(Part::Trace).is_ok();
+    let mut traces = Section::new("traces", has_trace);
+    let mut regions = Section::new("regions", has_trace);
+    if has_trace {
+        let index = db.trace_index();
+        traces.found(index.warnings.iter().cloned());
+        let per_proc = db.trace_blocks(None).map_procs(check_calls);
+        let mut totals = CallTotals::default();
+        for (t, w) in per_proc {
+            totals.add(&t);
+            traces.found(w);
+        }
+        traces.checked.push(("processes", index.procs.len() as u64));
+        traces.checked.push(("blocks", totals.blocks));
+        traces.checked.push(("call records", totals.records));
+
+        let r = Regions::load(db);
+        regions.checked.push(("regions", r.numbers().len() as u64));
+        regions.checked.push((
+            "ranges",
+            r.procs
+                .iter()
+                .flat_map(|p| p.ranges.values())
+                .map(|v| v.len() as u64)
+                .sum(),
+        ));
+        regions.found(r.warnings.iter().cloned());
+        regions.found(region_problems(db, &r));
+    }
+
+    let has_comm = db.require(Part::Comm).is_ok();
+    let mut comm = Section::new("comm", has_comm);
+    if has_comm {
+        let c = comm_check(db);
+        comm.checked.push(("processes", c.procs as u64));
+        comm.checked.push(("blocks", c.blocks as u64));
+        comm.checked.push(("records", c.records));
+        comm.checked.push(("barriers", c.barriers));
+        comm.checked.push(("name tags", c.name_tags));
+        comm.found(c.problems);
+    }
+    DatabaseCheck {
+        sections: vec![headers, base, traces, regions, comm],
+    }
+}
+
+#[derive(Default)]
+struct CallTotals {
+    blocks: u64,
+    records: u64,
+}
+
+impl CallTotals {
+    fn add(&mut self, o: &CallTotals) {
+        self.blocks += o.blocks;
+        self.records += o.records;
+    }
+}
+
+/// The ways a call record can be wrong, each reported once per process
+/// with its count and its first occurrence.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum CallFault {
+    /// A depth below 0 or more than one below the previous call's.
+    Nesting,
+    /// A function number missing from the process's `fName` table.
+    Function,
+    /// A time that is not finite, negative, or exclusive above inclusive.
+    Times,
+    /// A start outside the block's `timeMinMax`.
+    OutsideTimeMinMax,
+    /// A start before the previous call's (calls are written in start order).
+    StartGoesBack,
+}
+
+impl CallFault {
+    fn text(self) -> &'static str {
+        match self {
+            CallFault::Nesting => "depth not nested under the previous call",
+            CallFault::Function => "function number not in the process's fName table",
+            CallFault::Times => "times not finite, negative, or exclusive above inclusive",
+            CallFault::OutsideTimeMinMax => "start time outside the block's timeMinMax",
+            CallFault::StartGoesBack => "start time before the previous call's",
+        }
+    }
+}
+
+/// Relative slack for comparing a record's time with a header's printed
+/// `timeMinMax` (16 significant digits).
+const PRINTED_TIME_SLACK: f64 = 1e-9;
+
+/// Checks one process's call records, block after block.
+fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>) {
+    let proc = p.proc();
+    let mut totals = CallTotals::default();
+    // Per fault: count, and the first block's header line and record index.
+    let mut faults: std::collections::BTreeMap<CallFault, (u64, Location, u64)> =
+        Default::default();
+    let mut warnings = Vec::new();
+    let mut prev: Option<CallRecord> = None;
+    for b in p.blocks() {
+        totals.blocks += 1;
+        let block = b.block();
+        let here = Location::line(&block.header, block.line);
+        let mut index = 0u64;
+        let bounds = block.time_min_max;
+        let skipped = b.for_each_call(|c| {
+            index += 1;
+            totals.records += 1;
+            let mut fault = |f: CallFault| {
+                let e = faults.entry(f).or_insert((0, here.clone(), index - 1));
+                e.0 += 1;
+            };
+            let deepest = prev.map_or(0, |q| q.depth.saturating_add(1));
+            if c.depth < 0 || (prev.is_some() && c.depth > deepest) {
+                fault(CallFault::Nesting);
+            }
+            if proc.functions.name(i64::from(c.fnum)).is_none() {
+                fault(CallFault::Function);
+            }
+            let finite = c.start.is_finite() && c.inclusive.is_finite() && c.exclusive.is_finite();
+            if !finite
+                || c.inclusive < 0.0
+                || c.exclusive < 0.0
+                || c.exclusive > c.inclusive * (1.0 + PRINTED_TIME_SLACK) + 1e-12
+            {
+                fault(CallFault::Times);
+            }
+            if let Some((lo, hi)) = bounds {
+                let slack = PRINTED_TIME_SLACK * lo.abs().max(hi.abs()).max(1.0);
+                if c.start < lo - slack || c.start > hi + slack {
+                    fault(CallFault::OutsideTimeMinMax);
+                }
+            }
+            if prev.is_some_and(|q| c.start < q.start) {
+                fault(CallFault::StartGoesBack);
+            }
+            prev = Some(*c);
+        });
+        warnings.extend(skipped);
+    }
+    for (f, (count, at, first)) in faults {
+        warnings.push(Warning::new(
+            at,
+            format!(
+                "process {}: {count} call record(s) with {} (first: record {first} of this block)",
+                proc.proc,
+                f.text()
+            ),
+        ));
+    }
+    (totals, warnings)
+}
+
+/// Region checks beyond the pairing: numbers missing from the names table,
+/// ranges that end before they start, and processes whose number of region
+/// records differs from process 0's (a note: ranks may open regions
+/// differently).
+fn region_problems(db: &Database, r: &Regions) -> Vec<Warning> {
+    let at = Location::file(db.dir().join("bl_call_stats_H"));
+    let mut out = Vec::new();
+    let unnamed: Vec<i32> = r
+        .numbers()
+        .into_iter()
+        .filter(|n| !r.names.contains_key(n))
+        .collect();
+    if !unnamed.is_empty() && !r.names.is_empty() {
+        let list: Vec<String> = unnamed.iter().map(i32::to_string).collect();
+        out.push(Warning::new(
+            at.clone(),
+            format!(
+                "region number(s) {} in the data but not in the RegionName lines",
+                list.join(", ")
+            ),
+        ));
+    }
+    for p in &r.procs {
+        let backwards = p
+            .ranges
+            .values()
+            .flatten()
+            .filter(|t| t.stop < t.start)
+            .count();
+        if backwards > 0 {
+            out.push(Warning::new(
+                at.clone(),
+                format!(
+                    "process {}: {backwards} region range(s) stop before they start",
+                    p.proc
+                ),
+            ));
+        }
+    }
+    if let Some(first) = r.procs.first() {
+        let ranges = |p: &super::regions::ProcRegions, n: i32| p.ranges.get(&n).map_or(0, Vec::len);
+        for n in r
+            .numbers()
+            .into_iter()
+            .filter(|&n| n != super::regions::NO_REGION)
+        {
+            let differ: Vec<usize> = r
+                .procs
+                .iter()
+                .filter(|p| ranges(p, n) != ranges(first, n))
+                .map(|p| p.proc)
+                .collect();
+            if !differ.is_empty() {
+                out.push(Warning::note(
+                    at.clone(),
+                    format!(
+                        "region {:?}: {} range(s) on process {} but not on process(es) {}",
+                        r.name(n),
+                        ranges(first, n),
+                        first.proc,
+                        crate::model::procs::process_list(&differ, 6)
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,41 @@
+//! `profparse check DB`: the integrity of every part of a database.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::analysis::check::check_database;
+use profparse::report::Format;
+use profparse::report::check::CheckReport;
+
+use crate::cli::{DatabaseArg, OutputArg};
+use crate::context::{Context, EXIT_DATA};
+use crate::format::TABLE_JSON;
+use crate::output::emit;
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+    pub format: Format,
+    #[command(flatten)]
+    pub output: OutputArg,
+}
+
+/// The problems are the report, not warnings: exit 1 when there are any,
+/// 0 when the database is clean or has notes only.
+pub fn run(args: &CheckArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
+    let db = super::open_database(&args.db.db)?;
+    let check = check_database(db);
+    let report = CheckReport {
+        database: args.db.db.display().to_string(),
+        check: &check,
+    };
+    emit(&report, args.format, &args.output)?;
+    Ok(if check.problems() > 0 {
+        ExitCode::from(EXIT_DATA)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
