@@ -6,6 +6,7 @@
 
 use crate::error::{Location, Warning};
 use crate::formats::blprof::Part;
+use crate::formats::blprof::callstats::FunctionTable;
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::trace::CallRecord;
 use crate::formats::blprof::walk::TraceProcWalk;
@@ -178,9 +179,50 @@ impl CallFault {
 /// `timeMinMax` (16 significant digits).
 const PRINTED_TIME_SLACK: f64 = 1e-9;
 
+/// The function numbers of a process's `fName` table, asked once per call
+/// record: a table indexed by number when the numbers are dense (sized by
+/// the table's entries, never by a number from the file), else a binary
+/// search (which took 60 % of the check's time on 23 M records).
+struct KnownFunctions<'a> {
+    dense: Option<Vec<bool>>,
+    table: &'a FunctionTable,
+}
+
+impl<'a> KnownFunctions<'a> {
+    fn new(table: &'a FunctionTable) -> Self {
+        let bound = 4 * table.entries.len() + 64;
+        let dense = table
+            .entries
+            .last()
+            .and_then(|(max, _)| usize::try_from(*max).ok())
+            .filter(|&max| max < bound && table.entries.iter().all(|(n, _)| *n >= 0))
+            .map(|max| {
+                let mut known = vec![false; max + 1];
+                for (n, _) in &table.entries {
+                    known[*n as usize] = true;
+                }
+                known
+            });
+        KnownFunctions { dense, table }
+    }
+
+    #[inline]
+    fn contains(&self, number: i32) -> bool {
+        match &self.dense {
+            Some(known) => usize::try_from(number)
+                .ok()
+                .and_then(|i| known.get(i))
+                .copied()
+                .unwrap_or(false),
+            None => self.table.name(i64::from(number)).is_some(),
+        }
+    }
+}
+
 /// Checks one process's call records, block after block.
 fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>) {
     let proc = p.proc();
+    let known = KnownFunctions::new(&proc.functions);
     let mut totals = CallTotals::default();
     // Per fault: count, and the first block's header line and record index.
     let mut faults: std::collections::BTreeMap<CallFault, (u64, Location, u64)> =
@@ -204,7 +246,7 @@ fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>) {
             if c.depth < 0 || (prev.is_some() && c.depth > deepest) {
                 fault(CallFault::Nesting);
             }
-            if proc.functions.name(i64::from(c.fnum)).is_none() {
+            if !known.contains(c.fnum) {
                 fault(CallFault::Function);
             }
             let finite = c.start.is_finite() && c.inclusive.is_finite() && c.exclusive.is_finite();
@@ -297,7 +339,7 @@ fn region_problems(db: &Database, r: &Regions) -> Vec<Warning> {
                 out.push(Warning::note(
                     at.clone(),
                     format!(
-                        "region {:?}: {} range(s) on process {} but not on process(es) {}",
+                        "region {:?}: {} range(s) on process {}, a different number on process(es) {}",
                         r.name(n),
                         ranges(first, n),
                         first.proc,
