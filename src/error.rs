@@ -244,6 +244,10 @@ pub enum WarningKind {
     /// Damaged, missing or inconsistent data, left out or read in part.
     #[default]
     Damage,
+    /// A data block that could not be read (or only in part), one per
+    /// process and block: damage that repeats by the thousand when a shared
+    /// data file is cut short, so it is shown a few times and then counted.
+    SkippedBlock,
     /// Something a healthy run writes that the reader works around, as stock
     /// AMReX's region stops without a start: worth knowing, not a sign of
     /// damage (a note: the exit code stays 0).
@@ -262,6 +266,15 @@ impl Warning {
     pub fn new(location: Location, message: impl Into<String>) -> Self {
         Warning {
             kind: WarningKind::Damage,
+            location,
+            message: message.into(),
+        }
+    }
+
+    /// A warning about a data block that could not be read.
+    pub fn skipped_block(location: Location, message: impl Into<String>) -> Self {
+        Warning {
+            kind: WarningKind::SkippedBlock,
             location,
             message: message.into(),
         }

@@ -144,3 +144,65 @@ fn absurd_header_values_never_crash() {
         run_all(db.path(), &format!("{name} is a directory"));
     }
 }
+
+/// A data file shared by many processes, cut short: a warning per skipped
+/// block is printed ten times, then the rest is counted in one line (all of
+/// them with -v); the exit code says "partial" either way.
+#[test]
+fn skipped_blocks_are_shown_ten_times_then_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    crate::common::run_ok(&[
+        "synth",
+        "blprof",
+        dir.to_str().unwrap(),
+        "--procs",
+        "40",
+        "--nfiles",
+        "1",
+        "--calls",
+        "50",
+    ]);
+    let data = dir.join("bl_call_stats_D_00000");
+    let len = fs::metadata(&data).unwrap().len();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&data)
+        .unwrap()
+        .set_len(len / 4)
+        .unwrap();
+    let stderr = |extra: &[&str]| {
+        let mut args = vec!["trace-summary", dir.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = crate::common::output(&args);
+        assert_eq!(out.status.code(), Some(3));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let quiet = stderr(&[]);
+    let skipped = quiet
+        .lines()
+        .filter(|l| l.contains(" skipped: "))
+        .count();
+    assert_eq!(skipped, 10, "{quiet}");
+    let summary = quiet.lines().last().unwrap();
+    assert!(
+        summary.contains("more of these") && summary.contains("skipped blocks not shown"),
+        "{quiet}"
+    );
+    let total: usize = summary
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<usize>()
+        .unwrap()
+        + 10;
+    assert!(total > 20, "{summary}");
+    let all = stderr(&["-v"]);
+    assert_eq!(
+        all.lines()
+            .filter(|l| l.contains(" skipped: "))
+            .count(),
+        total,
+        "{all}"
+    );
+}

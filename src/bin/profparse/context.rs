@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::process::ExitCode;
 
-use profparse::{Error, Warning};
+use profparse::{Error, Warning, WarningKind};
 
 use crate::cli::GlobalArgs;
 use crate::progress::Bar;
@@ -14,6 +14,11 @@ pub const EXIT_DATA: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 /// The report was produced, but the input was damaged or suspicious: see the warnings.
 pub const EXIT_PARTIAL: u8 = 3;
+
+/// Skipped-block warnings printed before the rest are only counted (a
+/// data file shared by thousands of processes, cut short, skips a block of
+/// each).
+const SKIPPED_BLOCKS_SHOWN: usize = 10;
 
 /// Outputs estimated above this many bytes need `--force` (the environment
 /// variable `PROFPARSE_OUTPUT_LIMIT` sets another number of bytes).
@@ -27,6 +32,8 @@ pub struct Context {
     pub quiet: bool,
     pub verbose: u8,
     warnings: Cell<usize>,
+    /// Skipped-block warnings seen, and how many of them were not printed.
+    skipped_blocks: Cell<(usize, usize)>,
     /// The warnings' texts, for reports that list them (JSON `warnings`).
     texts: RefCell<Vec<String>>,
     /// The bar on screen, if any: messages on stderr are printed around it.
@@ -46,6 +53,7 @@ impl Context {
             quiet: args.quiet,
             verbose: args.verbose,
             warnings: Cell::new(0),
+            skipped_blocks: Cell::new((0, 0)),
             texts: RefCell::new(Vec::new()),
             bar: RefCell::new(None),
         }
@@ -62,6 +70,14 @@ impl Context {
         }
         self.warnings.set(self.warnings.get() + 1);
         self.texts.borrow_mut().push(w.to_string());
+        if w.kind == WarningKind::SkippedBlock {
+            let (seen, hidden) = self.skipped_blocks.get();
+            if seen >= SKIPPED_BLOCKS_SHOWN && self.verbose == 0 {
+                self.skipped_blocks.set((seen + 1, hidden + 1));
+                return;
+            }
+            self.skipped_blocks.set((seen + 1, hidden));
+        }
         if !self.quiet {
             self.stderr(|| eprintln!("warning: {w}"));
         }
@@ -140,8 +156,21 @@ impl Context {
         self.bar.borrow_mut().take();
     }
 
+    /// Says how many skipped-block warnings were not printed.
+    fn count_hidden(&self) {
+        let (seen, hidden) = self.skipped_blocks.get();
+        if hidden > 0 && !self.quiet {
+            self.stderr(|| {
+                eprintln!(
+                    "warning: {hidden} more of these {seen} skipped blocks not shown (-v shows every one)"
+                )
+            });
+        }
+    }
+
     /// Turns a command's result into the process exit code, printing errors.
     pub fn exit_code(&self, result: anyhow::Result<ExitCode>) -> ExitCode {
+        self.count_hidden();
         match result {
             Ok(code) => {
                 let warnings = self.warnings.get();

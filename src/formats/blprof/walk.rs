@@ -117,10 +117,13 @@ impl Skipped {
     pub fn warning(self, proc: usize, header: &Path, line: usize, e: &Error) -> Warning {
         let what = match self {
             Skipped::Block => {
-                return Warning::new(Location::line(header, line), format!("block skipped: {e}"));
+                return Warning::skipped_block(
+                    Location::line(header, line),
+                    format!("block skipped: {e}"),
+                );
             }
             Skipped::CommBlockCutShort => {
-                return Warning::new(
+                return Warning::skipped_block(
                     Location::line(header, line),
                     format!("process {proc}: comm block cut short: {e}"),
                 );
@@ -133,7 +136,7 @@ impl Skipped {
             Skipped::Sends => "sends of a block",
             Skipped::Messages => "messages of a block",
         };
-        Warning::new(
+        Warning::skipped_block(
             Location::line(header, line),
             format!("process {proc}: {what} skipped: {e}"),
         )
