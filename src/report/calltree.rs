@@ -566,3 +566,62 @@ pub fn write_html_tree(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree of `n` nodes in chains of three under the root, every call
+    /// timed and the middle of each chain leaving time untimed.
+    fn tree(n: usize) -> CallTree<Spread> {
+        let mut tree = CallTree::<Spread>::new();
+        for i in 0..n / 3 {
+            let mut parent = tree.root();
+            for level in 0..3 {
+                let id = tree.child(parent, &format!("f{i}_{level}"));
+                let m = &mut tree.node_mut(id).metrics;
+                m.total.inclusive = (n - i) as f64 * (3 - level) as f64;
+                m.total.exclusive = if level == 1 { 0.5 } else { 1.0 };
+                m.total.calls = 1 + level as u64;
+                m.procs = 2;
+                m.inclusive_max = m.total.inclusive / 2.0;
+                m.inclusive_max_proc = Some(level);
+                parent = id;
+            }
+        }
+        tree
+    }
+
+    #[test]
+    fn text_written_in_runs_is_the_text_of_one_pass() {
+        for nprocs in [1, 2] {
+            let tree = tree(3 * LINES_PER_TASK + 7);
+            let view = TreeView {
+                nprocs,
+                ..Default::default()
+            };
+            let report = TreeReport {
+                tree: &tree,
+                view,
+                proc: None,
+                source: Some("db".into()),
+            };
+            let mut out = Vec::new();
+            super::super::render(&report, Format::Text, &mut out).unwrap();
+            let nodes = visible(&tree, &view);
+            let lines = text_lines(&tree, &view, &nodes, 0..nodes.len());
+            let body = String::from_utf8(out).unwrap();
+            let (head, rest) = body.split_at(body.find("\n\n").unwrap() + 2);
+            let scope = if nprocs == 1 {
+                "1 processes (times are averages over processes)"
+            } else {
+                "2 processes (times are averages over processes)"
+            };
+            assert_eq!(head, format!("db: call tree of {scope}; seconds.\n\n"));
+            let (columns, rows) = rest.split_at(rest.find('\n').unwrap() + 1);
+            assert!(columns.ends_with("Call path\n"));
+            assert_eq!(rows, lines);
+            assert!(rows.lines().count() > 4 * LINES_PER_TASK);
+        }
+    }
+}
