@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
             source: Some("job.out".into()),
         };
         for format in [Format::Text, Format::Json, Format::Hatchet, Format::Html] {
-            page.write(format, &mut sink()).unwrap();
+            render(&page, format, &mut sink()).unwrap();
         }
         for memory in [false, true] {
             let r = TinySummaryReport {

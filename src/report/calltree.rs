@@ -1,6 +1,6 @@
-//! Renderers of a call-path tree merged over processes: indented text,
-//! JSON, Hatchet's literal JSON, folded stacks (flame graphs) and a
-//! self-contained HTML page.
+//! The call-path tree merged over processes as a [`Report`]: indented
+//! text, JSON, and the layouts of trees: Hatchet's literal JSON, folded
+//! stacks (flame graphs) and a self-contained HTML page.
 
 use std::io::{self, Write};
 
@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::html_report::escape as html_escape;
 use super::numfmt::seconds;
+use super::{Column, Document, Format, Report, Table};
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
 
@@ -161,7 +162,9 @@ pub fn untimed(tree: &CallTree<Spread>, id: NodeId) -> f64 {
     n.metrics.total.inclusive - kids
 }
 
-/// A call-path tree ready to write in any of its formats.
+/// A call-path tree ready to write in any of its formats: `text` (its
+/// [`Document`]), `json` (its wire value) and, in [`Report::write_other`],
+/// the layouts of trees: `folded`, `hatchet`, `html`.
 pub struct TreeReport<'a> {
     pub tree: &'a CallTree<Spread>,
     pub view: TreeView,
@@ -172,26 +175,65 @@ pub struct TreeReport<'a> {
     pub source: Option<String>,
 }
 
-impl TreeReport<'_> {
-    /// Writes the tree in `format` (text, json, folded, html, hatchet).
-    pub fn write(&self, format: super::Format, w: &mut dyn Write) -> io::Result<()> {
-        use super::Format;
+impl Report for TreeReport<'_> {
+    type Wire<'w>
+        = TreeJson<'w>
+    where
+        Self: 'w;
+
+    fn wire(&self) -> TreeJson<'_> {
+        tree_json(self.tree, &self.view, self.proc)
+    }
+
+    /// Indented text: one line per node, numbers first, the call path last.
+    fn document(&self) -> Document<'_> {
+        let (tree, view) = (self.tree, &self.view);
+        let mut doc = Document::new();
+        if let Some(source) = &self.source {
+            let scope = match self.proc {
+                Some(p) => format!("process {p}"),
+                None => format!(
+                    "{} processes (times are averages over processes)",
+                    view.nprocs
+                ),
+            };
+            doc.line(format!("{source}: call tree of {scope}; seconds."))
+                .line("");
+        }
+        doc.line(if view.nprocs > 1 {
+            format!(
+                "{:>10} {:>10} {:>10} {:>10} {:>6}  Call path",
+                "Incl avg", "Excl avg", "Calls", "Incl max", "proc"
+            )
+        } else {
+            format!(
+                "{:>10} {:>10} {:>10}  Call path",
+                "Inclusive", "Exclusive", "Calls"
+            )
+        });
+        // The lines, formatted in parallel runs as they are written: each
+        // row is one run of lines (without its last newline).
+        let nodes = visible(tree, view);
+        let runs = nodes.len().div_ceil(LINES_PER_TASK);
+        let batch = 2 * rayon::current_num_threads().max(1);
+        let rows = (0..runs).step_by(batch).flat_map(move |first| {
+            (first..(first + batch).min(runs))
+                .into_par_iter()
+                .map(|r| {
+                    let lines = r * LINES_PER_TASK..((r + 1) * LINES_PER_TASK).min(nodes.len());
+                    let mut text = text_lines(tree, view, &nodes, lines);
+                    text.pop();
+                    vec![text]
+                })
+                .collect::<Vec<_>>()
+        });
+        doc.table(Table::new(vec![Column::left("", 0)], rows).headless());
+        doc
+    }
+
+    fn write_other(&self, format: Format, w: &mut dyn Write) -> io::Result<()> {
         let (tree, view) = (self.tree, &self.view);
         match format {
-            Format::Text => {
-                if let Some(source) = &self.source {
-                    let scope = match self.proc {
-                        Some(p) => format!("process {p}"),
-                        None => format!(
-                            "{} processes (times are averages over processes)",
-                            view.nprocs
-                        ),
-                    };
-                    writeln!(w, "{source}: call tree of {scope}; seconds.\n")?;
-                }
-                write_text(w, tree, view)
-            }
-            Format::Json => write_json(w, tree, view, self.proc),
             Format::Folded => write_folded(w, tree, view),
             Format::Hatchet => write_hatchet(w, tree, view),
             Format::Html => write_html(w, tree, view, self.source.as_deref().unwrap_or("")),
@@ -200,75 +242,68 @@ impl TreeReport<'_> {
     }
 }
 
-/// Indented text: one line per node, numbers first, the call path last.
-pub fn write_text(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -> io::Result<()> {
+/// The text lines of `nodes[lines]`, each ended by a newline: a node's
+/// line and, after its last visible descendant, its untimed remainder.
+fn text_lines(
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+    nodes: &[(NodeId, usize)],
+    lines: std::ops::Range<usize>,
+) -> String {
+    use std::fmt::Write as _;
     let p = view.nprocs.max(1) as f64;
     let multi = view.nprocs > 1;
-    if multi {
-        writeln!(
-            w,
-            "{:>10} {:>10} {:>10} {:>10} {:>6}  Call path",
-            "Incl avg", "Excl avg", "Calls", "Incl max", "proc"
-        )?;
-    } else {
-        writeln!(
-            w,
-            "{:>10} {:>10} {:>10}  Call path",
-            "Inclusive", "Exclusive", "Calls"
-        )?;
-    }
-    let nodes = visible(tree, view);
-    super::write_in_order(w, nodes.len(), LINES_PER_TASK, |lines, w| {
-        for i in lines {
-            let (id, depth) = nodes[i];
-            let m = &tree.node(id).metrics;
-            let indent = "  ".repeat(depth);
-            let name = tree.name(id);
-            if multi {
-                writeln!(
-                    w,
-                    "{:>10} {:>10} {:>10} {:>10} {:>6}  {indent}{name}",
-                    seconds(m.total.inclusive / p),
-                    seconds(m.total.exclusive / p),
-                    m.total.calls,
-                    seconds(m.inclusive_max),
-                    m.inclusive_max_proc
-                        .map_or_else(|| "-".to_owned(), |x| x.to_string()),
-                )?;
-            } else {
-                writeln!(
-                    w,
-                    "{:>10} {:>10} {:>10}  {indent}{name}",
-                    seconds(m.total.inclusive),
-                    seconds(m.total.exclusive),
-                    m.total.calls
-                )?;
-            }
-            // The remainder after this node's visible children, once they end.
-            let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
-            if has_children {
-                let rest = untimed(tree, id);
-                // Only where it shows at the printed precision.
-                if rest / p >= 0.5e-4 {
-                    let pad = "  ".repeat(depth + 1);
-                    let cols = if multi {
-                        format!(
-                            "{:>10} {:>10} {:>10} {:>10} {:>6}",
-                            seconds(rest / p),
-                            "",
-                            "",
-                            "",
-                            ""
-                        )
-                    } else {
-                        format!("{:>10} {:>10} {:>10}", seconds(rest), "", "")
-                    };
-                    writeln!(w, "{cols}  {pad}(untimed)")?;
-                }
+    let mut w = String::new();
+    for i in lines {
+        let (id, depth) = nodes[i];
+        let m = &tree.node(id).metrics;
+        let indent = "  ".repeat(depth);
+        let name = tree.name(id);
+        // Writing into a String cannot fail.
+        let _ = if multi {
+            writeln!(
+                w,
+                "{:>10} {:>10} {:>10} {:>10} {:>6}  {indent}{name}",
+                seconds(m.total.inclusive / p),
+                seconds(m.total.exclusive / p),
+                m.total.calls,
+                seconds(m.inclusive_max),
+                m.inclusive_max_proc
+                    .map_or_else(|| "-".to_owned(), |x| x.to_string()),
+            )
+        } else {
+            writeln!(
+                w,
+                "{:>10} {:>10} {:>10}  {indent}{name}",
+                seconds(m.total.inclusive),
+                seconds(m.total.exclusive),
+                m.total.calls
+            )
+        };
+        // The remainder after this node's visible children, once they end.
+        let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
+        if has_children {
+            let rest = untimed(tree, id);
+            // Only where it shows at the printed precision.
+            if rest / p >= 0.5e-4 {
+                let pad = "  ".repeat(depth + 1);
+                let cols = if multi {
+                    format!(
+                        "{:>10} {:>10} {:>10} {:>10} {:>6}",
+                        seconds(rest / p),
+                        "",
+                        "",
+                        "",
+                        ""
+                    )
+                } else {
+                    format!("{:>10} {:>10} {:>10}", seconds(rest), "", "")
+                };
+                let _ = writeln!(w, "{cols}  {pad}(untimed)");
             }
         }
-        Ok(())
-    })
+    }
+    w
 }
 
 /// Lines of a tree formatted per parallel task.
@@ -338,35 +373,29 @@ fn node_json<'a>(
     }
 }
 
-/// `{"nprocs": n, "proc": p|null, "roots": [nested nodes]}`.
-pub fn write_json(
-    w: &mut dyn Write,
-    tree: &CallTree<Spread>,
-    view: &TreeView,
+/// The JSON wire value: `{"nprocs": n, "proc": p|null, "total_inclusive":
+/// s, "roots": [nested nodes]}`.
+#[derive(Serialize)]
+pub struct TreeJson<'a> {
+    nprocs: usize,
     proc: Option<usize>,
-) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct Doc<'a> {
-        nprocs: usize,
-        proc: Option<usize>,
-        total_inclusive: f64,
-        roots: Vec<NodeJson<'a>>,
-    }
+    total_inclusive: f64,
+    roots: Vec<NodeJson<'a>>,
+}
+
+fn tree_json<'a>(tree: &'a CallTree<Spread>, view: &TreeView, proc: Option<usize>) -> TreeJson<'a> {
     let calls = subtree_calls(tree);
     let total = total_inclusive(tree);
     let roots = children_sorted(tree, tree.root(), view, &calls, total)
         .into_iter()
         .map(|c| node_json(tree, c, view, 0, &calls, total))
         .collect();
-    super::json::write_pretty(
-        w,
-        &Doc {
-            nprocs: view.nprocs,
-            proc,
-            total_inclusive: total,
-            roots,
-        },
-    )
+    TreeJson {
+        nprocs: view.nprocs,
+        proc,
+        total_inclusive: total,
+        roots,
+    }
 }
 
 /// One node of Hatchet's "literal" format (`GraphFrame.from_literal`).
@@ -536,4 +565,63 @@ pub fn write_html_tree(
         writeln!(w, "</details>")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree of `n` nodes in chains of three under the root, every call
+    /// timed and the middle of each chain leaving time untimed.
+    fn tree(n: usize) -> CallTree<Spread> {
+        let mut tree = CallTree::<Spread>::new();
+        for i in 0..n / 3 {
+            let mut parent = tree.root();
+            for level in 0..3 {
+                let id = tree.child(parent, &format!("f{i}_{level}"));
+                let m = &mut tree.node_mut(id).metrics;
+                m.total.inclusive = (n - i) as f64 * (3 - level) as f64;
+                m.total.exclusive = if level == 1 { 0.5 } else { 1.0 };
+                m.total.calls = 1 + level as u64;
+                m.procs = 2;
+                m.inclusive_max = m.total.inclusive / 2.0;
+                m.inclusive_max_proc = Some(level);
+                parent = id;
+            }
+        }
+        tree
+    }
+
+    #[test]
+    fn text_written_in_runs_is_the_text_of_one_pass() {
+        for nprocs in [1, 2] {
+            let tree = tree(3 * LINES_PER_TASK + 7);
+            let view = TreeView {
+                nprocs,
+                ..Default::default()
+            };
+            let report = TreeReport {
+                tree: &tree,
+                view,
+                proc: None,
+                source: Some("db".into()),
+            };
+            let mut out = Vec::new();
+            super::super::render(&report, Format::Text, &mut out).unwrap();
+            let nodes = visible(&tree, &view);
+            let lines = text_lines(&tree, &view, &nodes, 0..nodes.len());
+            let body = String::from_utf8(out).unwrap();
+            let (head, rest) = body.split_at(body.find("\n\n").unwrap() + 2);
+            let scope = if nprocs == 1 {
+                "1 processes (times are averages over processes)"
+            } else {
+                "2 processes (times are averages over processes)"
+            };
+            assert_eq!(head, format!("db: call tree of {scope}; seconds.\n\n"));
+            let (columns, rows) = rest.split_at(rest.find('\n').unwrap() + 1);
+            assert!(columns.ends_with("Call path\n"));
+            assert_eq!(rows, lines);
+            assert!(rows.lines().count() > 4 * LINES_PER_TASK);
+        }
+    }
 }

@@ -1,6 +1,5 @@
 //! `profparse calltree DB`: the call-path tree (amrprofparser -html/-htmlnc intent).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -13,7 +12,7 @@ use super::trace_common::{open_trace_db, region_filter, selection, trace_blocks}
 use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::format::Offered;
-use crate::output::{self, UsageError};
+use crate::output::{UsageError, emit};
 use profparse::analysis::trace_summary::Unfiltered;
 
 /// `--format` of this command.
@@ -115,8 +114,6 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         proc: args.proc,
         source: Some(args.db.db.display().to_string()),
     };
-    let mut out = output::open(args.output.output.as_deref())?;
-    report.write(args.format, &mut out)?;
-    out.flush()?;
+    emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }

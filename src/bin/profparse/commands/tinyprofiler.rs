@@ -126,8 +126,6 @@ pub fn calltree(args: &CallTreeArgs) -> anyhow::Result<ExitCode> {
             log.reports.len()
         )),
     };
-    let mut out = crate::output::open(args.output.output.as_deref())?;
-    page.write(args.format, &mut out)?;
-    out.flush()?;
+    crate::output::emit(&page, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,17 +1,16 @@
-//! `profparse export DB --chrome out.json`: timelines for Perfetto / chrome://tracing.
+//! `profparse export --chrome FILE`: Chrome Trace Event JSON, with a word
+//! before and after writing when viewers will not load it.
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::ExitCode;
+use std::path::Path;
 
-use clap::Args;
 use profparse::analysis::regions::Regions;
 use profparse::formats::blprof::Part;
 use profparse::report::chrome::{ChromeOptions, estimate_export, write_blprof_trace};
 use profparse::{Location, Warning};
 
-use super::trace_common::trace_blocks;
-use crate::cli::DatabaseArg;
+use super::ExportArgs;
+use crate::commands::trace_common::trace_blocks;
 use crate::context::Context;
 use crate::output::UsageError;
 
@@ -21,72 +20,13 @@ const MANY_EVENTS: u64 = 1_000_000;
 const CHROME_BYTES: u64 = 256 << 20;
 const PERFETTO_BYTES: u64 = 1 << 30;
 
-#[derive(Args, Debug)]
-pub struct ExportArgs {
-    #[command(flatten)]
-    pub db: DatabaseArg,
-    /// Write Chrome Trace Event JSON: per process its calls, regions and
-    /// communication calls (one track each), messages as flow arrows.
-    #[arg(long, value_name = "FILE", required_unless_present = "parquet")]
-    pub chrome: Option<PathBuf>,
-    /// Write the call records, region ranges and comm records as Parquet
-    /// tables (calls.parquet, regions.parquet, comm.parquet) into DIR, for
-    /// DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
-    #[arg(long, value_name = "DIR")]
-    pub parquet: Option<PathBuf>,
-    /// Only events overlapping this window, in seconds: `T0,T1` or `T0..T1`,
-    /// either end open (`T0,`, `..T1`). Messages: both ends inside.
-    #[arg(long, value_name = "T0,T1", value_parser = parse_window, allow_hyphen_values = true)]
-    pub time: Option<(f64, f64)>,
-    /// Only these processes (repeatable, or a list `0,3`). Messages are drawn
-    /// between exported processes only.
-    #[arg(long = "proc", value_name = "N", value_delimiter = ',')]
-    pub procs: Vec<usize>,
-    /// Leave out calls (communication calls too) shorter than this many
-    /// seconds; instants count as 0 s, messages need both of their calls.
-    #[arg(long = "min-dur", value_name = "SECONDS", default_value_t = 0.0)]
-    pub min_dur: f64,
-    /// Leave out the communication calls and messages (comm profile).
-    #[arg(long = "no-comm")]
-    pub no_comm: bool,
-}
-
-/// `T0,T1` or `T0..T1` with either end open.
-pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
-    let (a, b) = s
-        .split_once("..")
-        .or_else(|| s.split_once(','))
-        .ok_or_else(|| format!("expected T0,T1 or T0..T1, got {s:?}"))?;
-    let num = |x: &str, open: f64| -> Result<f64, String> {
-        if x.trim().is_empty() {
-            Ok(open)
-        } else {
-            x.trim().parse::<f64>().map_err(|e| format!("{x:?}: {e}"))
-        }
-    };
-    let (t0, t1) = (num(a, f64::NEG_INFINITY)?, num(b, f64::INFINITY)?);
-    if t0.is_nan() || t1.is_nan() {
-        return Err(format!("the window {s:?} is not a number"));
-    }
-    if t0 > t1 {
-        return Err(format!("the window {s:?} ends before it starts"));
-    }
-    Ok((t0, t1))
-}
-
 /// Megabytes, for messages.
 fn mb(bytes: u64) -> String {
     format!("{:.0} MB", bytes as f64 / (1u64 << 20) as f64)
 }
 
-pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    if let Some(dir) = &args.parquet {
-        write_parquet(&args.db.db, dir, ctx)?;
-    }
-    let Some(chrome) = &args.chrome else {
-        return Ok(ExitCode::SUCCESS);
-    };
-    let db = super::open_database(&args.db.db)?;
+pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<()> {
+    let db = crate::commands::open_database(&args.db.db)?;
     ctx.warn_all(db.warnings());
     let parts = db.parts();
     let has_trace = parts.contains(&Part::Trace);
@@ -201,39 +141,5 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             chrome.display()
         ),
     );
-    Ok(ExitCode::SUCCESS)
-}
-#[cfg(feature = "parquet")]
-fn write_parquet(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> anyhow::Result<()> {
-    // Freed before `--chrome` opens the database again.
-    let db = &profparse::formats::blprof::Database::open(db)?;
-    ctx.warn_all(db.warnings());
-    if db.call_stats.is_some() {
-        ctx.warn_all(&db.trace_index().warnings);
-    }
-    if db.comm.is_some() {
-        ctx.warn_all(&db.comm_index().warnings);
-    }
-    let regions = db.call_stats.is_some().then(|| Regions::load(db));
-    if let Some(r) = &regions {
-        ctx.warn_all(&r.warnings);
-    }
-    let (rows, warnings) = profparse::report::parquet::write_parquet(db, regions.as_ref(), dir)?;
-    ctx.warn_all(&warnings);
-    ctx.info(
-        1,
-        format!(
-            "wrote {} call, {} region and {} comm rows to {}",
-            rows.calls,
-            rows.regions,
-            rows.comm,
-            dir.display()
-        ),
-    );
     Ok(())
-}
-
-#[cfg(not(feature = "parquet"))]
-fn write_parquet(_: &std::path::Path, _: &std::path::Path, _: &Context) -> anyhow::Result<()> {
-    Err(UsageError("this build has no Parquet support (cargo feature `parquet`)".into()).into())
 }

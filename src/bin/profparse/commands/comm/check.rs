@@ -1,0 +1,40 @@
+//! `profparse comm check`: the integrity check (exit code 1 on a problem).
+
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::analysis::comm_check::comm_check;
+use profparse::report::Format;
+use profparse::report::comm::CheckReportView;
+
+use super::open_comm_db;
+use crate::cli::{DatabaseArg, OutputArg};
+use crate::context::{Context, EXIT_DATA};
+use crate::format::TABLE_JSON;
+use crate::output::emit;
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+    format: Format,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn run(args: &CheckArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm check")?;
+    let r = comm_check(database);
+    drop(bar);
+    let view = CheckReportView {
+        database: args.db.db.display().to_string(),
+        check: &r,
+    };
+    emit(&view, args.format, &args.output)?;
+    if r.problems.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::from(EXIT_DATA))
+    }
+}

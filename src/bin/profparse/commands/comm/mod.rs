@@ -1,0 +1,105 @@
+//! `profparse comm …`: communication profiles, a file per subcommand.
+
+mod check;
+mod pairs;
+mod stats;
+mod sync;
+mod timeline;
+
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use profparse::analysis::comm_stats::CommSelection;
+use profparse::formats::blprof::{Database, Part};
+use profparse::report::Format;
+
+use crate::commands::export::parse_window;
+use crate::context::Context;
+use crate::format::Offered;
+use crate::progress::Bar;
+
+#[derive(Args, Debug)]
+pub struct CommArgs {
+    #[command(subcommand)]
+    pub command: CommCommand,
+}
+
+/// Table, JSON, and CSV rows.
+const TABLE_JSON_CSV: Offered = Offered(&[
+    (Format::Table, ""),
+    (Format::Json, ""),
+    (Format::Csv, "One row per matched message"),
+]);
+
+/// Which part of the communication data to read.
+#[derive(Args, Debug)]
+pub struct CommSelect {
+    /// Only records in this window, in seconds: `T0..T1`, `T0..` or `..T1`.
+    /// Blocks whose time range misses it are never read.
+    #[arg(long, value_name = "T0..T1", value_parser = parse_window)]
+    pub time: Option<(f64, f64)>,
+    /// Only this process (repeatable).
+    #[arg(long = "proc", value_name = "N")]
+    pub procs: Vec<usize>,
+}
+
+impl CommSelect {
+    pub fn selection(&self) -> CommSelection<'_> {
+        CommSelection {
+            window: self.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
+            procs: (!self.procs.is_empty()).then_some(self.procs.as_slice()),
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CommCommand {
+    /// Calls, records and bytes per MPI function type, per process and in
+    /// total; message sizes, time span, timer cost (amrprofparser -stats).
+    Stats(stats::StatsArgs),
+    /// Per barrier (by number) and process: arrival, exit and wait time, the
+    /// last process to arrive (the one everybody waited for), and wait totals
+    /// per process (amrprofparser -spd intent).
+    Barriers(sync::BarriersArgs),
+    /// Messages and bytes per sender × receiver (amrprofparser -sendspf intent);
+    /// `--svg F` also draws the bytes as a heat map.
+    Matrix(sync::MatrixArgs),
+    /// Pairs each send with its receive (k-th send p→q with tag t = k-th
+    /// receive on q from p with tag t): size and latency per message,
+    /// unmatched sends and receives listed (amrprofparser -sr/-srlist intent).
+    Pairs(pairs::PairsArgs),
+    /// Per-process timeline of communication calls (amrprofparser
+    /// -timelinepf intent): `--svg F` picture, `--chrome F` trace JSON.
+    Timeline(timeline::TimelineArgs),
+    /// Integrity check: block layout and sizes, time order, every barrier a
+    /// before/after pair with its number, name-tag counts. Exit code 0 only
+    /// when clean, 1 when a problem was found (each named with its offset).
+    Check(check::CheckArgs),
+}
+
+/// The database, with a progress bar over its processes hooked in (the
+/// comm analyses advance it once per process; drop it when they are done).
+fn open_comm_db<'c>(
+    path: &std::path::Path,
+    ctx: &'c Context,
+    what: &str,
+) -> anyhow::Result<(&'static mut Database, Bar<'c>)> {
+    let db = super::open_database(path)?;
+    ctx.warn_all(db.warnings());
+    db.require(Part::Comm)?;
+    ctx.warn_all(&db.comm_index().warnings);
+    let bar = ctx.progress(db.comm_index().procs.len() as u64, what, "processes");
+    db.set_progress(bar.hook());
+    Ok((db, bar))
+}
+
+pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        CommCommand::Stats(a) => stats::run(a, ctx),
+        CommCommand::Barriers(a) => sync::barriers(a, ctx),
+        CommCommand::Matrix(a) => sync::matrix(a, ctx),
+        CommCommand::Pairs(a) => pairs::run(a, ctx),
+        CommCommand::Timeline(a) => timeline::run(a, ctx),
+        CommCommand::Check(a) => check::run(a, ctx),
+    }
+}

@@ -1,0 +1,59 @@
+//! `profparse comm pairs`: the table after the pairing; JSON and CSV
+//! formatted in the pairing's parallel tasks and written as they end.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::analysis::comm_pairs::pair_messages_with;
+use profparse::report::comm::{PairChunk, PairChunks, PairStream, PairsReport};
+use profparse::report::{Format, render};
+
+use super::{CommSelect, TABLE_JSON_CSV, open_comm_db};
+use crate::cli::{DatabaseArg, OutputArg};
+use crate::context::Context;
+use crate::output;
+
+#[derive(Args, Debug)]
+pub struct PairsArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[command(flatten)]
+    select: CommSelect,
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
+    format: Format,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm pairs")?;
+    let mut out = output::open(args.output.output.as_deref())?;
+    let sel = args.select.selection();
+    let (report, warnings) = if args.format == Format::Table {
+        let r = pair_messages_with(database, &sel, || (), |_, _| {}, &mut |_| {});
+        drop(bar);
+        render(&PairsReport(&r.0), args.format, &mut out)?;
+        r
+    } else {
+        // Pairs are formatted in the pairing's parallel tasks and
+        // written in order as the tasks end.
+        let chunks = PairChunks::new(args.format);
+        let mut stream = PairStream::begin(&mut out, &chunks);
+        let r = pair_messages_with(
+            database,
+            &sel,
+            || chunks.chunk(),
+            PairChunk::add,
+            &mut |c| stream.write(c),
+        );
+        let written = stream.finish(&r.0);
+        drop(bar);
+        written?;
+        r
+    };
+    drop(report);
+    ctx.warn_all(&warnings);
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,48 @@
+//! `profparse comm stats`.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::analysis::comm_stats::comm_stats;
+use profparse::report::Format;
+use profparse::report::comm::CommStatsReport;
+
+use super::{CommSelect, open_comm_db};
+use crate::cli::{DatabaseArg, OutputArg};
+use crate::context::Context;
+use crate::format::TABLE_JSON;
+use crate::output::emit;
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[command(flatten)]
+    select: CommSelect,
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+    format: Format,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn run(args: &StatsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm stats")?;
+    let (s, warnings) = comm_stats(database, &args.select.selection());
+    drop(bar);
+    ctx.warn_all(&warnings);
+    ctx.info(
+        1,
+        format!(
+            "read {} comm blocks ({} bytes), skipped {} outside the selection or empty",
+            s.blocks_read, s.bytes_read, s.blocks_skipped
+        ),
+    );
+    let report = CommStatsReport {
+        database: args.db.db.display().to_string(),
+        header: database.comm.as_ref(),
+        stats: &s,
+        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+    };
+    emit(&report, args.format, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,69 @@
+//! `profparse comm barriers|matrix`: who waited for whom, who sent to whom.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::analysis::comm_sync::{barriers as barrier_waits, send_matrix};
+use profparse::report::comm::{BarriersReport, MatrixReport};
+use profparse::report::{Format, svg};
+
+use super::{CommSelect, TABLE_JSON_CSV, open_comm_db};
+use crate::cli::{DatabaseArg, OutputArg};
+use crate::context::Context;
+use crate::format::TABLE_JSON;
+use crate::output::{emit, write_file};
+
+#[derive(Args, Debug)]
+pub struct BarriersArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[command(flatten)]
+    select: CommSelect,
+    /// Barriers only (amrprofparser -spd's work): read just the barrier
+    /// records the headers point to instead of scanning every block for
+    /// all-reductions.
+    #[arg(long = "no-reductions")]
+    no_reductions: bool,
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+    format: Format,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn barriers(args: &BarriersArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
+    let (r, warnings) = barrier_waits(database, &args.select.selection(), !args.no_reductions);
+    drop(bar);
+    ctx.warn_all(&warnings);
+    emit(&BarriersReport(&r), args.format, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[command(flatten)]
+    select: CommSelect,
+    /// `csv`: one row per sender and receiver that exchanged messages.
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
+    format: Format,
+    /// Write an SVG heat map of the bytes to F.
+    #[arg(long, value_name = "F")]
+    svg: Option<PathBuf>,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn matrix(args: &MatrixArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm matrix")?;
+    let (m, warnings) = send_matrix(database, &args.select.selection());
+    drop(bar);
+    ctx.warn_all(&warnings);
+    if let Some(path) = &args.svg {
+        write_file(path, |w| svg::matrix_svg(&m, w))?;
+    }
+    emit(&MatrixReport(&m), args.format, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,60 @@
+//! `profparse comm timeline`: an SVG picture and/or Chrome trace JSON.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::analysis::comm_timeline::{time_span, timeline_rows};
+use profparse::report::{chrome, svg};
+
+use super::open_comm_db;
+use crate::cli::DatabaseArg;
+use crate::commands::export::parse_window;
+use crate::context::Context;
+use crate::output::{UsageError, write_file};
+
+#[derive(Args, Debug)]
+pub struct TimelineArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    /// Only calls in this window, in seconds: `T0..T1`, `T0..` or `..T1`.
+    #[arg(long, value_name = "T0..T1", value_parser = parse_window)]
+    time: Option<(f64, f64)>,
+    /// Write an SVG timeline to F.
+    #[arg(long, value_name = "F")]
+    svg: Option<PathBuf>,
+    /// Write Chrome Trace Event JSON to F.
+    #[arg(long, value_name = "F")]
+    chrome: Option<PathBuf>,
+}
+
+pub fn run(args: &TimelineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (svg, chrome) = (&args.svg, &args.chrome);
+    if svg.is_none() && chrome.is_none() {
+        return Err(UsageError("comm timeline needs --svg F and/or --chrome F".into()).into());
+    }
+    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm timeline")?;
+    let window = args.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    if let Some(path) = svg {
+        let span = time_span(database, window).unwrap_or((0.0, 1.0));
+        let (rows, warnings) = timeline_rows(database, window, span, svg::TIMELINE_COLUMNS);
+        ctx.warn_all(&warnings);
+        write_file(path, |w| svg::timeline_svg(span, &rows, w))?;
+    }
+    if let Some(path) = chrome {
+        let mut written = None;
+        write_file(path, |w| {
+            written = Some(chrome::write_comm_trace(w, database, window)?);
+            Ok(())
+        })?;
+        if let Some((n, warnings)) = written {
+            // Both outputs meet the same damaged blocks: say it once.
+            if svg.is_none() {
+                ctx.warn_all(&warnings);
+            }
+            ctx.info(1, format!("wrote {n} events to {}", path.display()));
+        }
+    }
+    drop(bar);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,76 @@
+//! `profparse export DB --chrome out.json`: timelines for Perfetto /
+//! chrome://tracing ([`chrome`]), and `--parquet DIR` tables ([`parquet`]).
+
+mod chrome;
+mod parquet;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::cli::DatabaseArg;
+use crate::context::Context;
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub db: DatabaseArg,
+    /// Write Chrome Trace Event JSON: per process its calls, regions and
+    /// communication calls (one track each), messages as flow arrows.
+    #[arg(long, value_name = "FILE", required_unless_present = "parquet")]
+    pub chrome: Option<PathBuf>,
+    /// Write the call records, region ranges and comm records as Parquet
+    /// tables (calls.parquet, regions.parquet, comm.parquet) into DIR, for
+    /// DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
+    #[arg(long, value_name = "DIR")]
+    pub parquet: Option<PathBuf>,
+    /// Only events overlapping this window, in seconds: `T0,T1` or `T0..T1`,
+    /// either end open (`T0,`, `..T1`). Messages: both ends inside.
+    #[arg(long, value_name = "T0,T1", value_parser = parse_window, allow_hyphen_values = true)]
+    pub time: Option<(f64, f64)>,
+    /// Only these processes (repeatable, or a list `0,3`). Messages are drawn
+    /// between exported processes only.
+    #[arg(long = "proc", value_name = "N", value_delimiter = ',')]
+    pub procs: Vec<usize>,
+    /// Leave out calls (communication calls too) shorter than this many
+    /// seconds; instants count as 0 s, messages need both of their calls.
+    #[arg(long = "min-dur", value_name = "SECONDS", default_value_t = 0.0)]
+    pub min_dur: f64,
+    /// Leave out the communication calls and messages (comm profile).
+    #[arg(long = "no-comm")]
+    pub no_comm: bool,
+}
+
+/// `T0,T1` or `T0..T1` with either end open.
+pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .or_else(|| s.split_once(','))
+        .ok_or_else(|| format!("expected T0,T1 or T0..T1, got {s:?}"))?;
+    let num = |x: &str, open: f64| -> Result<f64, String> {
+        if x.trim().is_empty() {
+            Ok(open)
+        } else {
+            x.trim().parse::<f64>().map_err(|e| format!("{x:?}: {e}"))
+        }
+    };
+    let (t0, t1) = (num(a, f64::NEG_INFINITY)?, num(b, f64::INFINITY)?);
+    if t0.is_nan() || t1.is_nan() {
+        return Err(format!("the window {s:?} is not a number"));
+    }
+    if t0 > t1 {
+        return Err(format!("the window {s:?} ends before it starts"));
+    }
+    Ok((t0, t1))
+}
+
+pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    if let Some(dir) = &args.parquet {
+        parquet::write(&args.db.db, dir, ctx)?;
+    }
+    if let Some(file) = &args.chrome {
+        chrome::write(args, file, ctx)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,43 @@
+//! `profparse export --parquet DIR`: the call records, region ranges and
+//! comm records as Parquet tables.
+
+use crate::context::Context;
+#[cfg(not(feature = "parquet"))]
+use crate::output::UsageError;
+#[cfg(feature = "parquet")]
+use profparse::analysis::regions::Regions;
+
+#[cfg(feature = "parquet")]
+pub fn write(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> anyhow::Result<()> {
+    // Freed before `--chrome` opens the database again.
+    let db = &profparse::formats::blprof::Database::open(db)?;
+    ctx.warn_all(db.warnings());
+    if db.call_stats.is_some() {
+        ctx.warn_all(&db.trace_index().warnings);
+    }
+    if db.comm.is_some() {
+        ctx.warn_all(&db.comm_index().warnings);
+    }
+    let regions = db.call_stats.is_some().then(|| Regions::load(db));
+    if let Some(r) = &regions {
+        ctx.warn_all(&r.warnings);
+    }
+    let (rows, warnings) = profparse::report::parquet::write_parquet(db, regions.as_ref(), dir)?;
+    ctx.warn_all(&warnings);
+    ctx.info(
+        1,
+        format!(
+            "wrote {} call, {} region and {} comm rows to {}",
+            rows.calls,
+            rows.regions,
+            rows.comm,
+            dir.display()
+        ),
+    );
+    Ok(())
+}
+
+#[cfg(not(feature = "parquet"))]
+pub fn write(_: &std::path::Path, _: &std::path::Path, _: &Context) -> anyhow::Result<()> {
+    Err(UsageError("this build has no Parquet support (cargo feature `parquet`)".into()).into())
+}

@@ -1,0 +1,94 @@
+//! `profparse tlog dump|summary|tree|export FILE`: Omni libtlog traces, a
+//! file per subcommand.
+
+mod dump;
+mod summary;
+mod tree;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use profparse::analysis::tlog_summary::EventNames;
+use profparse::formats::tlog::TlogFile;
+use profparse::report::chrome::write_tlog_trace;
+use profparse::{Error, Location};
+
+use crate::context::Context;
+
+#[derive(Args, Debug)]
+pub struct TlogArgs {
+    #[command(subcommand)]
+    pub command: TlogCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TlogCommand {
+    /// Every event, in a reference layout (byte-identical) or as JSON/CSV.
+    Dump(dump::DumpArgs),
+    /// Per process and event kind: matched IN/OUT intervals (count, total,
+    /// min/avg/max), single events, START..END span, unmatched events; and
+    /// over processes min/avg/max with the process holding the max.
+    Summary(summary::SummaryArgs),
+    /// The nesting of intervals as a timer tree, merged over processes or of one (--proc).
+    Tree(tree::TreeArgs),
+    /// Chrome Trace Event JSON (X per interval, i per single event, pid = process).
+    Export(ExportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    file: PathBuf,
+    #[arg(long, value_name = "FILE")]
+    chrome: PathBuf,
+    #[arg(long = "event-names", value_name = "FILE")]
+    event_names: Option<PathBuf>,
+}
+
+pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        TlogCommand::Dump(a) => dump::run(a, ctx),
+        TlogCommand::Summary(a) => summary::run(a, ctx),
+        TlogCommand::Tree(a) => tree::run(a, ctx),
+        TlogCommand::Export(a) => export(a, ctx),
+    }
+}
+
+fn export(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let t = open(&args.file, ctx, false)?;
+    let chrome = &args.chrome;
+    let f = std::fs::File::create(chrome).map_err(|e| Error::io(chrome, e))?;
+    let mut out = std::io::BufWriter::new(f);
+    let n = write_tlog_trace(&mut out, &t, &names(&args.event_names)?)?;
+    out.flush()?;
+    ctx.info(1, format!("wrote {n} events to {}", chrome.display()));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn open(path: &PathBuf, ctx: &Context, raw: bool) -> anyhow::Result<TlogFile> {
+    let t = TlogFile::open(path)?;
+    check_opened(&t, ctx, raw)?;
+    Ok(t)
+}
+
+/// Warns about what the opening scan found; refuses garbage unless `raw`.
+fn check_opened(t: &TlogFile, ctx: &Context, raw: bool) -> anyhow::Result<()> {
+    let path = t.path();
+    ctx.warn_all(t.warnings());
+    if t.looks_like_garbage() && !raw {
+        return Err(Error::invalid(
+            Location::file(path),
+            "does not look like a tlog trace (see the warnings above); use `tlog dump --raw` to dump it anyway",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn names(path: &Option<PathBuf>) -> anyhow::Result<EventNames> {
+    Ok(match path {
+        Some(p) => EventNames::parse(&std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?, p)?,
+        None => EventNames::default(),
+    })
+}

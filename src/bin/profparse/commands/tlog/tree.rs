@@ -1,0 +1,90 @@
+//! `profparse tlog tree`: the nesting of intervals as a call tree.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use profparse::analysis::calltree::merge_trees;
+use profparse::analysis::tlog_summary::{Trees, summarize};
+use profparse::model::calltree::CallTree;
+use profparse::report::Format;
+use profparse::report::calltree::{TreeReport, TreeView};
+use rayon::prelude::*;
+
+use super::{names, open};
+use crate::cli::OutputArg;
+use crate::context::Context;
+use crate::format::Offered;
+use crate::output::{UsageError, emit};
+
+/// `--format` of this command.
+const TREE_FORMATS: Offered = Offered(&[
+    (
+        Format::Text,
+        "Indented text, numbers first and the nesting last",
+    ),
+    (
+        Format::Json,
+        "Nested JSON (`roots` → `children`), docs/JSON.md",
+    ),
+    (
+        Format::Folded,
+        "`a;b;c <microseconds of exclusive time>` for flame graph tools",
+    ),
+    (
+        Format::Hatchet,
+        "Hatchet's literal JSON (`hatchet.GraphFrame.from_literal`)",
+    ),
+]);
+
+#[derive(Args, Debug)]
+pub struct TreeArgs {
+    file: PathBuf,
+    #[arg(long, value_name = "N")]
+    proc: Option<u16>,
+    #[arg(long = "event-names", value_name = "FILE")]
+    event_names: Option<PathBuf>,
+    #[arg(long, default_value = "text", value_parser = TREE_FORMATS)]
+    format: Format,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn run(args: &TreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let proc = args.proc;
+    let mut t = open(&args.file, ctx, false)?;
+    let names = names(&args.event_names)?;
+    let bar = ctx.progress(t.process_blocks(), "tlog tree", "blocks");
+    t.set_progress(bar.hook());
+    let s = summarize(&t, &names, Trees::Build);
+    drop(bar);
+    ctx.warn_all(&s.warnings);
+    let trees: Vec<(usize, CallTree)> = s
+        .trees
+        .into_iter()
+        .filter(|(p, _)| proc.is_none_or(|x| x == *p))
+        .map(|(p, t)| (p as usize, t))
+        .collect();
+    if trees.is_empty() {
+        return Err(UsageError(format!(
+            "--proc {}: no events of that process",
+            proc.unwrap_or(0)
+        ))
+        .into());
+    }
+    let view = TreeView {
+        nprocs: trees.len(),
+        ..Default::default()
+    };
+    let tree = merge_trees(&trees);
+    // Millions of small allocations: freed in parallel, not at the end.
+    trees.into_par_iter().for_each(drop);
+    let report = TreeReport {
+        tree: &tree,
+        view,
+        proc: proc.map(usize::from),
+        source: None,
+    };
+    emit(&report, args.format, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
