@@ -179,10 +179,7 @@ fn skipped_blocks_are_shown_ten_times_then_counted() {
         String::from_utf8(out.stderr).unwrap()
     };
     let quiet = stderr(&[]);
-    let skipped = quiet
-        .lines()
-        .filter(|l| l.contains(" skipped: "))
-        .count();
+    let skipped = quiet.lines().filter(|l| l.contains(" skipped: ")).count();
     assert_eq!(skipped, 10, "{quiet}");
     let summary = quiet.lines().last().unwrap();
     assert!(
@@ -199,9 +196,7 @@ fn skipped_blocks_are_shown_ten_times_then_counted() {
     assert!(total > 20, "{summary}");
     let all = stderr(&["-v"]);
     assert_eq!(
-        all.lines()
-            .filter(|l| l.contains(" skipped: "))
-            .count(),
+        all.lines().filter(|l| l.contains(" skipped: ")).count(),
         total,
         "{all}"
     );
