@@ -162,6 +162,10 @@ struct PartBuilder<'a> {
     cache: Vec<Option<(NodeId, u32, NodeId)>>,
 }
 
+/// Calls open across a flush beyond which a block's first record is taken
+/// as damaged (AMReX applications nest a few dozen deep).
+const MAX_OPEN_ACROSS_FLUSH: usize = 10_000;
+
 /// A placeholder's name: no function is called this.
 const PLACEHOLDER: &str = "\u{0}open before";
 
@@ -191,11 +195,15 @@ impl<'a> PartBuilder<'a> {
         let tree = &mut self.part.tree;
         if !self.part.any_call {
             self.part.any_call = true;
-            // Depths are bounded by the records read (a record per level),
-            // so the placeholders are too.
+            // The first record's depth is the number of calls open across
+            // the flush: a value from the file, so the chain of
+            // placeholders is capped (a deeper claim is damage: a jump).
             if self.placeholders {
+                if depth > MAX_OPEN_ACROSS_FLUSH {
+                    self.part.jumps += 1;
+                }
                 let mut at = tree.root();
-                for _ in 0..depth {
+                for _ in 0..depth.min(MAX_OPEN_ACROSS_FLUSH) {
                     at = tree.child(at, PLACEHOLDER);
                     self.part.context.push(at);
                 }
@@ -207,6 +215,9 @@ impl<'a> PartBuilder<'a> {
             self.part.jumps += 1;
         }
         self.stack.truncate(depth);
+        // The record's depth in the tree: its claimed depth, or less after a
+        // jump; bounded by the records read, unlike the claim.
+        let level = self.stack.len();
         let parent = self.stack.last().copied().unwrap_or(tree.root());
         let fnum = c.fnum as usize;
         if self.names.len() <= fnum && fnum < 1 << 20 {
@@ -223,14 +234,14 @@ impl<'a> PartBuilder<'a> {
             Some(slot) => *slot.insert(tree.intern(&name_of(c.fnum))),
             None => tree.intern(&name_of(c.fnum)),
         };
-        if self.cache.len() <= depth {
-            self.cache.resize(depth + 1, None);
+        if self.cache.len() <= level {
+            self.cache.resize(level + 1, None);
         }
-        let node = match self.cache[depth] {
+        let node = match self.cache[level] {
             Some((p, n, id)) if p == parent && n == name_id => id,
             _ => {
                 let id = tree.child_by_name_id(parent, name_id);
-                self.cache[depth] = Some((parent, name_id, id));
+                self.cache[level] = Some((parent, name_id, id));
                 id
             }
         };

@@ -15,6 +15,9 @@ use crate::formats::blprof::walk::{Skipped, TraceProcWalk};
 
 pub const HEADER: &str = "Text Trace  (function number :: function name :: inclusive time :: exclusive time :: ncalls :: callstackdepth :: call time)";
 
+/// Levels of indent at most (AMReX nests a few dozen deep).
+const MAX_INDENT: i32 = 1000;
+
 /// How lines look: the process's names (as printed) and the separator.
 struct LineFormat<'a> {
     names: rustc_hash::FxHashMap<i32, Vec<u8>>,
@@ -25,7 +28,9 @@ impl LineFormat<'_> {
     fn write(&self, out: &mut Vec<u8>, c: &CallRecord) {
         let d = self.delimiter;
         let mut int = itoa::Buffer::new();
-        for _ in 0..c.depth.max(0) {
+        // The indent is a value from the file: capped, so a damaged depth
+        // cannot make a line of gigabytes (the depth column says the rest).
+        for _ in 0..c.depth.clamp(0, MAX_INDENT) {
             out.extend_from_slice(b"---|");
         }
         out.extend_from_slice(d);

@@ -201,3 +201,42 @@ fn skipped_blocks_are_shown_ten_times_then_counted() {
         "{all}"
     );
 }
+
+/// A call record claiming a depth of two billion (one changed word): no
+/// allocation or chain of nodes follows the claim; the trees are built
+/// from the records read, and the jump is reported as damage.
+#[test]
+fn a_huge_depth_claim_sizes_nothing() {
+    let tmp = copy_db("flush");
+    let data = tmp.path().join("bl_call_stats_D_00000");
+    let mut bytes = fs::read(&data).unwrap();
+    let mut put_depth =
+        |at: usize| bytes[at..at + 4].copy_from_slice(&2_000_000_000i32.to_le_bytes());
+    // Process 0's first block: record 5 (after the sentinel; 25 region
+    // records of 16 bytes first). Its second block (at 9440, 20 region
+    // records): the first call, whose depth says how many calls are open.
+    put_depth(25 * 16 + 5 * 40);
+    put_depth(9440 + 20 * 16 + 40);
+    fs::write(&data, bytes).unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let html = tmp.path().join("r.html");
+    for args in [
+        vec!["calltree", dir],
+        vec!["calltree", dir, "--proc", "0"],
+        vec!["calltree", dir, "--proc", "0", "--format", "json"],
+        vec!["calltrace", dir, "--proc", "0"],
+        vec!["report", dir, "-o", html.to_str().unwrap()],
+        vec!["diff", dir, dir],
+    ] {
+        let out = crate::common::output(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(0 | 3)),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+    let check = crate::common::output(&["check", dir]);
+    assert_eq!(check.status.code(), Some(1), "check names the damage");
+    assert!(String::from_utf8_lossy(&check.stdout).contains("depth not nested"));
+}
