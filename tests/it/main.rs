@@ -13,6 +13,7 @@ mod corrupt;
 mod damage;
 mod diff;
 mod export;
+mod flags;
 mod fuzz_regressions;
 mod interop;
 mod parquet;
