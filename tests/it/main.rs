@@ -16,6 +16,7 @@ mod export;
 mod flags;
 mod fuzz_regressions;
 mod interop;
+mod names;
 mod parquet;
 mod progress;
 mod report;
