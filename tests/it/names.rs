@@ -48,6 +48,7 @@ fn terminal_outputs_show_control_characters_as_escapes() {
         vec!["summary", d, "--format", "reference"],
         vec!["regions", d],
         vec!["info", d],
+        vec!["calltrace", d, "--proc", "0", "--delimiter", ","],
     ] {
         let out = stdout(&args);
         assert!(no_raw_controls(&out), "{args:?}: {out:?}");
