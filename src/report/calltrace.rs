@@ -155,6 +155,9 @@ pub fn write_calltrace(
             .entries
             .iter()
             .filter_map(|(n, name)| {
+                // No raw control characters from names (the delimiter,
+                // a tab by default, is the user's).
+                let name = super::escape::visible(name);
                 let name = if reference_names {
                     name.replace(' ', "_")
                 } else {

@@ -54,7 +54,11 @@ pub fn write_table(w: &mut dyn Write, table: Table<'_>) -> io::Result<()> {
     out.write_record(table.columns.iter().map(|c| c.header.as_str()))
         .map_err(csv_io_error)?;
     for row in table.rows {
-        out.write_record(&row).map_err(csv_io_error)?;
+        // Names from the data must not be read as formulas by a
+        // spreadsheet; numbers stay numbers.
+        let row: Vec<_> = row.iter().map(|c| super::escape::csv_cell(c)).collect();
+        out.write_record(row.iter().map(|c| c.as_bytes()))
+            .map_err(csv_io_error)?;
     }
     out.flush()
 }

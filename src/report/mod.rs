@@ -17,6 +17,7 @@ pub mod compare_svg;
 pub mod csv;
 pub mod diff;
 pub mod document;
+pub mod escape;
 pub mod functions;
 pub mod html_report;
 pub mod info;
@@ -130,9 +131,12 @@ pub fn render(report: &impl Report, format: Format, w: &mut dyn io::Write) -> io
             Some(table) => csv::write_table(w, table),
             None => Err(not_offered(format)),
         },
-        Format::Reference | Format::Folded | Format::Html | Format::Hatchet => {
-            report.write_other(format, w)
+        // Layouts of plain text: names from the data carry no raw control
+        // characters (see `escape`).
+        Format::Reference | Format::Folded => {
+            report.write_other(format, &mut escape::VisibleWriter { inner: w })
         }
+        Format::Html | Format::Hatchet => report.write_other(format, w),
     }
 }
 

@@ -38,7 +38,11 @@ pub(crate) fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
 /// Writes a table without the padding blanks at the ends of its lines.
 pub(crate) fn write_table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
     for line in t.lines() {
-        writeln!(w, "{}", line.trim_end())?;
+        // Names from the data: no raw control characters on a terminal
+        // (a line break in a cell is laid out by comfy-table as a second
+        // line inside the cell, within its borders).
+        let line = super::escape::visible(line.trim_end());
+        writeln!(w, "{line}")?;
     }
     Ok(())
 }

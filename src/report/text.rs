@@ -11,7 +11,10 @@ pub fn write_document(w: &mut dyn Write, doc: Document<'_>) -> io::Result<()> {
     let mut line = String::new();
     for block in doc.blocks {
         match block {
-            Block::Line(text) => writeln!(w, "{text}")?,
+            // A line block may hold several lines (a report's rows written
+            // in runs): its line breaks stay, other control characters
+            // from names are escaped.
+            Block::Line(text) => writeln!(w, "{}", super::escape::visible_except(&text, &['\n']))?,
             Block::Table(table) => write_table(w, table, &mut line)?,
             Block::Fitted(table) => super::table::write_table(w, &table)?,
         }
@@ -25,12 +28,20 @@ fn write_table(w: &mut dyn Write, table: Table<'_>, line: &mut String) -> io::Re
         header,
         rows,
     } = table;
+    // A headless table of one column holds lines written in runs (the call
+    // tree's rows): their line breaks stay. In every other table a line
+    // break in a cell is a name's and is escaped, so it cannot forge a row.
+    let keep: &[char] = if !header && columns.len() == 1 {
+        &['\n']
+    } else {
+        &[]
+    };
     if header {
         let cells = columns.iter().map(|c| c.header.as_str());
-        write_row(w, &columns, cells, line)?;
+        write_row(w, &columns, cells, keep, line)?;
     }
     for row in rows {
-        write_row(w, &columns, row.iter().map(String::as_str), line)?;
+        write_row(w, &columns, row.iter().map(String::as_str), keep, line)?;
     }
     Ok(())
 }
@@ -39,6 +50,7 @@ fn write_row<'c>(
     w: &mut dyn Write,
     columns: &[Column],
     cells: impl Iterator<Item = &'c str>,
+    keep: &[char],
     line: &mut String,
 ) -> io::Result<()> {
     use std::fmt::Write as _;
@@ -48,6 +60,8 @@ fn write_row<'c>(
             line.push_str(column.gap);
         }
         let width = column.width;
+        // Names from the data: no raw control characters on a terminal.
+        let cell = super::escape::visible_except(cell, keep);
         // Writing into a String cannot fail.
         let _ = match column.align {
             Align::Left => write!(line, "{cell:<width$}"),

@@ -44,6 +44,7 @@ pub struct GlobalArgs {
     #[arg(long = "keep-going", global = true)]
     pub keep_going: bool,
     /// Worker threads (default: one per core). Output is the same for any value.
+    /// At most four per core and at most 256 are started (a note says so).
     #[arg(short = 'j', long = "jobs", global = true, value_name = "N")]
     pub jobs: Option<usize>,
 }
@@ -159,4 +160,49 @@ pub struct RegionArgs {
     /// `+ "name" n`, `- "name" n`); --include/--exclude-region add to it.
     #[arg(long = "filter-file", value_name = "F")]
     pub filter_file: Option<PathBuf>,
+}
+
+/// Value parser for thresholds (`--min-percent`, `--min-dur`, `--min-diff`):
+/// a finite number, zero or more. NaN, infinities and negative values are
+/// usage errors (exit 2) instead of thresholds that silently keep or drop
+/// everything.
+pub fn non_negative_f64(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("{s:?} is not a number: {e}"))?;
+    if !v.is_finite() {
+        return Err(format!("{s:?} is not a finite number"));
+    }
+    if v < 0.0 {
+        return Err(format!("{s:?} is negative"));
+    }
+    Ok(v)
+}
+
+/// The most worker threads `-j` starts: four per available core, and never
+/// more than 256. More only costs memory and scheduling.
+pub fn max_jobs() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_mul(4).min(256)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_are_finite_and_non_negative() {
+        assert_eq!(non_negative_f64("0"), Ok(0.0));
+        assert_eq!(non_negative_f64("2.5"), Ok(2.5));
+        for bad in ["NaN", "nan", "inf", "-inf", "-1", "-0.5", "x", ""] {
+            assert!(non_negative_f64(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn jobs_cap_is_bounded() {
+        let m = max_jobs();
+        assert!((1..=256).contains(&m));
+    }
 }

@@ -1,5 +1,6 @@
 //! Run-wide state of one invocation: how to show warnings, and the exit code.
 
+use profparse::report::escape::visible;
 use std::cell::{Cell, RefCell};
 use std::process::ExitCode;
 
@@ -64,7 +65,7 @@ impl Context {
     pub fn warn(&self, w: &Warning) {
         if w.is_note() {
             if !self.quiet {
-                self.stderr(|| eprintln!("note: {w}"));
+                self.stderr(|| eprintln!("note: {}", visible(&w.to_string())));
             }
             return;
         }
@@ -79,7 +80,7 @@ impl Context {
             self.skipped_blocks.set((seen + 1, hidden));
         }
         if !self.quiet {
-            self.stderr(|| eprintln!("warning: {w}"));
+            self.stderr(|| eprintln!("warning: {}", visible(&w.to_string())));
         }
     }
 

@@ -21,9 +21,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let ctx = Context::new(&cli.global);
     if let Some(n) = cli.global.jobs {
+        let cap = cli::max_jobs();
+        if n > cap && !cli.global.quiet {
+            eprintln!("note: -j {n} is more than this machine can use; using {cap} threads");
+        }
         // Only fails when a global pool exists already, which it cannot here.
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n.clamp(1, cap))
             .build_global();
     }
     let result = match &cli.command {

@@ -43,7 +43,12 @@ pub fn write_table(
                 Some(p) if p != tree.root() => seconds(p),
                 _ => top_total,
             };
-            let label = format!("{:pad$}{}", "", tree.name(id), pad = 2 * depth);
+            let label = format!(
+                "{:pad$}{}",
+                "",
+                crate::report::escape::visible(tree.name(id)),
+                pad = 2 * depth
+            );
             let share = 100.0 * inclusive / parent_total;
             (
                 label,

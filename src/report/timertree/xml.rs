@@ -54,6 +54,9 @@ fn escape(s: &str) -> String {
             // Literal line breaks and tabs in attributes are normalized to
             // blanks by XML readers; character references keep them.
             '\n' | '\r' | '\t' => out.push_str(&format!("&#{};", c as u32)),
+            // XML 1.0 cannot hold other control characters, not even as
+            // character references: U+FFFD stands for each.
+            c if !crate::report::escape::xml_char(c) => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }

@@ -52,7 +52,7 @@ pub struct CallTreeArgs {
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
     /// Hide branches below P percent of the total inclusive time.
-    #[arg(long = "min-percent", value_name = "P", default_value_t = 0.0)]
+    #[arg(long = "min-percent", value_parser = crate::cli::non_negative_f64, value_name = "P", default_value_t = 0.0)]
     pub min_percent: f64,
     /// Show at most N children per node (largest inclusive time first).
     #[arg(long, value_name = "N")]

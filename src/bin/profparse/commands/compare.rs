@@ -52,7 +52,7 @@ pub struct CompareArgs {
     pub metric: MetricArg,
     /// Timers under this share of the total time (percent) in every run are
     /// listed after the others (and left out of the table).
-    #[arg(long = "min-percent", value_name = "P", default_value_t = 1.0)]
+    #[arg(long = "min-percent", value_parser = crate::cli::non_negative_f64, value_name = "P", default_value_t = 1.0)]
     pub min_percent: f64,
     /// The ranks of each run, comma-separated, for logs that do not say
     /// (a report written to tiny_profiler.output_file).

@@ -71,7 +71,7 @@ pub struct DiffArgs {
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// Keep rows whose |B − A| is at least this (seconds; calls for --metric calls).
-    #[arg(long = "min-diff", value_name = "SECONDS", default_value_t = 0.0)]
+    #[arg(long = "min-diff", value_parser = crate::cli::non_negative_f64, value_name = "SECONDS", default_value_t = 0.0)]
     pub min_diff: f64,
     /// Output format.
     #[arg(long, default_value = "text", value_parser = FORMATS)]

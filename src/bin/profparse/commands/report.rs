@@ -30,7 +30,7 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
     /// Call tree: hide branches below P percent of the total inclusive time.
-    #[arg(long = "min-percent", value_name = "P", default_value_t = 0.0)]
+    #[arg(long = "min-percent", value_parser = crate::cli::non_negative_f64, value_name = "P", default_value_t = 0.0)]
     pub min_percent: f64,
     #[command(flatten)]
     pub output: OutputArg,

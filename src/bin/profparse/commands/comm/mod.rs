@@ -50,6 +50,23 @@ impl CommSelect {
             procs: (!self.procs.is_empty()).then_some(self.procs.as_slice()),
         }
     }
+
+    /// A usage error (exit 2) for a `--proc` without communication data,
+    /// as the other commands do for a process out of range.
+    pub fn check_procs(&self, db: &Database) -> anyhow::Result<()> {
+        let known = &db.comm_index().procs;
+        match self
+            .procs
+            .iter()
+            .find(|&&p| !known.iter().any(|c| c.proc == p))
+        {
+            Some(p) => Err(crate::output::UsageError(format!(
+                "--proc {p}: no communication data for that process"
+            ))
+            .into()),
+            None => Ok(()),
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]

@@ -27,6 +27,7 @@ pub struct StatsArgs {
 
 pub fn run(args: &StatsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (database, bar) = open_comm_db(&args.db.db, ctx, "comm stats")?;
+    args.select.check_procs(database)?;
     let (s, warnings) = comm_stats(database, &args.select.selection());
     drop(bar);
     ctx.warn_all(&warnings);

@@ -33,6 +33,7 @@ pub struct BarriersArgs {
 
 pub fn barriers(args: &BarriersArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (database, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
+    args.select.check_procs(database)?;
     let (r, warnings) = barrier_waits(database, &args.select.selection(), !args.no_reductions);
     drop(bar);
     ctx.warn_all(&warnings);

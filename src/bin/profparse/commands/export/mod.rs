@@ -35,7 +35,7 @@ pub struct ExportArgs {
     pub procs: Vec<usize>,
     /// Leave out calls (communication calls too) shorter than this many
     /// seconds; instants count as 0 s, messages need both of their calls.
-    #[arg(long = "min-dur", value_name = "SECONDS", default_value_t = 0.0)]
+    #[arg(long = "min-dur", value_parser = crate::cli::non_negative_f64, value_name = "SECONDS", default_value_t = 0.0)]
     pub min_dur: f64,
     /// Leave out the communication calls and messages (comm profile).
     #[arg(long = "no-comm")]

@@ -93,7 +93,14 @@ pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         Layout::Xml => write_xml(&mut text, &tree)?,
     }
     let mut out = output::open(args.output.output.as_deref())?;
-    out.write_all(&text)?;
+    match args.layout {
+        // Text layouts: names carry no raw control characters (JSON and
+        // XML escape them their own way).
+        Layout::TimerTree | Layout::Truchas | Layout::Table => {
+            profparse::report::escape::VisibleWriter { inner: &mut out }.write_all(&text)?
+        }
+        Layout::Json | Layout::Xml => out.write_all(&text)?,
+    }
     out.flush()?;
     Ok(ExitCode::from(EXIT_OK))
 }
