@@ -2,6 +2,9 @@
 //! without its line ending (`\n` or `\r\n`).
 
 use std::borrow::Cow;
+use std::path::Path;
+
+use crate::error::{Error, Location, Result};
 
 #[derive(Clone)]
 pub(super) struct Lines<'a> {
@@ -82,6 +85,24 @@ impl<'a> Lines<'a> {
     }
 
     /// The number of the line `next_line` would return.
+    /// Reads the next line, which must be a rule of `-` (`what` says where,
+    /// for the error).
+    pub fn expect_rule(&mut self, path: &Path, what: &str) -> Result<()> {
+        match self.next_line() {
+            Some(l) if l.is_rule() => Ok(()),
+            Some(l) => Err(invalid(
+                path,
+                l.number,
+                format!("expected a rule of '-' {what}"),
+            )),
+            None => Err(invalid(
+                path,
+                self.number(),
+                format!("the log ends where a rule of '-' {what} should be"),
+            )),
+        }
+    }
+
     pub fn number(&self) -> usize {
         self.number
     }
@@ -98,4 +119,9 @@ pub(super) fn split_last(s: &str) -> Option<(&str, &str)> {
         Some(i) => Some((&s[..i], s[i..].trim_start())),
         None => Some(("", s)),
     }
+}
+
+/// A reading error at `line` of the log.
+pub(super) fn invalid(path: &Path, line: usize, message: impl Into<String>) -> Error {
+    Error::invalid(Location::line(path, line), message)
 }

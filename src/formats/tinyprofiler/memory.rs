@@ -4,13 +4,9 @@
 
 use std::path::Path;
 
-use super::lines::{Line, Lines, split_last};
-use crate::error::{Error, Location, Result};
+use super::lines::{Line, Lines, invalid, split_last};
+use crate::error::Result;
 use crate::model::tinyprofiler::{MemoryRow, MemoryTable, Spread};
-
-fn invalid(path: &Path, line: usize, message: impl Into<String>) -> Error {
-    Error::invalid(Location::line(path, line), message)
-}
 
 /// The arena of a memory section's title line (`Cpu Memory Usage:` →
 /// `Cpu`), when `line` is one.
@@ -27,22 +23,7 @@ pub(super) fn read_section(lines: &mut Lines, path: &Path) -> Result<MemoryTable
         .next_line()
         .ok_or_else(|| invalid(path, lines.number(), "the log ends"))?;
     let arena = title(&title_line).unwrap_or_default();
-    let rule = |lines: &mut Lines, what: &str| -> Result<()> {
-        match lines.next_line() {
-            Some(l) if l.is_rule() => Ok(()),
-            Some(l) => Err(invalid(
-                path,
-                l.number,
-                format!("expected a rule of '-' {what}"),
-            )),
-            None => Err(invalid(
-                path,
-                lines.number(),
-                format!("the log ends where a rule of '-' {what} should be"),
-            )),
-        }
-    };
-    rule(lines, "under the memory section's title")?;
+    lines.expect_rule(path, "under the memory section's title")?;
     let header = lines.next_line().ok_or_else(|| {
         invalid(
             path,
@@ -59,7 +40,7 @@ pub(super) fn read_section(lines: &mut Lines, path: &Path) -> Result<MemoryTable
         ));
     }
     let one_rank = !h.contains("MaxMem max");
-    rule(lines, "under the memory table header")?;
+    lines.expect_rule(path, "under the memory table header")?;
     let mut rows = Vec::new();
     loop {
         let Some(line) = lines.next_line() else {

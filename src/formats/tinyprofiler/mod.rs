@@ -14,9 +14,9 @@ mod timers;
 
 use std::path::Path;
 
-use lines::{Line, Lines};
+use lines::{Line, Lines, invalid};
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use crate::model::tinyprofiler::{Log, Region, Report, Spread};
 use crate::source::InputFile;
 
@@ -92,10 +92,6 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Log> {
         });
     }
     Ok(Log { reports })
-}
-
-fn invalid(path: &Path, line: usize, message: impl Into<String>) -> Error {
-    Error::invalid(Location::line(path, line), message)
 }
 
 /// `TinyProfiler total time across processes [min...avg...max]: a ... b ... c`.

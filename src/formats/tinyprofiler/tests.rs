@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::error::Location;
 use crate::model::tinyprofiler::TimerTables;
 
 fn p() -> &'static Path {

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::lines::{Line, Lines, split_last};
-use crate::error::{Error, Location, Result};
+use super::lines::{Line, Lines, invalid, split_last};
+use crate::error::Result;
 use crate::model::tinyprofiler::{Spread, TimerRow, TimerTables};
 
 /// Which figure a table shows.
@@ -37,10 +37,6 @@ struct Row {
 /// The name of the folded row.
 pub(super) const OTHER: &str = "Other";
 
-fn invalid(path: &Path, line: usize, message: impl Into<String>) -> Error {
-    Error::invalid(Location::line(path, line), message)
-}
-
 /// Whether `line` is the header row of a timer table.
 pub(super) fn is_header(line: &Line) -> bool {
     let t = &line.text;
@@ -70,21 +66,6 @@ pub(super) fn read_tables(lines: &mut Lines, path: &Path) -> Result<TimerTables>
 
 /// Reads one table, after any blank lines.
 fn read_table(lines: &mut Lines, path: &Path) -> Result<(Kind, Vec<Row>)> {
-    let expect_rule = |lines: &mut Lines, what: &str| -> Result<()> {
-        match lines.next_line() {
-            Some(l) if l.is_rule() => Ok(()),
-            Some(l) => Err(invalid(
-                path,
-                l.number,
-                format!("expected a rule of '-' {what}"),
-            )),
-            None => Err(invalid(
-                path,
-                lines.number(),
-                format!("the log ends where a rule of '-' {what} should be"),
-            )),
-        }
-    };
     let start = lines.skip_blank();
     let Some(start) = start else {
         return Err(invalid(
@@ -119,7 +100,7 @@ fn read_table(lines: &mut Lines, path: &Path) -> Result<(Kind, Vec<Row>)> {
     } else {
         Kind::Inclusive
     };
-    expect_rule(lines, "under the table header")?;
+    lines.expect_rule(path, "under the table header")?;
     let mut rows = Vec::new();
     loop {
         let Some(line) = lines.next_line() else {
