@@ -28,7 +28,7 @@ use std::sync::{LazyLock, Mutex, MutexGuard};
 
 use crate::model::timertree::{SerialError, Serialized};
 
-use super::tree::{Clock, Frame, Handle, MonotonicClock, TimerError, Timers};
+use super::tree::{Clock, Frame, Handle, MonotonicClock, NameMatch, TimerError, Timers};
 use super::write::{WriteOptions, write_tree};
 
 struct Shared {
@@ -39,7 +39,7 @@ struct Shared {
 
 static SHARED: LazyLock<Mutex<Shared>> = LazyLock::new(|| {
     Mutex::new(Shared {
-        timers: Timers::default(),
+        timers: Timers::new(NameMatch::Exact),
         generation: 0,
     })
 });
@@ -126,7 +126,8 @@ pub fn serialize_timer_tree() -> Result<Serialized, TimerError> {
 
 /// Replaces the tree for all threads; on error nothing changes.
 pub fn deserialize_timer_tree(s: &Serialized) -> Result<(), SerialError> {
-    let timers = Timers::from_serialized(s)?;
+    let names = lock().timers.name_match();
+    let timers = Timers::from_serialized(s, names)?;
     let mut shared = lock();
     shared.timers = timers;
     shared.generation += 1;
@@ -136,8 +137,15 @@ pub fn deserialize_timer_tree(s: &Serialized) -> Result<(), SerialError> {
 /// Deletes all timers for all threads; handles restart at 1.
 pub fn reset_timer_tree() {
     let mut shared = lock();
-    shared.timers = Timers::default();
+    let names = shared.timers.name_match();
+    shared.timers = Timers::new(names);
     shared.generation += 1;
+}
+
+/// How the global tree compares names from now on (default
+/// [`NameMatch::Exact`]); kept by reset and deserialize.
+pub fn set_name_match(names: NameMatch) {
+    lock().timers.set_name_match(names);
 }
 
 /// Starts `name` on the global tree and stops it when dropped. Not `Send`:

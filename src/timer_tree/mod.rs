@@ -59,7 +59,7 @@ pub use crate::model::timertree::{SerialError, Serialized, Timing};
 pub use crate::report::numfmt::Precision;
 pub use global::{
     GlobalTimer, deserialize_timer_tree, read_timer, reset_timer_tree, serialize_timer_tree,
-    start_timer, stop_timer, timer, timer_handle, write_timer_tree,
+    set_name_match, start_timer, stop_timer, timer, timer_handle, write_timer_tree,
 };
-pub use tree::{Clock, Handle, MonotonicClock, Scoped, TimerError, TimerTree};
+pub use tree::{Clock, Handle, MonotonicClock, NameMatch, Scoped, TimerError, TimerTree};
 pub use write::WriteOptions;

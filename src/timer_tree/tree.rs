@@ -99,6 +99,27 @@ pub enum TimerError {
     Io(#[from] std::io::Error),
 }
 
+/// How `start` and `stop` compare a timer's name with the names in the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NameMatch {
+    /// Names are equal when their bytes are: "A" and "A " are two timers.
+    #[default]
+    Exact,
+    /// Fortran character equality, for blank-padded `character` variables:
+    /// trailing blanks do not count ("A" and "A   " are one timer, named
+    /// as the first `start` spelled it); leading blanks do.
+    IgnoreTrailingBlanks,
+}
+
+impl NameMatch {
+    fn same(self, a: &str, b: &str) -> bool {
+        match self {
+            NameMatch::Exact => a == b,
+            NameMatch::IgnoreTrailingBlanks => a.trim_end_matches(' ') == b.trim_end_matches(' '),
+        }
+    }
+}
+
 /// Per-node state: seconds given by deserialize plus nanoseconds measured.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Accum {
@@ -131,12 +152,31 @@ pub(crate) struct Frame {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Timers {
     tree: CallTree<Accum>,
+    names: NameMatch,
 }
 
 impl Timers {
+    pub(crate) fn new(names: NameMatch) -> Self {
+        Timers {
+            tree: CallTree::new(),
+            names,
+        }
+    }
+
+    pub(crate) fn name_match(&self) -> NameMatch {
+        self.names
+    }
+
+    pub(crate) fn set_name_match(&mut self, names: NameMatch) {
+        self.names = names;
+    }
+
     pub(crate) fn start(&mut self, stack: &mut Vec<Frame>, name: &str, now: u64) -> Handle {
         let parent = stack.last().map_or(self.tree.root(), |f| f.node);
-        let id = self.tree.child(parent, name);
+        let id = match self.existing_child(parent, name) {
+            Some(id) => id,
+            None => self.tree.child(parent, name),
+        };
         self.tree.node_mut(id).metrics.calls += 1;
         stack.push(Frame {
             node: id,
@@ -152,8 +192,11 @@ impl Timers {
         now: u64,
     ) -> Result<(), TimerError> {
         let current = stack.last().map_or("", |f| self.tree.name(f.node));
-        // Names compare exactly: "A" and "A " are different timers.
-        let Some(top) = stack.last().copied().filter(|_| current == name) else {
+        let Some(top) = stack
+            .last()
+            .copied()
+            .filter(|_| self.names.same(current, name))
+        else {
             return Err(TimerError::Misnest {
                 current: current.to_owned(),
                 requested: name.to_owned(),
@@ -163,6 +206,21 @@ impl Timers {
         acc.ns = acc.ns.saturating_add(now.saturating_sub(top.start_ns));
         stack.pop();
         Ok(())
+    }
+
+    /// The child of `parent` that `name` names under the tree's rule. The
+    /// exact lookup is a hash probe; only a blank-padded spelling that differs
+    /// from the stored one scans the siblings (as the reference always does).
+    fn existing_child(&self, parent: NodeId, name: &str) -> Option<NodeId> {
+        let exact = self.tree.find_child(parent, name);
+        if exact.is_some() || self.names == NameMatch::Exact {
+            return exact;
+        }
+        let children = self.tree.node(parent).children();
+        children
+            .iter()
+            .copied()
+            .find(|&c| self.names.same(self.tree.name(c), name))
     }
 
     pub(crate) fn check(&self, handle: Handle) -> Result<NodeId, TimerError> {
@@ -222,7 +280,7 @@ impl Timers {
     }
 
     /// Timers rebuilt from validated serialized arrays.
-    pub(crate) fn from_serialized(s: &Serialized) -> Result<Self, SerialError> {
+    pub(crate) fn from_serialized(s: &Serialized, names: NameMatch) -> Result<Self, SerialError> {
         let built = s.to_call_tree()?;
         Ok(Timers {
             tree: built.map(|_, t| Accum {
@@ -230,6 +288,7 @@ impl Timers {
                 ns: 0,
                 calls: t.calls,
             }),
+            names,
         })
     }
 }
@@ -278,10 +337,16 @@ impl TimerTree {
     /// An empty tree on `clock` (tests pass a fake clock).
     pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
         TimerTree {
-            timers: Timers::default(),
+            timers: Timers::new(NameMatch::Exact),
             stack: Vec::new(),
             clock,
         }
+    }
+
+    /// How names are compared from now on (default [`NameMatch::Exact`]);
+    /// kept by `reset` and `deserialize`.
+    pub fn set_name_match(&mut self, names: NameMatch) {
+        self.timers.set_name_match(names);
     }
 
     /// Starts the child `name` of the current timer (created on first use,
@@ -379,14 +444,14 @@ impl TimerTree {
     /// handle k is serialized node k and nothing runs. On error the tree is
     /// unchanged.
     pub fn deserialize(&mut self, s: &Serialized) -> Result<(), SerialError> {
-        self.timers = Timers::from_serialized(s)?;
+        self.timers = Timers::from_serialized(s, self.timers.name_match())?;
         self.stack.clear();
         Ok(())
     }
 
     /// Deletes all timers; handles restart at 1.
     pub fn reset(&mut self) {
-        self.timers = Timers::default();
+        self.timers = Timers::new(self.timers.name_match());
         self.stack.clear();
     }
 }

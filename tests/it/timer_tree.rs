@@ -14,7 +14,7 @@ use std::sync::{Arc, Barrier};
 use assert_cmd::Command;
 use profparse::formats::timertree::{parse_serialized, to_tree};
 use profparse::timer_tree::{
-    self as tt, Clock, Handle, SerialError, Serialized, TimerError, TimerTree,
+    self as tt, Clock, Handle, NameMatch, SerialError, Serialized, TimerError, TimerTree,
 };
 
 use crate::common::{golden, timer_tree};
@@ -329,6 +329,35 @@ fn misnest_is_an_error_and_leaves_the_tree_unchanged() {
         err.to_string(),
         "TIMER_TREE%STOP: current timer is ; cannot stop A"
     );
+}
+
+#[test]
+fn blank_padded_names_are_one_timer_named_as_first_started() {
+    let (mut t, clock) = fake_tree();
+    t.set_name_match(NameMatch::IgnoreTrailingBlanks);
+    let a = t.start("A   ");
+    clock.advance_ms(2);
+    t.stop("A").unwrap();
+    assert_eq!(t.start("A"), a);
+    // Leading blanks still count: " B" is not "B".
+    let b = t.start(" B");
+    assert!(t.stop("B").is_err());
+    t.stop(" B  ").unwrap();
+    t.stop("A ").unwrap();
+    assert_eq!(
+        (t.len(), t.calls(a).unwrap(), t.name(a).unwrap()),
+        (2, 2, "A   ")
+    );
+    assert_eq!(t.name(b).unwrap(), " B");
+    // The rule survives a reset and a deserialize.
+    let arrays = t.serialize().unwrap();
+    t.reset();
+    t.start("C");
+    t.stop("C  ").unwrap();
+    t.deserialize(&arrays).unwrap();
+    t.start("A  ");
+    t.stop("A").unwrap();
+    assert_eq!(t.len(), 2);
 }
 
 #[test]
