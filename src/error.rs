@@ -74,8 +74,13 @@ pub enum Error {
         error: std::io::Error,
     },
     /// A path that is not a bl_prof database directory.
-    #[error("{}: {}", path.display(), why.text())]
-    NotADatabase { path: PathBuf, why: NotADatabase },
+    #[error("{}: {}", path.display(), not_a_database_text(*why, advice))]
+    NotADatabase {
+        path: PathBuf,
+        why: NotADatabase,
+        /// What to do instead, judged by what the path holds.
+        advice: Option<String>,
+    },
     /// The database lacks a part the report needs.
     #[error("{}: the database has no {} ({}){}", path.display(), part.name(), part.global_header(), part_hint(*part))]
     MissingPart { path: PathBuf, part: Part },
@@ -148,7 +153,7 @@ impl Error {
     pub fn message(&self) -> String {
         match self {
             Error::Io { error, .. } => error.to_string(),
-            Error::NotADatabase { why, .. } => why.text().to_owned(),
+            Error::NotADatabase { why, advice, .. } => not_a_database_text(*why, advice),
             Error::MissingPart { part, .. } => format!(
                 "the database has no {} ({}){}",
                 part.name(),
@@ -200,6 +205,13 @@ impl NotADatabase {
                 "not a bl_prof database (none of bl_prof_H, bl_call_stats_H, bl_comm_prof_H found)"
             }
         }
+    }
+}
+
+fn not_a_database_text(why: NotADatabase, advice: &Option<String>) -> String {
+    match advice {
+        Some(a) => format!("{}; {a}", why.text()),
+        None => why.text().to_owned(),
     }
 }
 

@@ -73,6 +73,7 @@ impl Input {
             if tinyprofiler_log(path, None) {
                 InputKind::TinyProfiler
             } else {
+                check_tlog(path)?;
                 InputKind::Tlog
             }
         } else {
@@ -82,6 +83,7 @@ impl Input {
             } else if tinyprofiler_log(path, Some(&head)) {
                 InputKind::TinyProfiler
             } else {
+                check_tlog(path)?;
                 InputKind::Tlog
             }
         };
@@ -108,7 +110,133 @@ impl Input {
     }
 }
 
-/// Whether the file is text holding a TinyProfiler report or AMReX's
+/// What a path holds, judged by its content (for a directory, by the
+/// headers in it or in its `bl_prof`): what an error tells a user who gave
+/// it to a command of another kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Looks {
+    /// A bl_prof database directory.
+    Database,
+    /// A run folder: the database is the `bl_prof` inside it.
+    RunFolder(PathBuf),
+    /// A directory of neither kind.
+    Directory,
+    /// A file of the bl_prof database in its parent directory.
+    DatabaseFile(PathBuf),
+    TimerTree,
+    TinyProfiler,
+    /// Text of no kind profparse reads.
+    Text,
+    /// An empty file.
+    Empty,
+    /// A path that cannot be read: its reader will say why.
+    Unreadable,
+    /// Binary, as a tlog trace is (whether it is one, its reader says).
+    Binary,
+}
+
+/// The first words of bl_prof header files (global and per process).
+const BLPROF_HEADER_WORDS: [&str; 6] = [
+    "BLProfVersion",
+    "CallStatsProfVersion",
+    "CommProfVersion",
+    "BLProfProc",
+    "CallStatsProc",
+    "CommProfProc",
+];
+
+/// What `path` looks like.
+pub fn looks(path: &Path) -> Looks {
+    let is_db = |d: &Path| DATABASE_HEADERS.iter().any(|h| d.join(h).is_file());
+    if path.is_dir() {
+        return if is_db(path) {
+            Looks::Database
+        } else if is_db(&path.join("bl_prof")) {
+            Looks::RunFolder(path.join("bl_prof"))
+        } else {
+            Looks::Directory
+        };
+    }
+    let Ok(head) = head(path) else {
+        return Looks::Unreadable;
+    };
+    if head.is_empty() {
+        return Looks::Empty;
+    }
+    let first_word = head
+        .split(|b| b.is_ascii_whitespace())
+        .find(|w| !w.is_empty())
+        .unwrap_or_default();
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if BLPROF_HEADER_WORDS
+        .iter()
+        .any(|w| w.as_bytes() == first_word)
+        || is_db(parent)
+    {
+        return Looks::DatabaseFile(parent.to_owned());
+    }
+    if FileForm::detect(path, &head).is_ok() {
+        Looks::TimerTree
+    } else if tinyprofiler_log(path, Some(&head)) {
+        Looks::TinyProfiler
+    } else if head.contains(&0) {
+        Looks::Binary
+    } else {
+        Looks::Text
+    }
+}
+
+/// Refuses, before any reading, a file given as a tlog trace that is
+/// something else profparse reads (or text): the error names the command
+/// that reads it.
+pub fn check_tlog(path: &Path) -> Result<()> {
+    match looks(path).advice(path, InputKind::Tlog) {
+        Some(advice) => Err(Error::invalid(
+            crate::error::Location::file(path),
+            format!("not a tlog trace: {advice}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+impl Looks {
+    /// The next step for a user who gave this path where `wanted` is read:
+    /// the command (or path) that reads what it is. None when it looks like
+    /// what was wanted, or like nothing profparse knows.
+    pub fn advice(&self, path: &Path, wanted: InputKind) -> Option<String> {
+        let p = path.display();
+        let text = match self {
+            Looks::Database if wanted != InputKind::Blprof => {
+                format!("it is a bl_prof database: use `profparse summary {p}`")
+            }
+            Looks::RunFolder(db) => format!("did you mean {}?", db.display()),
+            Looks::DatabaseFile(db) => format!(
+                "it is a file of the bl_prof database {}: give the directory, as in `profparse summary {}`",
+                db.display(),
+                db.display()
+            ),
+            Looks::TimerTree if wanted != InputKind::TimerTree => {
+                format!("it is a serialized timer tree: use `profparse tree show {p}`")
+            }
+            Looks::TinyProfiler if wanted != InputKind::TinyProfiler => {
+                format!("it is a log with TinyProfiler reports: use `profparse summary {p}`")
+            }
+            Looks::Binary if wanted == InputKind::Blprof => {
+                format!("if it is a tlog trace, use `profparse tlog summary {p}`")
+            }
+            Looks::Text if wanted == InputKind::Tlog => {
+                "it is text, and tlog traces are binary".to_owned()
+            }
+            _ => return None,
+        };
+        Some(text)
+    }
+}
+
+/// Whether the file is text holding a TinyProfiler report/// Whether the file is text holding a TinyProfiler report or AMReX's
 /// start-up line. A binary head (a NUL byte) answers at once; a file that
 /// cannot be read is not one (its reader will say why).
 fn tinyprofiler_log(path: &Path, head_read: Option<&[u8]>) -> bool {

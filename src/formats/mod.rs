@@ -6,4 +6,4 @@ pub mod timertree;
 pub mod tinyprofiler;
 pub mod tlog;
 
-pub use input::{Input, InputKind};
+pub use input::{Input, InputKind, Looks, check_tlog, looks};

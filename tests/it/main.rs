@@ -5,6 +5,7 @@
 #[macro_use]
 mod common;
 
+mod advice;
 mod blprof;
 mod check;
 mod comm;

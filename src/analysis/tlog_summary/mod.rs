@@ -214,6 +214,7 @@ pub fn open_and_summarize(
     names: &EventNames,
     progress: &Progress,
 ) -> crate::Result<(TlogFile, Summary)> {
+    crate::formats::check_tlog(path)?;
     let mut merge = fused::SummaryMerge::new(names, path);
     let t = TlogFile::open_visiting(path, progress, |c| merge.push(c))?;
     let s = finish(merge, &t, names);

@@ -20,6 +20,7 @@ use super::commdata::CommRecords;
 use super::files::{Part, file_number};
 use super::headerfile::read_text;
 use crate::error::{Error, Location, NotADatabase, Result, Warning};
+use crate::formats::input::{InputKind, looks};
 use crate::progress::Progress;
 use crate::source::{DataHandle, InputFile};
 
@@ -86,6 +87,7 @@ impl Database {
             return Err(Error::NotADatabase {
                 path: dir.to_owned(),
                 why: NotADatabase::NotADirectory,
+                advice: looks(dir).advice(dir, InputKind::Blprof),
             });
         }
         let listing = list_dir(dir)?;
@@ -124,6 +126,7 @@ impl Database {
             return Err(Error::NotADatabase {
                 path: dir.to_owned(),
                 why: NotADatabase::NoHeaders,
+                advice: looks(dir).advice(dir, InputKind::Blprof),
             });
         }
         check_nprocs(&base, &call_stats, &comm, &mut warnings);

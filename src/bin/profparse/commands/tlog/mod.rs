@@ -67,6 +67,9 @@ fn export(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 }
 
 fn open(path: &PathBuf, ctx: &Context, raw: bool) -> anyhow::Result<TlogFile> {
+    if !raw {
+        profparse::formats::check_tlog(path)?;
+    }
     let t = TlogFile::open(path)?;
     check_opened(&t, ctx, raw)?;
     Ok(t)
