@@ -171,10 +171,17 @@ pub fn looks(path: &Path) -> Looks {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    // A data file is binary; it is told by where it is (beside the headers)
+    // and by the writer's file prefix, so that a trace kept in a database's
+    // folder is still a trace.
+    let data_file = is_db(parent)
+        && path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("bl_"));
     if BLPROF_HEADER_WORDS
         .iter()
         .any(|w| w.as_bytes() == first_word)
-        || is_db(parent)
+        || data_file
     {
         return Looks::DatabaseFile(parent.to_owned());
     }
