@@ -6,6 +6,7 @@
 mod common;
 
 mod blprof;
+mod callers;
 mod check;
 mod comm;
 mod contract;
