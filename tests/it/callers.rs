@@ -625,3 +625,56 @@ fn help_describes_bottom_up_focus_and_wide() {
         assert!(help.contains(words), "missing {words:?} in:\n{help}");
     }
 }
+
+/// `tlog tree --wide`: the same spread columns, each line's numbers those
+/// of the per-process trees (the merge is `calltree`'s).
+#[test]
+fn tlog_tree_wide_shows_the_spread_of_its_processes() {
+    let log = crate::common::tlog("np4.log");
+    let l = s(&log);
+    let merged = json(&["tlog", "tree", l, "--format", "json"]);
+    let nprocs = merged["nprocs"].as_u64().unwrap();
+    assert!(nprocs > 1);
+    let per_proc: Vec<BTreeMap<Vec<String>, Value>> = (0..nprocs)
+        .map(|p| {
+            let ps = p.to_string();
+            nodes_by_path(roots(&json(&[
+                "tlog", "tree", l, "--proc", &ps, "--format", "json",
+            ])))
+        })
+        .collect();
+    let wide = run_ok(&["tlog", "tree", l, "--wide"]);
+    let lines: Vec<&str> = wide.lines().skip(1).collect();
+    let mut checked = 0;
+    for (path, n) in nodes_by_path(roots(&merged)) {
+        let values: Vec<f64> = per_proc
+            .iter()
+            .map(|t| {
+                t.get(&path)
+                    .map_or(0.0, |x| x["inclusive"].as_f64().unwrap())
+            })
+            .collect();
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert!(close(n["inclusive_min"].as_f64().unwrap(), min), "{path:?}");
+        assert!(close(n["inclusive_max"].as_f64().unwrap(), max), "{path:?}");
+        // The root's text line (depth 0 names are unique among roots).
+        if path.len() == 1 {
+            let line = lines
+                .iter()
+                .find(|l| l.ends_with(&format!("  {}", path[0])))
+                .unwrap();
+            let f: Vec<f64> = line
+                .split_whitespace()
+                .take(5)
+                .map(|x| x.parse().unwrap())
+                .collect();
+            assert!(
+                (f[3] - min).abs() < 6e-5 && (f[4] - max).abs() < 6e-5,
+                "{line}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
