@@ -339,8 +339,9 @@ fn columns(m: &Spread, view: &TreeView) -> String {
 }
 
 /// The text lines of `nodes[lines]`, each ended by a newline: a node's
-/// line and, after its last visible descendant, its remainder: the
-/// untimed part of a top-down node, the outermost calls of a bottom-up one.
+/// line and, when it has visible children, its remainder on the next line:
+/// the untimed part of a top-down node, the outermost calls of a bottom-up
+/// one.
 pub(crate) fn text_lines(
     tree: &CallTree<Spread>,
     view: &TreeView,
@@ -365,7 +366,7 @@ pub(crate) fn text_lines(
         let name = tree.name(id);
         // Writing into a String cannot fail.
         let _ = writeln!(w, "{}  {indent}{name}", columns(m, view));
-        // The remainder after this node's visible children, once they end.
+        // The remainder, first among the node's visible children.
         let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
         if has_children {
             let rest = remainder(tree, id, view.order);
@@ -691,6 +692,66 @@ mod tests {
             }
         }
         tree
+    }
+
+    /// A bottom-up tree of `f`: 3 s of exclusive time, 1 s of it in calls
+    /// from `g`, the rest in outermost calls.
+    fn bottom_up_tree() -> CallTree<Spread> {
+        let mut tree = CallTree::<Spread>::new();
+        let f = tree.child(tree.root(), "f");
+        let g = tree.child(f, "g");
+        for (id, excl, incl) in [(f, 3.0, 5.0), (g, 1.0, 1.5)] {
+            let m = &mut tree.node_mut(id).metrics;
+            m.total.exclusive = excl;
+            m.total.inclusive = incl;
+            m.total.calls = 1;
+            m.procs = 1;
+            m.inclusive_min = incl;
+            m.inclusive_max = incl;
+            m.inclusive_max_proc = Some(0);
+        }
+        tree
+    }
+
+    /// Exclusive time first; the outermost calls as the remainder row, in
+    /// JSON as `outermost`, in folded stacks as the function's own line.
+    #[test]
+    fn bottom_up_rows_json_and_stacks() {
+        let tree = bottom_up_tree();
+        let report = TreeReport {
+            tree: &tree,
+            view: TreeView {
+                nprocs: 1,
+                order: Order::Exclusive,
+                ..Default::default()
+            },
+            proc: Some(0),
+            source: None,
+        };
+        let mut out = Vec::new();
+        super::super::render(&report, Format::Text, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<Vec<&str>> = text
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(lines[0][..2], ["Exclusive", "Inclusive"]);
+        assert_eq!(lines[1], ["3.0000", "5.0000", "1", "f"]);
+        // The remainder comes first below its node, as `(untimed)` does.
+        assert_eq!(lines[2], ["2.0000", "(outermost:", "no", "caller)"]);
+        assert_eq!(lines[3], ["1.0000", "1.5000", "1", "g"]);
+        let mut out = Vec::new();
+        super::super::render(&report, Format::Json, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["view"], "bottom-up");
+        assert_eq!(v["total_exclusive"], 3.0);
+        assert!(v.get("total_inclusive").is_none());
+        assert_eq!(v["roots"][0]["outermost"], 2.0);
+        assert!(v["roots"][0].get("untimed").is_none());
+        assert_eq!(v["roots"][0]["children"][0]["outermost"], 1.0);
+        let mut out = Vec::new();
+        super::super::render(&report, Format::Folded, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "f 2000000\nf;g 1000000\n");
     }
 
     #[test]
