@@ -678,3 +678,50 @@ fn tlog_tree_wide_shows_the_spread_of_its_processes() {
     }
     assert!(checked > 0);
 }
+
+/// Calls nested 300 deep: caller and callee paths are cut at 128 levels
+/// with a note (exit code 0), and the roots keep every function's whole
+/// exclusive time.
+#[test]
+fn deep_stacks_are_cut_with_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("deep");
+    let d = s(&dir);
+    run_ok(&[
+        "synth", "blprof", d, "--procs", "2", "--depth", "300", "--calls", "3000",
+    ]);
+    let summary = json(&["trace-summary", d, "--format", "json"]);
+    assert_eq!(summary["max_call_stack_depth"], 300);
+    let out = output(&[
+        "calltree",
+        d,
+        "--bottom-up",
+        "--depth",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("note: ") && err.contains("caller paths deeper than 128 levels"),
+        "{err}"
+    );
+    let up: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let totals = summary_exclusive(d, &[]);
+    for r in roots(&up) {
+        let (_, excl, _) = &totals[r["name"].as_str().unwrap()];
+        assert!(
+            close(r["exclusive"].as_f64().unwrap(), *excl),
+            "{}",
+            r["name"]
+        );
+    }
+    assert_eq!(
+        roots(&up).len(),
+        totals.values().filter(|t| t.0 > 0).count()
+    );
+    let out = output(&["calltree", d, "--focus", "*", "--depth", "3"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("callee paths deeper than 128 levels"));
+}
