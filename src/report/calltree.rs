@@ -597,15 +597,7 @@ pub fn write_html(
         Order::Inclusive => "Call tree",
         Order::Exclusive => "Bottom-up call tree (functions, below each its callers)",
     };
-    writeln!(
-        w,
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{what}: {}</title>",
-        html_escape(title)
-    )?;
-    writeln!(
-        w,
-        "<style>body{{font-family:sans-serif}} details{{margin-left:1.2em}} summary{{font-family:monospace;white-space:pre}} .hot{{color:#800000}} .leaf{{margin-left:2.4em;font-family:monospace;white-space:pre}}</style>\n</head>\n<body>"
-    )?;
+    write_html_head(w, what, title)?;
     writeln!(
         w,
         "<h3>{what} of {} ({} process{}): name :: inclusive s :: exclusive s :: 1-e/i % :: calls (times are averages over processes)</h3>",
@@ -615,6 +607,19 @@ pub fn write_html(
     )?;
     write_html_tree(w, tree, view)?;
     writeln!(w, "</body>\n</html>")
+}
+
+/// A page's head, up to `<body>`: its title and the trees' style.
+pub(crate) fn write_html_head(w: &mut dyn Write, what: &str, title: &str) -> io::Result<()> {
+    writeln!(
+        w,
+        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{what}: {}</title>",
+        html_escape(title)
+    )?;
+    writeln!(
+        w,
+        "<style>body{{font-family:sans-serif}} details{{margin-left:1.2em}} summary{{font-family:monospace;white-space:pre}} .hot{{color:#800000}} .leaf{{margin-left:2.4em;font-family:monospace;white-space:pre}}</style>\n</head>\n<body>"
+    )
 }
 
 /// The tree as nested `<details>` elements (collapsible without scripts),
@@ -627,8 +632,19 @@ pub fn write_html_tree(
     view: &TreeView,
 ) -> io::Result<()> {
     let total = total_key(tree, view.order);
+    write_html_nodes(w, tree, view, &visible(tree, view), total)
+}
+
+/// `nodes` (pre-order, with depths) as nested `<details>`; nodes above
+/// 5 % of `total` start open.
+pub(crate) fn write_html_nodes(
+    w: &mut dyn Write,
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+    nodes: &[(NodeId, usize)],
+    total: f64,
+) -> io::Result<()> {
     let p = view.nprocs.max(1) as f64;
-    let nodes = visible(tree, view);
     let mut open: Vec<usize> = Vec::new();
     for (i, &(id, depth)) in nodes.iter().enumerate() {
         while open.last().is_some_and(|&d| d >= depth) {

@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use super::calltree::{
     NodeJson, Order, TreeView, header, node_json, text_lines, total_key, walk_from,
+    write_html_head, write_html_nodes,
 };
+use super::html_report::escape as html_escape;
 use super::{Document, Format, Report};
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
@@ -177,6 +179,7 @@ impl Report for FocusReport<'_> {
     fn write_other(&self, format: Format, w: &mut dyn Write) -> io::Result<()> {
         match format {
             Format::Folded => self.write_folded(w),
+            Format::Html => self.write_html(w),
             other => Err(super::not_offered(other)),
         }
     }
@@ -189,6 +192,59 @@ fn push_lines(doc: &mut Document<'_>, text: &str) {
 }
 
 impl FocusReport<'_> {
+    /// One self-contained page: per function, its callers and its callees
+    /// as collapsible trees (`calltree --format html`'s lines).
+    fn write_html(&self, w: &mut dyn Write) -> io::Result<()> {
+        let title = self.source.as_deref().unwrap_or("");
+        write_html_head(w, "Callers and callees", title)?;
+        let n = self.view.nprocs;
+        writeln!(
+            w,
+            "<h2>Callers and callees in {} ({n} process{}): name :: inclusive s :: exclusive s :: 1-e/i % :: calls (times are averages over processes)</h2>",
+            html_escape(title),
+            if n == 1 { "" } else { "es" }
+        )?;
+        // Each side: its tree, its view, its heading and its root per function.
+        type Side<'t> = (
+            &'t CallTree<Spread>,
+            TreeView,
+            &'static str,
+            fn(&Focused) -> Option<NodeId>,
+        );
+        let sides: [Side; 2] = [
+            (
+                self.callers,
+                self.callers_view(),
+                "Callers of {}: its exclusive time along each caller path",
+                |f| f.callers,
+            ),
+            (
+                self.callees,
+                self.callees_view(),
+                "Callees of {}: merged over its call sites",
+                |f| f.callees,
+            ),
+        ];
+        let prepared: Vec<_> = sides
+            .iter()
+            .map(|(tree, view, _, _)| (subtree_calls(tree), total_key(tree, view.order)))
+            .collect();
+        for f in self.functions() {
+            for ((tree, view, heading, root), (calls, total)) in sides.iter().zip(&prepared) {
+                let heading = heading.replace("{}", &html_escape(f.name));
+                writeln!(w, "<h3>{heading}</h3>")?;
+                match root(&f) {
+                    Some(top) => {
+                        let nodes = walk_from(tree, view, calls, *total, top, 0);
+                        write_html_nodes(w, tree, view, &nodes, *total)?;
+                    }
+                    None => writeln!(w, "<p>(no selected calls)</p>")?,
+                }
+            }
+        }
+        writeln!(w, "</body>\n</html>")
+    }
+
     /// The callees' folded stacks (`F;callee;… <µs>`): the flame graph
     /// below the focused functions, merged over their call sites.
     fn write_folded(&self, w: &mut dyn Write) -> io::Result<()> {

@@ -364,6 +364,15 @@ fn focus_glob_gives_one_section_per_function() {
         names.len(),
         "{text}"
     );
+    // HTML: one page, the two trees of each function.
+    let html = run_ok(&["calltree", d, "--focus", "Exchange*", "--format", "html"]);
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    assert_eq!(html.matches("<h3>Callers of Exchange").count(), names.len());
+    assert_eq!(html.matches("<h3>Callees of Exchange").count(), names.len());
+    assert_eq!(
+        html.matches("<details").count(),
+        html.matches("</details>").count()
+    );
     // Folded: the callees' stacks, each starting at a focused function.
     let folded = run_ok(&["calltree", d, "--focus", "Exchange()", "--format", "folded"]);
     assert!(!folded.is_empty());
@@ -575,7 +584,7 @@ fn callers_usage_errors() {
     for (args, words) in [
         (vec!["--focus", "NoSuchFunction*"], "no function"),
         (
-            vec!["--focus", "Leaf()", "--format", "html"],
+            vec!["--focus", "Leaf()", "--format", "hatchet"],
             "--focus offers",
         ),
         (

@@ -72,7 +72,7 @@ pub struct CallTreeArgs {
     /// The callers of FUNC (its bottom-up tree) and its callees (its
     /// subtrees merged over all its call sites). FUNC is an exact name or
     /// a glob (`'FabArray*'`): one section per matching function. Text,
-    /// JSON, folded (the callees' stacks).
+    /// JSON, HTML, folded (the callees' stacks).
     #[arg(long, value_name = "FUNC")]
     pub focus: Option<String>,
     /// Text: the spread over processes in full: the smallest and largest
@@ -147,9 +147,8 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--bottom-up` and `--focus` offer fewer formats than the top-down tree
-/// (Hatchet's metrics are a top-down tree's; the focus has two trees per
-/// function, which one page of `<details>` does not hold yet).
+/// `--bottom-up` and `--focus` offer no Hatchet literal: its metrics are
+/// a top-down tree's (`time (inc)` of a call path).
 fn check_callers_format(args: &CallTreeArgs) -> Result<(), UsageError> {
     let (flag, offered): (&str, &[Format]) = if args.bottom_up {
         (
@@ -157,7 +156,10 @@ fn check_callers_format(args: &CallTreeArgs) -> Result<(), UsageError> {
             &[Format::Text, Format::Json, Format::Folded, Format::Html],
         )
     } else if args.focus.is_some() {
-        ("--focus", &[Format::Text, Format::Json, Format::Folded])
+        (
+            "--focus",
+            &[Format::Text, Format::Json, Format::Folded, Format::Html],
+        )
     } else {
         return Ok(());
     };
