@@ -246,7 +246,37 @@ fn outermost_sites<'a>(
 fn focus_merges_the_call_sites(name: &str) {
     let dir = db(name);
     let d = s(&dir);
-    let top = nodes_by_path(roots(&calltree_json(d, &[])));
+    for extra in [&[][..], &["--proc", "0"][..]] {
+        check_focus(&format!("{name} {extra:?}"), d, extra);
+    }
+    // A region filter: the first region whose calls include a function
+    // called from several places.
+    let info = json(&["info", d, "--format", "json"]);
+    let region = info["trace"]["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .find(|r| {
+            let top = nodes_by_path(roots(&calltree_json(d, &["--include-region", r])));
+            let mut names: Vec<&String> = top.keys().map(|p| p.last().unwrap()).collect();
+            let all = names.len();
+            names.sort();
+            names.dedup();
+            names.len() < all
+        })
+        .unwrap_or_else(|| panic!("{name}: no region with a function called from two places"));
+    check_focus(
+        &format!("{name} --include-region {region}"),
+        d,
+        &["--include-region", region],
+    );
+}
+
+/// `--focus` (with `extra` options) on the function with the most call
+/// sites in the top-down tree of the same options.
+fn check_focus(name: &str, d: &str, extra: &[&str]) {
+    let top = nodes_by_path(roots(&calltree_json(d, extra)));
     let mut sites: BTreeMap<&str, usize> = BTreeMap::new();
     for p in top.keys() {
         *sites.entry(p.last().unwrap()).or_default() += 1;
@@ -256,7 +286,7 @@ fn focus_merges_the_call_sites(name: &str) {
         .max_by_key(|(f, n)| (**n, std::cmp::Reverse(**f)))
         .unwrap();
     assert!(n >= 2, "{name}: no function with several call sites");
-    let v = calltree_json(d, &["--focus", f]);
+    let v = calltree_json(d, &[&["--focus", f][..], extra].concat());
     assert_eq!(v["view"], "focus");
     let functions = v["functions"].as_array().unwrap();
     assert_eq!(functions.len(), 1, "{name}: exact name, one function");
@@ -277,11 +307,19 @@ fn focus_merges_the_call_sites(name: &str) {
             e.excl += m.excl;
         }
     }
+    // Shown: the paths with a call in their subtree (and the root).
+    let shown = |path: &Vec<String>| {
+        path.len() == 1
+            || want
+                .range(path.clone()..)
+                .take_while(|(p, _)| p.starts_with(path))
+                .any(|(_, m)| m.calls > 0)
+    };
+    let want: BTreeMap<_, _> = want.iter().filter(|(p, _)| shown(p)).collect();
     let callees = nodes_by_path(std::slice::from_ref(&functions[0]["callees"]));
-    let want: BTreeMap<_, _> = want.into_iter().filter(|(_, m)| m.calls > 0).collect();
     assert_eq!(
         callees.keys().collect::<Vec<_>>(),
-        want.keys().collect::<Vec<_>>(),
+        want.keys().copied().collect::<Vec<_>>(),
         "{name} {f}"
     );
     for (path, node) in &callees {
@@ -293,12 +331,16 @@ fn focus_merges_the_call_sites(name: &str) {
         );
     }
     // Callers: the bottom-up branch of F, node for node.
-    let up = nodes_by_path(roots(&calltree_json(d, &["--bottom-up"])));
+    let up = nodes_by_path(roots(&calltree_json(
+        d,
+        &[&["--bottom-up"][..], extra].concat(),
+    )));
     let callers = nodes_by_path(std::slice::from_ref(&functions[0]["callers"]));
     let branch: BTreeMap<_, _> = up.into_iter().filter(|(p, _)| p[0] == f).collect();
     assert_eq!(
         callers.keys().collect::<Vec<_>>(),
-        branch.keys().collect::<Vec<_>>()
+        branch.keys().collect::<Vec<_>>(),
+        "{name}"
     );
     for (path, node) in &callers {
         assert_eq!(M::of(node), M::of(&branch[path]), "{name} {path:?}");
