@@ -50,7 +50,7 @@ pub fn key(m: &Spread, order: Order) -> f64 {
     }
 }
 
-/// The visible nodes: pre-order, children by inclusive time (largest
+/// The visible nodes: pre-order, children by the view's order (largest
 /// first), with each node's depth.
 pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)> {
     let calls = subtree_calls(tree);
@@ -161,7 +161,7 @@ fn by_key_desc(tree: &CallTree<Spread>, order: Order, a: NodeId, b: NodeId) -> s
     key(&tree.node(b).metrics, order).total_cmp(&key(&tree.node(a).metrics, order))
 }
 
-pub(crate) fn children_sorted(
+fn children_sorted(
     tree: &CallTree<Spread>,
     id: NodeId,
     view: &TreeView,
