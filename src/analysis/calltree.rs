@@ -296,6 +296,21 @@ pub fn call_tree(
     selection: &Selection,
     proc: Option<usize>,
 ) -> (CallTree<Spread>, usize, Vec<Warning>) {
+    let (trees, warnings) = process_trees(db, selection, proc);
+    let n = trees.len();
+    let merged = merge_trees(&trees);
+    (merged, n, warnings)
+}
+
+/// The tree of each process (`Some(proc)`: that one), in process order,
+/// with the warnings about their blocks: what [`call_tree`] merges, for
+/// analyses that transform each process's tree before the merge
+/// (`super::callers`).
+pub fn process_trees(
+    db: &Database,
+    selection: &Selection,
+    proc: Option<usize>,
+) -> (Vec<(usize, CallTree)>, Vec<Warning>) {
     let walk = db.trace_blocks(proc.as_ref().map(std::slice::from_ref));
     let one = walk.procs().count() == 1;
     let mut warnings = Vec::new();
@@ -307,9 +322,7 @@ pub fn call_tree(
             (proc, tree)
         })
         .collect();
-    let n = trees.len();
-    let merged = merge_trees(&trees);
-    (merged, n, warnings)
+    (trees, warnings)
 }
 
 /// Levels merged in order before the subtrees are merged in parallel.

@@ -281,6 +281,18 @@ impl<M> CallTree<M> {
         }
     }
 
+    /// The node's index in [`Self::names`]; `None` for the root. Lets a pass
+    /// over millions of nodes decide per distinct name instead of per node.
+    pub fn name_index(&self, id: NodeId) -> Option<u32> {
+        let n = self.node(id).name;
+        (n != u32::MAX).then_some(n)
+    }
+
+    /// The tree's name table: every name a node has (or had) in it.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
     /// Names from the first level below the root down to `id`.
     pub fn path(&self, id: NodeId) -> Vec<&str> {
         let mut out = Vec::new();

@@ -13,6 +13,17 @@ use super::{Column, Document, Format, Report, Table};
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
 
+/// Which time orders a tree, bounds it (`--min-percent`) and comes first
+/// on its lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Order {
+    /// Top-down trees: a node's inclusive time.
+    #[default]
+    Inclusive,
+    /// Bottom-up trees: the root function's exclusive time along the path.
+    Exclusive,
+}
+
 /// What part of the tree to show.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TreeView {
@@ -24,27 +35,28 @@ pub struct TreeView {
     pub top: Option<usize>,
     /// Number of processes merged (for averages).
     pub nprocs: usize,
+    /// The time that orders the tree.
+    pub order: Order,
+    /// Text: the spread over processes in full (minimum, maximum and the
+    /// process holding it), whatever the number of processes.
+    pub wide: bool,
 }
 
-/// The visible nodes: pre-order, children by inclusive time (largest
+/// The time `order` picks of a node (summed over processes).
+pub fn key(m: &Spread, order: Order) -> f64 {
+    match order {
+        Order::Inclusive => m.total.inclusive,
+        Order::Exclusive => m.total.exclusive,
+    }
+}
+
+/// The visible nodes: pre-order, children by the view's order (largest
 /// first), with each node's depth.
 pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)> {
     let calls = subtree_calls(tree);
-    let total = total_inclusive(tree);
+    let total = total_key(tree, view.order);
     let leaf = |depth: usize| view.max_depth.is_some_and(|m| depth >= m);
-    // Pre-order from `top`, with one stack (no vector per node: trees reach
-    // millions of nodes).
-    let walk = |top: NodeId, depth: usize| {
-        let mut out = Vec::new();
-        let mut stack = vec![(top, depth)];
-        while let Some((id, depth)) = stack.pop() {
-            out.push((id, depth));
-            if !leaf(depth) {
-                push_children_sorted(&mut stack, tree, id, depth + 1, view, &calls, total);
-            }
-        }
-        out
-    };
+    let walk = |top: NodeId, depth: usize| walk_from(tree, view, &calls, total, top, depth);
     // The top levels in order, as nodes and whole subtrees, until there
     // are subtrees enough for every thread; then the subtrees in parallel.
     let sorted = |id: NodeId, depth: usize| {
@@ -84,6 +96,29 @@ pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)>
         .concat()
 }
 
+/// The visible part of the subtree of `top` (at `depth`) in pre-order, with
+/// one stack (no vector per node: trees reach millions of nodes); `total`
+/// is what `--min-percent` is a share of.
+pub(crate) fn walk_from(
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+    calls: &[u64],
+    total: f64,
+    top: NodeId,
+    depth: usize,
+) -> Vec<(NodeId, usize)> {
+    let leaf = |depth: usize| view.max_depth.is_some_and(|m| depth >= m);
+    let mut out = Vec::new();
+    let mut stack = vec![(top, depth)];
+    while let Some((id, depth)) = stack.pop() {
+        out.push((id, depth));
+        if !leaf(depth) {
+            push_children_sorted(&mut stack, tree, id, depth + 1, view, calls, total);
+        }
+    }
+    out
+}
+
 /// Levels of [`visible`] expanded in order before the subtrees are walked
 /// in parallel.
 const MAX_SERIAL_LEVELS: usize = 3;
@@ -107,7 +142,7 @@ fn push_children_sorted(
             .map(|&c| (c, depth)),
     );
     let kids = &mut stack[first..];
-    kids.sort_by(|a, b| by_inclusive_desc(tree, a.0, b.0));
+    kids.sort_by(|a, b| by_key_desc(tree, view.order, a.0, b.0));
     if let Some(n) = view.top {
         stack.truncate(first + n);
     }
@@ -119,15 +154,11 @@ fn push_children_sorted(
 fn shown(tree: &CallTree<Spread>, c: NodeId, view: &TreeView, calls: &[u64], total: f64) -> bool {
     calls[c.0 as usize] > 0
         && (total <= 0.0
-            || 100.0 * tree.node(c).metrics.total.inclusive / total >= view.min_percent)
+            || 100.0 * key(&tree.node(c).metrics, view.order) / total >= view.min_percent)
 }
 
-fn by_inclusive_desc(tree: &CallTree<Spread>, a: NodeId, b: NodeId) -> std::cmp::Ordering {
-    tree.node(b)
-        .metrics
-        .total
-        .inclusive
-        .total_cmp(&tree.node(a).metrics.total.inclusive)
+fn by_key_desc(tree: &CallTree<Spread>, order: Order, a: NodeId, b: NodeId) -> std::cmp::Ordering {
+    key(&tree.node(b).metrics, order).total_cmp(&key(&tree.node(a).metrics, order))
 }
 
 fn children_sorted(
@@ -144,22 +175,34 @@ fn children_sorted(
 
 /// Σ inclusive of the outermost calls.
 pub fn total_inclusive(tree: &CallTree<Spread>) -> f64 {
+    total_key(tree, Order::Inclusive)
+}
+
+/// Σ of the roots' time `order` picks: what `--min-percent` is a share of.
+pub fn total_key(tree: &CallTree<Spread>, order: Order) -> f64 {
     tree.node(tree.root())
         .children()
         .iter()
-        .map(|c| tree.node(*c).metrics.total.inclusive)
+        .map(|c| key(&tree.node(*c).metrics, order))
         .sum()
 }
 
-/// Inclusive time of a node not covered by its timed children.
-pub fn untimed(tree: &CallTree<Spread>, id: NodeId) -> f64 {
+/// A node's time `order` picks not held by its children: the untimed
+/// part of a top-down node; in a bottom-up tree, the root function's time
+/// along a caller path that starts at the node (no caller above).
+pub fn remainder(tree: &CallTree<Spread>, id: NodeId, order: Order) -> f64 {
     let n = tree.node(id);
     let kids: f64 = n
         .children()
         .iter()
-        .map(|c| tree.node(*c).metrics.total.inclusive)
+        .map(|c| key(&tree.node(*c).metrics, order))
         .sum();
-    n.metrics.total.inclusive - kids
+    key(&n.metrics, order) - kids
+}
+
+/// Inclusive time of a node not covered by its timed children.
+pub fn untimed(tree: &CallTree<Spread>, id: NodeId) -> f64 {
+    remainder(tree, id, Order::Inclusive)
 }
 
 /// A call-path tree ready to write in any of its formats: `text` (its
@@ -197,20 +240,16 @@ impl Report for TreeReport<'_> {
                     view.nprocs
                 ),
             };
-            doc.line(format!("{source}: call tree of {scope}; seconds."))
+            let what = match view.order {
+                Order::Inclusive => "call tree",
+                Order::Exclusive => {
+                    "bottom-up call tree (functions by exclusive time, below each its callers)"
+                }
+            };
+            doc.line(format!("{source}: {what} of {scope}; seconds."))
                 .line("");
         }
-        doc.line(if view.nprocs > 1 {
-            format!(
-                "{:>10} {:>10} {:>10} {:>10} {:>6}  Call path",
-                "Incl avg", "Excl avg", "Calls", "Incl max", "proc"
-            )
-        } else {
-            format!(
-                "{:>10} {:>10} {:>10}  Call path",
-                "Inclusive", "Exclusive", "Calls"
-            )
-        });
+        doc.line(header(view));
         // The lines, formatted in parallel runs as they are written: each
         // row is one run of lines (without its last newline).
         let nodes = visible(tree, view);
@@ -242,9 +281,68 @@ impl Report for TreeReport<'_> {
     }
 }
 
+/// The columns' line of the text: the ordering time first; averages and
+/// the largest process's inclusive time when processes are merged; with
+/// `--wide`, the smallest too.
+pub(crate) fn header(view: &TreeView) -> String {
+    let multi = view.nprocs > 1 || view.wide;
+    let (incl, excl) = if multi {
+        ("Incl avg", "Excl avg")
+    } else {
+        ("Inclusive", "Exclusive")
+    };
+    let (first, second) = match view.order {
+        Order::Inclusive => (incl, excl),
+        Order::Exclusive => (excl, incl),
+    };
+    let mut line = format!("{first:>10} {second:>10} {:>10}", "Calls");
+    if view.wide {
+        line.push_str(&format!(" {:>10}", "Incl min"));
+    }
+    if multi {
+        line.push_str(&format!(" {:>10} {:>6}", "Incl max", "proc"));
+    }
+    let path = match view.order {
+        Order::Inclusive => "Call path",
+        Order::Exclusive => "Function, then its callers",
+    };
+    format!("{line}  {path}")
+}
+
+/// The numbers of a node's text line, in the columns of [`header`].
+fn columns(m: &Spread, view: &TreeView) -> String {
+    let multi = view.nprocs > 1 || view.wide;
+    let p = view.nprocs.max(1) as f64;
+    let (incl, excl) = (m.total.inclusive / p, m.total.exclusive / p);
+    let (first, second) = match view.order {
+        Order::Inclusive => (incl, excl),
+        Order::Exclusive => (excl, incl),
+    };
+    let mut line = format!(
+        "{:>10} {:>10} {:>10}",
+        seconds(first),
+        seconds(second),
+        m.total.calls
+    );
+    if view.wide {
+        line.push_str(&format!(" {:>10}", seconds(m.inclusive_min)));
+    }
+    if multi {
+        line.push_str(&format!(
+            " {:>10} {:>6}",
+            seconds(m.inclusive_max),
+            m.inclusive_max_proc
+                .map_or_else(|| "-".to_owned(), |x| x.to_string())
+        ));
+    }
+    line
+}
+
 /// The text lines of `nodes[lines]`, each ended by a newline: a node's
-/// line and, after its last visible descendant, its untimed remainder.
-fn text_lines(
+/// line and, when it has visible children, its remainder on the next line:
+/// the untimed part of a top-down node, the outermost calls of a bottom-up
+/// one.
+pub(crate) fn text_lines(
     tree: &CallTree<Spread>,
     view: &TreeView,
     nodes: &[(NodeId, usize)],
@@ -252,7 +350,14 @@ fn text_lines(
 ) -> String {
     use std::fmt::Write as _;
     let p = view.nprocs.max(1) as f64;
-    let multi = view.nprocs > 1;
+    // The remainder's line: its time in the first column, the others
+    // blank (the widths of `columns` after the first).
+    let multi = view.nprocs > 1 || view.wide;
+    let rest_width = 22 + if view.wide { 11 } else { 0 } + if multi { 18 } else { 0 };
+    let label = match view.order {
+        Order::Inclusive => "(untimed)",
+        Order::Exclusive => "(outermost: no caller)",
+    };
     let mut w = String::new();
     for i in lines {
         let (id, depth) = nodes[i];
@@ -260,46 +365,16 @@ fn text_lines(
         let indent = "  ".repeat(depth);
         let name = tree.name(id);
         // Writing into a String cannot fail.
-        let _ = if multi {
-            writeln!(
-                w,
-                "{:>10} {:>10} {:>10} {:>10} {:>6}  {indent}{name}",
-                seconds(m.total.inclusive / p),
-                seconds(m.total.exclusive / p),
-                m.total.calls,
-                seconds(m.inclusive_max),
-                m.inclusive_max_proc
-                    .map_or_else(|| "-".to_owned(), |x| x.to_string()),
-            )
-        } else {
-            writeln!(
-                w,
-                "{:>10} {:>10} {:>10}  {indent}{name}",
-                seconds(m.total.inclusive),
-                seconds(m.total.exclusive),
-                m.total.calls
-            )
-        };
-        // The remainder after this node's visible children, once they end.
+        let _ = writeln!(w, "{}  {indent}{name}", columns(m, view));
+        // The remainder, first among the node's visible children.
         let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
         if has_children {
-            let rest = untimed(tree, id);
+            let rest = remainder(tree, id, view.order);
             // Only where it shows at the printed precision.
             if rest / p >= 0.5e-4 {
                 let pad = "  ".repeat(depth + 1);
-                let cols = if multi {
-                    format!(
-                        "{:>10} {:>10} {:>10} {:>10} {:>6}",
-                        seconds(rest / p),
-                        "",
-                        "",
-                        "",
-                        ""
-                    )
-                } else {
-                    format!("{:>10} {:>10} {:>10}", seconds(rest), "", "")
-                };
-                let _ = writeln!(w, "{cols}  {pad}(untimed)");
+                let cols = format!("{:>10}{:rest_width$}", seconds(rest / p), "");
+                let _ = writeln!(w, "{cols}  {pad}{label}");
             }
         }
     }
@@ -310,7 +385,7 @@ fn text_lines(
 const LINES_PER_TASK: usize = 8192;
 
 #[derive(Serialize)]
-struct NodeJson<'a> {
+pub(crate) struct NodeJson<'a> {
     name: &'a str,
     calls: u64,
     /// Sums over processes.
@@ -322,8 +397,13 @@ struct NodeJson<'a> {
     inclusive_max: f64,
     max_proc: Option<usize>,
     procs: usize,
-    /// inclusive − Σ children's inclusive.
-    untimed: f64,
+    /// Top-down: inclusive − Σ children's inclusive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    untimed: Option<f64>,
+    /// Bottom-up: exclusive − Σ children's exclusive (calls with no
+    /// caller above the node's path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outermost: Option<f64>,
     children: Vec<NodeJson<'a>>,
 }
 
@@ -343,7 +423,7 @@ fn shown_children(
     }
 }
 
-fn node_json<'a>(
+pub(crate) fn node_json<'a>(
     tree: &'a CallTree<Spread>,
     id: NodeId,
     view: &TreeView,
@@ -368,32 +448,42 @@ fn node_json<'a>(
         inclusive_max: m.inclusive_max,
         max_proc: m.inclusive_max_proc,
         procs: m.procs,
-        untimed: untimed(tree, id),
+        untimed: (view.order == Order::Inclusive).then(|| untimed(tree, id)),
+        outermost: (view.order == Order::Exclusive).then(|| remainder(tree, id, Order::Exclusive)),
         children,
     }
 }
 
 /// The JSON wire value: `{"nprocs": n, "proc": p|null, "total_inclusive":
-/// s, "roots": [nested nodes]}`.
+/// s, "roots": [nested nodes]}`; a bottom-up tree has `"view":
+/// "bottom-up"` and `total_exclusive` instead of `total_inclusive`.
 #[derive(Serialize)]
 pub struct TreeJson<'a> {
     nprocs: usize,
     proc: Option<usize>,
-    total_inclusive: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    view: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_inclusive: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_exclusive: Option<f64>,
     roots: Vec<NodeJson<'a>>,
 }
 
 fn tree_json<'a>(tree: &'a CallTree<Spread>, view: &TreeView, proc: Option<usize>) -> TreeJson<'a> {
     let calls = subtree_calls(tree);
-    let total = total_inclusive(tree);
+    let total = total_key(tree, view.order);
     let roots = children_sorted(tree, tree.root(), view, &calls, total)
         .into_iter()
         .map(|c| node_json(tree, c, view, 0, &calls, total))
         .collect();
+    let bottom_up = view.order == Order::Exclusive;
     TreeJson {
         nprocs: view.nprocs,
         proc,
-        total_inclusive: total,
+        view: bottom_up.then_some("bottom-up"),
+        total_inclusive: (!bottom_up).then_some(total),
+        total_exclusive: bottom_up.then_some(total),
         roots,
     }
 }
@@ -473,11 +563,19 @@ pub fn write_hatchet(
 /// Folded stacks, `a;b;c <µs>`: each node's exclusive time (summed over
 /// processes) in whole microseconds — the input of flame graph tools.
 /// A `;` inside a name would split the frame, so it is written as `:`.
+/// A bottom-up tree's stacks are `function;caller;caller's caller`, each
+/// with the function's time along a path that starts there (its
+/// [`remainder`]): the stacks sum to the nodes' times as a flame graph
+/// sums them, drawn as the callers' (inverted) flame graph.
 pub fn write_folded(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -> io::Result<()> {
     let nodes = visible(tree, view);
     super::write_in_order(w, nodes.len(), LINES_PER_TASK, |lines, w| {
         for &(id, _) in &nodes[lines] {
-            let us = (tree.node(id).metrics.total.exclusive * 1e6).round();
+            let own = match view.order {
+                Order::Inclusive => tree.node(id).metrics.total.exclusive,
+                Order::Exclusive => remainder(tree, id, Order::Exclusive),
+            };
+            let us = (own * 1e6).round();
             if us >= 1.0 {
                 let path: Vec<String> = tree.path(id).iter().map(|n| n.replace(';', ":")).collect();
                 writeln!(w, "{} {}", path.join(";"), us as u64)?;
@@ -495,24 +593,33 @@ pub fn write_html(
     view: &TreeView,
     title: &str,
 ) -> io::Result<()> {
+    let what = match view.order {
+        Order::Inclusive => "Call tree",
+        Order::Exclusive => "Bottom-up call tree (functions, below each its callers)",
+    };
+    write_html_head(w, what, title)?;
     writeln!(
         w,
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>Call tree: {}</title>",
-        html_escape(title)
-    )?;
-    writeln!(
-        w,
-        "<style>body{{font-family:sans-serif}} details{{margin-left:1.2em}} summary{{font-family:monospace;white-space:pre}} .hot{{color:#800000}} .leaf{{margin-left:2.4em;font-family:monospace;white-space:pre}}</style>\n</head>\n<body>"
-    )?;
-    writeln!(
-        w,
-        "<h3>Call tree of {} ({} process{}): name :: inclusive s :: exclusive s :: 1-e/i % :: calls (times are averages over processes)</h3>",
+        "<h3>{what} of {} ({} process{}): name :: inclusive s :: exclusive s :: 1-e/i % :: calls (times are averages over processes)</h3>",
         html_escape(title),
         view.nprocs,
         if view.nprocs == 1 { "" } else { "es" }
     )?;
     write_html_tree(w, tree, view)?;
     writeln!(w, "</body>\n</html>")
+}
+
+/// A page's head, up to `<body>`: its title and the trees' style.
+pub(crate) fn write_html_head(w: &mut dyn Write, what: &str, title: &str) -> io::Result<()> {
+    writeln!(
+        w,
+        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>{what}: {}</title>",
+        html_escape(title)
+    )?;
+    writeln!(
+        w,
+        "<style>body{{font-family:sans-serif}} details{{margin-left:1.2em}} summary{{font-family:monospace;white-space:pre}} .hot{{color:#800000}} .leaf{{margin-left:2.4em;font-family:monospace;white-space:pre}}</style>\n</head>\n<body>"
+    )
 }
 
 /// The tree as nested `<details>` elements (collapsible without scripts),
@@ -524,9 +631,20 @@ pub fn write_html_tree(
     tree: &CallTree<Spread>,
     view: &TreeView,
 ) -> io::Result<()> {
-    let total = total_inclusive(tree);
+    let total = total_key(tree, view.order);
+    write_html_nodes(w, tree, view, &visible(tree, view), total)
+}
+
+/// `nodes` (pre-order, with depths) as nested `<details>`; nodes above
+/// 5 % of `total` start open.
+pub(crate) fn write_html_nodes(
+    w: &mut dyn Write,
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+    nodes: &[(NodeId, usize)],
+    total: f64,
+) -> io::Result<()> {
     let p = view.nprocs.max(1) as f64;
-    let nodes = visible(tree, view);
     let mut open: Vec<usize> = Vec::new();
     for (i, &(id, depth)) in nodes.iter().enumerate() {
         while open.last().is_some_and(|&d| d >= depth) {
@@ -548,7 +666,7 @@ pub fn write_html_tree(
             seconds(excl),
             m.total.calls
         );
-        let hot = total > 0.0 && m.total.inclusive > 0.05 * total;
+        let hot = total > 0.0 && key(m, view.order) > 0.05 * total;
         let class = if hot { " class=\"hot\"" } else { "" };
         if nodes.get(i + 1).is_some_and(|&(_, d)| d > depth) {
             writeln!(
@@ -590,6 +708,66 @@ mod tests {
             }
         }
         tree
+    }
+
+    /// A bottom-up tree of `f`: 3 s of exclusive time, 1 s of it in calls
+    /// from `g`, the rest in outermost calls.
+    fn bottom_up_tree() -> CallTree<Spread> {
+        let mut tree = CallTree::<Spread>::new();
+        let f = tree.child(tree.root(), "f");
+        let g = tree.child(f, "g");
+        for (id, excl, incl) in [(f, 3.0, 5.0), (g, 1.0, 1.5)] {
+            let m = &mut tree.node_mut(id).metrics;
+            m.total.exclusive = excl;
+            m.total.inclusive = incl;
+            m.total.calls = 1;
+            m.procs = 1;
+            m.inclusive_min = incl;
+            m.inclusive_max = incl;
+            m.inclusive_max_proc = Some(0);
+        }
+        tree
+    }
+
+    /// Exclusive time first; the outermost calls as the remainder row, in
+    /// JSON as `outermost`, in folded stacks as the function's own line.
+    #[test]
+    fn bottom_up_rows_json_and_stacks() {
+        let tree = bottom_up_tree();
+        let report = TreeReport {
+            tree: &tree,
+            view: TreeView {
+                nprocs: 1,
+                order: Order::Exclusive,
+                ..Default::default()
+            },
+            proc: Some(0),
+            source: None,
+        };
+        let mut out = Vec::new();
+        super::super::render(&report, Format::Text, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<Vec<&str>> = text
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(lines[0][..2], ["Exclusive", "Inclusive"]);
+        assert_eq!(lines[1], ["3.0000", "5.0000", "1", "f"]);
+        // The remainder comes first below its node, as `(untimed)` does.
+        assert_eq!(lines[2], ["2.0000", "(outermost:", "no", "caller)"]);
+        assert_eq!(lines[3], ["1.0000", "1.5000", "1", "g"]);
+        let mut out = Vec::new();
+        super::super::render(&report, Format::Json, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["view"], "bottom-up");
+        assert_eq!(v["total_exclusive"], 3.0);
+        assert!(v.get("total_inclusive").is_none());
+        assert_eq!(v["roots"][0]["outermost"], 2.0);
+        assert!(v["roots"][0].get("untimed").is_none());
+        assert_eq!(v["roots"][0]["children"][0]["outermost"], 1.0);
+        let mut out = Vec::new();
+        super::super::render(&report, Format::Folded, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "f 2000000\nf;g 1000000\n");
     }
 
     #[test]

@@ -313,6 +313,7 @@ fn write_calltree(w: &mut dyn Write, c: &TreeSection, r: &Report) -> io::Result<
         min_percent: r.bounds.min_percent,
         top: None,
         nprocs: c.nprocs,
+        ..Default::default()
     };
     let scope = match r.proc {
         Some(p) => format!("process {p}"),

@@ -18,6 +18,7 @@ pub mod csv;
 pub mod diff;
 pub mod document;
 pub mod escape;
+pub mod focus;
 pub mod functions;
 pub mod html_report;
 pub mod info;

@@ -89,6 +89,7 @@ fn commands(part: Part, out: &Path) -> Vec<(Vec<String>, bool)> {
             (vec!["regions", "--format", "json"], true),
             (vec!["calltree", "--format", "json"], true),
             (vec!["calltree", "--format", "hatchet"], true),
+            (vec!["calltree", "--bottom-up", "--format", "json"], true),
             (vec!["calltrace", "--proc", "0"], false),
             (vec!["export", "--chrome", "@chrome.json"], false),
         ],

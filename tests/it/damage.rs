@@ -7,12 +7,14 @@ use std::process::Command;
 
 use crate::common::{copy_db, db};
 
-const COMMANDS: [&[&str]; 7] = [
+const COMMANDS: [&[&str]; 9] = [
     &["info", "--format", "json"],
     &["summary", "--format", "json"],
     &["trace-summary", "--format", "json"],
     &["regions", "--format", "json", "--proc", "0"],
     &["calltree", "--format", "json"],
+    &["calltree", "--bottom-up", "--format", "json"],
+    &["calltree", "--focus", "*", "--format", "json"],
     &["calltrace", "--proc", "1"],
     &["summary", "--format", "reference"],
 ];
@@ -224,6 +226,8 @@ fn a_huge_depth_claim_sizes_nothing() {
         vec!["calltree", dir],
         vec!["calltree", dir, "--proc", "0"],
         vec!["calltree", dir, "--proc", "0", "--format", "json"],
+        vec!["calltree", dir, "--bottom-up"],
+        vec!["calltree", dir, "--focus", "*", "--proc", "0"],
         vec!["calltrace", dir, "--proc", "0"],
         vec!["report", dir, "-o", html.to_str().unwrap()],
         vec!["diff", dir, dir],

@@ -7,6 +7,7 @@ mod common;
 
 mod advice;
 mod blprof;
+mod callers;
 mod check;
 mod comm;
 mod contract;

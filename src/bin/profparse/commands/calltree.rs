@@ -3,9 +3,14 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use profparse::analysis::calltree::{call_tree, inconsistent_nodes};
+use profparse::analysis::callers::{self, Built, FunctionMatch, MAX_LEVELS};
+use profparse::analysis::calltree::{Spread, call_tree, inconsistent_nodes, process_trees};
+use profparse::analysis::trace_summary::Selection;
+use profparse::formats::blprof::Database;
+use profparse::model::calltree::CallTree;
 use profparse::report::Format;
-use profparse::report::calltree::{TreeReport, TreeView};
+use profparse::report::calltree::{Order, TreeReport, TreeView};
+use profparse::report::focus::FocusReport;
 use profparse::{Location, Warning};
 
 use super::trace_common::{open_trace_db, region_filter, selection, trace_blocks};
@@ -54,9 +59,27 @@ pub struct CallTreeArgs {
     /// Hide branches below P percent of the total inclusive time.
     #[arg(long = "min-percent", value_parser = crate::cli::non_negative_f64, value_name = "P", default_value_t = 0.0)]
     pub min_percent: f64,
-    /// Show at most N children per node (largest inclusive time first).
+    /// Show at most N children per node (largest inclusive time first;
+    /// exclusive time in bottom-up trees).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
+    /// The bottom-up (callers) tree: roots are functions by exclusive
+    /// time, below each function its callers, below them theirs; a node's
+    /// time is the root function's exclusive time along that caller path
+    /// (docs/TRACES.md). Text, JSON, folded, HTML.
+    #[arg(long, conflicts_with = "focus")]
+    pub bottom_up: bool,
+    /// The callers of FUNC (its bottom-up tree) and its callees (its
+    /// subtrees merged over all its call sites). FUNC is an exact name or
+    /// a glob (`'FabArray*'`): one section per matching function. Text,
+    /// JSON, HTML, folded (the callees' stacks).
+    #[arg(long, value_name = "FUNC")]
+    pub focus: Option<String>,
+    /// Text: the spread over processes in full: the smallest and largest
+    /// inclusive time of a node over processes and the process holding the
+    /// largest (JSON always has them).
+    #[arg(long)]
+    pub wide: bool,
     /// Output format.
     #[arg(long, default_value = "text", value_parser = FORMATS)]
     pub format: Format,
@@ -68,6 +91,7 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if super::tinyprofiler::is_log(&args.db.db) {
         return super::tinyprofiler::calltree(args);
     }
+    check_callers_format(args)?;
     let db = open_trace_db(&args.db.db, ctx)?;
     if let Some(p) = args.proc
         && !db.trace_index().procs.iter().any(|t| t.proc == p)
@@ -90,6 +114,17 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     );
     db.set_progress(bar.hook());
     let (_regions, sel) = selection(db, &filter, Unfiltered::Everything, ctx)?;
+    let view = TreeView {
+        max_depth: args.depth,
+        min_percent: args.min_percent,
+        top: args.top,
+        nprocs: 0,
+        order: Order::Inclusive,
+        wide: args.wide,
+    };
+    if args.bottom_up || args.focus.is_some() {
+        return callers_report(args, db, &sel, view, bar, ctx);
+    }
     let (tree, nprocs, warnings) = call_tree(db, &sel, args.proc);
     drop(bar);
     ctx.warn_all(&warnings);
@@ -102,18 +137,120 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             ),
         ));
     }
-    let view = TreeView {
-        max_depth: args.depth,
-        min_percent: args.min_percent,
-        top: args.top,
-        nprocs,
-    };
     let report = TreeReport {
         tree: &tree,
-        view,
+        view: TreeView { nprocs, ..view },
         proc: args.proc,
         source: Some(args.db.db.display().to_string()),
     };
     emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--bottom-up` and `--focus` offer no Hatchet literal: its metrics are
+/// a top-down tree's (`time (inc)` of a call path).
+fn check_callers_format(args: &CallTreeArgs) -> Result<(), UsageError> {
+    let (flag, offered): (&str, &[Format]) = if args.bottom_up {
+        (
+            "--bottom-up",
+            &[Format::Text, Format::Json, Format::Folded, Format::Html],
+        )
+    } else if args.focus.is_some() {
+        (
+            "--focus",
+            &[Format::Text, Format::Json, Format::Folded, Format::Html],
+        )
+    } else {
+        return Ok(());
+    };
+    if offered.contains(&args.format) {
+        return Ok(());
+    }
+    let names: Vec<&str> = offered.iter().map(|f| f.name()).collect();
+    Err(UsageError(format!(
+        "{flag} offers --format {}, not {}",
+        names.join(", "),
+        args.format.name()
+    )))
+}
+
+/// `--bottom-up` and `--focus`: built from each process's tree, then
+/// merged over processes as the top-down tree is.
+fn callers_report(
+    args: &CallTreeArgs,
+    db: &Database,
+    sel: &Selection,
+    view: TreeView,
+    bar: crate::progress::Bar<'_>,
+    ctx: &Context,
+) -> anyhow::Result<ExitCode> {
+    let (trees, warnings) = process_trees(db, sel, args.proc);
+    drop(bar);
+    ctx.warn_all(&warnings);
+    let view = TreeView {
+        nprocs: trees.len(),
+        ..view
+    };
+    let source = Some(args.db.db.display().to_string());
+    let warn_cut = |built: &Built<Spread>, what: &str| {
+        if built.cut {
+            ctx.warn(&Warning::note(
+                Location::file(db.dir()),
+                format!("{what} deeper than {MAX_LEVELS} levels are cut there"),
+            ));
+        }
+    };
+    if args.bottom_up {
+        let up = callers::merged(&trees, |t| callers::bottom_up(t, &|_| true));
+        drop(trees);
+        warn_cut(&up, "caller paths");
+        let report = TreeReport {
+            tree: &up.tree,
+            view: TreeView {
+                order: Order::Exclusive,
+                ..view
+            },
+            proc: args.proc,
+            source,
+        };
+        emit(&report, args.format, &args.output)?;
+    } else {
+        let (up, down) = focus_trees(args, &trees)?;
+        drop(trees);
+        warn_cut(&up, "caller paths");
+        warn_cut(&down, "callee paths");
+        let report = FocusReport {
+            callers: &up.tree,
+            callees: &down.tree,
+            view,
+            proc: args.proc,
+            source,
+        };
+        emit(&report, args.format, &args.output)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The callers' and callees' trees of the functions `--focus` names; a
+/// usage error when it names none.
+fn focus_trees(
+    args: &CallTreeArgs,
+    trees: &[(usize, CallTree)],
+) -> anyhow::Result<(Built<Spread>, Built<Spread>)> {
+    let pattern = args.focus.as_deref().unwrap_or_default();
+    let wanted = FunctionMatch::new(pattern);
+    let keep = |name: &str| wanted.matches(name);
+    let up = callers::merged(trees, |t| callers::bottom_up(t, &keep));
+    let down = callers::merged(trees, |t| callers::callees(t, &keep));
+    if no_roots(&up.tree) && no_roots(&down.tree) {
+        return Err(UsageError(format!(
+            "--focus {pattern:?}: no function of the call traces has that name or matches that pattern"
+        ))
+        .into());
+    }
+    Ok((up, down))
+}
+
+fn no_roots(tree: &CallTree<Spread>) -> bool {
+    tree.node(tree.root()).children().is_empty()
 }

@@ -99,6 +99,13 @@ pub fn calltree(args: &CallTreeArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
+    if args.bottom_up || args.focus.is_some() {
+        return Err(UsageError(
+            "--bottom-up and --focus need call paths; a TinyProfiler report is a flat profile"
+                .into(),
+        )
+        .into());
+    }
     if args.format == Format::Folded {
         return Err(UsageError(
             "a TinyProfiler report has no call stacks: folded stacks of its flat profile would count region time twice; use --format hatchet or json".into(),
@@ -115,6 +122,8 @@ pub fn calltree(args: &CallTreeArgs) -> anyhow::Result<ExitCode> {
         min_percent: args.min_percent,
         top: args.top,
         nprocs,
+        wide: args.wide,
+        ..Default::default()
     };
     let page = TreeReport {
         tree: &tree,

@@ -44,6 +44,11 @@ pub struct TreeArgs {
     proc: Option<u16>,
     #[arg(long = "event-names", value_name = "FILE")]
     event_names: Option<PathBuf>,
+    /// Text: the spread over processes in full: the smallest and largest
+    /// inclusive time of a node over processes and the process holding
+    /// the largest (JSON always has them).
+    #[arg(long)]
+    wide: bool,
     #[arg(long, default_value = "text", value_parser = TREE_FORMATS)]
     format: Format,
     #[command(flatten)]
@@ -74,6 +79,7 @@ pub fn run(args: &TreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     let view = TreeView {
         nprocs: trees.len(),
+        wide: args.wide,
         ..Default::default()
     };
     let tree = merge_trees(&trees);
