@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::html_report::escape as html_escape;
+use super::json_tree;
 use super::numfmt::seconds;
 use super::{Column, Document, Format, Report, Table};
 use crate::analysis::calltree::{Spread, subtree_calls};
@@ -228,6 +229,10 @@ impl Report for TreeReport<'_> {
         tree_json(self.tree, &self.view, self.proc)
     }
 
+    fn write_json(&self, w: &mut dyn Write) -> io::Result<()> {
+        write_tree_json(w, self.tree, &self.view, self.proc)
+    }
+
     /// Indented text: one line per node, numbers first, the call path last.
     fn document(&self) -> Document<'_> {
         let (tree, view) = (self.tree, &self.view);
@@ -423,6 +428,47 @@ fn shown_children(
     }
 }
 
+/// A node's own fields: [`NodeJson`] without its children.
+#[derive(Serialize)]
+struct NodeFields<'a> {
+    name: &'a str,
+    calls: u64,
+    inclusive: f64,
+    exclusive: f64,
+    inclusive_avg: f64,
+    exclusive_avg: f64,
+    inclusive_min: f64,
+    inclusive_max: f64,
+    max_proc: Option<usize>,
+    procs: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    untimed: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outermost: Option<f64>,
+}
+
+fn node_fields<'a>(tree: &'a CallTree<Spread>, id: NodeId, view: &TreeView) -> NodeFields<'a> {
+    let m = &tree.node(id).metrics;
+    let p = view.nprocs.max(1) as f64;
+    NodeFields {
+        name: tree.name(id),
+        calls: m.total.calls,
+        inclusive: m.total.inclusive,
+        exclusive: m.total.exclusive,
+        inclusive_avg: m.total.inclusive / p,
+        exclusive_avg: m.total.exclusive / p,
+        inclusive_min: m.inclusive_min,
+        inclusive_max: m.inclusive_max,
+        max_proc: m.inclusive_max_proc,
+        procs: m.procs,
+        untimed: (view.order == Order::Inclusive).then(|| untimed(tree, id)),
+        outermost: (view.order == Order::Exclusive).then(|| remainder(tree, id, Order::Exclusive)),
+    }
+}
+
+/// The nested value for `--focus` (at most `analysis::callers`' depth cap
+/// deep, so serde's recursion is bounded there). Whole call trees are
+/// written by [`write_tree_json`], which does not recurse.
 pub(crate) fn node_json<'a>(
     tree: &'a CallTree<Spread>,
     id: NodeId,
@@ -452,6 +498,63 @@ pub(crate) fn node_json<'a>(
         outermost: (view.order == Order::Exclusive).then(|| remainder(tree, id, Order::Exclusive)),
         children,
     }
+}
+
+/// Nodes paired with their depth (0: a root), which `--depth` cuts by:
+/// the items of the JSON writers' explicit stack.
+fn at_depth(ids: Vec<NodeId>, depth: usize) -> Vec<(NodeId, usize)> {
+    ids.into_iter().map(|id| (id, depth)).collect()
+}
+
+/// The head of [`TreeJson`]: everything but the roots.
+#[derive(Serialize)]
+struct TreeHead {
+    nprocs: usize,
+    proc: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    view: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_inclusive: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_exclusive: Option<f64>,
+}
+
+/// Writes [`tree_json`]'s value, byte for byte as serde would, without
+/// recursion (`json_tree`): a tree may be as deep as its input.
+fn write_tree_json(
+    w: &mut dyn Write,
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+    proc: Option<usize>,
+) -> io::Result<()> {
+    let calls = subtree_calls(tree);
+    let total = total_key(tree, view.order);
+    let bottom_up = view.order == Order::Exclusive;
+    let head = TreeHead {
+        nprocs: view.nprocs,
+        proc,
+        view: bottom_up.then_some("bottom-up"),
+        total_inclusive: (!bottom_up).then_some(total),
+        total_exclusive: bottom_up.then_some(total),
+    };
+    let pretty = serde_json::to_vec_pretty(&head).map_err(super::json::io_error)?;
+    json_tree::write_open_object(w, &pretty, 0)?;
+    w.write_all(b",\n  \"roots\": ")?;
+    let roots = children_sorted(tree, tree.root(), view, &calls, total);
+    json_tree::write_tree_array(
+        w,
+        1,
+        at_depth(roots, 0),
+        "children",
+        |(id, _)| node_fields(tree, id, view),
+        |(id, depth)| {
+            at_depth(
+                shown_children(tree, id, view, depth, &calls, total),
+                depth + 1,
+            )
+        },
+    )?;
+    w.write_all(b"\n}\n")
 }
 
 /// The JSON wire value: `{"nprocs": n, "proc": p|null, "total_inclusive":
@@ -488,12 +591,12 @@ fn tree_json<'a>(tree: &'a CallTree<Spread>, view: &TreeView, proc: Option<usize
     }
 }
 
-/// One node of Hatchet's "literal" format (`GraphFrame.from_literal`).
+/// One node of Hatchet's "literal" format (`GraphFrame.from_literal`),
+/// without its `children` (written by `json_tree`).
 #[derive(Serialize)]
 struct HatchetNode<'a> {
     frame: HatchetFrame<'a>,
     metrics: HatchetMetrics,
-    children: Vec<HatchetNode<'a>>,
 }
 
 #[derive(Serialize)]
@@ -512,20 +615,9 @@ struct HatchetMetrics {
     calls: u64,
 }
 
-fn node_hatchet<'a>(
-    tree: &'a CallTree<Spread>,
-    id: NodeId,
-    view: &TreeView,
-    depth: usize,
-    calls: &[u64],
-    total: f64,
-) -> HatchetNode<'a> {
+fn node_hatchet<'a>(tree: &'a CallTree<Spread>, id: NodeId, view: &TreeView) -> HatchetNode<'a> {
     let m = &tree.node(id).metrics;
     let p = view.nprocs.max(1) as f64;
-    let children = shown_children(tree, id, view, depth, calls, total)
-        .into_iter()
-        .map(|c| node_hatchet(tree, c, view, depth + 1, calls, total))
-        .collect();
     HatchetNode {
         frame: HatchetFrame {
             name: tree.name(id),
@@ -536,7 +628,6 @@ fn node_hatchet<'a>(
             time: m.total.exclusive / p,
             calls: m.total.calls,
         },
-        children,
     }
 }
 
@@ -545,7 +636,8 @@ fn node_hatchet<'a>(
 /// "time", "calls"}, "children": [...]}`, for
 /// `hatchet.GraphFrame.from_literal`. Times are seconds averaged over the
 /// merged processes (as the text tree shows them); calls are summed over
-/// processes. Children are ordered as in the text tree.
+/// processes. Children are ordered as in the text tree. Written without
+/// recursion, however deep the tree.
 pub fn write_hatchet(
     w: &mut dyn Write,
     tree: &CallTree<Spread>,
@@ -553,11 +645,21 @@ pub fn write_hatchet(
 ) -> io::Result<()> {
     let calls = subtree_calls(tree);
     let total = total_inclusive(tree);
-    let roots: Vec<HatchetNode> = children_sorted(tree, tree.root(), view, &calls, total)
-        .into_iter()
-        .map(|c| node_hatchet(tree, c, view, 0, &calls, total))
-        .collect();
-    super::json::write_pretty(w, &roots)
+    let roots = children_sorted(tree, tree.root(), view, &calls, total);
+    json_tree::write_tree_array(
+        w,
+        0,
+        at_depth(roots, 0),
+        "children",
+        |(id, _)| node_hatchet(tree, id, view),
+        |(id, depth)| {
+            at_depth(
+                shown_children(tree, id, view, depth, &calls, total),
+                depth + 1,
+            )
+        },
+    )?;
+    writeln!(w)
 }
 
 /// Folded stacks, `a;b;c <µs>`: each node's exclusive time (summed over
@@ -727,6 +829,36 @@ mod tests {
             m.inclusive_max_proc = Some(0);
         }
         tree
+    }
+
+    /// The JSON written without recursion is serde's pretty JSON of the
+    /// wire value, byte for byte: top-down, bottom-up, cut by `--depth`,
+    /// merged and of one process.
+    #[test]
+    fn json_without_recursion_is_the_wire_value() {
+        let (top_down, bottom_up) = (tree(30), bottom_up_tree());
+        for (tree, order) in [
+            (&top_down, Order::Inclusive),
+            (&bottom_up, Order::Exclusive),
+        ] {
+            for (max_depth, proc) in [(None, None), (Some(1), Some(0)), (Some(0), None)] {
+                let report = TreeReport {
+                    tree,
+                    view: TreeView {
+                        nprocs: 2,
+                        order,
+                        max_depth,
+                        ..Default::default()
+                    },
+                    proc,
+                    source: None,
+                };
+                let mut out = Vec::new();
+                super::super::render(&report, Format::Json, &mut out).unwrap();
+                let expected = serde_json::to_string_pretty(&report.wire()).unwrap() + "\n";
+                assert_eq!(String::from_utf8(out).unwrap(), expected);
+            }
+        }
     }
 
     /// Exclusive time first; the outermost calls as the remainder row, in

@@ -23,6 +23,7 @@ pub mod functions;
 pub mod html_report;
 pub mod info;
 pub mod json;
+pub mod json_tree;
 pub mod names;
 pub mod numfmt;
 #[cfg(feature = "parquet")]
@@ -107,6 +108,13 @@ pub trait Report {
 
     fn wire(&self) -> Self::Wire<'_>;
 
+    /// Writes the wire value as pretty JSON. Reports whose wire value nests
+    /// as deep as their input (call trees) write the same bytes without
+    /// recursion instead (`json_tree`).
+    fn write_json(&self, w: &mut dyn io::Write) -> io::Result<()> {
+        json::write_pretty(w, &self.wire())
+    }
+
     /// Lines and tables for people (`table`/`text`).
     fn document(&self) -> Document<'_>;
 
@@ -127,7 +135,7 @@ pub trait Report {
 pub fn render(report: &impl Report, format: Format, w: &mut dyn io::Write) -> io::Result<()> {
     match format {
         Format::Table | Format::Text => text::write_document(w, report.document()),
-        Format::Json => json::write_pretty(w, &report.wire()),
+        Format::Json => report.write_json(w),
         Format::Csv => match report.csv() {
             Some(table) => csv::write_table(w, table),
             None => Err(not_offered(format)),

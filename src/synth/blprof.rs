@@ -50,6 +50,22 @@ impl Default for BlprofConfig {
     }
 }
 
+/// A call being generated: what closing it needs.
+struct OpenCall {
+    /// Its record's index.
+    record: usize,
+    fnum: i32,
+    depth: i32,
+    start: f64,
+    /// Its own time, half spent before its callees, half after.
+    own: f64,
+    /// Inclusive time of its callees so far.
+    children: f64,
+    callees_left: u64,
+    /// When the current callee started.
+    callee_start: f64,
+}
+
 struct Call {
     depth: i32,
     fnum: i32,
@@ -242,7 +258,8 @@ impl BlprofConfig {
     }
 
     /// One call at `depth` with its children. Like real code, each function
-    /// calls only a few fixed others, so call paths repeat.
+    /// calls only a few fixed others, so call paths repeat. The nesting is
+    /// an explicit stack: `--depth` may be large.
     fn nested(
         &self,
         g: &mut ProcGen,
@@ -251,6 +268,35 @@ impl BlprofConfig {
         target: usize,
         parent: Option<i32>,
     ) {
+        let mut stack = vec![self.open_call(g, calls, depth, parent)];
+        while let Some(top) = stack.last_mut() {
+            if top.callees_left > 0 && calls.len() < target {
+                top.callees_left -= 1;
+                top.callee_start = g.time;
+                let (depth, fnum) = (top.depth + 1, top.fnum);
+                let callee = self.open_call(g, calls, depth, Some(fnum));
+                stack.push(callee);
+            } else {
+                let done = stack
+                    .pop()
+                    .expect("the loop runs while the stack has a call");
+                self.close_call(g, calls, &done);
+                if let Some(caller) = stack.last_mut() {
+                    caller.children += g.time - caller.callee_start;
+                }
+            }
+        }
+    }
+
+    /// Starts a call: its record (times filled in by `close_call`), half its
+    /// own time, and how many callees it will have.
+    fn open_call(
+        &self,
+        g: &mut ProcGen,
+        calls: &mut Vec<Call>,
+        depth: i32,
+        parent: Option<i32>,
+    ) -> OpenCall {
         let n = self.functions.max(1) as u64;
         let fnum = match parent {
             None => 1 + (g.rng.next_u64() % n) as i32,
@@ -262,7 +308,7 @@ impl BlprofConfig {
             }
         };
         let start = g.time;
-        let me = calls.len();
+        let record = calls.len();
         calls.push(Call {
             depth,
             fnum,
@@ -274,27 +320,34 @@ impl BlprofConfig {
         g.max_start = g.max_start.max(start);
         let own = 1e-6 * (1 + g.rng.next_u64() % 50) as f64;
         g.time += own / 2.0;
-        let mut children = 0.0;
-        if depth < self.depth as i32 {
-            let n = g.rng.next_u64() % 4;
-            for _ in 0..n {
-                if calls.len() >= target {
-                    break;
-                }
-                let t0 = g.time;
-                self.nested(g, calls, depth + 1, target, Some(fnum));
-                children += g.time - t0;
-            }
+        let callees_left = if depth < self.depth as i32 {
+            g.rng.next_u64() % 4
+        } else {
+            0
+        };
+        OpenCall {
+            record,
+            fnum,
+            depth,
+            start,
+            own,
+            children: 0.0,
+            callees_left,
+            callee_start: start,
         }
-        g.time += own / 2.0;
-        if depth == 1 {
-            g.main_children += g.time - start;
+    }
+
+    /// Ends a call: the other half of its own time, its times and totals.
+    fn close_call(&self, g: &mut ProcGen, calls: &mut [Call], open: &OpenCall) {
+        g.time += open.own / 2.0;
+        if open.depth == 1 {
+            g.main_children += g.time - open.start;
         }
-        let c = &mut calls[me];
-        c.inclusive = g.time - start;
-        c.exclusive = c.inclusive - children;
-        g.calls[fnum as usize] += 1;
-        g.excl[fnum as usize] += c.exclusive;
+        let c = &mut calls[open.record];
+        c.inclusive = g.time - open.start;
+        c.exclusive = c.inclusive - open.children;
+        g.calls[open.fnum as usize] += 1;
+        g.excl[open.fnum as usize] += c.exclusive;
     }
 
     /// A comm block: a barrier, ring sends/receives, a name tag.

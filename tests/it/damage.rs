@@ -244,3 +244,48 @@ fn a_huge_depth_claim_sizes_nothing() {
     assert_eq!(check.status.code(), Some(1), "check names the damage");
     assert!(String::from_utf8_lossy(&check.stdout).contains("depth not nested"));
 }
+
+/// Calls nested 6,000 deep (a deep recursion, or records that only claim
+/// to nest): every output of the call tree is written without recursion
+/// (serde's nested serialization overflowed the stack), and the JSON's
+/// indentation stops growing, so that its size stays linear.
+#[test]
+fn six_thousand_nested_calls_are_written_by_every_tree_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("deep");
+    let d = db.to_str().unwrap();
+    crate::common::run_ok(&[
+        "synth", "blprof", d, "--procs", "1", "--depth", "6000", "--calls", "6000", "-q",
+    ]);
+    let summary = crate::common::json(&["trace-summary", d, "--format", "json"]);
+    assert!(
+        summary["max_call_stack_depth"].as_u64().unwrap() >= 2000,
+        "{summary}"
+    );
+    let out = tmp.path().join("out");
+    let o = out.to_str().unwrap();
+    for args in [
+        vec!["calltree", d, "--format", "json", "-o", o],
+        vec!["calltree", d, "--format", "hatchet", "-o", o],
+        vec!["calltree", d, "--bottom-up", "--format", "json", "-o", o],
+        vec!["calltree", d, "--format", "html", "-o", o],
+        vec!["calltree", d, "--format", "folded", "-o", o],
+        vec!["calltree", d, "-o", o],
+        vec!["report", d, "-o", o],
+    ] {
+        let run = crate::common::output(&args);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        if args.contains(&"json") {
+            let bytes = fs::read(&out).unwrap();
+            let count = |c: u8| bytes.iter().filter(|&&b| b == c).count();
+            assert_eq!(count(b'{'), count(b'}'), "{args:?}");
+            assert_eq!(count(b'['), count(b']'), "{args:?}");
+            assert!(bytes.len() < 400 << 20, "{args:?}: {} bytes", bytes.len());
+        }
+    }
+}
