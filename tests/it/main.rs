@@ -19,6 +19,7 @@ mod flags;
 mod fuzz_regressions;
 mod interop;
 mod names;
+mod output_files;
 mod parquet;
 mod progress;
 mod report;

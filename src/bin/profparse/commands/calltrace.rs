@@ -1,6 +1,5 @@
 //! `profparse calltrace DB --proc N`: the text call trace (amrprofparser -ttrace).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -64,7 +63,7 @@ pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         !args.no_combine,
         args.reference_names,
     )?;
-    out.flush()?;
+    out.finish()?;
     drop(bar);
     ctx.warn_all(&warnings);
     Ok(ExitCode::SUCCESS)

@@ -27,6 +27,6 @@ pub fn run(args: &CompletionsArgs) -> anyhow::Result<ExitCode> {
     clap_complete::generate(args.shell, &mut cmd, "profparse", &mut script);
     let mut out = output::open(args.output.output.as_deref())?;
     out.write_all(&script)?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -173,6 +173,6 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     render(&report, args.format, &mut text)?;
     let mut out = output::open(args.output.output.as_deref())?;
     out.write_all(&text)?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,6 @@
 //! `profparse man`: the manual page (roff) generated from the clap
 //! definition: synopsis, options, the subcommands, exit codes.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -31,6 +30,6 @@ pub fn run(args: &ManArgs) -> anyhow::Result<ExitCode> {
     let man = clap_mangen::Man::new(Cli::command());
     let mut out = output::open(args.output.output.as_deref())?;
     man.render(&mut out)?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

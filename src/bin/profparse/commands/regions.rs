@@ -1,6 +1,5 @@
 //! `profparse regions DB`: regions and their time ranges.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -45,11 +44,7 @@ pub fn run(args: &RegionsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             None => None,
         };
     if let Some(path) = &args.write_filter_file {
-        let mut f = std::io::BufWriter::new(
-            std::fs::File::create(path).map_err(|e| profparse::Error::io(path, e))?,
-        );
-        write_filter_file(&mut f, &regions)?;
-        f.flush()?;
+        crate::output::write_file(path, |f| write_filter_file(f, &regions))?;
     }
     let stats = region_stats(&regions);
     let names = |n: i32| regions.name(n);

@@ -2,7 +2,6 @@
 //! every analysis the database supports (`analysis::overview`); parts the
 //! database lacks become notes on the page.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -78,6 +77,6 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     let mut out = output::open(args.output.output.as_deref())?;
     write_report(&mut out, &report)?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -95,11 +95,7 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
                 events: *events,
                 seed: *seed,
             };
-            let f = std::fs::File::create(file).map_err(|e| profparse::Error::io(file, e))?;
-            let mut w = std::io::BufWriter::new(f);
-            cfg.write(&mut w)
-                .map_err(|e| profparse::Error::io(file, e))?;
-            std::io::Write::flush(&mut w).map_err(|e| profparse::Error::io(file, e))?;
+            crate::output::write_file(file, |mut w| cfg.write(&mut w).map(drop))?;
         }
     }
     Ok(ExitCode::SUCCESS)

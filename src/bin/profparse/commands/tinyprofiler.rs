@@ -1,7 +1,6 @@
 //! The TinyProfiler branches of `summary`, `info`, `report` and `calltree`: a job log given where
 //! a database is expected is recognised by its content (`Input::open`).
 
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -81,7 +80,7 @@ pub fn report(path: &Path, output: &OutputArg) -> anyhow::Result<ExitCode> {
     };
     let mut out = crate::output::open(output.output.as_deref())?;
     write_page(&mut out, &page)?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 

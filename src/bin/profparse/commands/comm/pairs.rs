@@ -1,7 +1,6 @@
 //! `profparse comm pairs`: the table after the pairing; JSON and CSV
 //! formatted in the pairing's parallel tasks and written as they end.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -55,6 +54,6 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     };
     drop(report);
     ctx.warn_all(&warnings);
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,6 @@
 //! `profparse export --chrome FILE`: Chrome Trace Event JSON, with a word
 //! before and after writing when viewers will not load it.
 
-use std::io::Write;
 use std::path::Path;
 
 use profparse::analysis::regions::Regions;
@@ -114,10 +113,12 @@ pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<
     if let Some(r) = &regions {
         ctx.warn_all(&r.warnings);
     }
-    let file = std::fs::File::create(chrome).map_err(|e| profparse::Error::io(chrome, e))?;
-    let mut out = std::io::BufWriter::new(file);
-    let stats = write_blprof_trace(&mut out, db, regions.as_ref(), &opts)?;
-    out.flush()?;
+    let mut written = None;
+    crate::output::write_file(chrome, |out| {
+        written = Some(write_blprof_trace(out, db, regions.as_ref(), &opts)?);
+        Ok(())
+    })?;
+    let stats = written.expect("write_file ran the writer or failed");
     drop(bar);
     ctx.warn_all(&stats.warnings);
     let size = std::fs::metadata(chrome).map(|m| m.len()).unwrap_or(0);

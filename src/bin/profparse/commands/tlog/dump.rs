@@ -1,6 +1,5 @@
 //! `profparse tlog dump`: every event, in a reference layout or as JSON/CSV.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -83,10 +82,9 @@ pub fn run(args: &DumpArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             let bar = ctx.progress_beside(output, style.blocks_read(&t), "tlog dump", "blocks");
             t.set_progress(bar.hook());
             write_dump(&mut out, &t, style)?;
-            out.flush()?;
         }
         other => return Err(crate::format::unoffered(other)),
     }
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,6 @@ mod dump;
 mod summary;
 mod tree;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -58,10 +57,12 @@ pub fn run(args: &TlogArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 fn export(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let t = open(&args.file, ctx, false)?;
     let chrome = &args.chrome;
-    let f = std::fs::File::create(chrome).map_err(|e| Error::io(chrome, e))?;
-    let mut out = std::io::BufWriter::new(f);
-    let n = write_tlog_trace(&mut out, &t, &names(&args.event_names)?)?;
-    out.flush()?;
+    let names = names(&args.event_names)?;
+    let mut n = 0;
+    crate::output::write_file(chrome, |out| {
+        n = write_tlog_trace(out, &t, &names)?;
+        Ok(())
+    })?;
     ctx.info(1, format!("wrote {n} events to {}", chrome.display()));
     Ok(ExitCode::SUCCESS)
 }

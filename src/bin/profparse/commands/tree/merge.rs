@@ -76,6 +76,6 @@ pub fn run(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     render(&report, args.format, &mut text)?;
     let mut out = output::open(args.output.output.as_deref())?;
     out.write_all(&text)?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::from(EXIT_OK))
 }

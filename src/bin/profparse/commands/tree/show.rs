@@ -101,6 +101,6 @@ pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         Layout::Json | Layout::Xml => out.write_all(&text)?,
     }
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::from(EXIT_OK))
 }
