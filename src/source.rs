@@ -205,21 +205,61 @@ impl DataHandle {
     }
 }
 
-/// Opens `path` for reading with its metadata; a directory is an I/O error
-/// (exit code 2, like a missing file).
-fn open_file(path: &Path) -> Result<(File, std::fs::Metadata)> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+/// Opens `path` for reading with its metadata. Only regular files are
+/// read: a directory, FIFO, device or socket is an I/O error (exit code 2,
+/// like a missing file). The open does not block (a FIFO without a writer
+/// would wait forever), and the type is checked on the opened file.
+pub fn open_file(path: &Path) -> Result<(File, std::fs::Metadata)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    /// Linux's O_NONBLOCK; on a regular file it changes nothing.
+    const O_NONBLOCK: i32 = 0o4000;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-    if meta.is_dir() {
-        return Err(Error::io(
-            path,
-            std::io::Error::new(
+    if !meta.is_file() {
+        let (kind, what) = if meta.is_dir() {
+            (
                 std::io::ErrorKind::IsADirectory,
                 "is a directory, expected a file",
+            )
+        } else {
+            (
+                std::io::ErrorKind::InvalidInput,
+                "is not a regular file (a FIFO, device or socket); only regular files are read",
+            )
+        };
+        return Err(Error::io(path, std::io::Error::new(kind, what)));
+    }
+    Ok((file, meta))
+}
+
+/// Header texts longer than this are refused: AMReX's largest (a
+/// `bl_call_stats_H_*` of a long run on many processes) are tens of MB.
+pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+
+/// The bytes of a text file (a header) up to [`MAX_TEXT_BYTES`]; a longer
+/// file is an error, not read.
+pub fn read_text_bytes(path: &Path) -> Result<Vec<u8>> {
+    let (file, meta) = open_file(path)?;
+    if meta.len() > MAX_TEXT_BYTES {
+        return Err(Error::invalid(
+            Location::file(path),
+            format!(
+                "{} bytes: longer than any header ({} bytes at most); not read",
+                meta.len(),
+                MAX_TEXT_BYTES
             ),
         ));
     }
-    Ok((file, meta))
+    let mut v = Vec::new();
+    // `take` bounds the read even if the file grows meanwhile.
+    file.take(MAX_TEXT_BYTES)
+        .read_to_end(&mut v)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(v)
 }
 
 fn read_part(path: &Path, mut file: File, offset: u64, len: u64) -> Result<Vec<u8>> {

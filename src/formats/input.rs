@@ -267,7 +267,8 @@ fn tinyprofiler_log(path: &Path, head_read: Option<&[u8]>) -> bool {
 
 /// The first [`HEAD`] bytes of the file (fewer if it is shorter).
 fn head(path: &Path) -> Result<Vec<u8>> {
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    // Never blocks: a FIFO is refused, not waited on.
+    let (f, _) = crate::source::open_file(path)?;
     let mut head = Vec::with_capacity(HEAD);
     f.take(HEAD as u64)
         .read_to_end(&mut head)
@@ -346,13 +347,15 @@ mod tests {
             Input::open(&disabled).unwrap().kind,
             InputKind::TinyProfiler
         );
-        // Binary with the marker inside, and text without: traces as before.
+        // Binary with the marker inside: a trace as before. Text without a
+        // report is no input profparse reads: refused with the reason.
         let bin = dir.path().join("bin.log");
         std::fs::write(&bin, [&[0u8; 8][..], &report].concat()).unwrap();
         assert_eq!(Input::open(&bin).unwrap().kind, InputKind::Tlog);
         let text = dir.path().join("notes.txt");
         std::fs::write(&text, b"just some text").unwrap();
-        assert_eq!(Input::open(&text).unwrap().kind, InputKind::Tlog);
+        let e = Input::open(&text).unwrap_err();
+        assert!(e.to_string().contains("it is text"), "{e}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod diff;
 mod export;
 mod flags;
 mod fuzz_regressions;
+mod hostile_files;
 mod interop;
 mod names;
 mod output_files;

@@ -66,6 +66,7 @@ impl CallStatsHeader {
             }
         });
         warn.finish();
+        dedup_header_files(&mut h.header_files);
         if relevant == 0 {
             return Err(Error::NotAHeader {
                 path: path.to_owned(),
@@ -92,9 +93,16 @@ pub(crate) fn push_header_file(
             line,
             format!("HeaderFile {name:?} is not {prefix}<digits>; ignored"),
         );
-    } else if !list.iter().any(|f| f == name) {
+    } else {
         list.push(name.to_owned());
     }
+}
+
+/// Drops repeated `HeaderFile` names, the first kept (a hash set: a header
+/// may list 100,000 files).
+pub(crate) fn dedup_header_files(list: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::with_capacity(list.len());
+    list.retain(|name| seen.insert(name.clone()));
 }
 
 /// One trace block: `nrss` region records then `ntrace` call records

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::base::{RealWidth, line_kind};
-use super::callstats::push_header_file;
+use super::callstats::{dedup_header_files, push_header_file};
 use super::files::{Part, file_number};
 use super::header::HeaderLine;
 use super::headerfile::{LineWarnings, SharedNames, non_negative, proc_number, visit_lines};
@@ -82,6 +82,7 @@ impl CommHeader {
             }
         });
         warn.finish();
+        dedup_header_files(&mut h.header_files);
         if relevant == 0 {
             return Err(Error::NotAHeader {
                 path: path.to_owned(),

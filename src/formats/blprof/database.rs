@@ -436,12 +436,29 @@ fn group_by_proc<B: Send, X: Default + Send>(
     (groups, warnings)
 }
 
+/// Refuses a file name that could read outside the database: one with a
+/// directory in it, or a symbolic link whose target is outside the
+/// database directory (a link that stays inside is followed).
 fn check_bare_name(dir: &Path, name: &str) -> Result<()> {
-    if name.contains('/') || name.contains('\\') || name == ".." {
+    if name.contains('/') || name.contains('\\') || name == ".." || name == "." {
         return Err(Error::invalid(
             Location::file(dir.join(name)),
             "data file names must not contain a directory",
         ));
+    }
+    let path = dir.join(name);
+    let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link {
+        let inside = match (std::fs::canonicalize(&path), std::fs::canonicalize(dir)) {
+            (Ok(target), Ok(root)) => target.starts_with(root),
+            _ => false,
+        };
+        if !inside {
+            return Err(Error::invalid(
+                Location::file(path),
+                "a symbolic link to outside the database (or to nothing); not read",
+            ));
+        }
     }
     Ok(())
 }
@@ -484,6 +501,13 @@ fn open_global<H>(
         return Ok(None);
     }
     let path = dir.join(name);
+    if let Err(e) = check_bare_name(dir, name) {
+        warnings.push(as_warning(
+            e,
+            "the part is read as if it had no global header",
+        ));
+        return Ok(None);
+    }
     let text = read_text(&path, warnings)?;
     parse(&text, &path, warnings).map(Some)
 }
@@ -500,25 +524,43 @@ fn per_file_headers(
     let Some(prefix) = part.file_header_prefix() else {
         return Vec::new();
     };
-    match listed {
-        Some(names) => names
-            .iter()
-            .filter(|n| {
-                let present = listing.iter().any(|l| l == *n);
-                if !present {
-                    warnings.push(Warning::new(
-                        Location::file(dir.join(n)),
-                        format!(
-                            "listed in {} but missing; its processes have no {}",
-                            part.global_header(),
-                            part.name()
-                        ),
-                    ));
-                }
-                present
-            })
-            .map(|n| dir.join(n))
-            .collect(),
+    let paths = match listed {
+        Some(names) => {
+            let present: std::collections::HashSet<&str> =
+                listing.iter().map(String::as_str).collect();
+            let mut missing = 0usize;
+            let found: Vec<PathBuf> = names
+                .iter()
+                .filter(|n| {
+                    let here = present.contains(n.as_str());
+                    if !here {
+                        missing += 1;
+                        if missing <= MAX_MISSING_SHOWN {
+                            warnings.push(Warning::new(
+                                Location::file(dir.join(n)),
+                                format!(
+                                    "listed in {} but missing; its processes have no {}",
+                                    part.global_header(),
+                                    part.name()
+                                ),
+                            ));
+                        }
+                    }
+                    here
+                })
+                .map(|n| dir.join(n))
+                .collect();
+            if missing > MAX_MISSING_SHOWN {
+                warnings.push(Warning::new(
+                    Location::file(dir.join(part.global_header())),
+                    format!(
+                        "{} more listed per-file headers are missing",
+                        missing - MAX_MISSING_SHOWN
+                    ),
+                ));
+            }
+            found
+        }
         None => {
             let mut found: Vec<(u64, &String)> = listing
                 .iter()
@@ -536,8 +578,28 @@ fn per_file_headers(
             }
             found.into_iter().map(|(_, n)| dir.join(n)).collect()
         }
-    }
+    };
+    // Per-file headers that could read outside the database are dropped.
+    paths
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            match check_bare_name(dir, name) {
+                Ok(()) => true,
+                Err(e) => {
+                    warnings.push(as_warning(
+                        e,
+                        "its processes are read as if it were missing",
+                    ));
+                    false
+                }
+            }
+        })
+        .collect()
 }
+
+/// Missing per-file headers named one by one; the rest are counted.
+const MAX_MISSING_SHOWN: usize = 10;
 
 fn check_nprocs(
     base: &Option<BaseHeader>,

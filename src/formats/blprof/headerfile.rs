@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::header::{HeaderLine, LineError, Parsed, numbered_lines, parse_line};
-use crate::error::{Error, Location, Result, Warning};
+use crate::error::{Location, Result, Warning};
 
 /// One copy per header file of the strings its lines repeat (data file
 /// names, function names, hosts): a file of many processes would otherwise
@@ -76,7 +76,7 @@ impl<'w> LineWarnings<'w> {
 /// Reads a header file as text. Non-UTF-8 bytes (a damaged or wrong file)
 /// are replaced and reported rather than refused.
 pub fn read_text(path: &Path, warnings: &mut Vec<Warning>) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::source::read_text_bytes(path)?;
     match String::from_utf8(bytes) {
         Ok(s) => Ok(s),
         Err(e) => {

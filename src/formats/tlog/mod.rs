@@ -139,8 +139,10 @@ impl TlogFile {
         on_chunk: impl FnMut(V),
     ) -> Result<TlogFile> {
         let path = path.as_ref();
-        let reader = std::fs::File::open(path).ok();
-        TlogFile::scan(InputFile::open(path)?, reader, progress, on_chunk)
+        // Opened first: a FIFO or device is refused here, never waited on.
+        let input = InputFile::open(path)?;
+        let reader = crate::source::open_file(path).ok().map(|(f, _)| f);
+        TlogFile::scan(input, reader, progress, on_chunk)
     }
 
     /// Scans the file once: builds the per-process index and collects

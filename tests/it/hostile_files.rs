@@ -1,0 +1,130 @@
+//! Files in a database that are not its plain files (issue 19, class 2):
+//! symbolic links out of it, FIFOs, huge sparse headers, a header listing
+//! 100,000 per-file headers. Each command ends, reads nothing outside the
+//! database, and says what it skipped.
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::common::{copy_db, profparse, s};
+
+/// Runs profparse with a generous bound (a FIFO used to block forever);
+/// returns (exit code, stdout, stderr).
+fn bounded(args: &[&str]) -> (i32, String, String) {
+    let out = profparse()
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn mkfifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn a_link_out_of_the_database_is_not_read() {
+    let tmp = copy_db("small4");
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("credentials");
+    fs::write(&secret, "SECRET-TOKEN-0042\n".repeat(100)).unwrap();
+    let data = tmp.path().join("bl_call_stats_D_00001");
+    fs::remove_file(&data).unwrap();
+    std::os::unix::fs::symlink(&secret, &data).unwrap();
+    // A link that stays inside is followed.
+    let inner = tmp.path().join("bl_call_stats_D_00002");
+    let kept = tmp.path().join("kept_copy");
+    fs::rename(&inner, &kept).unwrap();
+    std::os::unix::fs::symlink("kept_copy", &inner).unwrap();
+    let dir = s(tmp.path());
+    let html = tmp.path().join("r.html");
+    for args in [
+        vec!["trace-summary", dir, "--format", "json"],
+        vec!["calltree", dir],
+        vec!["calltrace", dir, "--proc", "1"],
+        vec!["report", dir, "-o", s(&html)],
+    ] {
+        let (code, stdout, stderr) = bounded(&args);
+        assert_eq!(code, 3, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("symbolic link to outside the database"),
+            "{stderr}"
+        );
+        assert!(
+            !stdout.contains("SECRET") && !stderr.contains("SECRET"),
+            "{args:?}"
+        );
+        // The linked-inside file of process 2 was read: no warning names it.
+        assert!(!stderr.contains("bl_call_stats_D_00002"), "{stderr}");
+    }
+    assert!(!fs::read_to_string(&html).unwrap().contains("SECRET"));
+}
+
+#[test]
+fn fifos_and_huge_headers_are_refused_not_waited_on_or_read() {
+    let tmp = copy_db("small4");
+    let data = tmp.path().join("bl_comm_prof_D_00003");
+    fs::remove_file(&data).unwrap();
+    mkfifo(&data);
+    let header = tmp.path().join("bl_call_stats_H_00001");
+    fs::File::create(&header).unwrap().set_len(3 << 30).unwrap();
+    let dir = s(tmp.path());
+    for args in [
+        vec!["comm", "stats", dir],
+        vec!["trace-summary", dir],
+        vec!["summary", dir],
+    ] {
+        let (code, _, stderr) = bounded(&args);
+        assert!(matches!(code, 0 | 3), "{args:?}: {code} {stderr}");
+    }
+    let (_, _, stderr) = bounded(&["comm", "stats", dir]);
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    let (_, _, stderr) = bounded(&["trace-summary", dir]);
+    assert!(stderr.contains("longer than any header"), "{stderr}");
+    // A FIFO given as a trace or a global header: an error, at once.
+    let fifo = tmp.path().join("trace.log");
+    mkfifo(&fifo);
+    for args in [
+        vec!["tlog", "dump", s(&fifo)],
+        vec!["diff", s(&fifo), s(&fifo)],
+    ] {
+        let (code, _, stderr) = bounded(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+    }
+    let global = tmp.path().join("bl_prof_H");
+    fs::remove_file(&global).unwrap();
+    mkfifo(&global);
+    assert_eq!(bounded(&["summary", dir]).0, 2);
+}
+
+#[test]
+fn a_hundred_thousand_header_files_are_listed_once_and_counted() {
+    let tmp = copy_db("small4");
+    let global = tmp.path().join("bl_call_stats_H");
+    let mut text = fs::read_to_string(&global).unwrap();
+    for k in 0..100_000 {
+        text.push_str(&format!(
+            "HeaderFile bl_call_stats_H_{:05}\n",
+            k % 50_000 + 10
+        ));
+    }
+    fs::write(&global, text).unwrap();
+    let (code, _, stderr) = bounded(&["trace-summary", s(tmp.path())]);
+    assert_eq!(code, 3, "{stderr}");
+    let missing = stderr.lines().filter(|l| l.contains("but missing")).count();
+    assert_eq!(missing, 10, "{stderr}");
+    assert!(
+        stderr.contains("49990 more listed per-file headers are missing"),
+        "{stderr}"
+    );
+}
