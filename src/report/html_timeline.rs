@@ -183,3 +183,63 @@ fn legend(w: &mut dyn Write, t: &TraceTimeline) -> io::Result<()> {
     }
     writeln!(w, "</p>")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::trace_timeline::{TraceBar, TraceTimelineRow};
+
+    /// A timeline of one lane with `n` one-column bars of function 0.
+    fn level(n: u32) -> TraceTimeline {
+        TraceTimeline {
+            span: (0.0, 1.0),
+            columns: n.max(1) as usize,
+            names: vec!["f<&>".into()],
+            totals: vec![1.0],
+            rows: vec![TraceTimelineRow {
+                proc: 0,
+                bars: (0..n)
+                    .map(|i| TraceBar {
+                        first: i,
+                        last: i,
+                        function: 0,
+                        busy: 1.0,
+                        calls: 1,
+                    })
+                    .collect(),
+            }],
+            latest_end: 1.0,
+        }
+    }
+
+    fn page(levels: &[TraceTimeline]) -> String {
+        let mut out = Vec::new();
+        trace_levels(&mut out, levels).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_first_depth_with_steps_starts_selected_and_empty_depths_are_skipped() {
+        let html = page(&[level(1), level(0), level(3)]);
+        assert!(html.contains("id=\"tl-d0\"><label"));
+        assert!(!html.contains("id=\"tl-d1\""));
+        assert!(html.contains("id=\"tl-d2\" checked>"));
+        assert!(html.contains("#tl-d2:checked~#tl-2{display:block}"));
+        assert!(html.contains("f&lt;&amp;&gt;"));
+        assert!(!html.contains("left out"));
+    }
+
+    #[test]
+    fn deeper_depths_share_a_bounded_number_of_bars() {
+        let n = (MAX_DEEPER_BARS / 2 + 1) as u32;
+        let html = page(&[level(2), level(n), level(n), level(1)]);
+        assert!(html.contains("id=\"tl-d1\""));
+        assert!(!html.contains("id=\"tl-d2\"") && !html.contains("id=\"tl-d3\""));
+        assert!(html.contains("Depths 2 and deeper are left out"));
+        assert!(html.matches("<rect").count() <= 2 + 2 + MAX_DEEPER_BARS);
+        assert_eq!(
+            page(&[level(0)]),
+            "<p class=\"absent\">No calls recorded.</p>\n"
+        );
+    }
+}

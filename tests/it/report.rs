@@ -828,6 +828,56 @@ fn trace_timeline_accounts_for_every_outermost_call(name: &str) {
 
 database_tests!(trace_timeline_accounts_for_every_outermost_call);
 
+/// The report's timeline of each depth holds, per function, the inclusive
+/// seconds of the call tree's nodes at that depth; bars split where a call
+/// starts, so amrlevel8's 20 time steps per process (back to back, one
+/// function) are 20 bars at depth 0.
+fn trace_timeline_of_each_depth_holds_that_depths_calls(name: &str) {
+    use profparse::analysis::calltree::call_tree;
+    use profparse::analysis::trace_summary::Selection;
+    use profparse::analysis::trace_timeline::whole_trace_timelines;
+    use profparse::formats::blprof::Database;
+
+    let db = Database::open(db(name)).unwrap();
+    let (levels, w) = whole_trace_timelines(&db, 500, 4);
+    assert!(w.is_empty(), "{name}: {w:?}");
+    assert_eq!(levels.len(), 4);
+    let (tree, _, _) = call_tree(&db, &Selection { ranges: None }, None);
+    // Inclusive seconds per (depth, name), walked with a stack.
+    let mut want: std::collections::BTreeMap<(usize, String), f64> = Default::default();
+    let mut stack: Vec<_> = tree
+        .node(tree.root())
+        .children()
+        .iter()
+        .map(|&c| (c, 0))
+        .collect();
+    while let Some((id, depth)) = stack.pop() {
+        if depth < 4 {
+            *want.entry((depth, tree.name(id).to_owned())).or_default() +=
+                tree.node(id).metrics.total.inclusive;
+            stack.extend(tree.node(id).children().iter().map(|&c| (c, depth + 1)));
+        }
+    }
+    for (d, t) in levels.iter().enumerate() {
+        for (f, n) in t.names.iter().enumerate() {
+            let w = want.get(&(d, n.clone())).copied().unwrap_or(0.0);
+            assert!(
+                (t.totals[f] - w).abs() <= 1e-9 * w.max(1.0),
+                "{name} depth {d}: {n}: {} vs {w}",
+                t.totals[f]
+            );
+        }
+        assert_eq!(t.span, levels[0].span);
+    }
+    if name == "amrlevel8" {
+        for row in &levels[0].rows {
+            assert!(row.bars.len() >= 20, "proc {}: {:?}", row.proc, row.bars);
+        }
+    }
+}
+
+database_tests!(trace_timeline_of_each_depth_holds_that_depths_calls);
+
 fn grouped_send_matrix_sums_the_full_one(name: &str) {
     use profparse::analysis::comm_select::CommSelection;
     use profparse::analysis::comm_sync::{SendMatrixGroups, send_matrix, send_matrix_groups};
