@@ -7,7 +7,8 @@
 use std::collections::HashSet;
 
 use super::base_summary::base_summary;
-use super::calltree::{Spread, call_tree};
+use super::callers::{bottom_up, merged};
+use super::calltree::{Spread, merge_trees, process_trees};
 use super::comm_select::CommSelection;
 use super::comm_sync::{SendMatrixGroups, send_matrix_groups};
 use super::comm_timeline::{TimelineRow, time_span, timeline_rows};
@@ -15,7 +16,7 @@ use super::function_stats::FunctionSummary;
 use super::imbalance::{FunctionImbalance, ImbalanceOptions, imbalance};
 use super::regions::{RegionStats, Regions, region_stats};
 use super::trace_summary::Selection;
-use super::trace_timeline::{TraceTimeline, whole_trace_timeline};
+use super::trace_timeline::{TraceTimeline, whole_trace_timelines};
 use crate::error::Warning;
 use crate::formats::blprof::{Database, Part};
 use crate::model::calltree::CallTree;
@@ -37,13 +38,20 @@ pub struct OverviewOptions {
     pub imbalance: ImbalanceOptions,
     /// Columns of the timelines.
     pub timeline_columns: usize,
+    /// Trace timelines of the calls at depths `0..timeline_depths`.
+    pub timeline_depths: usize,
     /// At most this many cells per side of the send matrix.
     pub matrix_max_cells: usize,
 }
 
-/// The call tree, merged over `nprocs` processes or of the one in focus.
+/// The call tree, merged over `nprocs` processes or of the one in focus,
+/// and its bottom-up (callers) tree, merged the same way.
 pub struct TreeSection {
     pub tree: CallTree<Spread>,
+    pub bottom_up: CallTree<Spread>,
+    /// Caller paths deeper than [`MAX_LEVELS`](super::callers::MAX_LEVELS)
+    /// were cut there.
+    pub bottom_up_cut: bool,
     pub nprocs: usize,
 }
 
@@ -71,7 +79,8 @@ pub struct Overview {
     pub summary: Section<FunctionSummary>,
     pub calltree: Section<TreeSection>,
     pub regions: Section<Vec<RegionStats>>,
-    pub trace_timeline: Section<TraceTimeline>,
+    /// The trace timeline of each depth `0..timeline_depths` (index = depth).
+    pub trace_timeline: Section<Vec<TraceTimeline>>,
     pub comm_timeline: Section<CommTimelineSection>,
     pub matrix: Section<SendMatrixGroups>,
     pub imbalance: Section<ImbalanceSection>,
@@ -206,7 +215,7 @@ fn trace_sections(
 ) -> (
     Section<TreeSection>,
     Section<Vec<RegionStats>>,
-    Section<TraceTimeline>,
+    Section<Vec<TraceTimeline>>,
 ) {
     let regions = Regions::load(db);
     warnings.extend(regions.warnings.iter().cloned());
@@ -215,14 +224,26 @@ fn trace_sections(
     let tree = match opts.proc {
         Some(p) if !traced(p) => Err(Absent(format!("No call traces for process {p}."))),
         _ => {
-            let (tree, nprocs, w) = call_tree(db, &Selection { ranges: None }, opts.proc);
+            // One read of the traces for both trees, as `calltree` and
+            // `calltree --bottom-up` build them.
+            let (trees, w) = process_trees(db, &Selection { ranges: None }, opts.proc);
             warnings.extend(w);
-            Ok(TreeSection { tree, nprocs })
+            let up = merged(&trees, |t| bottom_up(t, &|_| true));
+            Ok(TreeSection {
+                tree: merge_trees(&trees),
+                bottom_up: up.tree,
+                bottom_up_cut: up.cut,
+                nprocs: trees.len(),
+            })
         }
     };
-    let (timeline, w) = whole_trace_timeline(db, opts.timeline_columns);
+    let (timelines, w) = whole_trace_timelines(db, opts.timeline_columns, opts.timeline_depths);
     warnings.extend(w);
-    let timeline = timeline.ok_or_else(|| Absent("No calls recorded.".to_owned()));
+    let timeline = if timelines.is_empty() {
+        Err(Absent("No calls recorded.".to_owned()))
+    } else {
+        Ok(timelines)
+    };
     (tree, Ok(stats), timeline)
 }
 

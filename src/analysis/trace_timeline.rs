@@ -1,10 +1,12 @@
-//! A per-process timeline of the outermost calls (depth 0) from the call
-//! traces, binned into a fixed number of time columns.
+//! A per-process timeline of the calls at one depth (0: the outermost
+//! calls) from the call traces, binned into a fixed number of time columns.
+//! An `Amr` application's depth 0 is one call per step, back to back:
+//! deeper levels, and bars split where a call starts, show its steps.
 //!
 //! Per process and column, the outermost function with the most time in
 //! the column wins; neighbouring columns won by the same function merge into
-//! one bar. Memory and output are bounded by columns × processes, whatever
-//! the number of calls.
+//! one bar, unless a call of it starts there. Memory and output are bounded
+//! by columns × processes (× depths), whatever the number of calls.
 //!
 //! ```text
 //! time      0 ─────────────────────────────── span end
@@ -60,19 +62,35 @@ pub fn whole_trace_timeline(
     db: &Database,
     columns: usize,
 ) -> (Option<TraceTimeline>, Vec<Warning>) {
+    let (t, w) = whole_trace_timelines(db, columns, 1);
+    (t.into_iter().next(), w)
+}
+
+/// [`whole_trace_timeline`] of the calls at each depth `0..depths`, from
+/// one pass over the traces: element `d` holds the calls at depth `d`.
+/// Empty without calls.
+pub fn whole_trace_timelines(
+    db: &Database,
+    columns: usize,
+    depths: usize,
+) -> (Vec<TraceTimeline>, Vec<Warning>) {
     let (span, mut warnings) = trace_span(db);
     let Some(span) = span else {
-        return (None, warnings);
+        return (Vec::new(), warnings);
     };
-    let (t, w) = trace_timeline(db, span, columns);
-    if t.latest_end <= span.1 {
+    let (t, w) = trace_timelines(db, span, columns, depths);
+    let latest = t
+        .iter()
+        .map(|t| t.latest_end)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if latest <= span.1 {
         warnings.extend(w);
-        return (Some(t), warnings);
+        return (t, warnings);
     }
     // The same blocks again: their warnings are those of the first pass.
-    let (t, w) = trace_timeline(db, (span.0, t.latest_end), columns);
+    let (t, w) = trace_timelines(db, (span.0, latest), columns, depths);
     warnings.extend(w);
-    (Some(t), warnings)
+    (t, warnings)
 }
 
 /// The span of the call traces: the earliest call start (`timeMinMax`) to
@@ -119,100 +137,134 @@ pub fn trace_timeline(
     span: (f64, f64),
     columns: usize,
 ) -> (TraceTimeline, Vec<Warning>) {
+    let (t, w) = trace_timelines(db, span, columns, 1);
+    let t = t.into_iter().next().unwrap_or_else(|| TraceTimeline {
+        span,
+        columns: columns.max(1),
+        names: Vec::new(),
+        totals: Vec::new(),
+        rows: Vec::new(),
+        latest_end: f64::NEG_INFINITY,
+    });
+    (t, w)
+}
+
+/// [`trace_timeline`] of the calls at each depth `0..depths` (at least
+/// one), in one pass over the traces: element `d` bins the calls at depth
+/// `d` alone, so that the steps inside one long outermost call show.
+pub fn trace_timelines(
+    db: &Database,
+    span: (f64, f64),
+    columns: usize,
+    depths: usize,
+) -> (Vec<TraceTimeline>, Vec<Warning>) {
     let index = db.trace_index();
     let functions = FunctionIndex::new(&index.procs);
     let nfuncs = functions.names.len();
     let columns = columns.max(1);
+    let depths = depths.max(1);
     let width = (span.1 - span.0).max(f64::MIN_POSITIVE);
     let slice = width / columns as f64;
-    let per: Vec<(TraceTimelineRow, Vec<f64>, f64, Vec<Warning>)> =
-        db.trace_blocks(None).map_procs(|walk| {
-            let (row, p) = (walk.row(), walk.proc());
-            let mut cols: Vec<Column> = vec![Vec::new(); columns];
-            let mut totals = vec![0f64; nfuncs];
-            let mut latest = f64::NEG_INFINITY;
-            let col = |t: f64| (((t - span.0) / slice).floor().max(0.0) as usize).min(columns - 1);
-            let warnings = walk.for_each_call(|c| {
-                if c.depth != 0 || !c.start.is_finite() || !c.inclusive.is_finite() {
-                    return;
-                }
-                let Some(g) = functions.global(row, c.fnum) else {
-                    return;
-                };
-                latest = latest.max(c.end());
-                let a = c.start.clamp(span.0, span.1);
-                let z = c.end().clamp(a, span.1);
-                let first = col(a);
-                for (i, cell) in cols.iter_mut().enumerate().take(col(z) + 1).skip(first) {
-                    let lo = span.0 + slice * i as f64;
-                    let overlap = (z.min(lo + slice) - a.max(lo)).max(0.0);
-                    totals[g] += overlap;
-                    // An instant still shows: the smallest positive weight.
-                    let t = overlap.max(1e-300);
-                    let starts = u32::from(i == first);
-                    match cell.iter_mut().find(|e| e.0 == g as u32) {
-                        Some(e) => {
-                            e.1 += t;
-                            e.2 += starts;
-                        }
-                        None => cell.push((g as u32, t, starts)),
+    // Per process, per depth: the lane, seconds per function, latest end.
+    type Level = (TraceTimelineRow, Vec<f64>, f64);
+    let per: Vec<(Vec<Level>, Vec<Warning>)> = db.trace_blocks(None).map_procs(|walk| {
+        let (row, p) = (walk.row(), walk.proc());
+        let mut cols: Vec<Vec<Column>> = vec![vec![Vec::new(); columns]; depths];
+        let mut totals = vec![vec![0f64; nfuncs]; depths];
+        let mut latest = vec![f64::NEG_INFINITY; depths];
+        let col = |t: f64| (((t - span.0) / slice).floor().max(0.0) as usize).min(columns - 1);
+        let warnings = walk.for_each_call(|c| {
+            let d = c.depth as usize;
+            if d >= depths || !c.start.is_finite() || !c.inclusive.is_finite() {
+                return;
+            }
+            let Some(g) = functions.global(row, c.fnum) else {
+                return;
+            };
+            latest[d] = latest[d].max(c.end());
+            let a = c.start.clamp(span.0, span.1);
+            let z = c.end().clamp(a, span.1);
+            let first = col(a);
+            for (i, cell) in cols[d].iter_mut().enumerate().take(col(z) + 1).skip(first) {
+                let lo = span.0 + slice * i as f64;
+                let overlap = (z.min(lo + slice) - a.max(lo)).max(0.0);
+                totals[d][g] += overlap;
+                // An instant still shows: the smallest positive weight.
+                let t = overlap.max(1e-300);
+                let starts = u32::from(i == first);
+                match cell.iter_mut().find(|e| e.0 == g as u32) {
+                    Some(e) => {
+                        e.1 += t;
+                        e.2 += starts;
                     }
-                }
-            });
-            let mut bars: Vec<TraceBar> = Vec::new();
-            for (i, cell) in cols.iter().enumerate() {
-                // Ties go to the lower function index, for any call order.
-                let Some(&(f, _, n)) = cell
-                    .iter()
-                    .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
-                else {
-                    continue;
-                };
-                let busy = (cell.iter().map(|e| e.1).sum::<f64>() / slice).min(1.0);
-                match bars.last_mut() {
-                    Some(b) if b.function == f && b.last + 1 == i as u32 => {
-                        let k = (b.last - b.first + 1) as f64;
-                        b.busy = (b.busy * k + busy) / (k + 1.0);
-                        b.last = i as u32;
-                        b.calls += n as u64;
-                    }
-                    _ => bars.push(TraceBar {
-                        first: i as u32,
-                        last: i as u32,
-                        function: f,
-                        busy,
-                        calls: n as u64,
-                    }),
+                    None => cell.push((g as u32, t, starts)),
                 }
             }
-            (
-                TraceTimelineRow { proc: p.proc, bars },
-                totals,
-                latest,
-                warnings,
-            )
         });
-    let mut totals = vec![0f64; nfuncs];
-    let mut rows = Vec::with_capacity(per.len());
-    let mut latest_end = f64::NEG_INFINITY;
-    let mut warnings = Vec::new();
-    for (row, t, latest, w) in per {
-        warnings.extend(w);
-        latest_end = latest_end.max(latest);
-        for (a, b) in totals.iter_mut().zip(&t) {
-            *a += b;
-        }
-        rows.push(row);
-    }
-    (
-        TraceTimeline {
+        let levels = cols
+            .iter()
+            .zip(totals)
+            .zip(latest)
+            .map(|((cols, totals), latest)| {
+                let bars = lane_bars(cols, slice);
+                (TraceTimelineRow { proc: p.proc, bars }, totals, latest)
+            })
+            .collect();
+        (levels, warnings)
+    });
+    let mut out: Vec<TraceTimeline> = (0..depths)
+        .map(|_| TraceTimeline {
             span,
             columns,
-            names: functions.names,
-            totals,
-            rows,
-            latest_end,
-        },
-        warnings,
-    )
+            names: functions.names.clone(),
+            totals: vec![0f64; nfuncs],
+            rows: Vec::with_capacity(per.len()),
+            latest_end: f64::NEG_INFINITY,
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    for (levels, w) in per {
+        warnings.extend(w);
+        for (t, (row, totals, latest)) in out.iter_mut().zip(levels) {
+            t.latest_end = t.latest_end.max(latest);
+            for (a, b) in t.totals.iter_mut().zip(&totals) {
+                *a += b;
+            }
+            t.rows.push(row);
+        }
+    }
+    (out, warnings)
+}
+
+/// The bars of one lane: per column the function with the most time;
+/// neighbouring columns won by the same function merge unless a call of it
+/// starts in the later one, so that back-to-back calls (an application's
+/// time steps) stay apart. At most one bar per column whatever the calls.
+fn lane_bars(cols: &[Column], slice: f64) -> Vec<TraceBar> {
+    let mut bars: Vec<TraceBar> = Vec::new();
+    for (i, cell) in cols.iter().enumerate() {
+        // Ties go to the lower function index, for any call order.
+        let Some(&(f, _, n)) = cell
+            .iter()
+            .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
+        else {
+            continue;
+        };
+        let busy = (cell.iter().map(|e| e.1).sum::<f64>() / slice).min(1.0);
+        match bars.last_mut() {
+            Some(b) if b.function == f && b.last + 1 == i as u32 && n == 0 => {
+                let k = (b.last - b.first + 1) as f64;
+                b.busy = (b.busy * k + busy) / (k + 1.0);
+                b.last = i as u32;
+            }
+            _ => bars.push(TraceBar {
+                first: i as u32,
+                last: i as u32,
+                function: f,
+                busy,
+                calls: n as u64,
+            }),
+        }
+    }
+    bars
 }

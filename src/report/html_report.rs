@@ -10,9 +10,10 @@
 
 use std::io::{self, Write};
 
-use super::calltree::{TreeView, write_html_tree};
+use super::calltree::{Order, TreeView};
+use super::html_search::{SEARCH_SCRIPT, write_search_bar};
+use super::html_tree::{MAX_TREE_ROWS, TreeTable, write_tree_table};
 use super::numfmt::{bytes, percent, seconds, seconds_apart};
-use super::svg::MAX_LANES;
 use crate::analysis::comm_sync::SendMatrixGroups;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
@@ -43,9 +44,6 @@ pub struct TreeBounds {
 /// At most this many cells per side of the comm matrix picture.
 pub const MATRIX_MAX_CELLS: usize = 256;
 
-/// Functions of the trace timeline legend.
-const LEGEND_FUNCTIONS: usize = 12;
-
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -67,6 +65,7 @@ body{font-family:system-ui,sans-serif;margin:0 1.5em 2em;color:#1b1b1b;backgroun
 header{border-bottom:2px solid #8b0000;margin-bottom:1em}
 h1{margin:.5em 0 .2em;font-size:1.5em} h2{margin-top:1.6em;border-bottom:1px solid #ccc}
 h3{margin:1em 0 .2em;font-size:1em;font-family:monospace}
+h3.sub{font-family:inherit;font-size:1.05em}
 nav a{margin-right:1em}
 .absent{color:#666;font-style:italic;background:#f4f4f4;padding:.6em;border-left:4px solid #aaa}
 .note{color:#444;font-size:.9em}
@@ -78,8 +77,27 @@ table.sortable th{cursor:pointer;user-select:none}
 table.sortable th[aria-sort=ascending]::after{content:" \25B2"}
 table.sortable th[aria-sort=descending]::after{content:" \25BC"}
 tbody tr:hover{background:#fff6e0}
-.tree details{margin-left:1.2em} .tree summary{font-family:monospace;white-space:pre;cursor:pointer}
-.tree .hot{color:#800000} .tree .leaf{margin-left:2.4em;font-family:monospace;white-space:pre}
+.ctree{font-size:.85em;border-top:1px solid #ccc;max-width:100%;overflow-x:auto}
+.ctree .row{display:grid;grid-template-columns:minmax(16em,1fr) 6.5em 6.5em 6em 5.5em 7em;column-gap:.6em;align-items:center;padding:1px .6em 1px 0;border-bottom:1px solid #eee}
+.ctree.spread .row{grid-template-columns:minmax(16em,1fr) 6.5em 6.5em 6em 5.5em 7em 6.5em 6.5em 5em}
+.ctree .row>span{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.ctree .row>span.n{text-align:left;overflow:hidden;text-overflow:ellipsis;font-family:monospace;padding-left:calc(min(var(--d,0),40)*1.1em)}
+.ctree .head{font-weight:bold;background:#f0f0f0;position:sticky;top:0;z-index:1}
+.ctree .head>span{white-space:normal}
+.ctree summary{cursor:pointer;list-style:none}
+.ctree summary::-webkit-details-marker{display:none}
+.ctree summary>span.n::before{content:"\25B8\00A0";color:#8b0000}
+.ctree details[open]>summary>span.n::before{content:"\25BE\00A0"}
+.ctree .leaf>span.n::before{content:"\00A0\00A0"}
+.ctree .row:hover{background:#fff6e0}
+.ctree .match{background:#fff2a8}
+.ctree .bar{display:block;height:.8em;background:#eee;position:relative}
+.ctree .bar i{display:block;height:100%;background:#8b0000;opacity:.7}
+[hidden]{display:none!important}
+#search-bar{margin:.5em 0}
+#search{width:24em;font-size:1em;padding:2px 4px}
+.depths>.tl{display:none}
+.depths input{margin-left:.8em}
 .legend span{display:inline-block;margin-right:1.2em;font-family:monospace;font-size:.85em}
 .legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle}
 .scroll{overflow-x:auto}
@@ -143,7 +161,7 @@ pub(crate) const SCRIPT: &str = r#"
 /// The sections, in page order: (id, heading).
 pub const SECTIONS: [(&str, &str); 6] = [
     ("summary", "Function summary"),
-    ("calltree", "Call tree"),
+    ("calltree", "Call trees"),
     ("regions", "Regions"),
     ("timeline", "Timelines"),
     ("comm-matrix", "Communication matrix"),
@@ -193,12 +211,15 @@ pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     if !notes.is_empty() {
         write!(w, "<a href=\"#notes\">Notes ({})</a>", notes.len())?;
     }
-    writeln!(w, "</nav>\n</header>")?;
+    writeln!(w, "</nav>")?;
+    write_search_bar(w)?;
+    writeln!(w, "</header>")?;
 
     section(w, 0, &o.summary, write_summary)?;
     section(w, 1, &o.calltree, |w, t| write_calltree(w, t, r))?;
     section(w, 2, &o.regions, |w, s| write_regions(w, s))?;
-    write_timelines(w, o)?;
+    let (id, title) = SECTIONS[3];
+    super::html_timeline::write_timelines(w, id, title, o)?;
     section(w, 4, &o.matrix, write_matrix)?;
     section(w, 5, &o.imbalance, write_imbalance)?;
 
@@ -227,7 +248,10 @@ pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
         "<footer><p class=\"note\">Written by profparse {}. Self-contained: no network needed.</p></footer>",
         env!("CARGO_PKG_VERSION")
     )?;
-    writeln!(w, "<script>{SCRIPT}</script>\n</body>\n</html>")
+    writeln!(
+        w,
+        "<script>{SCRIPT}</script>\n<script>{SEARCH_SCRIPT}</script>\n</body>\n</html>"
+    )
 }
 
 /// `<section>` with its heading, then the body or the reason it is absent.
@@ -246,7 +270,7 @@ fn section<T>(
     writeln!(w, "</section>")
 }
 
-fn absent(w: &mut dyn Write, a: &Absent) -> io::Result<()> {
+pub(crate) fn absent(w: &mut dyn Write, a: &Absent) -> io::Result<()> {
     writeln!(w, "<p class=\"absent\">{}</p>", escape(&a.0))
 }
 
@@ -278,7 +302,7 @@ fn write_summary(w: &mut dyn Write, s: &FunctionSummary) -> io::Result<()> {
     )?;
     writeln!(
         w,
-        "<div class=\"scroll\"><table class=\"sortable\" id=\"summary-table\">\n<thead><tr><th data-type=\"text\">Function</th><th data-type=\"num\">NCalls</th><th data-type=\"num\">Total calls</th><th data-type=\"num\">Min s</th><th data-type=\"num\" data-default-sort=\"descending\">Avg s</th><th data-type=\"num\">Max s</th><th data-type=\"num\">StdDev s</th><th data-type=\"num\">CV %</th><th data-type=\"num\">% of timers</th><th data-type=\"num\">Max/Avg</th><th data-type=\"num\">Min proc</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
+        "<div class=\"scroll\"><table class=\"sortable filterable\" id=\"summary-table\">\n<thead><tr><th data-type=\"text\">Function</th><th data-type=\"num\">NCalls</th><th data-type=\"num\">Total calls</th><th data-type=\"num\">Min s</th><th data-type=\"num\" data-default-sort=\"descending\">Avg s</th><th data-type=\"num\">Max s</th><th data-type=\"num\">StdDev s</th><th data-type=\"num\">CV %</th><th data-type=\"num\">% of timers</th><th data-type=\"num\">Max/Avg</th><th data-type=\"num\">Min proc</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
     )?;
     for f in &s.functions {
         write!(w, "<tr><td>{}</td>", escape(&f.name))?;
@@ -318,7 +342,7 @@ fn write_calltree(w: &mut dyn Write, c: &TreeSection, r: &Report) -> io::Result<
     let scope = match r.proc {
         Some(p) => format!("process {p}"),
         None => format!(
-            "{} processes merged (times are averages over processes)",
+            "{} processes merged (times are averages over processes; min, max and max proc: the inclusive time's spread over the processes)",
             view.nprocs
         ),
     };
@@ -334,19 +358,54 @@ fn write_calltree(w: &mut dyn Write, c: &TreeSection, r: &Report) -> io::Result<
     }
     writeln!(
         w,
-        "<p>From the call traces, {scope}. Each line: <code>name :: inclusive s :: exclusive s :: 1-e/i % :: calls</code>; click a line to open or close its branch (branches above 5 % start open).{}</p>",
+        "<p>From the call traces, {scope}. Click a row to open or close its branch (branches above 5 % start open).{}</p>",
         if bounds.is_empty() {
             String::new()
         } else {
             format!(" Shown: {}.", bounds.join(", "))
         }
     )?;
-    if c.tree.node(c.tree.root()).children().is_empty() {
-        return writeln!(w, "<p class=\"absent\">No calls recorded.</p>");
-    }
-    writeln!(w, "<div class=\"tree\">")?;
-    write_html_tree(w, &c.tree, &view)?;
-    writeln!(w, "</div>")
+    writeln!(
+        w,
+        "<h3 class=\"sub\" id=\"tree-top-down\">Top-down: each call path, below it what it calls</h3>"
+    )?;
+    write_tree_table(
+        w,
+        &TreeTable {
+            tree: &c.tree,
+            view,
+            id: "calltree-top-down",
+            max_rows: MAX_TREE_ROWS,
+        },
+    )?;
+    writeln!(
+        w,
+        "<h3 class=\"sub\" id=\"tree-bottom-up\">Bottom-up: functions by exclusive time, below each its callers</h3>"
+    )?;
+    writeln!(
+        w,
+        "<p class=\"note\">A function's row holds its exclusive time; the rows below split it by caller path (what they leave is time in calls with no caller above).{}</p>",
+        if c.bottom_up_cut {
+            format!(
+                " Caller paths deeper than {} levels are cut there.",
+                crate::analysis::callers::MAX_LEVELS
+            )
+        } else {
+            String::new()
+        }
+    )?;
+    write_tree_table(
+        w,
+        &TreeTable {
+            tree: &c.bottom_up,
+            view: TreeView {
+                order: Order::Exclusive,
+                ..view
+            },
+            id: "calltree-bottom-up",
+            max_rows: MAX_TREE_ROWS,
+        },
+    )
 }
 
 fn write_regions(w: &mut dyn Write, stats: &[RegionStats]) -> io::Result<()> {
@@ -362,7 +421,7 @@ fn write_regions(w: &mut dyn Write, stats: &[RegionStats]) -> io::Result<()> {
     )?;
     writeln!(
         w,
-        "<div class=\"scroll\"><table class=\"sortable\" id=\"regions-table\">\n<thead><tr><th data-type=\"text\">Region</th><th data-type=\"num\">Number</th><th data-type=\"num\">Ranges</th><th data-type=\"num\">Total s</th><th data-type=\"num\">Min s</th><th data-type=\"num\">Avg s</th><th data-type=\"num\">Max s</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
+        "<div class=\"scroll\"><table class=\"sortable filterable\" id=\"regions-table\">\n<thead><tr><th data-type=\"text\">Region</th><th data-type=\"num\">Number</th><th data-type=\"num\">Ranges</th><th data-type=\"num\">Total s</th><th data-type=\"num\">Min s</th><th data-type=\"num\">Avg s</th><th data-type=\"num\">Max s</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
     )?;
     for s in stats {
         write!(w, "<tr><td>{}</td>", escape(&s.name))?;
@@ -381,88 +440,6 @@ fn write_regions(w: &mut dyn Write, stats: &[RegionStats]) -> io::Result<()> {
         writeln!(w, "</tr>")?;
     }
     writeln!(w, "</tbody>\n</table></div>")
-}
-
-fn write_timelines(w: &mut dyn Write, r: &Overview) -> io::Result<()> {
-    let (id, title) = SECTIONS[3];
-    writeln!(w, "<section id=\"{id}\">\n<h2>{title}</h2>")?;
-    writeln!(
-        w,
-        "<p class=\"note\">One lane per process (above {MAX_LANES} processes, per group of consecutive processes), time binned into columns: the pictures stay the same size whatever the number of calls. Hover a bar for its time range and calls.</p>"
-    )?;
-    writeln!(
-        w,
-        "<h3 id=\"timeline-trace\">Outermost calls (call traces)</h3>"
-    )?;
-    match &r.trace_timeline {
-        Ok(t) if t.rows.iter().all(|row| row.bars.is_empty()) => {
-            writeln!(w, "<p class=\"absent\">No calls recorded.</p>")?
-        }
-        Ok(t) => {
-            writeln!(w, "<div class=\"scroll\">")?;
-            super::svg::trace_timeline_svg(t, w)?;
-            writeln!(w, "</div>")?;
-            let mut by_time: Vec<usize> =
-                (0..t.names.len()).filter(|&f| t.totals[f] > 0.0).collect();
-            by_time.sort_by(|&a, &b| t.totals[b].total_cmp(&t.totals[a]).then(a.cmp(&b)));
-            write!(w, "<p class=\"legend\">")?;
-            for &f in by_time.iter().take(LEGEND_FUNCTIONS) {
-                write!(
-                    w,
-                    "<span><i style=\"background:hsl({:.0},65%,48%)\"></i>{} ({} s)</span>",
-                    super::svg::function_hue(f as u32),
-                    escape(&t.names[f]),
-                    seconds(t.totals[f])
-                )?;
-            }
-            if by_time.len() > LEGEND_FUNCTIONS {
-                write!(
-                    w,
-                    "<span>… {} more (hover the bars)</span>",
-                    by_time.len() - LEGEND_FUNCTIONS
-                )?;
-            }
-            writeln!(w, "</p>")?;
-        }
-        Err(a) => absent(w, a)?,
-    }
-    writeln!(
-        w,
-        "<h3 id=\"timeline-comm\">Communication calls (comm profile)</h3>"
-    )?;
-    match &r.comm_timeline {
-        Ok(c) if c.rows.iter().all(|row| row.bars.is_empty()) => writeln!(
-            w,
-            "<p class=\"absent\">No communication calls recorded.</p>"
-        )?,
-        Ok(c) => {
-            writeln!(w, "<div class=\"scroll\">")?;
-            super::svg::timeline_svg(c.span, &c.rows, w)?;
-            writeln!(w, "</div>")?;
-            // Legend: the types drawn, by the columns they win.
-            let mut kinds: Vec<(i32, &str, u64)> = Vec::new();
-            for b in c.rows.iter().flat_map(|r| &r.bars) {
-                let cols = (b.last - b.first + 1) as u64;
-                match kinds.iter_mut().find(|k| k.0 == b.kind) {
-                    Some(k) => k.2 += cols,
-                    None => kinds.push((b.kind, b.name, cols)),
-                }
-            }
-            kinds.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
-            write!(w, "<p class=\"legend\">")?;
-            for (kind, name, _) in &kinds {
-                write!(
-                    w,
-                    "<span><i style=\"background:{}\"></i>{}</span>",
-                    super::svg::comm_type_colour(*kind as i64),
-                    escape(name)
-                )?;
-            }
-            writeln!(w, "</p>")?;
-        }
-        Err(a) => absent(w, a)?,
-    }
-    writeln!(w, "</section>")
 }
 
 fn write_matrix(w: &mut dyn Write, m: &SendMatrixGroups) -> io::Result<()> {

@@ -141,6 +141,7 @@ pub fn timeline_svg(
             name: &name,
             proc_in_title: false,
             calls: "call(s)",
+            split: false,
         },
         &lanes,
         w,
@@ -181,6 +182,9 @@ struct Picture<'a> {
     proc_in_title: bool,
     /// How the calls of a bar are counted, for tooltips.
     calls: &'a str,
+    /// Neighbouring bars of the same key are distinct calls: a pixel of
+    /// background between them shows where one ends and the next starts.
+    split: bool,
 }
 
 /// Merges the lanes of `k` consecutive processes into one: per column the
@@ -303,9 +307,16 @@ fn lanes_svg(
         } else {
             String::new()
         };
+        let mut prev: Option<&LaneBar> = None;
         for b in bars.iter() {
-            let x0 = left + b.first as f64;
-            let wd = (b.last - b.first + 1) as f64;
+            let mut x0 = left + b.first as f64;
+            let mut wd = (b.last - b.first + 1) as f64;
+            let follows = prev.is_some_and(|p| p.key == b.key && p.last + 1 == b.first);
+            if pic.split && follows && wd >= 2.0 {
+                x0 += 1.0;
+                wd -= 1.0;
+            }
+            prev = Some(b);
             let (a, z) = (
                 t0 + slice * b.first as f64,
                 t0 + slice * (b.last + 1) as f64,
@@ -358,13 +369,15 @@ pub fn function_hue(f: u32) -> f64 {
     (f as f64 * 137.508).rem_euclid(360.0)
 }
 
-/// The timeline of the outermost calls: one lane per process (or group of
-/// processes above [`MAX_LANES`]); per column the outermost function with
-/// the most time, coloured by function, opacity = share of the column inside
-/// outermost calls. Size is bounded by columns × lanes, whatever the number
-/// of calls.
+/// The timeline of the calls at `depth` (0: the outermost calls): one lane
+/// per process (or group of processes above [`MAX_LANES`]); per column the
+/// function with the most time, coloured by function, opacity = share of
+/// the column inside calls at that depth; back-to-back calls of one
+/// function a pixel apart. Size is bounded by columns × lanes, whatever
+/// the number of calls.
 pub fn trace_timeline_svg(
     t: &crate::analysis::trace_timeline::TraceTimeline,
+    depth: usize,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     use super::html_report::escape;
@@ -395,15 +408,21 @@ pub fn trace_timeline_svg(
         )
     };
     let colour = |k: i64| format!("hsl({:.0},65%,48%)", function_hue(k as u32));
+    let what = if depth == 0 {
+        "outermost function".to_owned()
+    } else {
+        format!("function at depth {depth}")
+    };
     lanes_svg(
         &Picture {
             span: t.span,
             columns: t.columns,
-            what: "outermost function",
+            what: &what,
             colour: &colour,
             name: &name,
             proc_in_title: true,
             calls: "call(s) start here",
+            split: true,
         },
         &lanes,
         w,

@@ -212,13 +212,161 @@ fn every_fixture_gets_every_section(name: &str) {
     }
     assert!(page.contains("id=\"summary-table\""), "{name}");
     assert!(page.contains("id=\"regions-table\""), "{name}");
-    assert!(page.contains("<div class=\"tree\">"), "{name}");
+    for id in ["calltree-top-down", "calltree-bottom-up"] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{name}: {id}");
+    }
+    assert!(!page.contains("left out"), "{name}: fixtures' trees fit");
+    // The depth selector of the trace timeline: depth 0 always, and it
+    // works without scripts (CSS shows the checked depth's picture).
+    assert!(
+        page.contains("<input type=\"radio\" name=\"tl-depth\" id=\"tl-d0\""),
+        "{name}"
+    );
+    assert!(
+        page.contains("#tl-d0:checked~#tl-0{display:block}"),
+        "{name}"
+    );
+    assert_eq!(
+        page.matches(" checked>").count(),
+        1,
+        "{name}: one depth selected"
+    );
+    // The search box shows only with scripts.
+    assert!(page.contains("<div id=\"search-bar\" hidden>"), "{name}");
     // Trace timeline, comm timeline, matrix, one per-process picture per function.
     assert!(page.matches("<svg ").count() >= 4, "{name}");
     assert!(page.contains("One bar per process"), "{name}");
 }
 
 database_tests!(every_fixture_gets_every_section);
+
+/// One row of a tree: depth, name, then the numbers: average inclusive and
+/// exclusive seconds, calls, inclusive min and max, process of the max.
+type Row = (usize, String, [f64; 5], Option<u64>);
+
+/// The rows of the page's tree `id`, in page order, from their `--d`,
+/// `data-v` and name cell.
+fn page_rows(page: &str, id: &str) -> Vec<Row> {
+    let start = page
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("{id}"));
+    let tree = &page[start..];
+    // The tree ends before the next heading or the section's end.
+    let end = [tree.find("</div>\n<h3"), tree.find("</section>")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap();
+    let tree = &tree[..end];
+    let mut rows = Vec::new();
+    for part in tree.split("style=\"--d:").skip(1) {
+        let depth: usize = part[..part.find('"').unwrap()].parse().unwrap();
+        let v = &part[part.find("data-v=\"").unwrap() + 8..];
+        let v: Vec<&str> = v[..v.find('"').unwrap()].split(' ').collect();
+        let name = &part[part.find("title=\"").unwrap() + 7..];
+        let name = name[..name.find('"').unwrap()]
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&");
+        let num = |i: usize| v[i].parse::<f64>().unwrap();
+        rows.push((
+            depth,
+            name,
+            [num(0), num(1), num(2), num(3), num(4)],
+            v[5].parse().ok(),
+        ));
+    }
+    rows
+}
+
+/// The rows of a `calltree --format json` tree, in pre-order.
+fn json_rows(v: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut stack: Vec<(usize, &Value)> = v["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .map(|n| (0, n))
+        .collect();
+    while let Some((depth, n)) = stack.pop() {
+        let f = |k: &str| n[k].as_f64().unwrap();
+        rows.push((
+            depth,
+            n["name"].as_str().unwrap().to_owned(),
+            [
+                f("inclusive_avg"),
+                f("exclusive_avg"),
+                f("calls"),
+                f("inclusive_min"),
+                f("inclusive_max"),
+            ],
+            n["max_proc"].as_u64(),
+        ));
+        stack.extend(
+            n["children"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .rev()
+                .map(|c| (depth + 1, c)),
+        );
+    }
+    rows
+}
+
+fn same_rows(page: &[Row], json: &[Row], what: &str) {
+    assert_eq!(page.len(), json.len(), "{what}: rows");
+    for (a, b) in page.iter().zip(json) {
+        assert_eq!((a.0, &a.1, a.3), (b.0, &b.1, b.3), "{what}");
+        for (x, y) in a.2.iter().zip(&b.2) {
+            assert!(
+                (x - y).abs() <= 1e-12 * y.abs().max(1e-9),
+                "{what}: {}: {x} vs {y}",
+                a.1
+            );
+        }
+    }
+}
+
+/// The page's trees hold the numbers of `calltree --format json` and
+/// `calltree --bottom-up --format json`, node for node and in their order,
+/// merged and for one process, and bounded by --depth as they are.
+fn trees_equal_calltree_json(name: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(name);
+    for extra in [&[][..], &["--proc", "0"][..], &["--depth", "2"][..]] {
+        let page = report(&db, &tmp.path().join("r.html"), extra);
+        for (id, flags) in [
+            ("calltree-top-down", &[][..]),
+            ("calltree-bottom-up", &["--bottom-up"][..]),
+        ] {
+            let out = ok(
+                profparse()
+                    .arg("calltree")
+                    .arg(&db)
+                    .args(["--format", "json"])
+                    .args(flags)
+                    .args(extra)
+                    .output()
+                    .unwrap(),
+                "calltree",
+            );
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let want = json_rows(&v);
+            assert!(!want.is_empty(), "{name} {id}");
+            same_rows(
+                &page_rows(&page, id),
+                &want,
+                &format!("{name} {id} {extra:?}"),
+            );
+        }
+    }
+}
+
+database_tests!(trees_equal_calltree_json);
 
 #[test]
 fn small4_page_shows_the_analyses_numbers() {
@@ -231,7 +379,8 @@ fn small4_page_shows_the_analyses_numbers() {
     }
     // Call tree nodes of the `calltree` command (merged over 4 processes).
     assert!(page.contains("4 processes merged"));
-    assert!(page.contains("main() :: "));
+    assert!(page.contains("<span class=\"n\" title=\"main()\">main()</span>"));
+    assert!(page.contains("largest inclusive time of one process\">Incl max s</span>"));
     // Three imbalance pictures, four bars each.
     let imb = &page[page.find("<section id=\"imbalance\">").unwrap()..];
     assert_eq!(imb.matches("<div class=\"imb\">").count(), 3);
@@ -302,7 +451,7 @@ fn damaged_data_still_gives_a_page_with_its_warnings() {
     assert_eq!(page.matches("<li>").count(), listed.len());
     assert!(page.contains("process 3 left out"));
     // The readable processes still show.
-    assert!(page.contains("id=\"summary-table\"") && page.contains("<div class=\"tree\">"));
+    assert!(page.contains("id=\"summary-table\"") && page.contains("id=\"calltree-top-down\""));
 }
 
 #[test]
@@ -354,10 +503,16 @@ fn many_processes_get_histograms_and_bounded_pictures() {
     assert!(imb.contains("a histogram instead"));
     assert!(!imb.contains("<title>process "), "no bar per process");
     assert!(imb.contains("process(es) with"));
-    // Bounded: bars never exceed columns × processes, whatever the calls.
+    // Bounded: bars never exceed columns × processes per picture, and the
+    // deeper depths' pictures a fixed number of bars, whatever the calls.
     let tl = &page[page.find("<section id=\"timeline\">").unwrap()
         ..page.find("<section id=\"comm-matrix\">").unwrap()];
-    assert!(tl.matches("<rect").count() <= 2 * (1130 * 40 + 1));
+    let pictures = tl.matches("<svg ").count();
+    assert!(
+        tl.matches("<rect").count() <= 2 * 1130 * 40 + 30_000 + pictures,
+        "{} bars",
+        tl.matches("<rect").count()
+    );
 }
 
 /// Chromium, or `None` (with a note) when it is not installed and not required.
@@ -383,6 +538,16 @@ fn chromium() -> Option<PathBuf> {
 
 /// Runs headless Chromium on `page` with `args` (bounded by `timeout`).
 fn headless(chromium: &Path, profile: &Path, page: &Path, args: &[&str]) -> Output {
+    headless_url(
+        chromium,
+        profile,
+        &format!("file://{}", page.display()),
+        args,
+    )
+}
+
+/// [`headless`] on an address (a page with a query string).
+fn headless_url(chromium: &Path, profile: &Path, url: &str, args: &[&str]) -> Output {
     let out = std::process::Command::new("timeout")
         .arg("180")
         .arg(chromium)
@@ -398,7 +563,7 @@ fn headless(chromium: &Path, profile: &Path, page: &Path, args: &[&str]) -> Outp
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
-        .arg(format!("file://{}", page.display()))
+        .arg(url)
         .output()
         .unwrap();
     assert!(
@@ -460,7 +625,9 @@ fn chromium_renders_the_page_and_runs_its_script() {
         let table = &dom[dom.find("id=\"summary-table\"").unwrap()..];
         let table = &table[..table.find("</table>").unwrap()];
         assert!(
-            dom.contains("class=\"sortable\" id=\"summary-table\" data-sortable=\"ready\""),
+            dom.contains(
+                "class=\"sortable filterable\" id=\"summary-table\" data-sortable=\"ready\""
+            ),
             "{}: the sort script did not run",
             page.display()
         );
@@ -509,6 +676,97 @@ fn chromium_renders_the_page_and_runs_its_script() {
         "only {ink} of {} pixels are not white",
         px.len()
     );
+}
+
+/// The opening tags of `<div class="row leaf …>` in `html`, with the
+/// (escaped) name each row shows.
+fn leaf_tags(html: &str) -> Vec<(&str, &str)> {
+    html.split("<div class=\"row leaf")
+        .skip(1)
+        .map(|part| {
+            let tag = &part[..part.find('>').unwrap()];
+            let name = &part[part.find("title=\"").unwrap() + 7..];
+            (tag, &name[..name.find('"').unwrap()])
+        })
+        .collect()
+}
+
+/// `?q=exchange` in the page's address fills the search box: in the
+/// rendered DOM the tree rows that do not match (and hold no match below)
+/// and the table rows that do not match are hidden, the branches above a
+/// match open, and the status counts the matches.
+#[test]
+fn chromium_search_box_filters_trees_and_tables() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let page_path = tmp.path().join("small4.html");
+    let db = db("small4");
+    let page = report(&db, &page_path, &[]);
+    let q = "exchange";
+    let hit = |name: &str| name.to_lowercase().contains(q);
+    // The matches, from the page as written.
+    let tree_hits: usize = ["calltree-top-down", "calltree-bottom-up"]
+        .iter()
+        .map(|id| page_rows(&page, id).iter().filter(|r| hit(&r.1)).count())
+        .sum();
+    let function_hits = summary_functions(&db).iter().filter(|f| hit(&f.0)).count();
+    let regions = &page[page.find("id=\"regions-table\"").unwrap()..];
+    let regions = &regions[..regions.find("</table>").unwrap()];
+    let region_hits = regions
+        .split("<tr><td>")
+        .skip(1)
+        .filter(|r| hit(&r[..r.find("</td>").unwrap()]))
+        .count();
+    assert!(tree_hits > 0 && function_hits > 0);
+
+    let profile = tempfile::tempdir().unwrap();
+    let url = format!("file://{}?q={q}", page_path.display());
+    let dom = headless_url(&chromium, profile.path(), &url, &["--dump-dom"]);
+    let dom = String::from_utf8(dom.stdout).unwrap();
+    assert!(
+        dom.contains("<div id=\"search-bar\">"),
+        "the script shows the search box"
+    );
+    assert!(dom.contains("id=\"search\""));
+    let matches = tree_hits + function_hits + region_hits;
+    assert!(
+        dom.contains(&format!(
+            "data-matches=\"{matches}\">{matches} matching rows"
+        )),
+        "status: {}",
+        &dom[dom.find("id=\"search-status\"").unwrap()..][..120]
+    );
+    // Leaves have nothing below them: hidden exactly when they do not match.
+    let trees = &dom[dom.find("id=\"calltree-top-down\"").unwrap()
+        ..dom.find("<section id=\"regions\">").unwrap()];
+    let leaves = leaf_tags(trees);
+    assert!(leaves.iter().any(|(tag, _)| tag.contains("hidden")));
+    for (tag, name) in &leaves {
+        assert_eq!(
+            tag.contains(" hidden=\"\""),
+            !hit(name),
+            "leaf {name}: {tag}"
+        );
+        assert_eq!(tag.contains(" match\""), hit(name), "leaf {name}: {tag}");
+    }
+    // main() holds the matches: shown, open, not marked.
+    assert!(
+        trees
+            .contains("<details open=\"\" data-open0=\"1\"><summary class=\"row\" style=\"--d:0\""),
+        "the outermost branch opens"
+    );
+    // The summary table: only the matching functions stay.
+    let table = &dom[dom.find("id=\"summary-table\"").unwrap()..];
+    let table = &table[table.find("<tbody>").unwrap()..table.find("</tbody>").unwrap()];
+    let rows: Vec<&str> = table.split("<tr").skip(1).collect();
+    assert_eq!(rows.len(), summary_functions(&db).len());
+    for r in rows {
+        let name = &r[r.find("<td>").unwrap() + 4..];
+        let name = &name[..name.find("</td>").unwrap()];
+        assert_eq!(r.starts_with(" hidden=\"\""), !hit(name), "row {name}");
+    }
 }
 
 fn trace_timeline_accounts_for_every_outermost_call(name: &str) {
@@ -569,6 +827,56 @@ fn trace_timeline_accounts_for_every_outermost_call(name: &str) {
 }
 
 database_tests!(trace_timeline_accounts_for_every_outermost_call);
+
+/// The report's timeline of each depth holds, per function, the inclusive
+/// seconds of the call tree's nodes at that depth; bars split where a call
+/// starts, so amrlevel8's 20 time steps per process (back to back, one
+/// function) are 20 bars at depth 0.
+fn trace_timeline_of_each_depth_holds_that_depths_calls(name: &str) {
+    use profparse::analysis::calltree::call_tree;
+    use profparse::analysis::trace_summary::Selection;
+    use profparse::analysis::trace_timeline::whole_trace_timelines;
+    use profparse::formats::blprof::Database;
+
+    let db = Database::open(db(name)).unwrap();
+    let (levels, w) = whole_trace_timelines(&db, 500, 4);
+    assert!(w.is_empty(), "{name}: {w:?}");
+    assert_eq!(levels.len(), 4);
+    let (tree, _, _) = call_tree(&db, &Selection { ranges: None }, None);
+    // Inclusive seconds per (depth, name), walked with a stack.
+    let mut want: std::collections::BTreeMap<(usize, String), f64> = Default::default();
+    let mut stack: Vec<_> = tree
+        .node(tree.root())
+        .children()
+        .iter()
+        .map(|&c| (c, 0))
+        .collect();
+    while let Some((id, depth)) = stack.pop() {
+        if depth < 4 {
+            *want.entry((depth, tree.name(id).to_owned())).or_default() +=
+                tree.node(id).metrics.total.inclusive;
+            stack.extend(tree.node(id).children().iter().map(|&c| (c, depth + 1)));
+        }
+    }
+    for (d, t) in levels.iter().enumerate() {
+        for (f, n) in t.names.iter().enumerate() {
+            let w = want.get(&(d, n.clone())).copied().unwrap_or(0.0);
+            assert!(
+                (t.totals[f] - w).abs() <= 1e-9 * w.max(1.0),
+                "{name} depth {d}: {n}: {} vs {w}",
+                t.totals[f]
+            );
+        }
+        assert_eq!(t.span, levels[0].span);
+    }
+    if name == "amrlevel8" {
+        for row in &levels[0].rows {
+            assert!(row.bars.len() >= 20, "proc {}: {:?}", row.proc, row.bars);
+        }
+    }
+}
+
+database_tests!(trace_timeline_of_each_depth_holds_that_depths_calls);
 
 fn grouped_send_matrix_sums_the_full_one(name: &str) {
     use profparse::analysis::comm_select::CommSelection;

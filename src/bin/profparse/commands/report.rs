@@ -8,6 +8,7 @@ use clap::Args;
 use profparse::analysis::imbalance::ImbalanceOptions;
 use profparse::analysis::overview::{OverviewOptions, overview, overview_steps};
 use profparse::report::html_report::{MATRIX_MAX_CELLS, Report, TreeBounds, write_report};
+use profparse::report::html_timeline::TIMELINE_DEPTHS;
 use profparse::report::svg::TIMELINE_COLUMNS;
 
 use crate::cli::{DatabaseArg, OutputArg};
@@ -25,10 +26,11 @@ pub struct ReportArgs {
     /// is its own (not merged), and its bars are outlined in the imbalance view.
     #[arg(long, value_name = "N")]
     pub proc: Option<usize>,
-    /// Call tree: show levels 0..=N only.
+    /// Call trees: show levels 0..=N only.
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
-    /// Call tree: hide branches below P percent of the total inclusive time.
+    /// Call trees: hide branches below P percent of the total time (inclusive
+    /// top-down, exclusive bottom-up).
     #[arg(long = "min-percent", value_parser = crate::cli::non_negative_f64, value_name = "P", default_value_t = 0.0)]
     pub min_percent: f64,
     #[command(flatten)]
@@ -61,6 +63,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             ..Default::default()
         },
         timeline_columns: TIMELINE_COLUMNS,
+        timeline_depths: TIMELINE_DEPTHS,
         matrix_max_cells: MATRIX_MAX_CELLS,
     };
     let overview = overview(db, &opts);
