@@ -44,6 +44,28 @@ impl Spread {
     }
 }
 
+impl Spread {
+    /// Adds the spread of later processes (processes in order, as `add`).
+    pub fn absorb(&mut self, later: &Spread) {
+        if later.procs == 0 {
+            return;
+        }
+        if self.procs == 0 {
+            *self = *later;
+            return;
+        }
+        self.total.add(&later.total);
+        self.procs += later.procs;
+        if later.inclusive_min < self.inclusive_min {
+            self.inclusive_min = later.inclusive_min;
+        }
+        if later.inclusive_max > self.inclusive_max {
+            self.inclusive_max = later.inclusive_max;
+            self.inclusive_max_proc = later.inclusive_max_proc;
+        }
+    }
+}
+
 /// Builds one process's tree, with the warnings about its blocks in block
 /// order. Only calls that start inside the selection count; their ancestors
 /// appear as nodes (with 0 calls when unselected).

@@ -63,7 +63,14 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             ..Default::default()
         },
         timeline_columns: TIMELINE_COLUMNS,
-        timeline_depths: TIMELINE_DEPTHS,
+        // Above MAX_LANES processes lanes are groups of processes, whose
+        // deeper depths are too busy for the bar budget and are left out
+        // of the page: not binned at all (1.7 s of 3.7 on 10,000 processes).
+        timeline_depths: if db.trace_index().procs.len() > profparse::report::svg::MAX_LANES {
+            1
+        } else {
+            TIMELINE_DEPTHS
+        },
         matrix_max_cells: MATRIX_MAX_CELLS,
     };
     let overview = overview(db, &opts);
