@@ -34,7 +34,26 @@ pub fn percent(x: f64) -> String {
 
 /// Right-aligns `s` in `width` characters (never truncates, like printf).
 pub fn right(s: &str, width: usize) -> String {
-    format!("{s:>width$}")
+    format!("{}{s}", Blanks(width.saturating_sub(s.chars().count())))
+}
+
+/// `n` blanks. Widths that come from the data (a depth times an indent, a
+/// name's length) go through this, not through a format width: `{:n$}`
+/// panics past 65,535.
+#[derive(Debug, Clone, Copy)]
+pub struct Blanks(pub usize);
+
+impl std::fmt::Display for Blanks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const CHUNK: &str = "                                                                ";
+        let mut left = self.0;
+        while left > 0 {
+            let n = left.min(CHUNK.len());
+            f.write_str(&CHUNK[..n])?;
+            left -= n;
+        }
+        Ok(())
+    }
 }
 
 /// A byte count in human units (KiB, MiB, GiB) with one decimal.
@@ -598,7 +617,10 @@ fn fortran_es(x: f64, digits: usize, width: usize, sign_column: bool) -> String 
         let exp_sign = if exp < 0 { '-' } else { '+' };
         format!("{sign}{mantissa}E{exp_sign}{:02}", exp.unsigned_abs())
     };
-    format!("{body:>width$}")
+    format!(
+        "{}{body}",
+        Blanks(width.saturating_sub(body.chars().count()))
+    )
 }
 
 #[cfg(test)]

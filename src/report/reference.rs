@@ -40,7 +40,8 @@ pub fn write_stats_report(
         right("CoeffVar", 12),
         right("Percent %", 14)
     );
-    let rule = format!("{:-<width$}", "Total times ");
+    // Filled by hand: a format width panics past 65,535 (a long name).
+    let rule = fill("Total times ", '-', width);
     let row = |w: &mut dyn Write, i: usize| -> io::Result<()> {
         let f = &s.functions[i];
         write!(
@@ -81,7 +82,7 @@ pub fn write_stats_report(
     for i in SortKey::Avg.order(&s.functions) {
         row(w, i)?;
     }
-    writeln!(w, "{:=<width$}\n", "")?;
+    writeln!(w, "{}\n", fill("", '=', width))?;
     if let Some((depth, recursive)) = trace {
         writeln!(w, " MaxCallStackDepth = {depth}")?;
         for r in recursive {
@@ -96,7 +97,7 @@ pub fn write_stats_report(
 /// of the report (its column width).
 pub fn write_inclusive(w: &mut dyn Write, m: usize, inclusive: &[(String, f64)]) -> io::Result<()> {
     let width = m + 16;
-    writeln!(w, "\n\n{:-<width$}", "Inclusive times ")?;
+    writeln!(w, "\n\n{}", fill("Inclusive times ", '-', width))?;
     writeln!(
         w,
         "{}{}",
@@ -111,7 +112,7 @@ pub fn write_inclusive(w: &mut dyn Write, m: usize, inclusive: &[(String, f64)])
             right(&fixed(*t, 4), 10)
         )?;
     }
-    writeln!(w, "{:=<width$}\n", "")
+    writeln!(w, "{}\n", fill("", '=', width))
 }
 
 /// Width of the function-name column of a report on `names`.
@@ -121,4 +122,14 @@ pub fn name_width<'a>(names: impl IntoIterator<Item = &'a str>) -> usize {
         .map(|n| reference_name(n).len())
         .max()
         .unwrap_or(0)
+}
+
+/// `text` followed by `c` up to `width` characters.
+fn fill(text: &str, c: char, width: usize) -> String {
+    let mut s = text.to_owned();
+    s.extend(std::iter::repeat_n(
+        c,
+        width.saturating_sub(text.chars().count()),
+    ));
+    s
 }

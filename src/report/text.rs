@@ -63,9 +63,11 @@ fn write_row<'c>(
         // Names from the data: no raw control characters on a terminal.
         let cell = super::escape::visible_except(cell, keep);
         // Writing into a String cannot fail.
+        // Padded by hand: a format width panics past 65,535 (a long name).
+        let pad = super::numfmt::Blanks(width.saturating_sub(cell.chars().count()));
         let _ = match column.align {
-            Align::Left => write!(line, "{cell:<width$}"),
-            Align::Right => write!(line, "{cell:>width$}"),
+            Align::Left => write!(line, "{cell}{pad}"),
+            Align::Right => write!(line, "{pad}{cell}"),
         };
     }
     line.push('\n');

@@ -9,7 +9,7 @@ use std::io::Write;
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Precision, es12_5};
+use crate::report::numfmt::{Blanks, Precision, es12_5};
 
 use super::tree::{Handle, TimerError};
 
@@ -57,11 +57,10 @@ pub fn write_tree(
         let seconds = opts.precision.apply(tree.node(id).metrics.seconds);
         writeln!(
             w,
-            "{:pad$}{}:{}",
-            "",
+            "{}{}:{}",
+            Blanks(depth.saturating_mul(opts.indent)),
             tree.name(id),
-            es12_5(seconds),
-            pad = depth.saturating_mul(opts.indent)
+            es12_5(seconds)
         )?;
     }
     Ok(())

@@ -873,3 +873,39 @@ fn global_tree_is_thread_safe_with_one_nesting_per_thread() {
     tt::reset_timer_tree();
     assert!(matches!(tt::serialize_timer_tree(), Err(TimerError::Empty)));
 }
+
+/// Widths from the data never go through a format width (which panics past
+/// 65,535): a tree 1,100 deep written at indent 64, and a name of 70,000
+/// characters, through every layout and `tree merge` (issue 19, class 1).
+#[test]
+fn deep_trees_and_long_names_are_written_by_every_layout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 1100usize;
+    let deep = tmp.path().join("deep.json");
+    let tree: Vec<usize> = (1..=n).chain((1..=n).rev()).collect();
+    let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+    std::fs::write(
+        &deep,
+        serde_json::json!({"tree": tree, "name": names, "time": vec![1.0; n]}).to_string(),
+    )
+    .unwrap();
+    let long = tmp.path().join("long.json");
+    std::fs::write(
+        &long,
+        serde_json::json!({"tree": [1, 2, 2, 1], "name": ["x".repeat(70_000), "y"], "time": [1.0, 0.5]})
+            .to_string(),
+    )
+    .unwrap();
+    for file in [&deep, &long] {
+        let f = file.to_str().unwrap();
+        for layout in ["timer-tree", "truchas", "table", "json", "xml"] {
+            let text = stdout_ok(&["tree", "show", f, "--indent", "64", "--layout", layout]);
+            assert!(text.contains("t1099") || text.contains("xxxx"), "{layout}");
+        }
+        stdout_ok(&["tree", "merge", f, f]);
+    }
+    // The deepest line of the reference layout: 1,099 levels of 64 blanks.
+    let text = stdout_ok(&["tree", "show", deep.to_str().unwrap(), "--indent", "64"]);
+    let last = text.lines().last().unwrap();
+    assert_eq!(last.len() - last.trim_start().len(), 1099 * 64);
+}

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Precision, es12_5};
+use crate::report::numfmt::{Blanks, Precision, es12_5};
 
 pub fn write_table(
     w: &mut dyn Write,
@@ -44,10 +44,9 @@ pub fn write_table(
                 _ => top_total,
             };
             let label = format!(
-                "{:pad$}{}",
-                "",
-                crate::report::escape::visible(tree.name(id)),
-                pad = 2 * depth
+                "{}{}",
+                Blanks(2 * depth),
+                crate::report::escape::visible(tree.name(id))
             );
             let share = 100.0 * inclusive / parent_total;
             (
@@ -67,8 +66,11 @@ pub fn write_table(
         .unwrap_or(5);
     write!(
         w,
-        "{:<width$}  {:>12} {:>12} {:>8}",
-        "timer", "inclusive", "exclusive", "% parent"
+        "timer{}  {:>12} {:>12} {:>8}",
+        Blanks(width - 5),
+        "inclusive",
+        "exclusive",
+        "% parent"
     )?;
     if with_calls {
         write!(w, " {:>10}", "calls")?;
@@ -83,8 +85,8 @@ pub fn write_table(
         };
         write!(
             w,
-            "{label}{:pad$}  {:>12} {:>12} {share:>8}",
-            "",
+            "{label}{}  {:>12} {:>12} {share:>8}",
+            Blanks(pad),
             es12_5(inclusive),
             es12_5(exclusive)
         )?;

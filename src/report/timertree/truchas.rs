@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Precision, es9_3};
+use crate::report::numfmt::{Blanks, Precision, es9_3};
 
 pub fn write_truchas(
     w: &mut dyn Write,
@@ -30,11 +30,10 @@ pub fn write_truchas(
         let seconds = precision.apply(tree.node(id).metrics.seconds);
         writeln!(
             w,
-            "{:pad$}{} --- {}",
-            "",
+            "{}{} --- {}",
+            Blanks(2 * (depth + 1)),
             es9_3(seconds),
-            tree.name(id).trim_end_matches(' '),
-            pad = 2 * (depth + 1)
+            tree.name(id).trim_end_matches(' ')
         )?;
     }
     writeln!(w)

@@ -15,7 +15,7 @@ use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::time_text;
+use crate::report::numfmt::{Blanks, time_text};
 
 /// Writes the XML form of `tree`.
 pub fn write_xml(w: &mut dyn Write, tree: &CallTree<Timing>) -> io::Result<()> {
@@ -24,21 +24,20 @@ pub fn write_xml(w: &mut dyn Write, tree: &CallTree<Timing>) -> io::Result<()> {
     for (id, depth) in tree.preorder() {
         while open > depth {
             open -= 1;
-            writeln!(w, "{:pad$}</TIMER>", "", pad = 2 * (open + 1))?;
+            writeln!(w, "{}</TIMER>", Blanks(2 * (open + 1)))?;
         }
         writeln!(
             w,
-            "{:pad$}<TIMER NAME=\"{}\" TIME=\"{}\">",
-            "",
+            "{}<TIMER NAME=\"{}\" TIME=\"{}\">",
+            Blanks(2 * (depth + 1)),
             escape(tree.name(id)),
-            time_text(tree.node(id).metrics.seconds),
-            pad = 2 * (depth + 1)
+            time_text(tree.node(id).metrics.seconds)
         )?;
         open += 1;
     }
     while open > 0 {
         open -= 1;
-        writeln!(w, "{:pad$}</TIMER>", "", pad = 2 * (open + 1))?;
+        writeln!(w, "{}</TIMER>", Blanks(2 * (open + 1)))?;
     }
     writeln!(w, "</TIMER_TREE>")
 }
