@@ -389,26 +389,11 @@ pub(crate) fn text_lines(
 /// Lines of a tree formatted per parallel task.
 const LINES_PER_TASK: usize = 8192;
 
+/// A node with its children, nested: the wire value of `--focus`'s trees.
 #[derive(Serialize)]
 pub(crate) struct NodeJson<'a> {
-    name: &'a str,
-    calls: u64,
-    /// Sums over processes.
-    inclusive: f64,
-    exclusive: f64,
-    inclusive_avg: f64,
-    exclusive_avg: f64,
-    inclusive_min: f64,
-    inclusive_max: f64,
-    max_proc: Option<usize>,
-    procs: usize,
-    /// Top-down: inclusive − Σ children's inclusive.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    untimed: Option<f64>,
-    /// Bottom-up: exclusive − Σ children's exclusive (calls with no
-    /// caller above the node's path).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    outermost: Option<f64>,
+    #[serde(flatten)]
+    fields: NodeFields<'a>,
     children: Vec<NodeJson<'a>>,
 }
 
@@ -433,6 +418,7 @@ fn shown_children(
 struct NodeFields<'a> {
     name: &'a str,
     calls: u64,
+    /// Sums over processes.
     inclusive: f64,
     exclusive: f64,
     inclusive_avg: f64,
@@ -441,8 +427,11 @@ struct NodeFields<'a> {
     inclusive_max: f64,
     max_proc: Option<usize>,
     procs: usize,
+    /// Top-down: inclusive − Σ children's inclusive.
     #[serde(skip_serializing_if = "Option::is_none")]
     untimed: Option<f64>,
+    /// Bottom-up: exclusive − Σ children's exclusive (calls with no
+    /// caller above the node's path).
     #[serde(skip_serializing_if = "Option::is_none")]
     outermost: Option<f64>,
 }
@@ -477,25 +466,12 @@ pub(crate) fn node_json<'a>(
     calls: &[u64],
     total: f64,
 ) -> NodeJson<'a> {
-    let m = &tree.node(id).metrics;
-    let p = view.nprocs.max(1) as f64;
     let children = shown_children(tree, id, view, depth, calls, total)
         .into_iter()
         .map(|c| node_json(tree, c, view, depth + 1, calls, total))
         .collect();
     NodeJson {
-        name: tree.name(id),
-        calls: m.total.calls,
-        inclusive: m.total.inclusive,
-        exclusive: m.total.exclusive,
-        inclusive_avg: m.total.inclusive / p,
-        exclusive_avg: m.total.exclusive / p,
-        inclusive_min: m.inclusive_min,
-        inclusive_max: m.inclusive_max,
-        max_proc: m.inclusive_max_proc,
-        procs: m.procs,
-        untimed: (view.order == Order::Inclusive).then(|| untimed(tree, id)),
-        outermost: (view.order == Order::Exclusive).then(|| remainder(tree, id, Order::Exclusive)),
+        fields: node_fields(tree, id, view),
         children,
     }
 }
