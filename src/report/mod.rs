@@ -58,7 +58,8 @@ pub enum Format {
     Json,
     /// Rows of comma-separated values, full precision.
     Csv,
-    /// amrprofparser's own text layout.
+    /// The reference tool's own text layout (amrprofparser's; the Fortran
+    /// timer tree's write).
     Reference,
     /// Folded stacks for flame graph tools.
     Folded,
@@ -66,10 +67,14 @@ pub enum Format {
     Html,
     /// Hatchet's literal JSON.
     Hatchet,
+    /// Truchas' "TIMING SUMMARY" of a timer tree.
+    Truchas,
+    /// The nested XML file form of a timer tree.
+    Xml,
 }
 
 impl Format {
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 10] = [
         Format::Table,
         Format::Text,
         Format::Json,
@@ -78,6 +83,8 @@ impl Format {
         Format::Folded,
         Format::Html,
         Format::Hatchet,
+        Format::Truchas,
+        Format::Xml,
     ];
 
     /// The name on the command line (`--format NAME`).
@@ -91,6 +98,8 @@ impl Format {
             Format::Folded => "folded",
             Format::Html => "html",
             Format::Hatchet => "hatchet",
+            Format::Truchas => "truchas",
+            Format::Xml => "xml",
         }
     }
 
@@ -145,10 +154,11 @@ pub fn render(report: &impl Report, format: Format, w: &mut dyn io::Write) -> io
         },
         // Layouts of plain text: names from the data carry no raw control
         // characters (see `escape`).
-        Format::Reference | Format::Folded => {
+        Format::Reference | Format::Folded | Format::Truchas => {
             report.write_other(format, &mut escape::VisibleWriter { inner: w })
         }
-        Format::Html | Format::Hatchet => report.write_other(format, w),
+        // HTML and XML escape names their own way; Hatchet is JSON.
+        Format::Html | Format::Hatchet | Format::Xml => report.write_other(format, w),
     }
 }
 

@@ -1,15 +1,12 @@
-//! The reference write layout.
-//!
-//! One line per timer in pre-order: `depth × indent` blanks, the name exactly
-//! as given, `:`, the time in `ES12.5`. The blank before a positive time is
-//! the sign column of `ES12.5`, not a separator. The Fortran `ES` formatting
-//! is [`report::numfmt::es12_5`](crate::report::numfmt::es12_5).
+//! The reference write layout, as the instrumentation API offers it: the
+//! layout itself is [`report::timertree::reference`](crate::report::timertree::reference).
 
 use std::io::Write;
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Blanks, Precision, es12_5};
+use crate::report::numfmt::Precision;
+use crate::report::timertree::reference::{NoSubtree, subtree_top, write_reference};
 
 use super::tree::{Handle, TimerError};
 
@@ -40,28 +37,10 @@ pub fn write_tree(
     tree: &CallTree<Timing>,
     opts: &WriteOptions,
 ) -> Result<(), TimerError> {
-    if tree.is_empty() {
-        return Err(TimerError::Empty);
-    }
-    let top = match opts.handle {
-        None => tree.root(),
-        Some(h) if h.get() != 0 && tree.contains(h.node()) => h.node(),
-        Some(h) => {
-            return Err(TimerError::BadHandle {
-                handle: h.get(),
-                count: tree.len(),
-            });
-        }
-    };
-    for (id, depth) in tree.preorder_from(top) {
-        let seconds = opts.precision.apply(tree.node(id).metrics.seconds);
-        writeln!(
-            w,
-            "{}{}:{}",
-            Blanks(depth.saturating_mul(opts.indent)),
-            tree.name(id),
-            es12_5(seconds)
-        )?;
-    }
+    let top = subtree_top(tree, opts.handle.map(Handle::get)).map_err(|e| match e {
+        NoSubtree::Empty => TimerError::Empty,
+        NoSubtree::BadHandle { handle, count } => TimerError::BadHandle { handle, count },
+    })?;
+    write_reference(w, tree, top, opts.indent, opts.precision)?;
     Ok(())
 }

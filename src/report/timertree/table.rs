@@ -9,19 +9,17 @@
 //!    └ C ████████            19 ms ┴ exclusive of A = 49 − 10 − 19 = 20 ms
 //! ```
 
-use std::io::{self, Write};
-
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
+use crate::report::document::{Column, Table};
+use crate::report::escape::visible;
 use crate::report::numfmt::{Blanks, Precision, es12_5};
 
-pub fn write_table(
-    w: &mut dyn Write,
-    tree: &CallTree<Timing>,
-    precision: Precision,
-) -> io::Result<()> {
-    let seconds = |id| precision.apply(tree.node(id).metrics.seconds);
-    let children_sum = |id| {
+/// The table of `tree`: one row per timer in pre-order, names indented two
+/// blanks per level.
+pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
+    let seconds = move |id| precision.apply(tree.node(id).metrics.seconds);
+    let children_sum = move |id| {
         tree.node(id)
             .children()
             .iter()
@@ -29,73 +27,47 @@ pub fn write_table(
             .sum::<f64>()
     };
     let top_total = children_sum(tree.root());
+    let order = tree.preorder();
     // Trees read from files do not record starts; leave the column out then.
-    let with_calls = tree
-        .preorder()
+    let with_calls = order.iter().any(|&(id, _)| tree.node(id).metrics.calls > 0);
+    let width = order
         .iter()
-        .any(|&(id, _)| tree.node(id).metrics.calls > 0);
-    let rows: Vec<(String, f64, f64, f64, u64)> = tree
-        .preorder()
-        .into_iter()
-        .map(|(id, depth)| {
-            let inclusive = seconds(id);
-            let parent_total = match tree.node(id).parent() {
-                Some(p) if p != tree.root() => seconds(p),
-                _ => top_total,
-            };
-            let label = format!(
-                "{}{}",
-                Blanks(2 * depth),
-                crate::report::escape::visible(tree.name(id))
-            );
-            let share = 100.0 * inclusive / parent_total;
-            (
-                label,
-                inclusive,
-                inclusive - children_sum(id),
-                share,
-                tree.node(id).metrics.calls,
-            )
-        })
-        .collect();
-    let width = rows
-        .iter()
-        .map(|r| r.0.chars().count())
-        .chain([5])
+        .map(|&(id, depth)| 2 * depth + visible(tree.name(id)).chars().count())
+        .chain(["timer".len()])
         .max()
-        .unwrap_or(5);
-    write!(
-        w,
-        "timer{}  {:>12} {:>12} {:>8}",
-        Blanks(width - 5),
-        "inclusive",
-        "exclusive",
-        "% parent"
-    )?;
+        .unwrap_or(0);
+    let mut columns = vec![
+        Column::left("timer", width),
+        Column::right("inclusive", 12).after("  "),
+        Column::right("exclusive", 12),
+        Column::right("% parent", 8),
+    ];
     if with_calls {
-        write!(w, " {:>10}", "calls")?;
+        columns.push(Column::right("calls", 10));
     }
-    writeln!(w)?;
-    for (label, inclusive, exclusive, share, calls) in rows {
-        let pad = width - label.chars().count();
-        let share = if share.is_finite() {
-            format!("{share:.1}")
-        } else {
-            "-".to_owned()
+    let rows = order.into_iter().map(move |(id, depth)| {
+        let inclusive = seconds(id);
+        let parent_total = match tree.node(id).parent() {
+            Some(p) if p != tree.root() => seconds(p),
+            _ => top_total,
         };
-        write!(
-            w,
-            "{label}{}  {:>12} {:>12} {share:>8}",
-            Blanks(pad),
+        let share = 100.0 * inclusive / parent_total;
+        let mut row = vec![
+            format!("{}{}", Blanks(2 * depth), visible(tree.name(id))),
             es12_5(inclusive),
-            es12_5(exclusive)
-        )?;
+            es12_5(inclusive - children_sum(id)),
+            if share.is_finite() {
+                format!("{share:.1}")
+            } else {
+                "-".to_owned()
+            },
+        ];
         if with_calls {
-            write!(w, " {calls:>10}")?;
+            row.push(tree.node(id).metrics.calls.to_string());
         }
-        writeln!(w)?;
-    }
-    Ok(())
+        row
+    });
+    Table::new(columns, rows)
 }
 
 #[cfg(test)]
@@ -114,7 +86,9 @@ mod tests {
             t.node_mut(id).metrics = Timing { seconds: s, calls };
         }
         let mut out = Vec::new();
-        write_table(&mut out, &t, Precision::F64).unwrap();
+        let mut doc = crate::report::Document::new();
+        doc.table(timer_table(&t, Precision::F64));
+        crate::report::text::write_document(&mut out, doc).unwrap();
         let text = String::from_utf8(out).unwrap();
         let expected = "\
 timer     inclusive    exclusive % parent      calls

@@ -1,17 +1,14 @@
 //! `profparse tree show`: one timer tree in a reference layout or a file
-//! form, rendered to memory first so that an error leaves no output.
+//! form (`report::timertree::tree`).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use profparse::report::timertree::json::write_json;
-use profparse::report::timertree::table::write_table;
-use profparse::report::timertree::truchas::write_truchas;
-use profparse::report::timertree::xml::write_xml;
-use profparse::timer_tree::write::write_tree;
-use profparse::timer_tree::{Handle, Precision, Serialized, TimerError, WriteOptions};
+use profparse::report::Format;
+use profparse::report::timertree::reference::{NoSubtree, subtree_top};
+use profparse::report::timertree::tree::TimerTreeReport;
+use profparse::timer_tree::Precision;
 use profparse::{Error, Location};
 
 use super::read;
@@ -58,49 +55,48 @@ pub struct ShowArgs {
     pub output: OutputArg,
 }
 
+impl Layout {
+    fn format(self) -> Format {
+        match self {
+            Layout::TimerTree => Format::Reference,
+            Layout::Truchas => Format::Truchas,
+            Layout::Table => Format::Table,
+            Layout::Json => Format::Json,
+            Layout::Xml => Format::Xml,
+        }
+    }
+}
+
 pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if args.handle.is_some() && args.layout != Layout::TimerTree {
         return Err(UsageError("--handle works with --layout timer-tree only".into()).into());
     }
     let tree = read(&args.file, ctx)?;
-    let precision = if args.binary32 {
-        Precision::Binary32
-    } else {
-        Precision::F64
+    // The reference asserts on an empty tree and on a handle that names no
+    // timer: errors before anything is written. The other layouts write
+    // an empty tree as it is.
+    let top = match subtree_top(&tree, args.handle) {
+        Ok(top) => top,
+        Err(NoSubtree::Empty) if args.layout != Layout::TimerTree => tree.root(),
+        Err(NoSubtree::Empty) => {
+            return Err(
+                Error::invalid(Location::file(&args.file), "the tree has no timers").into(),
+            );
+        }
+        Err(e @ NoSubtree::BadHandle { .. }) => {
+            return Err(Error::NotFound(format!("{}: {e}", args.file.display())).into());
+        }
     };
-    // Render to memory first, so that an error leaves no partial output.
-    let mut text = Vec::new();
-    match args.layout {
-        Layout::TimerTree => {
-            let opts = WriteOptions {
-                indent: usize::from(args.indent),
-                handle: args.handle.map(Handle::new),
-                precision,
-            };
-            write_tree(&mut text, &tree, &opts).map_err(|e| match e {
-                TimerError::Empty => {
-                    Error::invalid(Location::file(&args.file), "the tree has no timers")
-                }
-                TimerError::BadHandle { .. } => {
-                    Error::NotFound(format!("{}: {e}", args.file.display()))
-                }
-                other => Error::io(&args.file, std::io::Error::other(other)),
-            })?;
-        }
-        Layout::Truchas => write_truchas(&mut text, &tree, precision)?,
-        Layout::Table => write_table(&mut text, &tree, precision)?,
-        Layout::Json => write_json(&mut text, &Serialized::from_call_tree(&tree))?,
-        Layout::Xml => write_xml(&mut text, &tree)?,
-    }
-    let mut out = output::open(args.output.output.as_deref())?;
-    match args.layout {
-        // Text layouts: names carry no raw control characters (JSON and
-        // XML escape them their own way).
-        Layout::TimerTree | Layout::Truchas | Layout::Table => {
-            profparse::report::escape::VisibleWriter { inner: &mut out }.write_all(&text)?
-        }
-        Layout::Json | Layout::Xml => out.write_all(&text)?,
-    }
-    out.finish()?;
+    let report = TimerTreeReport {
+        tree: &tree,
+        top,
+        indent: usize::from(args.indent),
+        precision: if args.binary32 {
+            Precision::Binary32
+        } else {
+            Precision::F64
+        },
+    };
+    output::emit(&report, args.layout.format(), &args.output)?;
     Ok(ExitCode::from(EXIT_OK))
 }
