@@ -203,6 +203,28 @@ pub fn summarize(t: &TlogFile, names: &EventNames, trees: Trees) -> Summary {
     summary
 }
 
+/// The nesting tree of one process (`Some(proc)`) or of every process
+/// merged by call path, and how many processes it holds; `None` when no
+/// process has events (or not the one asked for). The per-process trees
+/// are consumed: their many small allocations are freed in parallel.
+pub fn merged_tree(
+    trees: Vec<(u16, CallTree)>,
+    proc: Option<u16>,
+) -> Option<(CallTree<crate::analysis::calltree::Spread>, usize)> {
+    let trees: Vec<(usize, CallTree)> = trees
+        .into_iter()
+        .filter(|(p, _)| proc.is_none_or(|x| x == *p))
+        .map(|(p, t)| (usize::from(p), t))
+        .collect();
+    if trees.is_empty() {
+        return None;
+    }
+    let merged = crate::analysis::calltree::merge_trees(&trees);
+    let nprocs = trees.len();
+    trees.into_par_iter().for_each(drop);
+    Some((merged, nprocs))
+}
+
 /// Pair and single-event numbers are 0..=9 (types 10..27 and 31..39).
 const KINDS: usize = 10;
 

@@ -7,11 +7,12 @@
 //!
 //! `estimate` sizes an export from the headers, `json` writes the wire
 //! format, `blprof` exports a database (calls, regions, comm, flows) and
-//! `tlog` a trace file.
+//! `tlog` a trace file; `limits` words what viewers will not load.
 
 mod blprof;
 mod estimate;
 mod json;
+pub mod limits;
 mod tlog;
 
 pub use blprof::{write_blprof_trace, write_comm_trace};

@@ -1,28 +1,18 @@
 //! `profparse export --chrome FILE`: Chrome Trace Event JSON, with a word
-//! before and after writing when viewers will not load it.
+//! before and after writing when viewers will not load it
+//! (`report::chrome::limits`).
 
 use std::path::Path;
 
 use profparse::analysis::regions::Regions;
 use profparse::formats::blprof::Part;
-use profparse::report::chrome::{ChromeOptions, estimate_export, write_blprof_trace};
+use profparse::report::chrome::{ChromeOptions, estimate_export, limits, write_blprof_trace};
 use profparse::{Location, Warning};
 
 use super::ExportArgs;
 use crate::commands::trace_common::trace_blocks;
 use crate::context::Context;
 use crate::output::UsageError;
-
-/// What viewers load (docs/TRACES.md): chrome://tracing about 1 M events
-/// or 256 MB of JSON, Perfetto (ui.perfetto.dev) about 1 GB.
-const MANY_EVENTS: u64 = 1_000_000;
-const CHROME_BYTES: u64 = 256 << 20;
-const PERFETTO_BYTES: u64 = 1 << 30;
-
-/// Megabytes, for messages.
-fn mb(bytes: u64) -> String {
-    format!("{:.0} MB", bytes as f64 / (1u64 << 20) as f64)
-}
 
 pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<()> {
     let db = crate::commands::open_database(&args.db.db)?;
@@ -66,30 +56,9 @@ pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<
     };
     // Before anything is read: will viewers load it?
     let estimate = estimate_export(db, &opts);
-    ctx.info(
-        1,
-        format!(
-            "estimate: about {} events, {}",
-            estimate.events,
-            mb(estimate.bytes)
-        ),
-    );
-    let advice = "narrow it with --time T0,T1, --proc N, --min-dur SECONDS or --no-comm";
-    let warned = estimate.events > MANY_EVENTS || estimate.bytes > CHROME_BYTES;
-    if warned {
-        let perfetto = if estimate.bytes > PERFETTO_BYTES {
-            "more than Perfetto's about 1 GB too"
-        } else {
-            "Perfetto (ui.perfetto.dev) loads up to about 1 GB"
-        };
-        ctx.warn(&Warning::new(
-            Location::file(chrome),
-            format!(
-                "the export will hold about {} events ({}): more than chrome://tracing loads (about 1 M events or 256 MB); {perfetto}; {advice}",
-                estimate.events,
-                mb(estimate.bytes)
-            ),
-        ));
+    ctx.info(1, limits::describe_estimate(&estimate));
+    if let Some(message) = limits::before_export(&estimate) {
+        ctx.warn(&Warning::new(Location::file(chrome), message));
     }
     // Regions (every block), the calls of the exported processes, the comm pairing.
     let trace_units = if has_trace {
@@ -122,15 +91,8 @@ pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<
     drop(bar);
     ctx.warn_all(&stats.warnings);
     let size = std::fs::metadata(chrome).map(|m| m.len()).unwrap_or(0);
-    if !warned && (stats.events > MANY_EVENTS || size > CHROME_BYTES) {
-        ctx.warn(&Warning::new(
-            Location::file(chrome),
-            format!(
-                "{} events, {}: chrome://tracing loads about 1 M events or 256 MB, Perfetto about 1 GB; {advice}",
-                stats.events,
-                mb(size)
-            ),
-        ));
+    if let Some(message) = limits::after_export(&estimate, stats.events, size) {
+        ctx.warn(&Warning::new(Location::file(chrome), message));
     }
     ctx.info(
         1,

@@ -4,12 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use profparse::analysis::calltree::merge_trees;
-use profparse::analysis::tlog_summary::{Trees, summarize};
-use profparse::model::calltree::CallTree;
+use profparse::analysis::tlog_summary::{Trees, merged_tree, summarize};
 use profparse::report::Format;
 use profparse::report::calltree::{TreeReport, TreeView};
-use rayon::prelude::*;
 
 use super::{names, open};
 use crate::cli::OutputArg;
@@ -64,27 +61,18 @@ pub fn run(args: &TreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let s = summarize(&t, &names, Trees::Build);
     drop(bar);
     ctx.warn_all(&s.warnings);
-    let trees: Vec<(usize, CallTree)> = s
-        .trees
-        .into_iter()
-        .filter(|(p, _)| proc.is_none_or(|x| x == *p))
-        .map(|(p, t)| (p as usize, t))
-        .collect();
-    if trees.is_empty() {
+    let Some((tree, nprocs)) = merged_tree(s.trees, proc) else {
         return Err(UsageError(format!(
             "--proc {}: no events of that process",
             proc.unwrap_or(0)
         ))
         .into());
-    }
+    };
     let view = TreeView {
-        nprocs: trees.len(),
+        nprocs,
         wide: args.wide,
         ..Default::default()
     };
-    let tree = merge_trees(&trees);
-    // Millions of small allocations: freed in parallel, not at the end.
-    trees.into_par_iter().for_each(drop);
     let report = TreeReport {
         tree: &tree,
         view,
