@@ -111,6 +111,26 @@ pub enum Error {
         /// The runs whose start (`Initializing AMReX (…)`) the log shows.
         amrex_runs: usize,
     },
+    /// A line or token of a text input that does not parse as its format
+    /// says (a timer-tree file, a region filter, an event-names file).
+    #[error("{location}: {message}")]
+    Syntax { location: Location, message: String },
+    /// A file or block larger than its reader takes, or a record count that
+    /// no file can hold: nothing is allocated for it.
+    #[error("{location}: {message}")]
+    Oversized { location: Location, message: String },
+    /// A file of another kind than the command reads (a text file given to
+    /// a tlog command, say).
+    #[error("{location}: {message}")]
+    WrongKind { location: Location, message: String },
+    /// An input in which nothing at all could be read (every block or every
+    /// file damaged), after the warnings about each.
+    #[error("{location}: {message}")]
+    NothingReadable { location: Location, message: String },
+    /// A data file name that leaves the database directory (a directory in
+    /// the name, a symbolic link pointing outside): not opened.
+    #[error("{location}: {message}")]
+    OutsideDatabase { location: Location, message: String },
     /// Any other damage: the input is not what it claims to be.
     #[error("{location}: {message}")]
     Invalid { location: Location, message: String },
@@ -129,12 +149,48 @@ impl Error {
             error: source,
         }
     }
+    pub fn syntax(location: Location, message: impl Into<String>) -> Self {
+        Error::Syntax {
+            location,
+            message: message.into(),
+        }
+    }
+    pub fn oversized(location: Location, message: impl Into<String>) -> Self {
+        Error::Oversized {
+            location,
+            message: message.into(),
+        }
+    }
+    pub fn wrong_kind(location: Location, message: impl Into<String>) -> Self {
+        Error::WrongKind {
+            location,
+            message: message.into(),
+        }
+    }
+    pub fn nothing_readable(location: Location, message: impl Into<String>) -> Self {
+        Error::NothingReadable {
+            location,
+            message: message.into(),
+        }
+    }
     pub fn invalid(location: Location, message: impl Into<String>) -> Self {
         Error::Invalid {
             location,
             message: message.into(),
         }
     }
+    /// True when the input was read and found damaged or malformed, and the
+    /// error names where (a block reader's failure becomes a warning).
+    pub fn is_damage(&self) -> bool {
+        matches!(
+            self,
+            Error::Invalid { .. }
+                | Error::PastEnd { .. }
+                | Error::Syntax { .. }
+                | Error::Oversized { .. }
+        )
+    }
+
     /// True when the input could not be read at all (missing file, not a
     /// database), as opposed to data that was read and found damaged.
     pub fn is_unreadable_input(&self) -> bool {
@@ -166,7 +222,12 @@ impl Error {
             Error::PastEnd {
                 block, file_len, ..
             } => format!("{block} runs past the end of the file ({file_len} bytes)"),
-            Error::Invalid { message, .. } => message.clone(),
+            Error::Invalid { message, .. }
+            | Error::Syntax { message, .. }
+            | Error::Oversized { message, .. }
+            | Error::WrongKind { message, .. }
+            | Error::NothingReadable { message, .. }
+            | Error::OutsideDatabase { message, .. } => message.clone(),
             Error::NoTinyProfilerReport { amrex_runs, .. } => no_report_text(*amrex_runs),
             Error::NotFound(_) | Error::Strict { .. } => self.to_string(),
         }
@@ -180,9 +241,13 @@ impl Error {
             | Error::MissingPart { path, .. }
             | Error::NotAHeader { path, .. }
             | Error::NoTinyProfilerReport { path, .. } => Some(Location::file(path)),
-            Error::PastEnd { location, .. } | Error::Invalid { location, .. } => {
-                Some(location.clone())
-            }
+            Error::PastEnd { location, .. }
+            | Error::Invalid { location, .. }
+            | Error::Syntax { location, .. }
+            | Error::Oversized { location, .. }
+            | Error::WrongKind { location, .. }
+            | Error::NothingReadable { location, .. }
+            | Error::OutsideDatabase { location, .. } => Some(location.clone()),
             Error::NotFound(_) | Error::Strict { .. } => None,
         }
     }
@@ -260,6 +325,9 @@ pub enum WarningKind {
     /// process and block: damage that repeats by the thousand when a shared
     /// data file is cut short, so it is shown a few times and then counted.
     SkippedBlock,
+    /// A header version other than the one the reader knows: the data is
+    /// read by the known layout, and may be misread.
+    UnknownVersion,
     /// Something a healthy run writes that the reader works around, as stock
     /// AMReX's region stops without a start: worth knowing, not a sign of
     /// damage (a note: the exit code stays 0).

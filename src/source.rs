@@ -147,13 +147,12 @@ impl InputFile {
             Some(end) if end <= self.len() && offset >= self.base && end <= held => {
                 Ok(&self.bytes()[(offset - self.base) as usize..(end - self.base) as usize])
             }
-            _ => Err(Error::invalid(
-                Location::offset(&self.path, offset),
-                format!(
-                    "a block of {len} bytes at byte offset {offset} runs past the end of the file ({} bytes)",
-                    self.len()
-                ),
-            )),
+            _ => Err(Error::PastEnd {
+                location: Location::offset(&self.path, offset),
+                block: format!("a block of {len} bytes at byte offset {offset}"),
+                end: offset.saturating_add(len),
+                file_len: self.len(),
+            }),
         }
     }
 }
@@ -245,14 +244,14 @@ pub const MAX_TEXT_BYTES: u64 = 1 << 30;
 pub fn read_text_bytes(path: &Path) -> Result<Vec<u8>> {
     let (file, meta) = open_file(path)?;
     if meta.len() > MAX_TEXT_BYTES {
-        return Err(Error::invalid(
-            Location::file(path),
-            format!(
+        return Err(Error::Oversized {
+            location: Location::file(path),
+            message: format!(
                 "{} bytes: longer than any header ({} bytes at most); not read",
                 meta.len(),
                 MAX_TEXT_BYTES
             ),
-        ));
+        });
     }
     let mut v = Vec::new();
     // `take` bounds the read even if the file grows meanwhile.

@@ -110,7 +110,7 @@ fn load_tlog(
     let mut t = TlogFile::open(path)?;
     warnings.extend_from_slice(t.warnings());
     if t.looks_like_garbage() {
-        return Err(Error::invalid(
+        return Err(Error::wrong_kind(
             Location::file(path),
             "does not look like a tlog trace (see the warnings above)",
         ));

@@ -79,7 +79,7 @@ impl RegionFilter {
         for (n, line) in numbered_lines(text) {
             let number = |v: i64| {
                 i32::try_from(v).map_err(|_| {
-                    Error::invalid(
+                    Error::syntax(
                         Location::line(path, n),
                         format!("region number {v} is out of range"),
                     )
@@ -102,13 +102,13 @@ impl RegionFilter {
                     )),
                 },
                 Err(LineError::Malformed { expected, .. }) => {
-                    return Err(Error::invalid(
+                    return Err(Error::syntax(
                         Location::line(path, n),
                         format!("malformed filter line (expected `{expected}`): {line:?}"),
                     ));
                 }
                 Err(LineError::Unknown) => {
-                    return Err(Error::invalid(
+                    return Err(Error::syntax(
                         Location::line(path, n),
                         format!(
                             "not a region filter line: {line:?} (expected `+|-|: \"<name>\" <number>`, __IncludeAll__, __IncludeNone__ or a comment)"

@@ -201,7 +201,7 @@ pub fn looks(path: &Path) -> Looks {
 /// that reads it.
 pub fn check_tlog(path: &Path) -> Result<()> {
     match looks(path).advice(path, InputKind::Tlog) {
-        Some(advice) => Err(Error::invalid(
+        Some(advice) => Err(Error::wrong_kind(
             crate::error::Location::file(path),
             format!("not a tlog trace: {advice}"),
         )),

@@ -289,3 +289,55 @@ fn six_thousand_nested_calls_are_written_by_every_tree_output() {
         }
     }
 }
+
+#[test]
+fn an_unknown_header_version_is_read_with_a_warning_naming_its_line() {
+    let copy = copy_db("small4");
+    let dir = copy.path();
+    for (header, keyword) in [
+        ("bl_prof_H", "BLProfVersion"),
+        ("bl_call_stats_H", "CallStatsProfVersion"),
+        ("bl_comm_prof_H", "CommProfVersion"),
+    ] {
+        let path = dir.join(header);
+        let text = fs::read_to_string(&path).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.starts_with(keyword) && first.ends_with(" 1"),
+            "{first}"
+        );
+        let bumped = text.replacen(" 1\n", " 2\n", 1);
+        fs::write(&path, bumped).unwrap();
+    }
+    let out = crate::common::output(&["summary", dir.to_str().unwrap()]);
+    // Read as version 1: the same summary as the original, exit code 3.
+    assert_eq!(out.status.code(), Some(3));
+    let original = crate::common::run_ok(&["summary", db("small4").to_str().unwrap()]);
+    let after_path = |t: &str| t.split_once(": ").map(|(_, rest)| rest.to_owned());
+    assert_eq!(
+        after_path(&String::from_utf8_lossy(&out.stdout)),
+        after_path(&original)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = |h: &str, k: &str| {
+        format!(
+            "{}:1: {k} 2: profparse reads version 1 of this header",
+            dir.join(h).display()
+        )
+    };
+    assert!(err.contains(&line("bl_prof_H", "BLProfVersion")), "{err}");
+    // summary reads only the base header; the others when a command needs them.
+    let out = crate::common::output(&["comm", "stats", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&line("bl_comm_prof_H", "CommProfVersion")),
+        "{err}"
+    );
+    let out = crate::common::output(&["trace-summary", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&line("bl_call_stats_H", "CallStatsProfVersion")),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(3));
+}

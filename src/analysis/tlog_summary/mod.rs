@@ -81,7 +81,7 @@ impl EventNames {
             let mut parts = line.splitn(3, char::is_whitespace);
             let (what, k, name) = (parts.next(), parts.next(), parts.next().map(str::trim));
             let bad = || {
-                crate::Error::invalid(
+                crate::Error::syntax(
                     Location::line(path, n + 1),
                     format!(
                         "expected `pair <1-9> <name>` or `single <1-9> <name>`, found {line:?}"

@@ -47,7 +47,10 @@ impl BaseHeader {
         visit_lines(text, &mut warn, |n, line, warn| {
             relevant += 1;
             match line {
-                HeaderLine::BlProfVersion(v) => h.version = Some(v),
+                HeaderLine::BlProfVersion(v) => {
+                    warn.version(n, "BLProfVersion", v);
+                    h.version = Some(v)
+                }
                 HeaderLine::NProcs(p) => match non_negative(p, "NProcs") {
                     Ok(p) => h.nprocs = Some(p),
                     Err(m) => warn.line(n, m),
@@ -273,7 +276,10 @@ pub fn read_block<'f>(
 ) -> Result<BaseBlock<'f>> {
     let size = (nfuncs as u64)
         .checked_mul(8 + real.bytes())
-        .ok_or_else(|| Error::invalid(Location::file(file.path()), "block size overflows"))?;
+        .ok_or_else(|| Error::Oversized {
+            location: Location::file(file.path()),
+            message: "block size overflows".into(),
+        })?;
     let bytes = file
         .range(block.seekpos, size)
         .map_err(|_| Error::PastEnd {
@@ -356,10 +362,8 @@ impl<'h> BaseProfile<'h> {
                         real,
                     }),
                     Err(e) => warnings.push(Warning::new(
-                        match e {
-                            Error::Invalid { .. } | Error::PastEnd { .. } => {
-                                e.location().unwrap_or_else(|| Location::file(file.path()))
-                            }
+                        match e.location() {
+                            Some(location) if e.is_damage() => location,
                             _ => Location::file(file.path()),
                         },
                         format!("process {} left out: {}", b.proc, error_message(&e)),
@@ -417,9 +421,10 @@ impl<'h> BaseProfile<'h> {
 }
 
 fn error_message(e: &Error) -> String {
-    match e {
-        Error::Invalid { .. } | Error::PastEnd { .. } => e.message(),
-        other => other.to_string(),
+    if e.is_damage() {
+        e.message()
+    } else {
+        e.to_string()
     }
 }
 

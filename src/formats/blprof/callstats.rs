@@ -40,7 +40,10 @@ impl CallStatsHeader {
         visit_lines(text, &mut warn, |n, line, warn| {
             relevant += 1;
             match line {
-                HeaderLine::CallStatsVersion(v) => h.version = Some(v),
+                HeaderLine::CallStatsVersion(v) => {
+                    warn.version(n, "CallStatsProfVersion", v);
+                    h.version = Some(v)
+                }
                 HeaderLine::NProcs(p) => match non_negative(p, "NProcs") {
                     Ok(p) => h.nprocs = Some(p),
                     Err(m) => warn.line(n, m),

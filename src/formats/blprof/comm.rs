@@ -39,7 +39,10 @@ impl CommHeader {
         visit_lines(text, &mut warn, |n, line, warn| {
             relevant += 1;
             match line {
-                HeaderLine::CommProfVersion(v) => h.version = Some(v),
+                HeaderLine::CommProfVersion(v) => {
+                    warn.version(n, "CommProfVersion", v);
+                    h.version = Some(v)
+                }
                 HeaderLine::NProcs(p) => match non_negative(p, "NProcs") {
                     Ok(p) => h.nprocs = Some(p),
                     Err(m) => warn.line(n, m),

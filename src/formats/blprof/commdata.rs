@@ -167,7 +167,7 @@ fn checked_len(
         ));
     }
     let len = block.ncomm.checked_mul(record_size).ok_or_else(|| {
-        Error::invalid(
+        Error::oversized(
             Location::line(&block.header, block.line),
             format!(
                 "comm block of process {} claims {} records: more than any file can hold",

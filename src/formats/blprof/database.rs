@@ -441,10 +441,10 @@ fn group_by_proc<B: Send, X: Default + Send>(
 /// database directory (a link that stays inside is followed).
 fn check_bare_name(dir: &Path, name: &str) -> Result<()> {
     if name.contains('/') || name.contains('\\') || name == ".." || name == "." {
-        return Err(Error::invalid(
-            Location::file(dir.join(name)),
-            "data file names must not contain a directory",
-        ));
+        return Err(Error::OutsideDatabase {
+            location: Location::file(dir.join(name)),
+            message: "data file names must not contain a directory".into(),
+        });
     }
     let path = dir.join(name);
     let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
@@ -454,25 +454,19 @@ fn check_bare_name(dir: &Path, name: &str) -> Result<()> {
             _ => false,
         };
         if !inside {
-            return Err(Error::invalid(
-                Location::file(path),
-                "a symbolic link to outside the database (or to nothing); not read",
-            ));
+            return Err(Error::OutsideDatabase {
+                location: Location::file(path),
+                message: "a symbolic link to outside the database (or to nothing); not read".into(),
+            });
         }
     }
     Ok(())
 }
 
 fn as_warning(e: Error, what: &str) -> Warning {
-    match e {
-        Error::Invalid { .. }
-        | Error::PastEnd { .. }
-        | Error::NotAHeader { .. }
-        | Error::Io { .. } => match e.location() {
-            Some(location) => Warning::new(location, format!("{}; {what}", e.message())),
-            None => Warning::new(Location::file(""), format!("{e}; {what}")),
-        },
-        other => Warning::new(Location::file(""), format!("{other}; {what}")),
+    match e.location() {
+        Some(location) => Warning::new(location, format!("{}; {what}", e.message())),
+        None => Warning::new(Location::file(""), format!("{e}; {what}")),
     }
 }
 

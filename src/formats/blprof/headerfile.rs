@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::header::{HeaderLine, LineError, Parsed, numbered_lines, parse_line};
-use crate::error::{Location, Result, Warning};
+use crate::error::{Location, Result, Warning, WarningKind};
 
 /// One copy per header file of the strings its lines repeat (data file
 /// names, function names, hosts): a file of many processes would otherwise
@@ -20,6 +20,10 @@ impl<'t> SharedNames<'t> {
         self.0.entry(s).or_insert_with(|| Arc::from(s)).clone()
     }
 }
+
+/// The version of the headers AMReX writes (BLProfVersion,
+/// CallStatsProfVersion, CommProfVersion), the layout this reader knows.
+const KNOWN_VERSION: i64 = 1;
 
 /// At most this many line warnings per header file; the rest are counted.
 const MAX_LINE_WARNINGS: usize = 20;
@@ -51,6 +55,21 @@ impl<'w> LineWarnings<'w> {
         if self.line_warnings <= MAX_LINE_WARNINGS {
             self.out
                 .push(Warning::new(Location::line(&self.path, line), message));
+        }
+    }
+
+    /// Checks a header's version line: AMReX writes version 1 of every
+    /// header, the one this reader knows. Another version is read as if it
+    /// were 1, with a warning of its own kind (not capped with the lines).
+    pub fn version(&mut self, line: usize, keyword: &str, version: i64) {
+        if version != KNOWN_VERSION {
+            self.out.push(Warning {
+                kind: WarningKind::UnknownVersion,
+                location: Location::line(&self.path, line),
+                message: format!(
+                    "{keyword} {version}: profparse reads version {KNOWN_VERSION} of this header; read as version {KNOWN_VERSION}, numbers may be wrong"
+                ),
+            });
         }
     }
 

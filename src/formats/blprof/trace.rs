@@ -69,7 +69,7 @@ fn i64_at(b: &[u8], at: usize) -> i64 {
 /// Bytes of the region records and of the whole block, assuming `real`.
 fn extent(block: &TraceBlockRef, real: RealWidth) -> Result<(u64, u64)> {
     let too_big = || {
-        Error::invalid(
+        Error::oversized(
             Location::line(&block.header, block.line),
             format!(
                 "trace block of process {} claims {} region and {} call records: more than any file can hold",

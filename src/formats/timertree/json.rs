@@ -69,7 +69,7 @@ pub fn read_json(bytes: &[u8], path: &Path) -> Result<Serialized> {
         } else {
             Location::file(path)
         };
-        Error::invalid(
+        Error::syntax(
             location,
             format!("not a serialized timer tree in JSON: {e}"),
         )

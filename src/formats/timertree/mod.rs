@@ -45,7 +45,7 @@ impl FileForm {
         match first {
             Some(b'{') => Ok(FileForm::Json),
             Some(b'<') => Ok(FileForm::Xml),
-            _ => Err(Error::invalid(
+            _ => Err(Error::wrong_kind(
                 Location::file(path),
                 "not a serialized timer tree: expected JSON ('{') or XML ('<')",
             )),
@@ -66,7 +66,7 @@ pub fn parse_serialized(bytes: &[u8], path: &Path) -> Result<Serialized> {
 /// Validates serialized arrays into a tree (node id k = serialized node k).
 pub fn to_tree(s: &Serialized, path: &Path) -> Result<CallTree<Timing>> {
     s.to_call_tree().map_err(|e| {
-        Error::invalid(
+        Error::syntax(
             Location::file(path),
             format!("invalid serialized timer tree: {e}"),
         )

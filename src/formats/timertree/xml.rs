@@ -27,7 +27,7 @@ use super::json::special_value;
 /// errors, which give the line.
 pub fn read_xml(bytes: &[u8], path: &Path) -> Result<Serialized> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        Error::invalid(
+        Error::syntax(
             Location::offset(path, e.valid_up_to() as u64),
             "not UTF-8 text (XML timer tree)",
         )
@@ -40,7 +40,7 @@ pub fn read_xml(bytes: &[u8], path: &Path) -> Result<Serialized> {
         wrapper: Wrapper::None,
     };
     reader.document().map_err(|(pos, message)| {
-        Error::invalid(Location::line(path, line_of(text, pos)), message)
+        Error::syntax(Location::line(path, line_of(text, pos)), message)
     })?;
     Ok(reader.out)
 }

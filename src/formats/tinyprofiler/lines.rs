@@ -123,5 +123,5 @@ pub(super) fn split_last(s: &str) -> Option<(&str, &str)> {
 
 /// A reading error at `line` of the log.
 pub(super) fn invalid(path: &Path, line: usize, message: impl Into<String>) -> Error {
-    Error::invalid(Location::line(path, line), message)
+    Error::syntax(Location::line(path, line), message)
 }

@@ -96,7 +96,7 @@ fn load(path: &Path, ctx: &Context, runs: &mut Vec<CompareInput>) -> anyhow::Res
             let profile = db.base_profile(&mut warnings)?;
             ctx.warn_all(&warnings);
             if profile.is_empty() {
-                anyhow::bail!(profparse::Error::invalid(
+                anyhow::bail!(profparse::Error::nothing_readable(
                     profparse::Location::file(&profile.header.path),
                     "no process has a readable base block",
                 ));

@@ -125,7 +125,7 @@ pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         .into());
     }
     if profile.is_empty() {
-        anyhow::bail!(profparse::Error::invalid(
+        anyhow::bail!(profparse::Error::nothing_readable(
             profparse::Location::file(&profile.header.path),
             "no process has a readable base block",
         ));

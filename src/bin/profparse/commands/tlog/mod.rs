@@ -81,7 +81,7 @@ fn check_opened(t: &TlogFile, ctx: &Context, raw: bool) -> anyhow::Result<()> {
     let path = t.path();
     ctx.warn_all(t.warnings());
     if t.looks_like_garbage() && !raw {
-        return Err(Error::invalid(
+        return Err(Error::wrong_kind(
             Location::file(path),
             "does not look like a tlog trace (see the warnings above); use `tlog dump --raw` to dump it anyway",
         )

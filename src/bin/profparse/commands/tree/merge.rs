@@ -61,7 +61,7 @@ pub fn run(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         labels.push(path.display().to_string());
     }
     if trees.is_empty() {
-        return Err(profparse::Error::invalid(
+        return Err(profparse::Error::nothing_readable(
             Location::file(&args.files[0]),
             "no timer tree could be read",
         )
