@@ -39,8 +39,8 @@
 //!
 //! This module is the instrumentation API only: [`tree`] (the type, clock,
 //! guard), [`global`] (the process-wide tree) and [`write`](mod@write) (the
-//! reference write layout, as `report::timertree::reference` writes it). It uses the model and the report layer; the
-//! layers never use it. Everything else about timer trees lives in the
+//! reference write layout, as `report::timertree::reference` writes it).
+//! It uses the model and the report layer; the layers never use it. Everything else about timer trees lives in the
 //! layers: the serialized arrays ([`Serialized`],
 //! validated into a tree) and a timer's total ([`Timing`]) in
 //! [`model::timertree`](crate::model::timertree) (re-exported here), the file
