@@ -386,3 +386,37 @@ fn generated_files_round_trip_through_dump_and_json() {
         }
     }
 }
+
+#[test]
+fn missing_ranks_are_damage_even_when_every_block_is_sound() {
+    // np4.log without the blocks of ranks 1 and 2: ranks 0 and 3 remain,
+    // each block sound, but the writer never skips a rank.
+    let bytes = fs::read(tlog("np4.log")).unwrap();
+    let kept: Vec<u8> = bytes
+        .chunks(1024)
+        .filter(|b| !matches!(u16::from_be_bytes([b[0], b[1]]), 1 | 2))
+        .flatten()
+        .copied()
+        .collect();
+    assert!(kept.len() < bytes.len() && !kept.is_empty());
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("gaps.log");
+    fs::write(&f, &kept).unwrap();
+    let out = output(&["tlog", "summary", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no records of process(es) 1, 2 below the largest process 3"),
+        "{err}"
+    );
+    let out = output(&["--strict", "tlog", "summary", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    // The whole file has no gap: no such warning.
+    let out = output(&["tlog", "summary", tlog("np4.log").to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -124,6 +124,29 @@ pub struct TlogFile {
 use scan::MAX_ISSUES;
 pub use scan::{BlockVisitor, CleanBlock, clean_block};
 
+/// The writer gathers every rank's blocks, from rank 0 up: a rank below the
+/// largest one present without a single record (every rank logs at least
+/// its start) means blocks were lost, or the file is not one run's.
+fn missing_ranks(path: &Path, present: impl Iterator<Item = u16>) -> Option<Warning> {
+    let mut missing = Vec::new();
+    let mut next = 0usize;
+    for p in present {
+        missing.extend(next..usize::from(p));
+        next = usize::from(p) + 1;
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    Some(Warning::new(
+        Location::file(path),
+        format!(
+            "no records of process(es) {} below the largest process {}: ranks are written from 0 with no gaps, so blocks are missing",
+            crate::model::procs::process_list(&missing, 8),
+            next - 1
+        ),
+    ))
+}
+
 impl TlogFile {
     /// Opens and checks `path` (see [`TlogFile::from_input`]).
     pub fn open(path: impl AsRef<Path>) -> Result<TlogFile> {
@@ -206,6 +229,9 @@ impl TlogFile {
                 Location::file(&path),
                 "no events: every record is padding",
             ));
+        }
+        if let Some(w) = missing_ranks(&path, procs.keys().copied()) {
+            warnings.push(w);
         }
         Ok(TlogFile {
             file,
