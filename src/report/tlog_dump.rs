@@ -23,15 +23,35 @@ pub enum DumpStyle {
     Sample { nodes: usize },
 }
 
+/// A section heading of the per-process layouts with a six-digit process
+/// number (`-------\nTlog exec profile dump: 123456, #data=…\n`).
+const HEADING_BYTES: u64 = 48;
+
 impl DumpStyle {
     /// Bytes per event of this layout in `format` (JSON and CSV carry more
     /// fields): a dump's size is estimated before anything is written.
-    pub fn bytes_per_event(self, format: super::Format) -> u64 {
+    fn bytes_per_event(self, format: super::Format) -> u64 {
         match (format, self) {
             (super::Format::Text, DumpStyle::TlogDump) => 45,
             (super::Format::Text, _) => 60,
             _ => 160,
         }
+    }
+
+    /// The bytes a dump of `t` in `format` writes, about: its events, and
+    /// in text one section heading per process up to `--nodes` (a billion
+    /// nodes are a billion headings, events or not).
+    pub fn estimated_bytes(self, t: &TlogFile, format: super::Format) -> u64 {
+        let events = t
+            .total_events()
+            .saturating_mul(self.bytes_per_event(format));
+        let headings = match (format, self) {
+            (super::Format::Text, DumpStyle::TlogDumpC { nodes } | DumpStyle::Sample { nodes }) => {
+                (nodes as u64).saturating_mul(HEADING_BYTES)
+            }
+            _ => 0,
+        };
+        events.saturating_add(headings)
     }
 
     /// The blocks a text dump reads, for progress: file order reads every

@@ -420,3 +420,24 @@ fn missing_ranks_are_damage_even_when_every_block_is_sound() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn section_headings_count_in_the_size_guard() {
+    // A billion empty sections are 45 GiB of headings: refused before writing.
+    let out = output(&[
+        "tlog",
+        "dump",
+        tlog("np4.log").to_str().unwrap(),
+        "--style",
+        "tlog_dump",
+        "--nodes",
+        "1000000000",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("this dump would write about 44.7 GiB"),
+        "{err}"
+    );
+}

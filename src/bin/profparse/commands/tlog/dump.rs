@@ -68,8 +68,7 @@ pub fn run(args: &DumpArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         Style::Sample => DumpStyle::Sample { nodes },
     };
     ctx.guard_output(
-        t.total_events()
-            .saturating_mul(style.bytes_per_event(args.format)),
+        style.estimated_bytes(&t, args.format),
         "this dump",
         "`tlog summary` and `tlog tree` answer most questions in a page",
     )?;
