@@ -24,7 +24,7 @@ use super::filter::RegionFilter;
 use super::function_stats::{FunctionSummary, ProcessRows, summarize};
 use super::ranges::{RangeCursor, RangeList, TimeRange};
 use super::regions::Regions;
-use crate::error::Warning;
+use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
 use crate::formats::blprof::trace::CallRecord;
 use crate::formats::blprof::walk::TraceProcWalk;
@@ -207,26 +207,53 @@ impl TraceRows<'_> {
         times: &mut [f64],
         mut also: impl FnMut(&CallRecord),
     ) {
-        let skipped = p.for_each_call_batch(|batch| {
-            // Locals for the batch's loop, so they stay in registers.
-            let mut sel = std::mem::replace(selected, RowSelection::Nothing);
-            for c in batch.calls() {
-                if c.is_sentinel() || !sel.contains(c.start) {
-                    continue;
+        // Calls whose function the process's table lacks: a block read from
+        // the wrong offset (a damaged record count) decodes to such numbers.
+        let mut unknown = 0u64;
+        let mut first_unknown: Option<Location> = None;
+        let mut skipped = Vec::new();
+        for b in p.blocks() {
+            let before = unknown;
+            let warning = b.for_each_call_batch(|batch| {
+                // Locals for the batch's loop, so they stay in registers.
+                let mut sel = std::mem::replace(selected, RowSelection::Nothing);
+                for c in batch.calls() {
+                    if c.is_sentinel() || !sel.contains(c.start) {
+                        continue;
+                    }
+                    match global(remap, c.fnum) {
+                        Some(g) => {
+                            if let (Some(n), Some(t)) = (calls.get_mut(g), times.get_mut(g)) {
+                                *n += 1;
+                                *t += c.exclusive;
+                            }
+                        }
+                        None => unknown += 1,
+                    }
+                    also(&c);
                 }
-                if let Some(g) = global(remap, c.fnum)
-                    && let (Some(n), Some(t)) = (calls.get_mut(g), times.get_mut(g))
-                {
-                    *n += 1;
-                    *t += c.exclusive;
-                }
-                also(&c);
+                *selected = sel;
+            });
+            skipped.extend(warning);
+            if unknown > before && first_unknown.is_none() {
+                let block = b.block();
+                first_unknown = Some(Location::line(&block.header, block.line));
             }
-            *selected = sel;
-        });
-        if !skipped.is_empty() {
-            let mut w = self.warnings.lock().unwrap_or_else(|p| p.into_inner());
-            w.extend(skipped.into_iter().map(|x| (p.row(), x)));
+        }
+        let mut w = Vec::new();
+        w.extend(skipped);
+        if let Some(at) = first_unknown {
+            w.push(Warning::new(
+                at,
+                format!(
+                    "process {}: {unknown} call record(s) with a function number not in its fName table, left out (a block misread? `profparse check` names each)",
+                    p.proc().proc
+                ),
+            ));
+        }
+        if !w.is_empty() {
+            let mut all = self.warnings.lock().unwrap_or_else(|p| p.into_inner());
+            all.extend(w.into_iter().map(|x| (p.row(), x)));
         }
     }
 }

@@ -341,3 +341,39 @@ fn an_unknown_header_version_is_read_with_a_warning_naming_its_line() {
     );
     assert_eq!(out.status.code(), Some(3));
 }
+
+#[test]
+fn a_block_read_from_the_wrong_offset_is_reported_not_summed_silently() {
+    // One region record less than written: process 1's call records are read
+    // from the wrong offset, and decode to function numbers its table lacks.
+    let copy = copy_db("small4");
+    let dir = copy.path();
+    let header = dir.join("bl_call_stats_H_00001");
+    let text = fs::read_to_string(&header).unwrap();
+    let damaged = text.replacen("nRSS 213 ", "nRSS 212 ", 1);
+    assert_ne!(damaged, text);
+    fs::write(&header, damaged).unwrap();
+    let chrome = dir.join("t.json");
+    for args in [
+        vec!["trace-summary", dir.to_str().unwrap()],
+        vec![
+            "export",
+            dir.to_str().unwrap(),
+            "--chrome",
+            chrome.to_str().unwrap(),
+        ],
+    ] {
+        let out = crate::common::output(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        let expected = format!("{}:1: process 1: ", header.display());
+        assert!(
+            err.lines().any(|l| l.contains(&expected)
+                && l.contains("with a function number not in its fName table")),
+            "{args:?}: {err}"
+        );
+    }
+    // The intact database: no such warning.
+    let out = crate::common::output(&["trace-summary", db("small4").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::analysis::comm_timeline::{CommCall, ProcCalls};
 use crate::analysis::regions::Regions;
-use crate::error::Warning;
+use crate::error::{Location, Warning};
 use crate::formats::blprof::commdata::{func_name, is_recv, is_send};
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::trace::{CallRecord, TraceBlock};
@@ -125,16 +125,16 @@ struct Formatted {
     text: Vec<u8>,
     events: u64,
     comm: u64,
+    /// Calls written as `"?"`: their function is not in the process's table.
+    unknown_functions: u64,
     mids: Vec<(u32, u32, f64)>,
 }
 
-/// A call: an `X` with its times and depth as args.
-fn format_call(o: &mut Vec<u8>, ctx: &Context, pid: usize, slot: u32, c: &CallRecord) {
-    let name: &[u8] = ctx
-        .names
-        .get(slot as usize)
-        .and_then(|n| n.get(&c.fnum))
-        .map_or(b"\"?\"", |n| n);
+/// A call: an `X` with its times and depth as args. Returns false when its
+/// function is not in the process's table (written as `"?"`).
+fn format_call(o: &mut Vec<u8>, ctx: &Context, pid: usize, slot: u32, c: &CallRecord) -> bool {
+    let known = ctx.names.get(slot as usize).and_then(|n| n.get(&c.fnum));
+    let name: &[u8] = known.map_or(b"\"?\"", |n| n);
     o.extend_from_slice(b",\n{\"name\":");
     o.extend_from_slice(name);
     o.extend_from_slice(b",\"ph\":\"X\",\"ts\":");
@@ -150,6 +150,7 @@ fn format_call(o: &mut Vec<u8>, ctx: &Context, pid: usize, slot: u32, c: &CallRe
     o.extend_from_slice(b",\"depth\":");
     put_int(o, c.depth);
     o.extend_from_slice(b"}}");
+    known.is_some()
 }
 
 /// Formats calls `range` of `block` (sentinels, calls shorter than
@@ -169,7 +170,9 @@ fn format_calls(
         {
             continue;
         }
-        format_call(&mut out.text, ctx, pid, slot, &c);
+        if !format_call(&mut out.text, ctx, pid, slot, &c) {
+            out.unknown_functions += 1;
+        }
         out.events += 1;
     }
 }
@@ -454,6 +457,10 @@ impl<'w> Sink<'w> {
         warnings: &mut Vec<Warning>,
     ) -> io::Result<()> {
         let pid = p.proc().proc;
+        // Calls whose function the table lacks (a block read from the
+        // wrong offset decodes to such numbers): one warning per process.
+        let mut unknown = 0u64;
+        let mut first_unknown: Option<Location> = None;
         for mapped in p.mapped_blocks(Skipped::TraceBlock) {
             let mapped = match mapped {
                 Ok(m) => m,
@@ -483,12 +490,25 @@ impl<'w> Sink<'w> {
                 },
                 |d, end| {
                     *comm_events += d.comm;
+                    if d.unknown_functions > 0 && first_unknown.is_none() {
+                        let b = mapped.block();
+                        first_unknown = Some(Location::line(&b.header, b.line));
+                    }
+                    unknown += d.unknown_functions;
                     out.write(&d.text, d.events)?;
                     // Streamed: what is written need not stay resident.
                     mapped.release_calls_before(end);
                     Ok(())
                 },
             )?;
+        }
+        if let Some(at) = first_unknown {
+            warnings.push(Warning::new(
+                at,
+                format!(
+                    "process {pid}: {unknown} call record(s) with a function number not in its fName table, named \"?\" (a block misread? `profparse check` names each)"
+                ),
+            ));
         }
         Ok(())
     }
