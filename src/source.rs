@@ -323,3 +323,107 @@ mod tests {
         assert!(err.to_string().contains("is a directory"));
     }
 }
+
+/// What happens when a mapped input shrinks under a reader: the kernel
+/// raises SIGBUS at the first access past the new end (AMReX rewrites data
+/// files at every flush of a live run). Instead of dying from the signal,
+/// the process says so, removes the outputs it had not finished, and exits
+/// with the damaged-data code. Everything the handler does is
+/// async-signal-safe: `write`, `unlink`, `_exit`.
+pub mod sigbus {
+    use std::ffi::{CString, c_char, c_int};
+    use std::sync::Once;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+
+    const MESSAGE: &[u8] = b"error: an input file shrank while profparse was reading it (a live run rewriting its data files?); read a finished run, or a copy\n";
+
+    /// Unfinished outputs (temporary files) to remove on the way out.
+    const SLOTS: usize = 16;
+    static PENDING: [AtomicPtr<c_char>; SLOTS] =
+        [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+
+    static INSTALL: Once = Once::new();
+
+    extern "C" fn on_sigbus(_: c_int) {
+        // SAFETY: write, unlink and _exit are async-signal-safe; the paths
+        // are NUL-terminated strings leaked by `Pending::new` (never freed
+        // while registered).
+        unsafe {
+            libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+            for slot in &PENDING {
+                let p = slot.load(Ordering::Acquire);
+                if !p.is_null() {
+                    libc::unlink(p);
+                }
+            }
+            libc::_exit(exit_code());
+        }
+    }
+
+    static EXIT_CODE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
+
+    fn exit_code() -> c_int {
+        EXIT_CODE.load(Ordering::Relaxed)
+    }
+
+    /// Installs the handler (once per process); `code` is the exit status.
+    pub fn exit_on_sigbus(code: i32) {
+        EXIT_CODE.store(code, Ordering::Relaxed);
+        INSTALL.call_once(|| {
+            // SAFETY: a zeroed sigaction with a plain handler and an empty
+            // mask is valid; the handler only calls async-signal-safe functions.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_sigbus as extern "C" fn(c_int) as libc::sighandler_t;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+            }
+        });
+    }
+
+    /// An unfinished output, removed if SIGBUS ends the process; dropped
+    /// when the output is finished or removed otherwise.
+    pub struct Pending {
+        slot: Option<usize>,
+    }
+
+    impl Pending {
+        /// Registers `path`; with every slot taken it is not registered
+        /// (the file would stay behind, nothing worse).
+        pub fn new(path: &std::path::Path) -> Self {
+            use std::os::unix::ffi::OsStrExt;
+            let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+                return Pending { slot: None };
+            };
+            let raw = c.into_raw();
+            for (i, slot) in PENDING.iter().enumerate() {
+                if slot
+                    .compare_exchange(
+                        std::ptr::null_mut(),
+                        raw,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
+                    .is_ok()
+                {
+                    return Pending { slot: Some(i) };
+                }
+            }
+            // SAFETY: `raw` came from `into_raw` just above and was not stored.
+            drop(unsafe { CString::from_raw(raw) });
+            Pending { slot: None }
+        }
+    }
+
+    impl Drop for Pending {
+        fn drop(&mut self) {
+            if let Some(i) = self.slot {
+                let p = PENDING[i].swap(std::ptr::null_mut(), Ordering::AcqRel);
+                if !p.is_null() {
+                    // SAFETY: stored by `new` from `into_raw`, taken out once.
+                    drop(unsafe { CString::from_raw(p) });
+                }
+            }
+        }
+    }
+}

@@ -128,3 +128,64 @@ fn a_hundred_thousand_header_files_are_listed_once_and_counted() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_data_file_that_shrinks_while_mapped_ends_the_run_with_exit_1_not_a_signal() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    crate::common::run_ok(&[
+        "synth",
+        "blprof",
+        s(&db),
+        "--procs",
+        "8",
+        "--calls",
+        "60000",
+    ]);
+    let out_dir = tmp.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let chrome = out_dir.join("t.json");
+    // The export maps each trace block while it writes; the data files are
+    // cut to nothing under it. Whether the cut lands before the export ends
+    // depends on the machine: the run must end cleanly either way.
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("profparse"))
+        .args(["-q", "export", s(&db), "--chrome", s(&chrome)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    for e in fs::read_dir(&db).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("bl_call_stats_D_")
+        {
+            fs::OpenOptions::new()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_len(0)
+                .unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.signal(),
+        None,
+        "killed by a signal: {:?}",
+        out.status
+    );
+    let code = out.status.code().unwrap();
+    assert!((0..=3).contains(&code), "exit code {code}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("shrank") {
+        assert_eq!(code, 1);
+        // No temporary file and no half output left behind.
+        let left: Vec<_> = fs::read_dir(&out_dir).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    crate::common::note(&format!("shrinking input: exit {code}, stderr {err:?}"));
+}

@@ -19,6 +19,9 @@ use crate::context::Context;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A mapped input that shrinks (a live run's flush) ends the run with a
+    // message and the damaged-data exit code, not a signal.
+    profparse::source::sigbus::exit_on_sigbus(i32::from(context::EXIT_DATA));
     let ctx = Context::new(&cli.global);
     if let Some(n) = cli.global.jobs {
         let cap = cli::max_jobs();

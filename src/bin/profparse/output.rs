@@ -20,6 +20,8 @@ pub enum Destination {
     File {
         tmp: BufWriter<tempfile::NamedTempFile>,
         dest: PathBuf,
+        /// Removes the temporary file if a shrinking input ends the run.
+        _pending: profparse::source::sigbus::Pending,
     },
     /// A device or FIFO (`-o /dev/stdout`): written in place.
     Special(BufWriter<std::fs::File>),
@@ -56,7 +58,7 @@ impl Destination {
         match self {
             Destination::Stdout(mut w) => Ok(w.flush()?),
             Destination::Special(mut w) => Ok(w.flush()?),
-            Destination::File { tmp, dest } => {
+            Destination::File { tmp, dest, .. } => {
                 let tmp = tmp
                     .into_inner()
                     .map_err(|e| profparse::Error::io(&dest, e.into_error()))?;
@@ -96,9 +98,11 @@ fn create(dest: &Path) -> anyhow::Result<Destination> {
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
         .with_context(|| format!("cannot create {}", dest.display()))?;
+    let pending = profparse::source::sigbus::Pending::new(tmp.path());
     Ok(Destination::File {
         tmp: BufWriter::new(tmp),
         dest: dest.to_owned(),
+        _pending: pending,
     })
 }
 
