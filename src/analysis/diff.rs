@@ -150,8 +150,15 @@ impl Presence {
 /// One node (or function) compared.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffRow {
-    /// Names from the outermost call down to this node (one name for functions).
-    pub path: Vec<String>,
+    /// The node in [`Diff::tree`]; [`Diff::path`] names it from the
+    /// outermost call down (one name for functions). Rows keep no path of
+    /// their own: in a tree thousands deep those would fill memory.
+    pub node: NodeId,
+    /// Levels above the node (0 for an outermost call).
+    pub depth: usize,
+    /// Position in the unified tree's pre-order (siblings by name): the
+    /// order of `--sort name`.
+    position: usize,
     pub presence: Presence,
     /// The metric in A and B (0 on the side where the node does not exist).
     pub a: f64,
@@ -164,9 +171,14 @@ pub struct DiffRow {
     pub calls_b: u64,
 }
 
+/// The two trees unified by path: each node's figures in A and in B.
+pub type Unified = CallTree<(Option<Metrics>, Option<Metrics>)>;
+
 /// The comparison of two trees or two function tables.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Diff {
+    /// Both trees unified by path, siblings by name: what the rows point to.
+    pub tree: Unified,
     /// The kept rows, in the asked order.
     pub rows: Vec<DiffRow>,
     /// Nodes in the unified tree (before `min_diff` and `top`).
@@ -180,6 +192,13 @@ pub struct Diff {
     pub total_b: f64,
 }
 
+impl Diff {
+    /// The names of a row's node, from the outermost call down.
+    pub fn path(&self, row: &DiffRow) -> Vec<&str> {
+        self.tree.path(row.node)
+    }
+}
+
 /// (B − A) / A with the conventions of [`DiffRow::rel`].
 pub fn relative(a: f64, b: f64) -> Option<f64> {
     if a == 0.0 {
@@ -191,8 +210,7 @@ pub fn relative(a: f64, b: f64) -> Option<f64> {
 
 /// Compares two trees node by node (unified by path).
 pub fn diff_trees(a: &CallTree<Metrics>, b: &CallTree<Metrics>, opts: &DiffOptions) -> Diff {
-    type Both = (Option<Metrics>, Option<Metrics>);
-    let mut u: CallTree<Both> = CallTree::new();
+    let mut u: Unified = CallTree::new();
     u.merge_with(a, |s, m| s.0 = Some(*m));
     u.merge_with(b, |s, m| s.1 = Some(*m));
     let metric = opts.metric;
@@ -204,6 +222,7 @@ pub fn diff_trees(a: &CallTree<Metrics>, b: &CallTree<Metrics>, opts: &DiffOptio
             .sum()
     };
     let mut out = Diff {
+        tree: CallTree::new(),
         nodes: u.len(),
         total_a: total(a),
         total_b: total(b),
@@ -215,7 +234,8 @@ pub fn diff_trees(a: &CallTree<Metrics>, b: &CallTree<Metrics>, opts: &DiffOptio
     let mut rows: Vec<DiffRow> = u
         .preorder()
         .into_iter()
-        .map(|(id, _)| row(&u, id, metric))
+        .enumerate()
+        .map(|(position, (id, depth))| row(&u, id, depth, position, metric))
         .collect();
     out.only_a = rows
         .iter()
@@ -232,10 +252,11 @@ pub fn diff_trees(a: &CallTree<Metrics>, b: &CallTree<Metrics>, opts: &DiffOptio
         rows.truncate(n);
     }
     out.rows = rows;
+    out.tree = u;
     out
 }
 
-fn row(u: &CallTree<(Option<Metrics>, Option<Metrics>)>, id: NodeId, metric: Metric) -> DiffRow {
+fn row(u: &Unified, id: NodeId, depth: usize, position: usize, metric: Metric) -> DiffRow {
     let (ma, mb) = u.node(id).metrics;
     let presence = match (ma.is_some(), mb.is_some()) {
         (true, false) => Presence::OnlyA,
@@ -245,7 +266,9 @@ fn row(u: &CallTree<(Option<Metrics>, Option<Metrics>)>, id: NodeId, metric: Met
     let (ma, mb) = (ma.unwrap_or_default(), mb.unwrap_or_default());
     let (a, b) = (metric.of(&ma), metric.of(&mb));
     DiffRow {
-        path: u.path(id).into_iter().map(str::to_owned).collect(),
+        node: id,
+        depth,
+        position,
         presence,
         a,
         b,
@@ -260,7 +283,8 @@ fn row(u: &CallTree<(Option<Metrics>, Option<Metrics>)>, id: NodeId, metric: Met
 pub fn sort_rows(rows: &mut [DiffRow], key: DiffSort) {
     let rel_key = |r: &DiffRow| r.rel.map_or(f64::INFINITY, f64::abs);
     match key {
-        DiffSort::Name => rows.sort_by(|x, y| x.path.cmp(&y.path)),
+        // Pre-order with siblings by name is the order of the paths.
+        DiffSort::Name => rows.sort_by_key(|r| r.position),
         DiffSort::Diff => rows.sort_by(|x, y| y.diff.total_cmp(&x.diff)),
         DiffSort::Abs => rows.sort_by(|x, y| y.diff.abs().total_cmp(&x.diff.abs())),
         DiffSort::Rel => rows.sort_by(|x, y| match rel_key(y).total_cmp(&rel_key(x)) {
@@ -381,7 +405,7 @@ mod tests {
         let names: Vec<(String, &str, f64)> = d
             .rows
             .iter()
-            .map(|r| (r.path.join(">"), r.presence.mark(), r.diff))
+            .map(|r| (d.path(r).join(">"), r.presence.mark(), r.diff))
             .collect();
         assert_eq!(
             names,
@@ -408,7 +432,8 @@ mod tests {
             top,
             min_diff,
         };
-        let paths = |d: Diff| -> Vec<String> { d.rows.iter().map(|r| r.path.join(">")).collect() };
+        let paths =
+            |d: Diff| -> Vec<String> { d.rows.iter().map(|r| d.path(r).join(">")).collect() };
         assert_eq!(
             paths(diff_trees(&a, &b, &opts(DiffSort::Diff, None, 0.0))),
             ["x", "z", "y"]
@@ -426,7 +451,7 @@ mod tests {
             ..Default::default()
         };
         let d = diff_trees(&a, &b, &calls);
-        assert_eq!((d.rows[0].path[0].as_str(), d.rows[0].diff), ("y", 3.0));
+        assert_eq!((d.path(&d.rows[0])[0], d.rows[0].diff), ("y", 3.0));
     }
 
     #[test]

@@ -113,10 +113,13 @@ fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffRepor
         r.style,
         vec!["", what, "A", "B", "B−A", "Rel %", "Calls A", "Calls B"],
     );
+    let mut shortened = false;
     for x in &d.rows {
+        let path = d.path(x);
+        shortened |= path.len() > MAX_TEXT_LEVELS;
         t.add_row(vec![
             Cell::new(x.presence.mark()),
-            Cell::new(x.path.join(" > ")),
+            Cell::new(path_text(&path)),
             Cell::new(value(metric, dec, x.a)),
             Cell::new(value(metric, dec, x.b)),
             Cell::new(signed(metric, dec, x.diff)),
@@ -126,7 +129,60 @@ fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffRepor
         ]);
     }
     right_align_from(&mut t, 2);
-    doc.fitted(t).line("");
+    doc.fitted(t);
+    if shortened {
+        doc.line(format!(
+            "Paths deeper than {MAX_TEXT_LEVELS} calls are shortened in the middle (`--format json` has them whole)."
+        ));
+    }
+    doc.line("");
+}
+
+/// Call paths longer than this are shortened in text tables: a path
+/// thousands of calls deep is unreadable, and a table of such rows would
+/// grow with the square of the depth.
+const MAX_TEXT_LEVELS: usize = 32;
+
+/// `a > b > c`, or for a path over [`MAX_TEXT_LEVELS`] its first and last
+/// names around `… N more …`.
+fn path_text(path: &[&str]) -> String {
+    if path.len() <= MAX_TEXT_LEVELS {
+        return path.join(" > ");
+    }
+    let (head, tail) = (4, MAX_TEXT_LEVELS - 5);
+    let hidden = path.len() - head - tail;
+    format!(
+        "{} > … {hidden} more … > {}",
+        path[..head].join(" > "),
+        path[path.len() - tail..].join(" > ")
+    )
+}
+
+/// About the bytes of the JSON of `report`: each row's path, one name per
+/// line, dominates it (a tree thousands deep writes gigabytes), so it is
+/// summed in one pass over the trees before anything is written.
+pub fn estimated_json_bytes(report: &DiffReport) -> u64 {
+    // A name's line: indent, quotes, comma and line break; a row's other fields.
+    const NAME_LINE: u64 = 12;
+    const ROW: u64 = 260;
+    let part = |d: &Diff| -> u64 {
+        let t = &d.tree;
+        // Path bytes per node, parents before children (pre-order).
+        let mut below = vec![0u64; t.len() + 1];
+        for (id, _) in t.preorder() {
+            let up = t.node(id).parent().map_or(0, |p| below[p.0 as usize]);
+            below[id.0 as usize] = up + t.name(id).len() as u64 + NAME_LINE;
+        }
+        d.rows
+            .iter()
+            .map(|r| below[r.node.0 as usize] + ROW)
+            .fold(0u64, u64::saturating_add)
+    };
+    [&report.calltree, &report.functions]
+        .into_iter()
+        .flatten()
+        .map(part)
+        .fold(0, u64::saturating_add)
 }
 
 /// The JSON of `diff` (docs/JSON.md).
@@ -208,7 +264,7 @@ impl Report for DiffReport {
 
 #[derive(Serialize)]
 struct RowJson<'a> {
-    path: &'a [String],
+    path: Vec<&'a str>,
     name: &'a str,
     depth: usize,
     mark: Presence,
@@ -227,7 +283,17 @@ pub struct PartJson<'a> {
     only_b: usize,
     total_a: f64,
     total_b: f64,
-    rows: Vec<RowJson<'a>>,
+    rows: RowsJson<'a>,
+}
+
+/// The rows, each path made as the row is written (memory stays one path
+/// deep however many deep rows there are).
+struct RowsJson<'a>(&'a Diff);
+
+impl Serialize for RowsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.rows.iter().map(|r| row_json(self.0, r)))
+    }
 }
 
 fn part_json(d: &Diff) -> PartJson<'_> {
@@ -237,15 +303,16 @@ fn part_json(d: &Diff) -> PartJson<'_> {
         only_b: d.only_b,
         total_a: d.total_a,
         total_b: d.total_b,
-        rows: d.rows.iter().map(row_json).collect(),
+        rows: RowsJson(d),
     }
 }
 
-fn row_json(r: &DiffRow) -> RowJson<'_> {
+fn row_json<'a>(d: &'a Diff, r: &DiffRow) -> RowJson<'a> {
+    let path = d.path(r);
     RowJson {
-        path: &r.path,
-        name: r.path.last().map_or("", String::as_str),
-        depth: r.path.len().saturating_sub(1),
+        name: path.last().copied().unwrap_or(""),
+        depth: r.depth,
+        path,
         mark: r.presence,
         a: r.a,
         b: r.b,

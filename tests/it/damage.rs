@@ -377,3 +377,50 @@ fn a_block_read_from_the_wrong_offset_is_reported_not_summed_silently() {
     let out = crate::common::output(&["trace-summary", db("small4").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn diff_of_deep_trees_shortens_text_paths_and_guards_its_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("deep");
+    let d = db.to_str().unwrap();
+    crate::common::run_ok(&[
+        "synth", "blprof", d, "--procs", "1", "--depth", "400", "--calls", "400", "-q",
+    ]);
+    let json = crate::common::json(&["diff", d, d, "--format", "json"]);
+    let rows = json["calltree"]["rows"].as_array().unwrap();
+    let deepest = rows
+        .iter()
+        .map(|r| r["path"].as_array().unwrap().len())
+        .max()
+        .unwrap();
+    assert!(deepest > 100, "{deepest}");
+    for r in rows {
+        // The whole path, and its depth, in JSON.
+        assert_eq!(
+            r["path"].as_array().unwrap().len(),
+            r["depth"].as_u64().unwrap() as usize + 1
+        );
+    }
+    let text = crate::common::run_ok(&["diff", d, d]);
+    assert!(
+        text.contains("Paths deeper than 32 calls are shortened"),
+        "{text}"
+    );
+    let shortened = text.lines().filter(|l| l.contains(" more … > ")).count();
+    let deep_rows = rows
+        .iter()
+        .filter(|r| r["depth"].as_u64().unwrap() >= 32)
+        .count();
+    assert_eq!(shortened, deep_rows);
+    // Text lines stay short whatever the depth.
+    assert!(text.lines().all(|l| l.chars().count() < 1000));
+    // The JSON's size is estimated before writing and guarded.
+    let out = crate::common::profparse()
+        .env("PROFPARSE_OUTPUT_LIMIT", "100000")
+        .args(["diff", d, d, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("this comparison would write about"));
+}

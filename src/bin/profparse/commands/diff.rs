@@ -2,7 +2,6 @@
 //! for bl_prof databases, function by function.
 
 use std::cell::RefCell;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -11,8 +10,8 @@ use profparse::analysis::diff::{DiffOptions, DiffSort, Metric, diff_trees};
 use profparse::analysis::diff_input::{Side, load_side};
 use profparse::formats::{Input, InputKind};
 use profparse::model::calltree::{CallTree, Metrics};
-use profparse::report::diff::{DiffReport, RunInfo};
-use profparse::report::{Format, render};
+use profparse::report::Format;
+use profparse::report::diff::{DiffReport, RunInfo, estimated_json_bytes};
 use profparse::{Error, Location, Warning};
 
 use crate::cli::OutputArg;
@@ -167,12 +166,15 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         style: ctx.table_style(&args.output),
         warnings: ctx.warning_texts(),
     };
-    // The whole report before the output is opened: a file named by -o is
-    // not touched when rendering fails.
-    let mut text = Vec::new();
-    render(&report, args.format, &mut text)?;
-    let mut out = output::open(args.output.output.as_deref())?;
-    out.write_all(&text)?;
-    out.finish()?;
+    if args.format == Format::Json {
+        ctx.guard_output(
+            estimated_json_bytes(&report),
+            "this comparison",
+            "`--top N` or `--min-diff` keep the rows that matter, and the table shortens deep paths",
+        )?;
+    }
+    // Streamed: a file named by -o is replaced only when the whole report
+    // is written (`output::Destination`).
+    output::emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }
