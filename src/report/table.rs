@@ -35,8 +35,55 @@ pub(crate) fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
     t
 }
 
+/// Longest cell, in bytes, a table for people shows whole. Every row of a
+/// column is padded to its longest cell: one name of 40 MB (damaged or
+/// hostile data) made a table of gigabytes. JSON and CSV keep such names.
+const MAX_CELL_BYTES: usize = 1000;
+
+/// `text` cut to about [`MAX_CELL_BYTES`] at a character boundary, with
+/// the number of characters left out.
+fn shortened_cell(text: &str) -> String {
+    let mut cut = MAX_CELL_BYTES - 100;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let hidden = text[cut..].chars().count();
+    format!("{}… ({hidden} more characters)", &text[..cut])
+}
+
+/// `t` with its over-long cells shortened (a copy; only when some cell is
+/// over-long, so a normal table is written as built).
+fn with_short_cells(t: &Table) -> Option<Table> {
+    let long = |r: &comfy_table::Row| r.cell_iter().any(|c| c.content().len() > MAX_CELL_BYTES);
+    if !t.header().is_some_and(long) && !t.row_iter().any(long) {
+        return None;
+    }
+    let short = |r: &comfy_table::Row| -> Vec<String> {
+        r.cell_iter()
+            .map(|c| {
+                let text = c.content();
+                if text.len() > MAX_CELL_BYTES {
+                    shortened_cell(&text)
+                } else {
+                    text
+                }
+            })
+            .collect()
+    };
+    let mut s = t.clone();
+    if let Some(h) = t.header() {
+        s.set_header(short(h));
+    }
+    for (new, old) in s.row_iter_mut().zip(t.row_iter()) {
+        *new = short(old).into();
+    }
+    Some(s)
+}
+
 /// Writes a table without the padding blanks at the ends of its lines.
 pub(crate) fn write_table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
+    let short = with_short_cells(t);
+    let t = short.as_ref().unwrap_or(t);
     for line in t.lines() {
         // Names from the data: no raw control characters on a terminal
         // (a line break in a cell is laid out by comfy-table as a second

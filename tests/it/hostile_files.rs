@@ -189,3 +189,35 @@ fn a_data_file_that_shrinks_while_mapped_ends_the_run_with_exit_1_not_a_signal()
     }
     crate::common::note(&format!("shrinking input: exit {code}, stderr {err:?}"));
 }
+
+#[test]
+fn a_forty_megabyte_name_is_shortened_in_tables_and_kept_whole_in_json() {
+    let copy = copy_db("small4");
+    let header = copy.path().join("bl_prof_H");
+    let text = fs::read_to_string(&header).unwrap();
+    let name = "C".repeat(40_000_000);
+    let damaged = text.replacen("phFName \"Compute()\"", &format!("phFName \"{name}\""), 1);
+    assert_ne!(damaged, text);
+    fs::write(&header, damaged).unwrap();
+    let start = std::time::Instant::now();
+    let table = crate::common::run_ok(&["summary", s(copy.path())]);
+    // Every row was padded to the longest name: gigabytes, minutes.
+    assert!(table.len() < 100_000, "{} bytes", table.len());
+    assert!(
+        table.contains("… (39999100 more characters)"),
+        "{}",
+        &table[..2000]
+    );
+    let json = crate::common::json(&["summary", s(copy.path()), "--format", "json"]);
+    let names: Vec<&str> = json["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&name.as_str()));
+    crate::common::note(&format!(
+        "40 MB name: table and JSON in {:?}",
+        start.elapsed()
+    ));
+}
