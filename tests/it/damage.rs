@@ -424,3 +424,30 @@ fn diff_of_deep_trees_shortens_text_paths_and_guards_its_json() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("this comparison would write about"));
 }
+
+#[test]
+fn the_text_call_tree_indents_at_most_256_levels_and_says_the_depth_beyond() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("deep");
+    let d = db.to_str().unwrap();
+    crate::common::run_ok(&[
+        "synth", "blprof", d, "--procs", "1", "--depth", "1000", "--calls", "1000", "-q",
+    ]);
+    let json = crate::common::json(&["trace-summary", d, "--format", "json"]);
+    let deepest = json["max_call_stack_depth"].as_u64().unwrap() as usize;
+    assert!(deepest > 300, "{deepest}");
+    let text = crate::common::run_ok(&["calltree", d]);
+    let marked: Vec<usize> = text
+        .lines()
+        .filter_map(|l| l.split_once("[depth ").map(|(_, r)| r))
+        .map(|r| r.split(']').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(!marked.is_empty());
+    assert!(
+        marked.iter().all(|&d| d > 256 && d < deepest + 1),
+        "{marked:?}"
+    );
+    // The name after the marker sits at the 256th level's indent.
+    let width = text.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(width < 45 + 2 * 256 + 40, "{width}");
+}
