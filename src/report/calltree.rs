@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::html_report::escape as html_escape;
 use super::json_tree;
-use super::numfmt::{Blanks, seconds};
+use super::numfmt::{TreeIndent, seconds};
 use super::{Column, Document, Format, Report, Table};
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
@@ -367,7 +367,7 @@ pub(crate) fn text_lines(
     for i in lines {
         let (id, depth) = nodes[i];
         let m = &tree.node(id).metrics;
-        let indent = Indent(depth);
+        let indent = TreeIndent(depth);
         let name = tree.name(id);
         // Writing into a String cannot fail.
         let _ = writeln!(w, "{}  {indent}{name}", columns(m, view));
@@ -377,33 +377,13 @@ pub(crate) fn text_lines(
             let rest = remainder(tree, id, view.order);
             // Only where it shows at the printed precision.
             if rest / p >= 0.5e-4 {
-                let pad = Indent(depth + 1);
+                let pad = TreeIndent(depth + 1);
                 let cols = format!("{:>10}{:rest_width$}", seconds(rest / p), "");
                 let _ = writeln!(w, "{cols}  {pad}{label}");
             }
         }
     }
     w
-}
-
-/// Levels of indent at most in the text tree (real call trees nest a few
-/// dozen deep): deeper lines stay at this indent and say their depth, so a
-/// tree thousands deep does not grow with the square of its depth.
-const MAX_TEXT_INDENT: usize = 256;
-
-/// Two blanks per level; past [`MAX_TEXT_INDENT`], those levels' blanks
-/// and `[depth N] `.
-struct Indent(usize);
-
-impl std::fmt::Display for Indent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let levels = self.0.min(MAX_TEXT_INDENT);
-        write!(f, "{}", Blanks(2 * levels))?;
-        if self.0 > MAX_TEXT_INDENT {
-            write!(f, "[depth {}] ", self.0)?;
-        }
-        Ok(())
-    }
 }
 
 /// Lines of a tree formatted per parallel task.

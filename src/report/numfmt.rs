@@ -56,6 +56,26 @@ impl std::fmt::Display for Blanks {
     }
 }
 
+/// Levels of indent at most in the text trees (real call trees nest a few
+/// dozen deep): deeper lines stay at this indent and say their depth, so a
+/// tree thousands deep does not grow with the square of its depth.
+pub const MAX_TREE_INDENT: usize = 256;
+
+/// A tree line's indent: two blanks per level; past [`MAX_TREE_INDENT`],
+/// those levels' blanks and `[depth N] `.
+#[derive(Debug, Clone, Copy)]
+pub struct TreeIndent(pub usize);
+
+impl std::fmt::Display for TreeIndent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", Blanks(2 * self.0.min(MAX_TREE_INDENT)))?;
+        if self.0 > MAX_TREE_INDENT {
+            write!(f, "[depth {}] ", self.0)?;
+        }
+        Ok(())
+    }
+}
+
 /// A byte count in human units (KiB, MiB, GiB) with one decimal.
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

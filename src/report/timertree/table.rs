@@ -13,7 +13,7 @@ use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
 use crate::report::document::{Column, Table};
 use crate::report::escape::visible;
-use crate::report::numfmt::{Blanks, Precision, es12_5};
+use crate::report::numfmt::{Precision, TreeIndent, es12_5};
 
 /// The table of `tree`: one row per timer in pre-order, names indented two
 /// blanks per level.
@@ -32,7 +32,9 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
     let with_calls = order.iter().any(|&(id, _)| tree.node(id).metrics.calls > 0);
     let width = order
         .iter()
-        .map(|&(id, depth)| 2 * depth + visible(tree.name(id)).chars().count())
+        .map(|&(id, depth)| {
+            TreeIndent(depth).to_string().len() + visible(tree.name(id)).chars().count()
+        })
         .chain(["timer".len()])
         .max()
         .unwrap_or(0);
@@ -53,7 +55,7 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
         };
         let share = 100.0 * inclusive / parent_total;
         let mut row = vec![
-            format!("{}{}", Blanks(2 * depth), visible(tree.name(id))),
+            format!("{}{}", TreeIndent(depth), visible(tree.name(id))),
             es12_5(inclusive),
             es12_5(inclusive - children_sum(id)),
             if share.is_finite() {
