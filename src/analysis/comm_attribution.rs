@@ -101,7 +101,9 @@ impl AttributionSums {
     pub fn finish(self, regions: Option<&Regions>) -> Attribution {
         let paths = self.paths.map(|t| {
             let mut rows: Vec<PathTime> = Vec::new();
-            for (id, _) in t.preorder() {
+            // The root (outside any timed call) first, then the paths.
+            let nodes = std::iter::once(t.root()).chain(t.preorder().into_iter().map(|(id, _)| id));
+            for id in nodes {
                 for (&k, &(calls, seconds)) in &t.node(id).metrics {
                     rows.push(PathTime {
                         path: t.path(id).into_iter().map(str::to_owned).collect(),

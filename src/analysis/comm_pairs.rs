@@ -11,7 +11,10 @@
 //! Process clocks are not synchronised, so `latency` (receive time − send
 //! time) mixes two clocks: compare latencies between the same two processes,
 //! not absolute values across pairs. For a nonblocking receive the record
-//! with the byte count is the one written when the receive was *posted*.
+//! with the byte count is the one written when the receive was *posted*:
+//! `latency_to_completion` runs to the wait that returned its status
+//! instead ([`super::comm_completion`]; a blocking receive completes at its
+//! own record, its exit).
 //!
 //! Two passes read every selected block. The first, in parallel over
 //! processes, queues each process's receives by (sender, tag) and counts its
@@ -28,6 +31,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
+use super::comm_completion::{WaitTracker, is_nonblocking_recv};
 use super::comm_select::CommSelection;
 use crate::error::Warning;
 use crate::formats::blprof::CommBlockRef;
@@ -59,6 +63,12 @@ pub struct Pair {
     pub recv_time: f64,
     /// recv_time − send_time (two different clocks: see the module docs).
     pub latency: f64,
+    /// When the receive completed: the exit of the wait that returned its
+    /// status (nonblocking), or `recv_time` (blocking); `None` when no wait
+    /// was found.
+    pub completed_time: Option<f64>,
+    /// completed_time − send_time.
+    pub latency_to_completion: Option<f64>,
 }
 
 /// Messages between one sender and one receiver.
@@ -70,6 +80,11 @@ pub struct Route {
     pub bytes: u64,
     pub latency_mean: f64,
     pub latency_max: f64,
+    /// Messages whose receive's completion is known, and the mean and
+    /// largest latency to it.
+    pub completed: u64,
+    pub completion_latency_mean: Option<f64>,
+    pub completion_latency_max: Option<f64>,
 }
 
 /// Everything but the pairs themselves, which are streamed to the caller.
@@ -95,10 +110,12 @@ fn end(proc: usize, r: &CommRecord) -> MsgEnd {
 }
 
 /// A receive waiting for its send: what a pair or an unmatched listing needs
-/// beyond its queue's key (16 bytes, so millions fit).
+/// beyond its queue's key (24 bytes, so millions fit).
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     time: f64,
+    /// When it completed (NaN: not known yet).
+    done: f64,
     size: i32,
     kind: i32,
 }
@@ -106,8 +123,35 @@ struct Waiting {
 /// A peer process (never negative) and a tag, as a record has them.
 type Key = (i32, i32);
 
-/// One receiver's queues by (sender, tag), in record order.
-type Queues = FxHashMap<Key, Vec<Waiting>>;
+/// One receiver's receives from one sender with one tag, in record order,
+/// and how many of them a wait has completed (or that completed themselves).
+#[derive(Debug, Default)]
+struct Queue {
+    items: Vec<Waiting>,
+    completed: usize,
+}
+
+impl Queue {
+    /// A status of this queue's source and tag at `time`: the oldest
+    /// receive not completed yet completes (blocking ones are passed over:
+    /// they completed at their own record).
+    fn complete(&mut self, time: f64) {
+        while self
+            .items
+            .get(self.completed)
+            .is_some_and(|w| !is_nonblocking_recv(w.kind))
+        {
+            self.completed += 1;
+        }
+        if let Some(w) = self.items.get_mut(self.completed) {
+            w.done = time;
+            self.completed += 1;
+        }
+    }
+}
+
+/// One receiver's queues by (sender, tag).
+type Queues = FxHashMap<Key, Queue>;
 
 fn is_paired_send(r: &CommRecord) -> bool {
     is_send(r.kind) && r.size != AFTER_CALL
@@ -201,6 +245,9 @@ fn first_pass(walk: CommProcWalk<'_>, unit_records: u64) -> FirstPass<'_> {
         ended: 0,
         starts: Vec::new(),
     };
+    // Statuses are read in and out of the window: a receive in it may
+    // complete after it.
+    let mut waits = WaitTracker::default();
     f.warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |b, records| {
         let (mut first, mut i) = (0u64, 0u64);
         for r in records.by_ref() {
@@ -209,16 +256,31 @@ fn first_pass(walk: CommProcWalk<'_>, unit_records: u64) -> FirstPass<'_> {
                 first = i;
             }
             i += 1;
+            if let Some((key, time)) = waits.push(&r) {
+                if let Some(q) = f.queues.get_mut(&key) {
+                    q.complete(time);
+                }
+                continue;
+            }
             if !sel.contains(r.time) {
                 continue;
             }
             if is_paired_recv(&r) {
                 if r.peer >= 0 {
-                    f.queues.entry((r.peer, r.tag)).or_default().push(Waiting {
-                        time: r.time,
-                        size: r.size,
-                        kind: r.kind,
-                    });
+                    f.queues
+                        .entry((r.peer, r.tag))
+                        .or_default()
+                        .items
+                        .push(Waiting {
+                            time: r.time,
+                            done: if is_nonblocking_recv(r.kind) {
+                                f64::NAN
+                            } else {
+                                r.time
+                            },
+                            size: r.size,
+                            kind: r.kind,
+                        });
                 } else {
                     f.wild.push(end(p.proc, &r));
                 }
@@ -253,6 +315,24 @@ struct RouteParts {
     messages: u64,
     bytes: u64,
     latencies: Vec<f64>,
+    /// Latencies to completion (NaN: not known).
+    completion: Vec<f64>,
+}
+
+/// The pair of send `r` of process `from` and receive `x` on process `to`.
+fn pair(from: usize, to: usize, r: &CommRecord, x: &Waiting) -> Pair {
+    let completed = (!x.done.is_nan()).then_some(x.done);
+    Pair {
+        from,
+        to,
+        tag: r.tag,
+        size: r.size,
+        send_time: r.time,
+        recv_time: x.time,
+        latency: x.time - r.time,
+        completed_time: completed,
+        latency_to_completion: completed.map(|c| c - r.time),
+    }
 }
 
 /// Pairs the sends of `units` (consecutive in the sender order), giving
@@ -280,7 +360,7 @@ fn second_pass(
                     .and_then(|&i| queues.get(i))
                     .zip(from)
                     .and_then(|(q, from)| q.get(&(from, tag)))
-                    .map_or(&[][..], Vec::as_slice);
+                    .map_or(&[][..], |q| q.items.as_slice());
                 ((to, tag), (start, q))
             })
             .collect();
@@ -303,19 +383,14 @@ fn second_pass(
                     if !(sel.wants_proc(u.proc) || sel.wants_proc(to)) {
                         continue;
                     }
-                    let pair = Pair {
-                        from: u.proc,
-                        to,
-                        tag: r.tag,
-                        size: r.size,
-                        send_time: r.time,
-                        recv_time: x.time,
-                        latency: x.time - r.time,
-                    };
+                    let pair = pair(u.proc, to, &r, &x);
                     let route = out.routes.entry((u.proc, to)).or_default();
                     route.messages += 1;
                     route.bytes += r.size.max(0) as u64;
                     route.latencies.push(pair.latency);
+                    route
+                        .completion
+                        .push(pair.latency_to_completion.unwrap_or(f64::NAN));
                     out.paired += 1;
                     on_pair(&pair);
                 }
@@ -439,12 +514,14 @@ fn pair_in_units<C: Send>(
                 report.paired += o.paired;
                 report.unmatched_sends.extend(o.unmatched_sends);
                 for (key, part) in o.routes {
-                    let e = routes.entry(key).or_insert((0, 0, 0.0, f64::NEG_INFINITY));
-                    e.0 += part.messages;
-                    e.1 += part.bytes;
+                    let e = routes.entry(key).or_insert_with(RouteSum::new);
+                    e.messages += part.messages;
+                    e.bytes += part.bytes;
                     for l in part.latencies {
-                        e.2 += l;
-                        e.3 = e.3.max(l);
+                        e.latency.add(l);
+                    }
+                    for l in part.completion.into_iter().filter(|l| !l.is_nan()) {
+                        e.completion.add(l);
                     }
                 }
             },
@@ -455,7 +532,7 @@ fn pair_in_units<C: Send>(
     for (i, q) in queues.into_iter().enumerate() {
         let receiver = index.procs[i].proc;
         let to = i32::try_from(receiver).ok();
-        let mut q: Vec<(Key, Vec<Waiting>)> = q.into_iter().collect();
+        let mut q: Vec<(Key, Queue)> = q.into_iter().collect();
         q.sort_unstable_by_key(|(key, _)| *key);
         for ((src, tag), waiting) in q {
             let taken = usize::try_from(src)
@@ -465,7 +542,7 @@ fn pair_in_units<C: Send>(
                 .zip(to)
                 .and_then(|(s, to)| s.get(&(to, tag)))
                 .map_or(0, |&(n, _)| n);
-            for x in waiting.iter().skip(taken) {
+            for x in waiting.items.iter().skip(taken) {
                 report.unmatched_recvs.push(MsgEnd {
                     proc: receiver,
                     peer: src,
@@ -483,20 +560,66 @@ fn pair_in_units<C: Send>(
     (report, warnings)
 }
 
-/// Per route (sender, receiver): messages, bytes, latency sum and max —
-/// as reported, in route order.
-type RouteSums = BTreeMap<(usize, usize), (u64, u64, f64, f64)>;
+/// Count, sum and largest of latencies, added in send order.
+#[derive(Debug, Clone, Copy)]
+struct Latencies {
+    n: u64,
+    sum: f64,
+    max: f64,
+}
+
+impl Latencies {
+    fn add(&mut self, l: f64) {
+        self.n += 1;
+        self.sum += l;
+        self.max = self.max.max(l);
+    }
+}
+
+/// Per route: messages, bytes, latencies and latencies to completion.
+#[derive(Debug, Clone, Copy)]
+struct RouteSum {
+    messages: u64,
+    bytes: u64,
+    latency: Latencies,
+    completion: Latencies,
+}
+
+impl RouteSum {
+    fn new() -> Self {
+        let none = Latencies {
+            n: 0,
+            sum: 0.0,
+            max: f64::NEG_INFINITY,
+        };
+        RouteSum {
+            messages: 0,
+            bytes: 0,
+            latency: none,
+            completion: none,
+        }
+    }
+}
+
+/// Per route (sender, receiver), in route order.
+type RouteSums = BTreeMap<(usize, usize), RouteSum>;
 
 fn routes_of(routes: RouteSums) -> Vec<Route> {
     routes
         .into_iter()
-        .map(|((from, to), (n, bytes, sum, max))| Route {
-            from,
-            to,
-            messages: n,
-            bytes,
-            latency_mean: sum / n as f64,
-            latency_max: max,
+        .map(|((from, to), r)| {
+            let c = r.completion;
+            Route {
+                from,
+                to,
+                messages: r.messages,
+                bytes: r.bytes,
+                latency_mean: r.latency.sum / r.latency.n as f64,
+                latency_max: r.latency.max,
+                completed: c.n,
+                completion_latency_mean: (c.n > 0).then(|| c.sum / c.n as f64),
+                completion_latency_max: (c.n > 0).then_some(c.max),
+            }
         })
         .collect()
 }
@@ -512,27 +635,57 @@ mod tests {
     /// oracle for the units.
     fn sequential(db: &Database, sel: &CommSelection<'_>) -> (Vec<Pair>, PairReport) {
         let index = db.comm_index();
-        let each = |p: &ProcComm, f: &mut dyn FnMut(&CommRecord)| {
+        let every = |p: &ProcComm, f: &mut dyn FnMut(&CommRecord)| {
             for b in sel.blocks(p) {
                 if let Ok(mut records) = db.comm_records(b) {
-                    for r in records.by_ref().filter(|r| sel.contains(r.time)) {
+                    for r in records.by_ref() {
                         f(&r);
                     }
                 }
             }
         };
+        let each = |p: &ProcComm, f: &mut dyn FnMut(&CommRecord)| {
+            every(p, &mut |r| {
+                if sel.contains(r.time) {
+                    f(r)
+                }
+            })
+        };
         let mut report = PairReport::default();
-        let mut queues: Vec<BTreeMap<(usize, i32), VecDeque<CommRecord>>> = Vec::new();
+        type Posted = (CommRecord, f64);
+        let mut queues: Vec<BTreeMap<(usize, i32), VecDeque<Posted>>> = Vec::new();
         for p in &index.procs {
-            let mut q: BTreeMap<(usize, i32), VecDeque<CommRecord>> = BTreeMap::new();
-            each(p, &mut |r| {
-                if is_paired_recv(r) {
-                    match usize::try_from(r.peer) {
-                        Ok(src) => q.entry((src, r.tag)).or_default().push_back(*r),
-                        Err(_) => report.unmatched_recvs.push(end(p.proc, r)),
+            // Every receive posted so far, and per (source, tag) the
+            // nonblocking ones no status has completed, oldest first.
+            let mut posted: Vec<(usize, i32, Posted)> = Vec::new();
+            let mut awaiting: BTreeMap<(i32, i32), VecDeque<usize>> = BTreeMap::new();
+            let mut waits = WaitTracker::default();
+            every(p, &mut |r| {
+                if let Some((key, time)) = waits.push(r) {
+                    if let Some(i) = awaiting.get_mut(&key).and_then(VecDeque::pop_front) {
+                        posted[i].2.1 = time;
                     }
+                    return;
+                }
+                if !sel.contains(r.time) || !is_paired_recv(r) {
+                    return;
+                }
+                match usize::try_from(r.peer) {
+                    Ok(src) if is_nonblocking_recv(r.kind) => {
+                        awaiting
+                            .entry((r.peer, r.tag))
+                            .or_default()
+                            .push_back(posted.len());
+                        posted.push((src, r.tag, (*r, f64::NAN)));
+                    }
+                    Ok(src) => posted.push((src, r.tag, (*r, r.time))),
+                    Err(_) => report.unmatched_recvs.push(end(p.proc, r)),
                 }
             });
+            let mut q: BTreeMap<(usize, i32), VecDeque<Posted>> = BTreeMap::new();
+            for (src, tag, x) in posted {
+                q.entry((src, tag)).or_default().push_back(x);
+            }
             queues.push(q);
         }
         let mut pairs = Vec::new();
@@ -548,16 +701,16 @@ mod tests {
                     Some((to, x))
                 });
                 match matched {
-                    Some((to, x)) if sel.wants_proc(p.proc) || sel.wants_proc(to) => {
+                    Some((to, (x, done))) if sel.wants_proc(p.proc) || sel.wants_proc(to) => {
                         let latency = x.time - r.time;
-                        let e =
-                            routes
-                                .entry((p.proc, to))
-                                .or_insert((0, 0, 0.0, f64::NEG_INFINITY));
-                        e.0 += 1;
-                        e.1 += r.size.max(0) as u64;
-                        e.2 += latency;
-                        e.3 = e.3.max(latency);
+                        let e = routes.entry((p.proc, to)).or_insert_with(RouteSum::new);
+                        e.messages += 1;
+                        e.bytes += r.size.max(0) as u64;
+                        e.latency.add(latency);
+                        let completed = (!done.is_nan()).then_some(done);
+                        if let Some(c) = completed {
+                            e.completion.add(c - r.time);
+                        }
                         pairs.push(Pair {
                             from: p.proc,
                             to,
@@ -566,6 +719,8 @@ mod tests {
                             send_time: r.time,
                             recv_time: x.time,
                             latency,
+                            completed_time: completed,
+                            latency_to_completion: completed.map(|c| c - r.time),
                         });
                     }
                     Some(_) => {}
@@ -578,7 +733,7 @@ mod tests {
         report.routes = routes_of(routes);
         for (i, q) in queues.into_iter().enumerate() {
             for ((src, tag), left) in q {
-                for x in left {
+                for (x, _) in left {
                     report.unmatched_recvs.push(MsgEnd {
                         proc: index.procs[i].proc,
                         peer: src as i32,

@@ -6,6 +6,7 @@ pub mod calltree;
 pub mod check;
 pub mod comm_attribution;
 pub mod comm_check;
+pub mod comm_completion;
 pub mod comm_pairs;
 pub mod comm_select;
 pub mod comm_stats;
