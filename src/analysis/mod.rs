@@ -7,6 +7,7 @@ pub mod check;
 pub mod comm_attribution;
 pub mod comm_check;
 pub mod comm_completion;
+mod comm_pair_window;
 pub mod comm_pairs;
 pub mod comm_select;
 pub mod comm_stats;

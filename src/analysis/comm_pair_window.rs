@@ -1,0 +1,403 @@
+//! One window of the message pairing ([`super::comm_pairs`]): a bounded run
+//! of consecutive sends (in sender order) and the receives they take, found
+//! without holding anything of the rest of the data.
+//!
+//! The k-th send from `p` to `q` with tag `t` takes the k-th receive on `q`
+//! from `p` with tag `t`. For the window's sends, grouped by that key:
+//!
+//! 1. the window's own records give each send its rank among the window's
+//!    sends of its key;
+//! 2. the records of the window's first sender before the window give each
+//!    key's first rank (the other senders start inside the window);
+//! 3. each receiver's records, read in full, give its receives of the
+//!    window's keys at those ranks, and their completions
+//!    ([`super::comm_completion`]).
+//!
+//! Memory is the window's sends, keys and receives, whatever the order of
+//! the records in the files; the price is a read of the receivers' records
+//! per window.
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::comm_completion::{WaitTracker, is_nonblocking_recv};
+use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
+use super::comm_select::CommSelection;
+use crate::formats::blprof::CommBlockRef;
+use crate::formats::blprof::commdata::func_name;
+use crate::formats::blprof::database::{Database, ProcComm};
+
+/// A send of the window.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct WindowSend {
+    pub time: f64,
+    pub from: usize,
+    pub to: i32,
+    pub tag: i32,
+    pub size: i32,
+    pub kind: i32,
+    /// Its key's number in the window ([`NO_KEY`]: a peer that is no
+    /// process), and its rank among the window's sends of that key.
+    pub key: u32,
+    pub rank: u32,
+}
+
+pub(super) const NO_KEY: u32 = u32::MAX;
+
+/// A sender, receiver and tag.
+type Key = (usize, i32, i32);
+
+/// The receives one receiver holds for the window.
+struct Receiver<'a> {
+    proc: &'a ProcComm,
+    /// (sender, tag) → its number among this receiver's keys.
+    want: FxHashMap<(i32, i32), u32>,
+    /// Per key: the rank of its first receive wanted, how many, and where
+    /// they go in the receiver's slots.
+    first: Vec<u64>,
+    count: Vec<u32>,
+    offset: Vec<usize>,
+    slots: usize,
+}
+
+/// The window: its sends, and per key the receives they take.
+pub(super) struct Window {
+    pub sends: Vec<WindowSend>,
+    /// Per key: its receiver (an index of `slots`, `u32::MAX` for none) and
+    /// the slot of its first receive.
+    key_slot: Vec<(u32, usize)>,
+    /// Per receiver, the receives at the keys' ranks ([`Waiting::EMPTY`]
+    /// where the receiver has none).
+    slots: Vec<Vec<Waiting>>,
+}
+
+impl Window {
+    /// The receive that send `s` takes, if its receiver has it.
+    #[inline]
+    pub(super) fn receive(&self, s: &WindowSend) -> Option<&Waiting> {
+        let &(r, first) = self.key_slot.get(s.key as usize)?;
+        self.slots
+            .get(r as usize)?
+            .get(first + s.rank as usize)
+            .filter(|x| !x.is_empty())
+    }
+
+    /// Builds the window of `units[range]` (the units of the whole run, in
+    /// sender order); `position` maps a process to its index in the comm
+    /// index.
+    pub(super) fn build(
+        db: &Database,
+        sel: &CommSelection<'_>,
+        units: &[Unit<'_>],
+        range: std::ops::Range<usize>,
+        position: &FxHashMap<usize, usize>,
+    ) -> Window {
+        // 1. The window's sends, ranked per key.
+        let mut keys: FxHashMap<Key, u32> = FxHashMap::default();
+        let mut counts: Vec<u32> = Vec::new();
+        let mut sends: Vec<WindowSend> = Vec::new();
+        for u in &units[range.clone()] {
+            let Ok(records) = db.comm_records(u.block) else {
+                continue;
+            };
+            for r in records.part(u.first, u.len) {
+                if !sel.contains(r.time) || !is_paired_send(&r) {
+                    continue;
+                }
+                let (key, rank) = if r.peer >= 0 {
+                    let next = keys.len() as u32;
+                    let k = *keys.entry((u.proc, r.peer, r.tag)).or_insert(next);
+                    if k == next {
+                        counts.push(0);
+                    }
+                    let rank = counts[k as usize];
+                    counts[k as usize] += 1;
+                    (k, rank)
+                } else {
+                    (NO_KEY, 0)
+                };
+                sends.push(WindowSend {
+                    time: r.time,
+                    from: u.proc,
+                    to: r.peer,
+                    tag: r.tag,
+                    size: r.size,
+                    kind: r.kind,
+                    key,
+                    rank,
+                });
+            }
+        }
+        // 2. Each key's first rank: the first sender's sends before the
+        // window.
+        let first_rank = match units.get(range.start) {
+            Some(u) => {
+                let lo = units[..range.start].partition_point(|x| x.proc < u.proc);
+                count_sends(
+                    db,
+                    sel,
+                    &units[lo..range.start],
+                    |k| keys.get(k).copied(),
+                    counts.len(),
+                )
+            }
+            None => Vec::new(),
+        };
+        // 3. The receivers' receives at those ranks.
+        let mut by_receiver: FxHashMap<i32, Vec<(Key, u32)>> = FxHashMap::default();
+        for (&key, &k) in &keys {
+            by_receiver.entry(key.1).or_default().push((key, k));
+        }
+        let mut order: Vec<i32> = by_receiver.keys().copied().collect();
+        order.sort_unstable();
+        let mut key_slot = vec![(u32::MAX, 0); counts.len()];
+        let mut receivers: Vec<Receiver> = Vec::new();
+        for to in order {
+            let Some(proc) = usize::try_from(to)
+                .ok()
+                .and_then(|to| position.get(&to))
+                .map(|&i| &db.comm_index().procs[i])
+            else {
+                continue;
+            };
+            let mut list = by_receiver.remove(&to).unwrap_or_default();
+            list.sort_unstable();
+            let mut rv = Receiver {
+                proc,
+                want: FxHashMap::default(),
+                first: Vec::with_capacity(list.len()),
+                count: Vec::with_capacity(list.len()),
+                offset: Vec::with_capacity(list.len()),
+                slots: 0,
+            };
+            for ((from, _, tag), k) in list {
+                let Ok(from) = i32::try_from(from) else {
+                    continue;
+                };
+                rv.want.insert((from, tag), rv.first.len() as u32);
+                rv.first.push(first_rank[k as usize]);
+                rv.count.push(counts[k as usize]);
+                rv.offset.push(rv.slots);
+                key_slot[k as usize] = (receivers.len() as u32, rv.slots);
+                rv.slots += counts[k as usize] as usize;
+            }
+            receivers.push(rv);
+        }
+        let slots = receivers
+            .par_iter()
+            .map(|rv| receives(db, sel, rv))
+            .collect();
+        Window {
+            sends,
+            key_slot,
+            slots,
+        }
+    }
+}
+
+/// Per key of `key_of` (numbers below `n`): the sends of `units`.
+fn count_sends(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    units: &[Unit<'_>],
+    key_of: impl Fn(&Key) -> Option<u32> + Sync,
+    n: usize,
+) -> Vec<u64> {
+    units
+        .par_iter()
+        .fold(
+            || vec![0u64; n],
+            |mut acc, u| {
+                if let Ok(records) = db.comm_records(u.block) {
+                    for r in records.part(u.first, u.len) {
+                        if sel.contains(r.time)
+                            && is_paired_send(&r)
+                            && let Some(k) = key_of(&(u.proc, r.peer, r.tag))
+                        {
+                            acc[k as usize] += 1;
+                        }
+                    }
+                }
+                acc
+            },
+        )
+        .reduce(
+            || vec![0u64; n],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                a
+            },
+        )
+}
+
+/// The receives `rv` wants, with their completions, from all its records.
+fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Waiting> {
+    let n = rv.first.len();
+    let mut slots = vec![Waiting::EMPTY; rv.slots];
+    // Per key: receives seen, how many of them completed (or were blocking),
+    // and the ranks of the blocking ones (rare: they complete themselves).
+    let mut seen = vec![0u64; n];
+    let mut completed = vec![0u64; n];
+    let mut blocking: FxHashSet<(u32, u64)> = FxHashSet::default();
+    let mut waits = WaitTracker::default();
+    let slot = |k: usize, rank: u64| -> Option<usize> {
+        let i = rank.checked_sub(rv.first[k])?;
+        (i < u64::from(rv.count[k])).then(|| rv.offset[k] + i as usize)
+    };
+    for b in sel.blocks(rv.proc) {
+        let Ok(mut records) = db.comm_records(b) else {
+            continue;
+        };
+        for r in records.by_ref() {
+            if let Some((key, time)) = waits.push(&r) {
+                // The oldest receive of the key not complete yet.
+                if let Some(&k) = rv.want.get(&key) {
+                    let k = k as usize;
+                    let mut c = completed[k];
+                    while c < seen[k] && blocking.contains(&(k as u32, c)) {
+                        c += 1;
+                    }
+                    if c < seen[k] {
+                        if let Some(i) = slot(k, c) {
+                            slots[i].done = time;
+                        }
+                        c += 1;
+                    }
+                    completed[k] = c;
+                }
+                continue;
+            }
+            if !sel.contains(r.time) || !is_paired_recv(&r) || r.peer < 0 {
+                continue;
+            }
+            let Some(&k) = rv.want.get(&(r.peer, r.tag)) else {
+                continue;
+            };
+            let k = k as usize;
+            let rank = seen[k];
+            seen[k] += 1;
+            let nonblocking = is_nonblocking_recv(r.kind);
+            if !nonblocking {
+                blocking.insert((k as u32, rank));
+            }
+            if let Some(i) = slot(k, rank) {
+                slots[i] = Waiting {
+                    time: r.time,
+                    done: if nonblocking { f64::NAN } else { r.time },
+                    kind: r.kind,
+                };
+            }
+        }
+    }
+    slots
+}
+
+/// The receives of `q` that no send takes, `window` receives at a time:
+/// per (sender, tag), the receives ranked past the sender's sends to `q`
+/// with that tag. In record order; `units` are the sends' units of the run
+/// in sender order.
+pub(super) fn unmatched_receives(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    units: &[Unit<'_>],
+    q: &ProcComm,
+    window: usize,
+) -> Vec<MsgEnd> {
+    let window = window.max(1) as u64;
+    let blocks: Vec<&CommBlockRef> = sel.blocks(q).collect();
+    // Calls `f` with the rank (among all) of each receive of `q` from a
+    // process, and the record, up to receive `until`.
+    let each =
+        |until: u64, f: &mut dyn FnMut(u64, &crate::formats::blprof::commdata::CommRecord)| {
+            let mut i = 0u64;
+            for b in &blocks {
+                let Ok(mut records) = db.comm_records(b) else {
+                    continue;
+                };
+                for r in records.by_ref() {
+                    if i >= until {
+                        return;
+                    }
+                    if sel.contains(r.time) && is_paired_recv(&r) && r.peer >= 0 {
+                        f(i, &r);
+                        i += 1;
+                    }
+                }
+            }
+        };
+    let Ok(to) = i32::try_from(q.proc) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut skip = 0u64;
+    loop {
+        // The window's receives, ranked per (sender, tag) in the window.
+        let mut keys: FxHashMap<(i32, i32), u32> = FxHashMap::default();
+        let mut counts: Vec<u64> = Vec::new();
+        let mut recvs = Vec::new();
+        each(skip + window, &mut |i, r| {
+            if i < skip {
+                return;
+            }
+            let next = keys.len() as u32;
+            let k = *keys.entry((r.peer, r.tag)).or_insert(next);
+            if k == next {
+                counts.push(0);
+            }
+            recvs.push((*r, k, counts[k as usize]));
+            counts[k as usize] += 1;
+        });
+        if recvs.is_empty() {
+            break;
+        }
+        // Each key's first rank, and the sends of its sender to `q`.
+        let mut first = vec![0u64; counts.len()];
+        each(skip, &mut |_, r| {
+            if let Some(&k) = keys.get(&(r.peer, r.tag)) {
+                first[k as usize] += 1;
+            }
+        });
+        let mut senders: Vec<usize> = keys
+            .keys()
+            .filter_map(|(p, _)| usize::try_from(*p).ok())
+            .collect();
+        senders.sort_unstable();
+        senders.dedup();
+        let mut sent = vec![0u64; counts.len()];
+        for p in senders {
+            let lo = units.partition_point(|u| u.proc < p);
+            let hi = units.partition_point(|u| u.proc <= p);
+            let n = count_sends(
+                db,
+                sel,
+                &units[lo..hi],
+                |&(from, peer, tag)| {
+                    let from = i32::try_from(from).ok()?;
+                    (peer == to)
+                        .then(|| keys.get(&(from, tag)).copied())
+                        .flatten()
+                },
+                counts.len(),
+            );
+            for (s, n) in sent.iter_mut().zip(n) {
+                *s += n;
+            }
+        }
+        for (r, k, rank) in &recvs {
+            if first[*k as usize] + rank >= sent[*k as usize] {
+                out.push(MsgEnd {
+                    proc: q.proc,
+                    peer: r.peer,
+                    tag: r.tag,
+                    size: r.size,
+                    time: r.time,
+                    kind: func_name(r.kind).unwrap_or("?"),
+                });
+            }
+        }
+        skip += window;
+    }
+    out
+}
