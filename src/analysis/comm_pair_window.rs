@@ -50,6 +50,9 @@ type Key = (usize, i32, i32);
 /// The receives one receiver holds for the window.
 struct Receiver<'a> {
     proc: &'a ProcComm,
+    /// Whether a (sender, tag) may be wanted: most records are not, and
+    /// this answers from a cache-sized table before the map is asked.
+    filter: KeyFilter,
     /// (sender, tag) → its number among this receiver's keys.
     want: FxHashMap<(i32, i32), u32>,
     /// Per key: the rank of its first receive wanted, how many, and where
@@ -58,6 +61,41 @@ struct Receiver<'a> {
     count: Vec<u32>,
     offset: Vec<usize>,
     slots: usize,
+}
+
+/// A set of (sender, tag) that may say yes for a key not in it: a bit per
+/// hash value, eight bits per key (one byte of memory each).
+struct KeyFilter {
+    bits: Vec<u64>,
+    mask: u64,
+}
+
+impl KeyFilter {
+    fn new(keys: usize) -> Self {
+        let n = (keys.saturating_mul(8)).next_power_of_two().max(64);
+        KeyFilter {
+            bits: vec![0; n / 64],
+            mask: n as u64 - 1,
+        }
+    }
+
+    #[inline]
+    fn hash(&self, (a, b): (i32, i32)) -> u64 {
+        let x =
+            (u64::from(a as u32) << 32 | u64::from(b as u32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (x >> 29) & self.mask
+    }
+
+    fn insert(&mut self, key: (i32, i32)) {
+        let h = self.hash(key);
+        self.bits[(h / 64) as usize] |= 1 << (h % 64);
+    }
+
+    #[inline]
+    fn may_hold(&self, key: (i32, i32)) -> bool {
+        let h = self.hash(key);
+        self.bits[(h / 64) as usize] & (1 << (h % 64)) != 0
+    }
 }
 
 /// The window: its sends, and per key the receives they take.
@@ -144,8 +182,10 @@ impl Window {
             None => Vec::new(),
         };
         // 3. The receivers' receives at those ranks.
+        // (The window's keys go to their receivers: the map is dropped
+        // before the receivers are read.)
         let mut by_receiver: FxHashMap<i32, Vec<(Key, u32)>> = FxHashMap::default();
-        for (&key, &k) in &keys {
+        for (key, k) in keys {
             by_receiver.entry(key.1).or_default().push((key, k));
         }
         let mut order: Vec<i32> = by_receiver.keys().copied().collect();
@@ -164,6 +204,7 @@ impl Window {
             list.sort_unstable();
             let mut rv = Receiver {
                 proc,
+                filter: KeyFilter::new(list.len()),
                 want: FxHashMap::default(),
                 first: Vec::with_capacity(list.len()),
                 count: Vec::with_capacity(list.len()),
@@ -174,6 +215,7 @@ impl Window {
                 let Ok(from) = i32::try_from(from) else {
                     continue;
                 };
+                rv.filter.insert((from, tag));
                 rv.want.insert((from, tag), rv.first.len() as u32);
                 rv.first.push(first_rank[k as usize]);
                 rv.count.push(counts[k as usize]);
@@ -253,7 +295,7 @@ fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Wa
         for r in records.by_ref() {
             if let Some((key, time)) = waits.push(&r) {
                 // The oldest receive of the key not complete yet.
-                if let Some(&k) = rv.want.get(&key) {
+                if let Some(&k) = rv.filter.may_hold(key).then(|| rv.want.get(&key)).flatten() {
                     let k = k as usize;
                     let mut c = completed[k];
                     while c < seen[k] && blocking.contains(&(k as u32, c)) {
@@ -272,7 +314,8 @@ fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Wa
             if !sel.contains(r.time) || !is_paired_recv(&r) || r.peer < 0 {
                 continue;
             }
-            let Some(&k) = rv.want.get(&(r.peer, r.tag)) else {
+            let key = (r.peer, r.tag);
+            let Some(&k) = rv.filter.may_hold(key).then(|| rv.want.get(&key)).flatten() else {
                 continue;
             };
             let k = k as usize;

@@ -19,8 +19,8 @@
 //! Memory is bounded whatever the order of the records in the files. A
 //! first pass, in parallel over processes, cuts each process's records
 //! into *units* of consecutive records and counts its sends and receives.
-//! The sends are then paired in sender order a *window* at a time (half a
-//! million sends): [`super::comm_pair_window`] ranks the window's sends per
+//! The sends are then paired in sender order a *window* at a time (256 Ki
+//! sends): [`super::comm_pair_window`] ranks the window's sends per
 //! (receiver, tag), finds where each key's ranks start in the sender's
 //! earlier records, and reads every receiver's records for the receives at
 //! those ranks. A window's sends are paired in parallel tasks, a few per
@@ -157,7 +157,7 @@ struct Sizes {
 
 const SIZES: Sizes = Sizes {
     unit_records: 32 * 1024,
-    window_sends: 512 * 1024,
+    window_sends: 256 * 1024,
     task_sends: 4 * 1024,
 };
 
