@@ -13,7 +13,7 @@ use profparse::report::comm_time::MpiTimeReport;
 
 use super::{CommSelect, open_comm_db};
 use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
-use crate::commands::trace_common::region_filter;
+use crate::commands::trace_common::{region_filter, trace_blocks};
 use crate::context::Context;
 use crate::format::Offered;
 use crate::output::emit;
@@ -56,6 +56,26 @@ pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         database.require(Part::Trace)?;
     }
     let traced = database.parts().contains(&Part::Trace) && !args.no_trace;
+    // The bar counts the comm processes and, with call traces, the trace
+    // blocks the regions' pass and the attribution read.
+    let bar = if traced || !filter.is_everything() {
+        drop(bar);
+        let procs = database.comm_index().procs.len() as u64;
+        let regions = trace_blocks(database, None);
+        let attributed: u64 = database
+            .trace_index()
+            .procs
+            .iter()
+            .filter(|p| args.select.procs.is_empty() || args.select.procs.contains(&p.proc))
+            .map(|p| p.blocks.len() as u64)
+            .sum();
+        let len = procs + regions + if traced { attributed } else { 0 };
+        let bar = ctx.progress(len, "comm time", "blocks");
+        database.set_progress(bar.hook());
+        bar
+    } else {
+        bar
+    };
     let regions = (traced || !filter.is_everything()).then(|| {
         ctx.warn_all(&database.trace_index().warnings);
         let r = Regions::load(database);
