@@ -196,6 +196,9 @@ fn path_tree(db: &Database, proc: usize, calls: &[Counted]) -> (CallTree<ByType>
     if let Some(p) = walk.procs().next() {
         let functions = &p.proc().functions;
         let mut names: FxHashMap<i32, u32> = FxHashMap::default();
+        // The last child looked up per depth: loops call the same child
+        // again and again (depths past the array go to the tree's index).
+        let mut last: [Option<(NodeId, u32, NodeId)>; 64] = [None; 64];
         warnings = p.for_each_call(|r| {
             if r.is_sentinel() {
                 return;
@@ -212,7 +215,16 @@ fn path_tree(db: &Database, proc: usize, calls: &[Counted]) -> (CallTree<ByType>
                         Some(n) => tree.intern(n),
                         None => tree.intern(&format!("function {}", r.fnum)),
                     });
-            let node = tree.child_by_name_id(parent, name);
+            let slot = usize::try_from(r.depth).ok().and_then(|d| last.get_mut(d));
+            let node = match slot {
+                Some(Some((p, n, node))) if *p == parent && *n == name => *node,
+                Some(slot) => {
+                    let node = tree.child_by_name_id(parent, name);
+                    *slot = Some((parent, name, node));
+                    node
+                }
+                None => tree.child_by_name_id(parent, name),
+            };
             stack.push(Open {
                 end: r.end(),
                 depth: r.depth,

@@ -179,7 +179,7 @@ impl Window {
                     counts.len(),
                 )
             }
-            None => Vec::new(),
+            None => vec![0; counts.len()],
         };
         // 3. The receivers' receives at those ranks.
         // (The window's keys go to their receivers: the map is dropped

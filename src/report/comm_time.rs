@@ -48,11 +48,13 @@ fn path_lines(path: &[String], width: usize) -> Vec<String> {
         } else {
             format!(" > {name}")
         };
-        let last = lines.last_mut().expect("never empty");
-        if !last.is_empty() && last.chars().count() + piece.chars().count() > width {
-            lines.push(format!("  > {name}"));
-        } else {
-            last.push_str(&piece);
+        match lines.last_mut() {
+            Some(last)
+                if last.is_empty() || last.chars().count() + piece.chars().count() <= width =>
+            {
+                last.push_str(&piece)
+            }
+            _ => lines.push(format!("  > {name}")),
         }
     }
     lines
