@@ -444,3 +444,26 @@ pub(super) fn unmatched_receives(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The filter never turns a key away that it holds, and turns most
+    /// others away (else it saves no lookups).
+    #[test]
+    fn the_key_filter_holds_its_keys() {
+        let keys: Vec<(i32, i32)> = (0..1000).map(|i| (i % 7, 1000 + i * 3)).collect();
+        let mut f = KeyFilter::new(keys.len());
+        for &k in &keys {
+            f.insert(k);
+        }
+        assert!(keys.iter().all(|&k| f.may_hold(k)));
+        let others = (0..10_000).filter(|i| f.may_hold((8 + i % 5, -i))).count();
+        assert!(others < 2_000, "{others} of 10000 pass");
+        // Negative and extreme values hash like any other.
+        let mut g = KeyFilter::new(0);
+        g.insert((i32::MIN, i32::MAX));
+        assert!(g.may_hold((i32::MIN, i32::MAX)));
+    }
+}
