@@ -133,7 +133,9 @@ impl Window {
         // 1. The window's sends, ranked per key.
         let mut keys: FxHashMap<Key, u32> = FxHashMap::default();
         let mut counts: Vec<u32> = Vec::new();
-        let mut sends: Vec<WindowSend> = Vec::new();
+        // (The first pass counted them.)
+        let total: u64 = units[range.clone()].iter().map(|u| u.sends).sum();
+        let mut sends: Vec<WindowSend> = Vec::with_capacity(total as usize);
         for u in &units[range.clone()] {
             let Ok(records) = db.comm_records(u.block) else {
                 continue;
@@ -181,18 +183,15 @@ impl Window {
             }
             None => vec![0; counts.len()],
         };
-        // 3. The receivers' receives at those ranks.
-        // (The window's keys go to their receivers: the map is dropped
-        // before the receivers are read.)
-        let mut by_receiver: FxHashMap<i32, Vec<(Key, u32)>> = FxHashMap::default();
-        for (key, k) in keys {
-            by_receiver.entry(key.1).or_default().push((key, k));
-        }
-        let mut order: Vec<i32> = by_receiver.keys().copied().collect();
-        order.sort_unstable();
+        // 3. The receivers' receives at those ranks. (The window's keys go
+        // to their receivers in one sorted list: the map is dropped first.)
+        let mut list: Vec<(Key, u32)> = Vec::with_capacity(keys.len());
+        list.extend(keys);
+        list.sort_unstable_by_key(|&((from, to, tag), _)| (to, from, tag));
         let mut key_slot = vec![(u32::MAX, 0); counts.len()];
         let mut receivers: Vec<Receiver> = Vec::new();
-        for to in order {
+        for group in list.chunk_by(|a, b| a.0.1 == b.0.1) {
+            let to = group[0].0.1;
             let Some(proc) = usize::try_from(to)
                 .ok()
                 .and_then(|to| position.get(&to))
@@ -200,18 +199,17 @@ impl Window {
             else {
                 continue;
             };
-            let mut list = by_receiver.remove(&to).unwrap_or_default();
-            list.sort_unstable();
+            let n = group.len();
             let mut rv = Receiver {
                 proc,
-                filter: KeyFilter::new(list.len()),
-                want: FxHashMap::default(),
-                first: Vec::with_capacity(list.len()),
-                count: Vec::with_capacity(list.len()),
-                offset: Vec::with_capacity(list.len()),
+                filter: KeyFilter::new(n),
+                want: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+                first: Vec::with_capacity(n),
+                count: Vec::with_capacity(n),
+                offset: Vec::with_capacity(n),
                 slots: 0,
             };
-            for ((from, _, tag), k) in list {
+            for &((from, _, tag), k) in group {
                 let Ok(from) = i32::try_from(from) else {
                     continue;
                 };
@@ -225,6 +223,7 @@ impl Window {
             }
             receivers.push(rv);
         }
+        drop(list);
         let slots = receivers
             .par_iter()
             .map(|rv| receives(db, sel, rv))
