@@ -369,15 +369,19 @@ impl Report for PairsReport<'_> {
             r.unmatched_sends.len(),
             r.unmatched_recvs.len()
         ))
-        .line("Latencies mix two processes' clocks: compare them per pair of processes.\n")
+        .line("Latencies mix two processes' clocks: compare them per pair of processes.")
+        .line("Latency runs to the receive's record (a nonblocking receive's post); to completion,")
+        .line("to the wait that returned its status (docs/COMM.md).\n")
         .table(Table::new(
             vec![
                 Column::right("From", 5),
                 Column::right("To", 5),
                 Column::right("Messages", 9),
                 Column::right("Bytes", 12),
-                Column::right("Mean latency", 14),
-                Column::right("Max latency", 14),
+                Column::right("Mean latency", 13),
+                Column::right("Max latency", 13),
+                Column::right("Mean to done", 13),
+                Column::right("Max to done", 13),
             ],
             r.routes.iter().map(|x| {
                 vec![
@@ -387,6 +391,10 @@ impl Report for PairsReport<'_> {
                     x.bytes.to_string(),
                     fixed(x.latency_mean, 9),
                     fixed(x.latency_max, 9),
+                    x.completion_latency_mean
+                        .map_or_else(|| "-".to_owned(), |v| fixed(v, 9)),
+                    x.completion_latency_max
+                        .map_or_else(|| "-".to_owned(), |v| fixed(v, 9)),
                 ]
             }),
         ));
@@ -468,6 +476,8 @@ impl PairChunk {
                     p.send_time,
                     p.recv_time,
                     p.latency,
+                    p.completed_time,
+                    p.latency_to_completion,
                 ));
                 if let Err(e) = r {
                     error.get_or_insert(super::csv::csv_io_error(e));
@@ -545,6 +555,8 @@ impl<'w> PairStream<'w> {
                     "send_time",
                     "recv_time",
                     "latency",
+                    "completed_time",
+                    "latency_to_completion",
                 ])
                 .map_err(super::csv::csv_io_error)
                 .and_then(|()| c.flush());

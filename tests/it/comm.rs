@@ -568,7 +568,7 @@ fn timeline_pictures_and_chrome_trace() {
 fn comm_reports_are_identical_at_one_and_two_threads(db: &str) {
     let dir = fixture(db).join("bl_prof");
     let d = dir.to_str().unwrap();
-    for sub in ["stats", "check", "pairs", "barriers", "matrix"] {
+    for sub in ["stats", "check", "pairs", "barriers", "matrix", "time"] {
         let run = |j: &str| {
             profparse()
                 .args([j, "comm", sub, d, "--format", "json"])

@@ -10,6 +10,8 @@ mod blprof;
 mod callers;
 mod check;
 mod comm;
+mod comm_completion;
+mod comm_time;
 mod contract;
 mod corrupt;
 mod damage;

@@ -4,6 +4,7 @@ mod check;
 mod pairs;
 mod stats;
 mod sync;
+mod time;
 mod timeline;
 
 use std::process::ExitCode;
@@ -85,6 +86,11 @@ pub enum CommCommand {
     /// receive on q from p with tag t): size and latency per message,
     /// unmatched sends and receives listed (amrprofparser -sr/-srlist intent).
     Pairs(pairs::PairsArgs),
+    /// Time in MPI (mpiP's question): seconds per call type and per
+    /// process, MPI share of each process's traced time, spread over
+    /// processes, message sizes, and the time attributed to call paths and
+    /// regions of the call traces.
+    Time(time::TimeArgs),
     /// Per-process timeline of communication calls (amrprofparser
     /// -timelinepf intent): `--svg F` picture, `--chrome F` trace JSON.
     Timeline(timeline::TimelineArgs),
@@ -116,6 +122,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         CommCommand::Barriers(a) => sync::barriers(a, ctx),
         CommCommand::Matrix(a) => sync::matrix(a, ctx),
         CommCommand::Pairs(a) => pairs::run(a, ctx),
+        CommCommand::Time(a) => time::run(a, ctx),
         CommCommand::Timeline(a) => timeline::run(a, ctx),
         CommCommand::Check(a) => check::run(a, ctx),
     }

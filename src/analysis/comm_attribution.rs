@@ -1,0 +1,237 @@
+//! MPI time attributed to the code that made the calls: to the innermost
+//! timed call open at the MPI call's entry on its process (its call path in
+//! the call traces), and to every region whose range holds the entry.
+//!
+//! ```text
+//! trace   main() |------------------------------------------|
+//!         Step()      |-------------------|
+//!         Fill()         |-------|
+//! MPI                  a    b       c            d
+//! paths   a → main>Step, b → main>Step>Fill, c → main>Step, d → main
+//! ```
+//!
+//! An MPI call before or after every timed call goes to the empty path
+//! (outside any timed call). Per process, the calls (sorted by entry) and
+//! the call records (in start order) are walked together with a stack of
+//! the open calls; the trees are merged over processes by path.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use super::comm_time::Counted;
+use super::ranges::RangeList;
+use super::regions::Regions;
+use crate::error::Warning;
+use crate::formats::blprof::commdata::func_name;
+use crate::formats::blprof::database::Database;
+use crate::model::calltree::{CallTree, NodeId};
+
+/// Calls and seconds per MPI type.
+pub type ByType = BTreeMap<i32, (u64, f64)>;
+
+/// One process's attribution.
+#[derive(Default)]
+pub struct ProcAttribution {
+    paths: Option<CallTree<ByType>>,
+    regions: BTreeMap<i32, (u64, f64)>,
+}
+
+/// Sums over processes, merged in process order.
+#[derive(Default)]
+pub struct AttributionSums {
+    paths: Option<CallTree<ByType>>,
+    regions: BTreeMap<i32, (u64, f64)>,
+}
+
+/// MPI time of one call path and type.
+#[derive(Debug, Clone)]
+pub struct PathTime {
+    /// Function names from the outermost timed call; empty: outside any.
+    pub path: Vec<String>,
+    pub number: i32,
+    pub name: String,
+    pub calls: u64,
+    pub seconds: f64,
+}
+
+/// MPI time of the calls entered inside one region.
+#[derive(Debug, Clone)]
+pub struct RegionTime {
+    pub number: i32,
+    pub name: String,
+    pub calls: u64,
+    pub seconds: f64,
+}
+
+/// The attribution over the selected processes.
+#[derive(Debug, Clone, Default)]
+pub struct Attribution {
+    /// By path and type, most seconds first (`None`: not asked for).
+    pub paths: Option<Vec<PathTime>>,
+    /// By region number (`None`: no regions).
+    pub regions: Option<Vec<RegionTime>>,
+}
+
+fn add(m: &mut ByType, kind: i32, calls: u64, seconds: f64) {
+    let e = m.entry(kind).or_default();
+    e.0 += calls;
+    e.1 += seconds;
+}
+
+impl AttributionSums {
+    pub fn add(&mut self, p: ProcAttribution) {
+        if let Some(t) = p.paths {
+            match &mut self.paths {
+                None => self.paths = Some(t),
+                Some(all) => all.merge_with(&t, |a, b| {
+                    for (&k, &(n, s)) in b {
+                        add(a, k, n, s);
+                    }
+                }),
+            }
+        }
+        for (r, (n, s)) in p.regions {
+            let e = self.regions.entry(r).or_default();
+            e.0 += n;
+            e.1 += s;
+        }
+    }
+
+    pub fn finish(self, regions: Option<&Regions>) -> Attribution {
+        let paths = self.paths.map(|t| {
+            let mut rows: Vec<PathTime> = Vec::new();
+            // The root (outside any timed call) first, then the paths.
+            let nodes = std::iter::once(t.root()).chain(t.preorder().into_iter().map(|(id, _)| id));
+            for id in nodes {
+                for (&k, &(calls, seconds)) in &t.node(id).metrics {
+                    rows.push(PathTime {
+                        path: t.path(id).into_iter().map(str::to_owned).collect(),
+                        number: k,
+                        name: func_name(k)
+                            .map_or_else(|| format!("unknown type {k}"), str::to_owned),
+                        calls,
+                        seconds,
+                    });
+                }
+            }
+            // Most time first; ties in tree order (the sort is stable).
+            rows.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+            rows
+        });
+        let regions = regions.map(|r| {
+            self.regions
+                .into_iter()
+                .map(|(number, (calls, seconds))| RegionTime {
+                    number,
+                    name: r.name(number),
+                    calls,
+                    seconds,
+                })
+                .collect()
+        });
+        Attribution { paths, regions }
+    }
+}
+
+/// Attributes the counted calls of process `proc` (sorted by entry) to its
+/// call paths (with `paths`) and its regions.
+pub fn attribute(
+    db: &Database,
+    proc: usize,
+    calls: &[Counted],
+    paths: bool,
+    regions: Option<&Regions>,
+) -> (ProcAttribution, Vec<Warning>) {
+    let mut out = ProcAttribution::default();
+    let mut warnings = Vec::new();
+    if paths {
+        let (tree, w) = path_tree(db, proc, calls);
+        out.paths = Some(tree);
+        warnings = w;
+    }
+    if let Some(p) = regions.and_then(|r| r.proc(proc)) {
+        for (&number, ranges) in &p.ranges {
+            let list = RangeList::union_of(ranges.clone());
+            let mut inside = list.cursor();
+            let e = out.regions.entry(number).or_default();
+            for c in calls.iter().filter(|c| inside.contains(c.start)) {
+                e.0 += 1;
+                e.1 += c.seconds;
+            }
+        }
+    }
+    (out, warnings)
+}
+
+/// A timed call still open: its end, depth and node.
+struct Open {
+    end: f64,
+    depth: i32,
+    node: NodeId,
+}
+
+/// The calls attributed to the paths of `proc`'s call trace.
+fn path_tree(db: &Database, proc: usize, calls: &[Counted]) -> (CallTree<ByType>, Vec<Warning>) {
+    let mut tree: CallTree<ByType> = CallTree::new();
+    let root = tree.root();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut next = 0;
+    // Gives the calls entered before `t` to the innermost timed call open
+    // at their entry. Calls that ended are dropped from the stack: the
+    // entries only grow, and no later record can be their child.
+    let mut until = |t: f64, stack: &mut Vec<Open>, tree: &mut CallTree<ByType>| {
+        while let Some(c) = calls.get(next).filter(|c| c.start < t) {
+            while stack.last().is_some_and(|o| o.end <= c.start) {
+                stack.pop();
+            }
+            let node = stack.last().map_or(root, |o| o.node);
+            add(&mut tree.node_mut(node).metrics, c.kind, 1, c.seconds);
+            next += 1;
+        }
+    };
+    let procs = [proc];
+    let walk = db.trace_blocks(Some(&procs));
+    let mut warnings = Vec::new();
+    if let Some(p) = walk.procs().next() {
+        let functions = &p.proc().functions;
+        let mut names: FxHashMap<i32, u32> = FxHashMap::default();
+        // The last child looked up per depth: loops call the same child
+        // again and again (depths past the array go to the tree's index).
+        let mut last: [Option<(NodeId, u32, NodeId)>; 64] = [None; 64];
+        warnings = p.for_each_call(|r| {
+            if r.is_sentinel() {
+                return;
+            }
+            until(r.start, &mut stack, &mut tree);
+            while stack.last().is_some_and(|o| o.depth >= r.depth) {
+                stack.pop();
+            }
+            let parent = stack.last().map_or(root, |o| o.node);
+            let name =
+                *names
+                    .entry(r.fnum)
+                    .or_insert_with(|| match functions.name(i64::from(r.fnum)) {
+                        Some(n) => tree.intern(n),
+                        None => tree.intern(&format!("function {}", r.fnum)),
+                    });
+            let slot = usize::try_from(r.depth).ok().and_then(|d| last.get_mut(d));
+            let node = match slot {
+                Some(Some((p, n, node))) if *p == parent && *n == name => *node,
+                Some(slot) => {
+                    let node = tree.child_by_name_id(parent, name);
+                    *slot = Some((parent, name, node));
+                    node
+                }
+                None => tree.child_by_name_id(parent, name),
+            };
+            stack.push(Open {
+                end: r.end(),
+                depth: r.depth,
+                node,
+            });
+        });
+    }
+    until(f64::INFINITY, &mut stack, &mut tree);
+    (tree, warnings)
+}

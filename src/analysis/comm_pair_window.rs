@@ -1,0 +1,468 @@
+//! One window of the message pairing ([`super::comm_pairs`]): a bounded run
+//! of consecutive sends (in sender order) and the receives they take, found
+//! without holding anything of the rest of the data.
+//!
+//! The k-th send from `p` to `q` with tag `t` takes the k-th receive on `q`
+//! from `p` with tag `t`. For the window's sends, grouped by that key:
+//!
+//! 1. the window's own records give each send its rank among the window's
+//!    sends of its key;
+//! 2. the records of the window's first sender before the window give each
+//!    key's first rank (the other senders start inside the window);
+//! 3. each receiver's records, read in full, give its receives of the
+//!    window's keys at those ranks, and their completions
+//!    ([`super::comm_completion`]).
+//!
+//! Memory is the window's sends, keys and receives, whatever the order of
+//! the records in the files; the price is a read of the receivers' records
+//! per window.
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::comm_completion::{WaitTracker, is_nonblocking_recv};
+use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
+use super::comm_select::CommSelection;
+use crate::formats::blprof::CommBlockRef;
+use crate::formats::blprof::commdata::func_name;
+use crate::formats::blprof::database::{Database, ProcComm};
+
+/// A send of the window.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct WindowSend {
+    pub time: f64,
+    pub from: usize,
+    pub to: i32,
+    pub tag: i32,
+    pub size: i32,
+    pub kind: i32,
+    /// Its key's number in the window ([`NO_KEY`]: a peer that is no
+    /// process), and its rank among the window's sends of that key.
+    pub key: u32,
+    pub rank: u32,
+}
+
+pub(super) const NO_KEY: u32 = u32::MAX;
+
+/// A sender, receiver and tag.
+type Key = (usize, i32, i32);
+
+/// The receives one receiver holds for the window.
+struct Receiver<'a> {
+    proc: &'a ProcComm,
+    /// Whether a (sender, tag) may be wanted: most records are not, and
+    /// this answers from a cache-sized table before the map is asked.
+    filter: KeyFilter,
+    /// (sender, tag) → its number among this receiver's keys.
+    want: FxHashMap<(i32, i32), u32>,
+    /// Per key: the rank of its first receive wanted, how many, and where
+    /// they go in the receiver's slots.
+    first: Vec<u64>,
+    count: Vec<u32>,
+    offset: Vec<usize>,
+    slots: usize,
+}
+
+/// A set of (sender, tag) that may say yes for a key not in it: a bit per
+/// hash value, eight bits per key (one byte of memory each).
+struct KeyFilter {
+    bits: Vec<u64>,
+    mask: u64,
+}
+
+impl KeyFilter {
+    fn new(keys: usize) -> Self {
+        let n = (keys.saturating_mul(8)).next_power_of_two().max(64);
+        KeyFilter {
+            bits: vec![0; n / 64],
+            mask: n as u64 - 1,
+        }
+    }
+
+    #[inline]
+    fn hash(&self, (a, b): (i32, i32)) -> u64 {
+        let x =
+            (u64::from(a as u32) << 32 | u64::from(b as u32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (x >> 29) & self.mask
+    }
+
+    fn insert(&mut self, key: (i32, i32)) {
+        let h = self.hash(key);
+        self.bits[(h / 64) as usize] |= 1 << (h % 64);
+    }
+
+    #[inline]
+    fn may_hold(&self, key: (i32, i32)) -> bool {
+        let h = self.hash(key);
+        self.bits[(h / 64) as usize] & (1 << (h % 64)) != 0
+    }
+}
+
+/// The window: its sends, and per key the receives they take.
+pub(super) struct Window {
+    pub sends: Vec<WindowSend>,
+    /// Per key: its receiver (an index of `slots`, `u32::MAX` for none) and
+    /// the slot of its first receive.
+    key_slot: Vec<(u32, usize)>,
+    /// Per receiver, the receives at the keys' ranks ([`Waiting::EMPTY`]
+    /// where the receiver has none).
+    slots: Vec<Vec<Waiting>>,
+}
+
+impl Window {
+    /// The receive that send `s` takes, if its receiver has it.
+    #[inline]
+    pub(super) fn receive(&self, s: &WindowSend) -> Option<&Waiting> {
+        let &(r, first) = self.key_slot.get(s.key as usize)?;
+        self.slots
+            .get(r as usize)?
+            .get(first + s.rank as usize)
+            .filter(|x| !x.is_empty())
+    }
+
+    /// Builds the window of `units[range]` (the units of the whole run, in
+    /// sender order); `position` maps a process to its index in the comm
+    /// index.
+    pub(super) fn build(
+        db: &Database,
+        sel: &CommSelection<'_>,
+        units: &[Unit<'_>],
+        range: std::ops::Range<usize>,
+        position: &FxHashMap<usize, usize>,
+    ) -> Window {
+        // 1. The window's sends, ranked per key.
+        let mut keys: FxHashMap<Key, u32> = FxHashMap::default();
+        let mut counts: Vec<u32> = Vec::new();
+        // (The first pass counted them.)
+        let total: u64 = units[range.clone()].iter().map(|u| u.sends).sum();
+        let mut sends: Vec<WindowSend> = Vec::with_capacity(total as usize);
+        for u in &units[range.clone()] {
+            let Ok(records) = db.comm_records(u.block) else {
+                continue;
+            };
+            for r in records.part(u.first, u.len) {
+                if !sel.contains(r.time) || !is_paired_send(&r) {
+                    continue;
+                }
+                let (key, rank) = if r.peer >= 0 {
+                    let next = keys.len() as u32;
+                    let k = *keys.entry((u.proc, r.peer, r.tag)).or_insert(next);
+                    if k == next {
+                        counts.push(0);
+                    }
+                    let rank = counts[k as usize];
+                    counts[k as usize] += 1;
+                    (k, rank)
+                } else {
+                    (NO_KEY, 0)
+                };
+                sends.push(WindowSend {
+                    time: r.time,
+                    from: u.proc,
+                    to: r.peer,
+                    tag: r.tag,
+                    size: r.size,
+                    kind: r.kind,
+                    key,
+                    rank,
+                });
+            }
+        }
+        // 2. Each key's first rank: the first sender's sends before the
+        // window.
+        let first_rank = match units.get(range.start) {
+            Some(u) => {
+                let lo = units[..range.start].partition_point(|x| x.proc < u.proc);
+                count_sends(
+                    db,
+                    sel,
+                    &units[lo..range.start],
+                    |k| keys.get(k).copied(),
+                    counts.len(),
+                )
+            }
+            None => vec![0; counts.len()],
+        };
+        // 3. The receivers' receives at those ranks. (The window's keys go
+        // to their receivers in one sorted list: the map is dropped first.)
+        let mut list: Vec<(Key, u32)> = Vec::with_capacity(keys.len());
+        list.extend(keys);
+        list.sort_unstable_by_key(|&((from, to, tag), _)| (to, from, tag));
+        let mut key_slot = vec![(u32::MAX, 0); counts.len()];
+        let mut receivers: Vec<Receiver> = Vec::new();
+        for group in list.chunk_by(|a, b| a.0.1 == b.0.1) {
+            let to = group[0].0.1;
+            let Some(proc) = usize::try_from(to)
+                .ok()
+                .and_then(|to| position.get(&to))
+                .map(|&i| &db.comm_index().procs[i])
+            else {
+                continue;
+            };
+            let n = group.len();
+            let mut rv = Receiver {
+                proc,
+                filter: KeyFilter::new(n),
+                want: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+                first: Vec::with_capacity(n),
+                count: Vec::with_capacity(n),
+                offset: Vec::with_capacity(n),
+                slots: 0,
+            };
+            for &((from, _, tag), k) in group {
+                let Ok(from) = i32::try_from(from) else {
+                    continue;
+                };
+                rv.filter.insert((from, tag));
+                rv.want.insert((from, tag), rv.first.len() as u32);
+                rv.first.push(first_rank[k as usize]);
+                rv.count.push(counts[k as usize]);
+                rv.offset.push(rv.slots);
+                key_slot[k as usize] = (receivers.len() as u32, rv.slots);
+                rv.slots += counts[k as usize] as usize;
+            }
+            receivers.push(rv);
+        }
+        drop(list);
+        let slots = receivers
+            .par_iter()
+            .map(|rv| receives(db, sel, rv))
+            .collect();
+        Window {
+            sends,
+            key_slot,
+            slots,
+        }
+    }
+}
+
+/// Per key of `key_of` (numbers below `n`): the sends of `units`.
+fn count_sends(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    units: &[Unit<'_>],
+    key_of: impl Fn(&Key) -> Option<u32> + Sync,
+    n: usize,
+) -> Vec<u64> {
+    units
+        .par_iter()
+        .fold(
+            || vec![0u64; n],
+            |mut acc, u| {
+                if let Ok(records) = db.comm_records(u.block) {
+                    for r in records.part(u.first, u.len) {
+                        if sel.contains(r.time)
+                            && is_paired_send(&r)
+                            && let Some(k) = key_of(&(u.proc, r.peer, r.tag))
+                        {
+                            acc[k as usize] += 1;
+                        }
+                    }
+                }
+                acc
+            },
+        )
+        .reduce(
+            || vec![0u64; n],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                a
+            },
+        )
+}
+
+/// The receives `rv` wants, with their completions, from all its records.
+fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Waiting> {
+    let n = rv.first.len();
+    let mut slots = vec![Waiting::EMPTY; rv.slots];
+    // Per key: receives seen, how many of them completed (or were blocking),
+    // and the ranks of the blocking ones (rare: they complete themselves).
+    let mut seen = vec![0u64; n];
+    let mut completed = vec![0u64; n];
+    let mut blocking: FxHashSet<(u32, u64)> = FxHashSet::default();
+    let mut waits = WaitTracker::default();
+    let slot = |k: usize, rank: u64| -> Option<usize> {
+        let i = rank.checked_sub(rv.first[k])?;
+        (i < u64::from(rv.count[k])).then(|| rv.offset[k] + i as usize)
+    };
+    for b in sel.blocks(rv.proc) {
+        let Ok(mut records) = db.comm_records(b) else {
+            continue;
+        };
+        for r in records.by_ref() {
+            if let Some((key, time)) = waits.push(&r) {
+                // The oldest receive of the key not complete yet.
+                if let Some(&k) = rv.filter.may_hold(key).then(|| rv.want.get(&key)).flatten() {
+                    let k = k as usize;
+                    let mut c = completed[k];
+                    while c < seen[k] && blocking.contains(&(k as u32, c)) {
+                        c += 1;
+                    }
+                    if c < seen[k] {
+                        if let Some(i) = slot(k, c) {
+                            slots[i].done = time;
+                        }
+                        c += 1;
+                    }
+                    completed[k] = c;
+                }
+                continue;
+            }
+            if !sel.contains(r.time) || !is_paired_recv(&r) || r.peer < 0 {
+                continue;
+            }
+            let key = (r.peer, r.tag);
+            let Some(&k) = rv.filter.may_hold(key).then(|| rv.want.get(&key)).flatten() else {
+                continue;
+            };
+            let k = k as usize;
+            let rank = seen[k];
+            seen[k] += 1;
+            let nonblocking = is_nonblocking_recv(r.kind);
+            if !nonblocking {
+                blocking.insert((k as u32, rank));
+            }
+            if let Some(i) = slot(k, rank) {
+                slots[i] = Waiting {
+                    time: r.time,
+                    done: if nonblocking { f64::NAN } else { r.time },
+                    kind: r.kind,
+                };
+            }
+        }
+    }
+    slots
+}
+
+/// The receives of `q` that no send takes, `window` receives at a time:
+/// per (sender, tag), the receives ranked past the sender's sends to `q`
+/// with that tag. In record order; `units` are the sends' units of the run
+/// in sender order.
+pub(super) fn unmatched_receives(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    units: &[Unit<'_>],
+    q: &ProcComm,
+    window: usize,
+) -> Vec<MsgEnd> {
+    let window = window.max(1) as u64;
+    let blocks: Vec<&CommBlockRef> = sel.blocks(q).collect();
+    // Calls `f` with the rank (among all) of each receive of `q` from a
+    // process, and the record, up to receive `until`.
+    let each =
+        |until: u64, f: &mut dyn FnMut(u64, &crate::formats::blprof::commdata::CommRecord)| {
+            let mut i = 0u64;
+            for b in &blocks {
+                let Ok(mut records) = db.comm_records(b) else {
+                    continue;
+                };
+                for r in records.by_ref() {
+                    if i >= until {
+                        return;
+                    }
+                    if sel.contains(r.time) && is_paired_recv(&r) && r.peer >= 0 {
+                        f(i, &r);
+                        i += 1;
+                    }
+                }
+            }
+        };
+    let Ok(to) = i32::try_from(q.proc) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut skip = 0u64;
+    loop {
+        // The window's receives, ranked per (sender, tag) in the window.
+        let mut keys: FxHashMap<(i32, i32), u32> = FxHashMap::default();
+        let mut counts: Vec<u64> = Vec::new();
+        let mut recvs = Vec::new();
+        each(skip + window, &mut |i, r| {
+            if i < skip {
+                return;
+            }
+            let next = keys.len() as u32;
+            let k = *keys.entry((r.peer, r.tag)).or_insert(next);
+            if k == next {
+                counts.push(0);
+            }
+            recvs.push((*r, k, counts[k as usize]));
+            counts[k as usize] += 1;
+        });
+        if recvs.is_empty() {
+            break;
+        }
+        // Each key's first rank, and the sends of its sender to `q`.
+        let mut first = vec![0u64; counts.len()];
+        each(skip, &mut |_, r| {
+            if let Some(&k) = keys.get(&(r.peer, r.tag)) {
+                first[k as usize] += 1;
+            }
+        });
+        let mut senders: Vec<usize> = keys
+            .keys()
+            .filter_map(|(p, _)| usize::try_from(*p).ok())
+            .collect();
+        senders.sort_unstable();
+        senders.dedup();
+        let mut sent = vec![0u64; counts.len()];
+        for p in senders {
+            let lo = units.partition_point(|u| u.proc < p);
+            let hi = units.partition_point(|u| u.proc <= p);
+            let n = count_sends(
+                db,
+                sel,
+                &units[lo..hi],
+                |&(from, peer, tag)| {
+                    let from = i32::try_from(from).ok()?;
+                    (peer == to)
+                        .then(|| keys.get(&(from, tag)).copied())
+                        .flatten()
+                },
+                counts.len(),
+            );
+            for (s, n) in sent.iter_mut().zip(n) {
+                *s += n;
+            }
+        }
+        for (r, k, rank) in &recvs {
+            if first[*k as usize] + rank >= sent[*k as usize] {
+                out.push(MsgEnd {
+                    proc: q.proc,
+                    peer: r.peer,
+                    tag: r.tag,
+                    size: r.size,
+                    time: r.time,
+                    kind: func_name(r.kind).unwrap_or("?"),
+                });
+            }
+        }
+        skip += window;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The filter never turns a key away that it holds, and turns most
+    /// others away (else it saves no lookups).
+    #[test]
+    fn the_key_filter_holds_its_keys() {
+        let keys: Vec<(i32, i32)> = (0..1000).map(|i| (i % 7, 1000 + i * 3)).collect();
+        let mut f = KeyFilter::new(keys.len());
+        for &k in &keys {
+            f.insert(k);
+        }
+        assert!(keys.iter().all(|&k| f.may_hold(k)));
+        let others = (0..10_000).filter(|i| f.may_hold((8 + i % 5, -i))).count();
+        assert!(others < 2_000, "{others} of 10000 pass");
+        // Negative and extreme values hash like any other.
+        let mut g = KeyFilter::new(0);
+        g.insert((i32::MIN, i32::MAX));
+        assert!(g.may_hold((i32::MIN, i32::MAX)));
+    }
+}
