@@ -638,6 +638,28 @@ pub fn write_hatchet(
     writeln!(w)
 }
 
+/// About the bytes [`write_folded`] writes: one line per node with time,
+/// each holding its whole path, so a deep tree writes the square of its
+/// depth. Summed over the paths in one pass before anything is written.
+pub fn folded_bytes(tree: &CallTree<Spread>, view: &TreeView) -> u64 {
+    // The separator and the line's number and line break.
+    const LINE: u64 = 16;
+    let mut path = vec![0u64; tree.len() + 1];
+    let mut total = 0u64;
+    for (id, _) in visible(tree, view) {
+        let up = tree
+            .node(id)
+            .parent()
+            .map_or(0, |p| path.get(p.0 as usize).copied().unwrap_or(0));
+        let here = up.saturating_add(tree.name(id).len() as u64 + 1);
+        if let Some(slot) = path.get_mut(id.0 as usize) {
+            *slot = here;
+        }
+        total = total.saturating_add(here + LINE);
+    }
+    total
+}
+
 /// Folded stacks, `a;b;c <µs>`: each node's exclusive time (summed over
 /// processes) in whole microseconds — the input of flame graph tools.
 /// A `;` inside a name would split the frame, so it is written as `:`.

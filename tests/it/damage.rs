@@ -451,3 +451,34 @@ fn the_text_call_tree_indents_at_most_256_levels_and_says_the_depth_beyond() {
     let width = text.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(width < 45 + 2 * 256 + 40, "{width}");
 }
+
+#[test]
+fn folded_stacks_of_a_deep_tree_are_estimated_and_guarded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("deep");
+    let d = db.to_str().unwrap();
+    crate::common::run_ok(&[
+        "synth", "blprof", d, "--procs", "1", "--depth", "400", "--calls", "400", "-q",
+    ]);
+    let folded = crate::common::run_ok(&["calltree", d, "--format", "folded"]);
+    let size = folded.len();
+    let limited = |limit: usize, extra: &[&str]| {
+        let mut args = vec!["calltree", d, "--format", "folded"];
+        args.extend_from_slice(extra);
+        crate::common::profparse()
+            .env("PROFPARSE_OUTPUT_LIMIT", limit.to_string())
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    // The estimate is within a fifth of the real size: refused below it,
+    // written above it.
+    let out = limited(size * 4 / 5, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("these folded stacks would write"));
+    assert_eq!(limited(size * 6 / 5, &[]).status.code(), Some(0));
+    let forced = limited(size / 10, &["--force"]);
+    assert_eq!(forced.status.code(), Some(0));
+    assert_eq!(forced.stdout.len(), size);
+}

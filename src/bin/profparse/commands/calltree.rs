@@ -9,7 +9,7 @@ use profparse::analysis::trace_summary::Selection;
 use profparse::formats::blprof::Database;
 use profparse::model::calltree::CallTree;
 use profparse::report::Format;
-use profparse::report::calltree::{Order, TreeReport, TreeView};
+use profparse::report::calltree::{Order, TreeReport, TreeView, folded_bytes};
 use profparse::report::focus::FocusReport;
 use profparse::{Location, Warning};
 
@@ -143,8 +143,22 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         proc: args.proc,
         source: Some(args.db.db.display().to_string()),
     };
+    guard_folded(&report, args.format, ctx)?;
     emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Folded stacks hold each node's whole path: refused past the output
+/// limit, as other listings that grow faster than the data.
+fn guard_folded(report: &TreeReport, format: Format, ctx: &Context) -> anyhow::Result<()> {
+    if format != Format::Folded {
+        return Ok(());
+    }
+    ctx.guard_output(
+        folded_bytes(report.tree, &report.view),
+        "these folded stacks",
+        "`--depth N` keeps the outer levels and `--min-percent` the big nodes",
+    )
 }
 
 /// `--bottom-up` and `--focus` offer no Hatchet literal: its metrics are
@@ -213,6 +227,7 @@ fn callers_report(
             proc: args.proc,
             source,
         };
+        guard_folded(&report, args.format, ctx)?;
         emit(&report, args.format, &args.output)?;
     } else {
         let (up, down) = focus_trees(args, &trees)?;
