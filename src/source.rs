@@ -344,11 +344,20 @@ pub mod sigbus {
 
     static INSTALL: Once = Once::new();
 
+    /// Set by the first thread to fault: the others wait for its `_exit`
+    /// (several reader threads can fault on the same cut file at once).
+    static FAULTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
     extern "C" fn on_sigbus(_: c_int) {
-        // SAFETY: write, unlink and _exit are async-signal-safe; the paths
-        // are NUL-terminated strings leaked by `Pending::new` (never freed
-        // while registered).
+        // SAFETY: write, unlink, pause and _exit are async-signal-safe; the
+        // paths are NUL-terminated strings leaked by `Pending::new` (never
+        // freed while registered).
         unsafe {
+            if FAULTED.swap(true, Ordering::AcqRel) {
+                loop {
+                    libc::pause();
+                }
+            }
             libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
             for slot in &PENDING {
                 let p = slot.load(Ordering::Acquire);

@@ -38,7 +38,7 @@
 //! let rows: Vec<(String, f64, Presence)> = d
 //!     .rows
 //!     .iter()
-//!     .map(|r| (r.path.join(" > "), r.diff, r.presence))
+//!     .map(|r| (d.path(r).join(" > "), r.diff, r.presence))
 //!     .collect();
 //! assert_eq!(rows, [
 //!     ("main > Regrid".to_owned(), 4.0, Presence::OnlyB),

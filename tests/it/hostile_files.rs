@@ -183,6 +183,8 @@ fn a_data_file_that_shrinks_while_mapped_ends_the_run_with_exit_1_not_a_signal()
     let err = String::from_utf8_lossy(&out.stderr);
     if err.contains("shrank") {
         assert_eq!(code, 1);
+        // Said once, however many reader threads faulted.
+        assert_eq!(err.matches("shrank").count(), 1, "{err}");
         // No temporary file and no half output left behind.
         let left: Vec<_> = fs::read_dir(&out_dir).unwrap().collect();
         assert!(left.is_empty(), "{left:?}");
