@@ -87,13 +87,7 @@ mod tests {
     use super::*;
 
     fn rec(kind: i32, size: i32, peer: i32, tag: i32, time: f64) -> CommRecord {
-        CommRecord {
-            kind,
-            size,
-            peer,
-            tag,
-            time,
-        }
+        CommRecord::of(kind, size, peer, tag, time)
     }
 
     #[test]

@@ -293,6 +293,18 @@ impl<M> CallTree<M> {
         &self.names
     }
 
+    /// Per node id, the bytes of its path written out: its names' lengths
+    /// plus `per_name` for each (separators, quotes). One pass, parents
+    /// before children, for the size of outputs that repeat whole paths.
+    pub fn path_bytes(&self, per_name: u64) -> Vec<u64> {
+        let mut bytes = vec![0u64; self.len() + 1];
+        for (id, _) in self.preorder() {
+            let up = self.node(id).parent().map_or(0, |p| bytes[p.0 as usize]);
+            bytes[id.0 as usize] = up.saturating_add(self.name(id).len() as u64 + per_name);
+        }
+        bytes
+    }
+
     /// Names from the first level below the root down to `id`.
     pub fn path(&self, id: NodeId) -> Vec<&str> {
         let mut out = Vec::new();

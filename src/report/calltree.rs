@@ -644,20 +644,11 @@ pub fn write_hatchet(
 pub fn folded_bytes(tree: &CallTree<Spread>, view: &TreeView) -> u64 {
     // The separator and the line's number and line break.
     const LINE: u64 = 16;
-    let mut path = vec![0u64; tree.len() + 1];
-    let mut total = 0u64;
-    for (id, _) in visible(tree, view) {
-        let up = tree
-            .node(id)
-            .parent()
-            .map_or(0, |p| path.get(p.0 as usize).copied().unwrap_or(0));
-        let here = up.saturating_add(tree.name(id).len() as u64 + 1);
-        if let Some(slot) = path.get_mut(id.0 as usize) {
-            *slot = here;
-        }
-        total = total.saturating_add(here + LINE);
-    }
-    total
+    let path = tree.path_bytes(1);
+    visible(tree, view)
+        .into_iter()
+        .map(|(id, _)| path[id.0 as usize] + LINE)
+        .fold(0u64, u64::saturating_add)
 }
 
 /// Folded stacks, `a;b;c <µs>`: each node's exclusive time (summed over

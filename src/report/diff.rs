@@ -166,13 +166,7 @@ pub fn estimated_json_bytes(report: &DiffReport) -> u64 {
     const NAME_LINE: u64 = 12;
     const ROW: u64 = 260;
     let part = |d: &Diff| -> u64 {
-        let t = &d.tree;
-        // Path bytes per node, parents before children (pre-order).
-        let mut below = vec![0u64; t.len() + 1];
-        for (id, _) in t.preorder() {
-            let up = t.node(id).parent().map_or(0, |p| below[p.0 as usize]);
-            below[id.0 as usize] = up + t.name(id).len() as u64 + NAME_LINE;
-        }
+        let below = d.tree.path_bytes(NAME_LINE);
         d.rows
             .iter()
             .map(|r| below[r.node.0 as usize] + ROW)

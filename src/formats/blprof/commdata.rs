@@ -94,6 +94,20 @@ pub struct CommRecord {
     pub time: f64,
 }
 
+#[cfg(test)]
+impl CommRecord {
+    /// A record from its fields, for the analyses' unit tests.
+    pub(crate) fn of(kind: i32, size: i32, peer: i32, tag: i32, time: f64) -> Self {
+        CommRecord {
+            kind,
+            size,
+            peer,
+            tag,
+            time,
+        }
+    }
+}
+
 /// One block's records, decoded from the mapped bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct CommBlock<'a> {
