@@ -92,6 +92,12 @@ names = ["bl_prof_H", "bl_prof_D_00000", "bl_call_stats_H", "bl_call_stats_H_000
 for i, n in enumerate(names):
     data = rd(os.path.join(fx, "blprof/single/bl_prof", n))[:4096]
     put("database", struct.pack("<BH", i, len(data)) + data)
+
+# cli: every command line on the unpatched inputs (byte 0 picks the line).
+ncommands = open(os.path.join(os.path.dirname(fx), "fuzz/fuzz_targets/cli.rs")).read() \
+    .split("const COMMANDS")[1].split("];")[0].count('",')
+for i in range(ncommands):
+    put("cli", bytes([i]))
 PY
 # The committed seeds (small hand-made inputs and past crashes).
 if [ -d seeds ]; then

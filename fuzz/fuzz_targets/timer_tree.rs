@@ -1,6 +1,13 @@
 //! Serialized timer trees (JSON and XML) on arbitrary bytes: parse, validate,
 //! load into a `TimerTree`, write every layout, and re-serialize: a tree that
 //! validated once must validate again after a JSON and an XML round trip.
+//!
+//! The same bytes are also an instrumentation program (`nest`): a byte
+//! below 0x80 starts timer `b % 16` under the current one, any other stops
+//! the current one, so an input of n bytes nests up to n deep; the tree is
+//! then written in every `tree show` layout. Run it with a large `-max_len`
+//! (fuzz/run.sh: 100,000) to reach depths where indent-per-level layouts
+//! used to grow with the square of the depth.
 #![no_main]
 
 use std::io::sink;
@@ -10,12 +17,65 @@ use libfuzzer_sys::fuzz_target;
 use profparse::formats::timertree::json::read_json;
 use profparse::formats::timertree::xml::read_xml;
 use profparse::formats::timertree::{parse_serialized, suspicious_times, to_tree};
+use profparse::model::calltree::CallTree;
+use profparse::model::timertree::Timing;
+use profparse::report::Format;
 use profparse::report::timertree::json::write_json;
+use profparse::report::timertree::reference::subtree_top;
+use profparse::report::timertree::tree::TimerTreeReport;
 use profparse::report::timertree::xml::write_xml;
 use profparse::timer_tree::write::write_tree;
 use profparse::timer_tree::{Handle, Precision, Serialized, TimerTree, WriteOptions};
 
+/// Runs the bytes as start/stop calls and returns the tree they built.
+fn nest(data: &[u8]) -> Option<CallTree<Timing>> {
+    const NAMES: [&str; 16] = [
+        "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p",
+    ];
+    let mut timers = TimerTree::new();
+    let mut running = Vec::new();
+    for &b in data {
+        if b < 0x80 {
+            let name = NAMES[usize::from(b % 16)];
+            timers.start(name);
+            running.push(name);
+        } else if let Some(name) = running.pop() {
+            timers.stop(name).expect("stops nest");
+        }
+    }
+    while let Some(name) = running.pop() {
+        timers.stop(name).expect("stops nest");
+    }
+    let serialized = timers.serialize().expect("a stopped tree serializes");
+    to_tree(&serialized, Path::new("nest")).ok()
+}
+
+/// Every `tree show` layout of `tree`.
+fn show(tree: &CallTree<Timing>) {
+    for indent in [0, 2, 64] {
+        let top = subtree_top(tree, None).unwrap_or(tree.root());
+        let report = TimerTreeReport {
+            tree,
+            top,
+            indent,
+            precision: Precision::F64,
+        };
+        for format in [
+            Format::Reference,
+            Format::Truchas,
+            Format::Table,
+            Format::Json,
+            Format::Xml,
+        ] {
+            profparse::report::render(&report, format, &mut sink()).unwrap();
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
+    if let Some(tree) = nest(data) {
+        show(&tree);
+    }
     let candidates = [
         parse_serialized(data, Path::new("t")),
         read_json(data, Path::new("t.json")),

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::{Location, Warning};
+use crate::error::Warning;
 use crate::formats::blprof::comm::BarrierRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, func_name, is_send};
 use crate::formats::blprof::database::Database;
@@ -242,40 +242,107 @@ pub fn barriers(
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct SendMatrix {
     pub nprocs: usize,
-    /// `messages[from][to]`.
-    pub messages: Vec<Vec<u64>>,
-    pub bytes: Vec<Vec<u64>>,
+    /// Every sender → receiver pair that exchanged messages, by sender then
+    /// receiver: memory grows with the pairs that talk, never with
+    /// processes², so any number of processes fits.
+    pub routes: Vec<Route>,
     /// Send records whose peer is outside `0..nprocs` (non-world communicators).
     pub unknown_peer: u64,
 }
 
-/// One sender (group): its first process, messages and bytes per receiver
-/// (group), unknown peers, warnings.
-type SendRow = (usize, Vec<u64>, Vec<u64>, u64, Vec<Warning>);
+/// Messages and bytes from one process to another.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Route {
+    pub from: usize,
+    pub to: usize,
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+impl SendMatrix {
+    /// Messages and bytes sent by each process, `0..nprocs` (what
+    /// amrprofparser's `totalSendsPerProc.xgr` and
+    /// `totalSentDataPerProc.xgr` plot). `None` past a million processes.
+    pub fn sent_by(&self) -> Option<(Vec<u64>, Vec<u64>)> {
+        if self.nprocs > 1 << 20 {
+            return None;
+        }
+        let (mut messages, mut bytes) = (vec![0; self.nprocs], vec![0; self.nprocs]);
+        for r in &self.routes {
+            messages[r.from] += r.messages;
+            bytes[r.from] += r.bytes;
+        }
+        Some((messages, bytes))
+    }
+
+    /// The route from `from` to `to`, if they exchanged messages.
+    pub fn route(&self, from: usize, to: usize) -> Option<&Route> {
+        self.routes
+            .binary_search_by_key(&(from, to), |r| (r.from, r.to))
+            .ok()
+            .map(|i| &self.routes[i])
+    }
+}
+
+/// Where one sender (group) counts its sends, by receiver (group).
+trait SendCounts: Send {
+    fn add(&mut self, to: usize, bytes: u64);
+}
+
+/// Counts in a row of `cells` (the grouped matrix: few cells).
+struct DenseRow {
+    messages: Vec<u64>,
+    bytes: Vec<u64>,
+}
+
+impl SendCounts for DenseRow {
+    #[inline]
+    fn add(&mut self, to: usize, bytes: u64) {
+        self.messages[to] += 1;
+        self.bytes[to] += bytes;
+    }
+}
+
+/// Counts per receiver that was sent to (the full matrix: a process talks
+/// to few of possibly many processes).
+#[derive(Default)]
+struct SparseRow(FxHashMap<usize, (u64, u64)>);
+
+impl SendCounts for SparseRow {
+    #[inline]
+    fn add(&mut self, to: usize, bytes: u64) {
+        let e = self.0.entry(to).or_default();
+        e.0 += 1;
+        e.1 += bytes;
+    }
+}
+
+/// One sender (group): its first process, its counts, unknown peers,
+/// warnings.
+type SendRow<R> = (usize, R, u64, Vec<Warning>);
 
 /// Per group of `k` consecutive sending processes (`k = 1`: per process):
-/// messages and bytes per receiver group of `k`, for `n` processes. Memory
-/// is one row per group, whatever `k`.
-fn send_rows(
+/// messages and bytes per receiver group of `k`, for `n` processes, counted
+/// in a `new_row()`. Memory is one row per group, whatever `k`.
+fn send_rows<R: SendCounts>(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
     n: usize,
     k: usize,
-) -> Vec<SendRow> {
-    let cells = n.div_ceil(k);
+    new_row: impl Fn() -> R + std::marker::Sync,
+) -> Vec<SendRow<R>> {
     let sel = *sel;
     db.comm_blocks(&sel).map_proc_runs(
         |p| p / k,
         |first, procs| {
-            let (mut m, mut b, mut unknown, mut w) =
-                (vec![0u64; cells], vec![0u64; cells], 0u64, Vec::new());
+            let (mut row, mut unknown, mut w) = (new_row(), 0u64, Vec::new());
             for p in procs {
                 w.extend(
                     p.for_each_block(Skipped::Sends, Skipped::Sends, |_, records| {
                         // Locals for the loop, so that they stay in registers
-                        // (stores into the rows could otherwise alias what the
+                        // (stores into the row could otherwise alias what the
                         // closure captured).
-                        let (m, b): (&mut [u64], &mut [u64]) = (&mut m, &mut b);
+                        let row = &mut row;
                         let (n, k, sel) = (n, k, sel);
                         let mut unknown_here = 0u64;
                         while let Some(batch) = records.next_batch() {
@@ -287,10 +354,7 @@ fn send_rows(
                                     continue;
                                 }
                                 match usize::try_from(r.peer).ok().filter(|&to| to < n) {
-                                    Some(to) => {
-                                        m[to / k] += 1;
-                                        b[to / k] += r.size.max(0) as u64;
-                                    }
+                                    Some(to) => row.add(to / k, r.size.max(0) as u64),
                                     None => unknown_here += 1,
                                 }
                             }
@@ -299,7 +363,7 @@ fn send_rows(
                     }),
                 );
             }
-            (first, m, b, unknown, w)
+            (first, row, unknown, w)
         },
     )
 }
@@ -314,43 +378,28 @@ fn matrix_procs(db: &Database) -> usize {
         .unwrap_or(0)
 }
 
-/// Largest process count of a send matrix: two dense `n × n` tables of u64
-/// (1 GiB at this size). The size comes from the largest process number in
-/// the comm headers, which damaged headers can make arbitrarily large.
-pub const MAX_MATRIX_PROCS: usize = 1 << 13;
-
+/// Messages and bytes per sender and receiver.
 pub fn send_matrix(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
 ) -> (SendMatrix, Vec<Warning>) {
-    let index = db.comm_index();
     let n = matrix_procs(db);
-    if n > MAX_MATRIX_PROCS {
-        let last = index.procs.iter().max_by_key(|p| p.proc);
-        let at = last.and_then(|p| p.blocks.first()).map_or_else(
-            || Location::file(db.dir()),
-            |b| Location::line(&b.header, b.line),
-        );
-        let w = Warning::new(
-            at,
-            format!(
-                "process number {} makes a {n} × {n} send matrix, more than the {MAX_MATRIX_PROCS} processes a matrix is built for; no matrix",
-                n - 1
-            ),
-        );
-        return (SendMatrix::default(), vec![w]);
-    }
-    let rows = send_rows(db, sel, n, 1);
     let mut s = SendMatrix {
         nprocs: n,
-        messages: vec![vec![0; n]; n],
-        bytes: vec![vec![0; n]; n],
+        routes: Vec::new(),
         unknown_peer: 0,
     };
     let mut warnings = Vec::new();
-    for (p, m, b, u, w) in rows {
-        s.messages[p] = m;
-        s.bytes[p] = b;
+    for (from, row, u, w) in send_rows(db, sel, n, 1, SparseRow::default) {
+        let first = s.routes.len();
+        s.routes
+            .extend(row.0.into_iter().map(|(to, (messages, bytes))| Route {
+                from,
+                to,
+                messages,
+                bytes,
+            }));
+        s.routes[first..].sort_unstable_by_key(|r| r.to);
         s.unknown_peer += u;
         warnings.extend(w);
     }
@@ -381,22 +430,18 @@ impl SendMatrixGroups {
     pub fn from_matrix(m: &SendMatrix, max_cells: usize) -> Self {
         let k = Self::group_for(m.nprocs, max_cells);
         let cells = m.nprocs.div_ceil(k);
-        let sum = |v: &[Vec<u64>]| {
-            let mut g = vec![vec![0u64; cells]; cells];
-            for (from, row) in v.iter().enumerate() {
-                for (to, &x) in row.iter().enumerate() {
-                    g[from / k][to / k] += x;
-                }
-            }
-            g
-        };
-        SendMatrixGroups {
+        let mut g = SendMatrixGroups {
             nprocs: m.nprocs,
             group: k,
-            messages: sum(&m.messages),
-            bytes: sum(&m.bytes),
+            messages: vec![vec![0; cells]; cells],
+            bytes: vec![vec![0; cells]; cells],
             unknown_peer: m.unknown_peer,
+        };
+        for r in &m.routes {
+            g.messages[r.from / k][r.to / k] += r.messages;
+            g.bytes[r.from / k][r.to / k] += r.bytes;
         }
+        g
     }
 
     /// The first and last process of cell `i`.
@@ -428,11 +473,15 @@ pub fn send_matrix_groups(
         unknown_peer: 0,
     };
     let mut warnings = Vec::new();
-    for (p, m, b, u, w) in send_rows(db, sel, n, k) {
-        for (acc, x) in s.messages[p / k].iter_mut().zip(m) {
+    let new_row = || DenseRow {
+        messages: vec![0; cells],
+        bytes: vec![0; cells],
+    };
+    for (p, row, u, w) in send_rows(db, sel, n, k, new_row) {
+        for (acc, x) in s.messages[p / k].iter_mut().zip(row.messages) {
             *acc += x;
         }
-        for (acc, x) in s.bytes[p / k].iter_mut().zip(b) {
+        for (acc, x) in s.bytes[p / k].iter_mut().zip(row.bytes) {
             *acc += x;
         }
         s.unknown_peer += u;

@@ -367,7 +367,7 @@ pub(crate) fn text_lines(
     for i in lines {
         let (id, depth) = nodes[i];
         let m = &tree.node(id).metrics;
-        let indent = TreeIndent(depth);
+        let indent = TreeIndent::new(depth);
         let name = tree.name(id);
         // Writing into a String cannot fail.
         let _ = writeln!(w, "{}  {indent}{name}", columns(m, view));
@@ -377,7 +377,7 @@ pub(crate) fn text_lines(
             let rest = remainder(tree, id, view.order);
             // Only where it shows at the printed precision.
             if rest / p >= 0.5e-4 {
-                let pad = TreeIndent(depth + 1);
+                let pad = TreeIndent::new(depth + 1);
                 let cols = format!("{:>10}{:rest_width$}", seconds(rest / p), "");
                 let _ = writeln!(w, "{cols}  {pad}{label}");
             }

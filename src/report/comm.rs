@@ -13,7 +13,7 @@ use super::numfmt::{fixed, scientific};
 use crate::analysis::comm_check::CheckReport;
 use crate::analysis::comm_pairs::{Pair, PairReport};
 use crate::analysis::comm_stats::CommStats;
-use crate::analysis::comm_sync::{BarrierReport, SendMatrix};
+use crate::analysis::comm_sync::{BarrierReport, Route, SendMatrix, SendMatrixGroups};
 use crate::formats::blprof::CommHeader;
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -249,20 +249,27 @@ fn reductions_section<'a>(doc: &mut Document<'a>, r: &'a BarrierReport) {
 /// `comm matrix`: messages and bytes per sender × receiver.
 pub struct MatrixReport<'a>(pub &'a SendMatrix);
 
-impl MatrixReport<'_> {
-    /// One matrix as a table: a column of senders, one column per receiver.
-    fn grid<'a>(&self, values: &'a [Vec<u64>], header: bool) -> Table<'a> {
-        let mut columns = vec![Column::right("", 6)];
-        columns.extend((0..self.0.nprocs).map(|to| Column::right(to.to_string(), 8)));
-        let rows = values.iter().enumerate().map(|(from, row)| {
-            let mut cells = Vec::with_capacity(row.len() + 1);
-            cells.push(from.to_string());
-            cells.extend(row.iter().map(u64::to_string));
-            cells
-        });
-        let table = Table::new(columns, rows);
-        if header { table } else { table.headless() }
-    }
+/// Cells per side of the matrix tables: one per process up to this many
+/// processes, groups of consecutive processes beyond (a wider grid does
+/// not fit a terminal; `--format csv` and `--svg` show every route).
+pub const MATRIX_TABLE_CELLS: usize = 8;
+
+/// Routes listed under a grouped matrix table.
+const BUSIEST_ROUTES: usize = 20;
+
+/// One matrix of `g` as a table: a column of senders, one column per
+/// receiver; a group of processes is labelled by its first process.
+fn grid(group: usize, values: Vec<Vec<u64>>, header: bool) -> Table<'static> {
+    let mut columns = vec![Column::right("", 6)];
+    columns.extend((0..values.len()).map(|to| Column::right((to * group).to_string(), 8)));
+    let rows = values.into_iter().enumerate().map(move |(from, row)| {
+        let mut cells = Vec::with_capacity(row.len() + 1);
+        cells.push((from * group).to_string());
+        cells.extend(row.iter().map(u64::to_string));
+        cells
+    });
+    let table = Table::new(columns, rows);
+    if header { table } else { table.headless() }
 }
 
 impl Report for MatrixReport<'_> {
@@ -277,29 +284,58 @@ impl Report for MatrixReport<'_> {
 
     fn document(&self) -> Document<'_> {
         let m = self.0;
+        let g = SendMatrixGroups::from_matrix(m, MATRIX_TABLE_CELLS);
         let mut doc = Document::new();
+        if g.group > 1 {
+            doc.line(format!(
+                "{} processes, {} consecutive ones per cell, labelled by the first \
+                 (--format csv lists every sender and receiver)",
+                m.nprocs, g.group
+            ));
+        }
         doc.line("Messages (rows: sender, columns: receiver)")
-            .table(self.grid(&m.messages, true))
+            .table(grid(g.group, g.messages, true))
             .line("\nBytes")
-            .table(self.grid(&m.bytes, false));
+            .table(grid(g.group, g.bytes, false));
+        if g.group > 1 && !m.routes.is_empty() {
+            let mut busiest: Vec<&Route> = m.routes.iter().collect();
+            busiest.sort_by_key(|r| (std::cmp::Reverse(r.bytes), r.from, r.to));
+            busiest.truncate(BUSIEST_ROUTES);
+            let rows = busiest.into_iter().map(|r| {
+                vec![
+                    r.from.to_string(),
+                    r.to.to_string(),
+                    r.messages.to_string(),
+                    r.bytes.to_string(),
+                ]
+            });
+            doc.line(format!(
+                "\nBusiest routes (by bytes; {} of {})",
+                m.routes.len().min(BUSIEST_ROUTES),
+                m.routes.len()
+            ))
+            .table(Table::new(
+                vec![
+                    Column::right("from", 6),
+                    Column::right("to", 6),
+                    Column::right("messages", 8),
+                    Column::right("bytes", 8),
+                ],
+                rows,
+            ));
+        }
         doc
     }
 
     /// One row per sender and receiver that exchanged messages.
     fn csv(&self) -> Option<Table<'_>> {
-        let m = self.0;
-        let rows = m.messages.iter().enumerate().flat_map(move |(from, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|(_, n)| **n > 0)
-                .map(move |(to, n)| {
-                    vec![
-                        from.to_string(),
-                        to.to_string(),
-                        n.to_string(),
-                        m.bytes[from][to].to_string(),
-                    ]
-                })
+        let rows = self.0.routes.iter().map(|r| {
+            vec![
+                r.from.to_string(),
+                r.to.to_string(),
+                r.messages.to_string(),
+                r.bytes.to_string(),
+            ]
         });
         Some(Table::new(
             ["from", "to", "messages", "bytes"]

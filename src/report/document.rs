@@ -3,6 +3,26 @@
 //! ([`super::text`]) and the CSV renderer ([`super::csv`]) write it. Rows are
 //! produced lazily, so a report of a million rows is never held as text.
 
+/// Longest cell, in bytes, a table for people shows whole. Every row of a
+/// column is padded to its longest cell: one name of 40 MB (damaged or
+/// hostile data) made a table of gigabytes. JSON and CSV keep such names.
+pub const MAX_CELL_BYTES: usize = 1000;
+
+/// `text` as a table for people shows it: whole up to [`MAX_CELL_BYTES`],
+/// beyond that cut at a character boundary, with the number of characters
+/// left out.
+pub fn shortened_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_CELL_BYTES {
+        return text.into();
+    }
+    let mut cut = MAX_CELL_BYTES - 100;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let hidden = text[cut..].chars().count();
+    format!("{}… ({hidden} more characters)", &text[..cut]).into()
+}
+
 /// How a cell sits in its column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {

@@ -42,7 +42,7 @@ pub struct TreeBounds {
 }
 
 /// At most this many cells per side of the comm matrix picture.
-pub const MATRIX_MAX_CELLS: usize = 256;
+pub const MATRIX_MAX_CELLS: usize = super::svg::MATRIX_SVG_CELLS;
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(s: &str) -> String {

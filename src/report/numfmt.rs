@@ -61,16 +61,35 @@ impl std::fmt::Display for Blanks {
 /// tree thousands deep does not grow with the square of its depth.
 pub const MAX_TREE_INDENT: usize = 256;
 
-/// A tree line's indent: two blanks per level; past [`MAX_TREE_INDENT`],
-/// those levels' blanks and `[depth N] `.
+/// A tree line's indent: `blanks_per_level` blanks per level; past
+/// [`MAX_TREE_INDENT`] levels, those levels' blanks and `[depth N] `
+/// (nothing at zero blanks per level: such lines show no depth at all).
 #[derive(Debug, Clone, Copy)]
-pub struct TreeIndent(pub usize);
+pub struct TreeIndent {
+    pub depth: usize,
+    pub blanks_per_level: usize,
+}
+
+impl TreeIndent {
+    /// Two blanks per level, the text trees' indent.
+    pub fn new(depth: usize) -> Self {
+        TreeIndent {
+            depth,
+            blanks_per_level: 2,
+        }
+    }
+}
 
 impl std::fmt::Display for TreeIndent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", Blanks(2 * self.0.min(MAX_TREE_INDENT)))?;
-        if self.0 > MAX_TREE_INDENT {
-            write!(f, "[depth {}] ", self.0)?;
+        let levels = self.depth.min(MAX_TREE_INDENT);
+        write!(
+            f,
+            "{}",
+            Blanks(levels.saturating_mul(self.blanks_per_level))
+        )?;
+        if self.depth > MAX_TREE_INDENT && self.blanks_per_level > 0 {
+            write!(f, "[depth {}] ", self.depth)?;
         }
         Ok(())
     }

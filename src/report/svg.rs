@@ -2,9 +2,14 @@
 
 use crate::analysis::comm_sync::{SendMatrix, SendMatrixGroups};
 
-/// The matrix as an SVG heat map of bytes (one cell per sender × receiver).
+/// At most this many cells per side of a matrix picture; more processes
+/// share cells.
+pub const MATRIX_SVG_CELLS: usize = 256;
+
+/// The matrix as an SVG heat map of bytes: one cell per sender × receiver
+/// up to [`MATRIX_SVG_CELLS`] processes, groups of processes beyond.
 pub fn matrix_svg(m: &SendMatrix, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    matrix_picture(m.nprocs, 1, &m.bytes, &m.messages, w)
+    matrix_svg_groups(&SendMatrixGroups::from_matrix(m, MATRIX_SVG_CELLS), w)
 }
 
 /// The heat map of a grouped matrix: each cell sums `m.group` consecutive
@@ -432,20 +437,24 @@ pub fn trace_timeline_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::comm_sync::Route;
 
     /// A ring: each process sends 10 bytes to the next.
     fn ring(n: usize) -> SendMatrix {
-        let mut m = SendMatrix {
+        let mut routes: Vec<Route> = (0..n)
+            .map(|from| Route {
+                from,
+                to: (from + 1) % n,
+                messages: 1,
+                bytes: 10,
+            })
+            .collect();
+        routes.sort_by_key(|r| (r.from, r.to));
+        SendMatrix {
             nprocs: n,
-            messages: vec![vec![0; n]; n],
-            bytes: vec![vec![0; n]; n],
+            routes,
             unknown_peer: 0,
-        };
-        for p in 0..n {
-            m.messages[p][(p + 1) % n] = 1;
-            m.bytes[p][(p + 1) % n] = 10;
         }
-        m
     }
 
     fn svg(m: &SendMatrix, max_cells: usize) -> String {

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, LineStyle, Table, TableStyle as Style};
 
-use super::document::Document;
+use super::document::{Document, MAX_CELL_BYTES, shortened_cell};
 use super::numfmt::{bytes as _bytes, fixed, percent, scientific, seconds};
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::info::DatabaseInfo;
@@ -35,22 +35,6 @@ pub(crate) fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
     t
 }
 
-/// Longest cell, in bytes, a table for people shows whole. Every row of a
-/// column is padded to its longest cell: one name of 40 MB (damaged or
-/// hostile data) made a table of gigabytes. JSON and CSV keep such names.
-const MAX_CELL_BYTES: usize = 1000;
-
-/// `text` cut to about [`MAX_CELL_BYTES`] at a character boundary, with
-/// the number of characters left out.
-fn shortened_cell(text: &str) -> String {
-    let mut cut = MAX_CELL_BYTES - 100;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let hidden = text[cut..].chars().count();
-    format!("{}… ({hidden} more characters)", &text[..cut])
-}
-
 /// `t` with its over-long cells shortened (a copy; only when some cell is
 /// over-long, so a normal table is written as built).
 fn with_short_cells(t: &Table) -> Option<Table> {
@@ -63,7 +47,7 @@ fn with_short_cells(t: &Table) -> Option<Table> {
             .map(|c| {
                 let text = c.content();
                 if text.len() > MAX_CELL_BYTES {
-                    shortened_cell(&text)
+                    shortened_cell(&text).into_owned()
                 } else {
                     text
                 }

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::document::{Align, Block, Column, Document, Table};
+use super::document::{Align, Block, Column, Document, MAX_CELL_BYTES, Table, shortened_cell};
 
 /// Writes every block of `doc`, each line ended by a newline.
 pub fn write_document(w: &mut dyn Write, doc: Document<'_>) -> io::Result<()> {
@@ -59,9 +59,17 @@ fn write_row<'c>(
         if i > 0 {
             line.push_str(column.gap);
         }
-        let width = column.width;
+        // Over-long names are shortened, and so is the width they gave
+        // their column (every row is padded to it). Not the line runs of a
+        // headless one-column table (`keep` holds the line break): those
+        // cells hold many rows.
+        let (cell, width) = if keep.is_empty() {
+            (shortened_cell(cell), column.width.min(MAX_CELL_BYTES))
+        } else {
+            (cell.into(), column.width)
+        };
         // Names from the data: no raw control characters on a terminal.
-        let cell = super::escape::visible_except(cell, keep);
+        let cell = super::escape::visible_except(&cell, keep);
         // Writing into a String cannot fail.
         // Padded by hand: a format width panics past 65,535 (a long name).
         let pad = super::numfmt::Blanks(width.saturating_sub(cell.chars().count()));

@@ -60,10 +60,10 @@ fn comm_block_record_size_too_small_is_an_error() {
     }
 }
 
-/// A copy of the one-process `single` fixture with `edit(name, text)`
-/// applied to each header file.
-fn single_db_with(edit: impl Fn(&str, String) -> String) -> tempfile::TempDir {
-    let src = db("single");
+/// A copy of fixture `name` with `edit(name, text)` applied to each header
+/// file.
+fn db_with(name: &str, edit: impl Fn(&str, String) -> String) -> tempfile::TempDir {
+    let src = db(name);
     let dir = tempfile::tempdir().unwrap();
     for e in std::fs::read_dir(&src).unwrap() {
         let e = e.unwrap();
@@ -81,33 +81,56 @@ fn single_db_with(edit: impl Fn(&str, String) -> String) -> tempfile::TempDir {
 
 /// database (found by review while writing the target, then kept in it): a
 /// comm header claiming NProcs 4e9 and a block of process 3999999999 made
-/// the send matrix allocate 4e9 × 4e9 counters (abort: allocation failed).
+/// the send matrix allocate 4e9 × 4e9 counters (abort: allocation failed);
+/// later it refused past 8,192 processes. The matrix is now as sparse as the
+/// sends, and every output of `comm matrix` stays small.
 #[test]
-fn send_matrix_of_a_huge_process_number_is_a_warning() {
+fn send_matrix_of_a_huge_process_number_stays_small() {
     use profparse::analysis::comm_select::CommSelection;
-    use profparse::analysis::comm_sync::{MAX_MATRIX_PROCS, send_matrix};
+    use profparse::analysis::comm_sync::send_matrix;
     use profparse::formats::blprof::Database;
-    let dir = single_db_with(|name, text| match name {
-        "bl_comm_prof_H" => text.replace("NProcs  1", "NProcs  4000000000"),
-        "bl_comm_prof_H_00000" => text.replace("CommProfProc  0 ", "CommProfProc  3999999999 "),
+    // Process 3 of `small4` renamed 3999999999: its sends (to 0 and 2)
+    // move to that row; the others' sends to 3 stay in column 3.
+    let dir = db_with("small4", |name, text| match name {
+        "bl_comm_prof_H" => text.replace("NProcs  4", "NProcs  4000000000"),
+        "bl_comm_prof_H_00003" => text.replace("CommProfProc  3 ", "CommProfProc  3999999999 "),
         _ => text,
     });
     let db = Database::open(dir.path()).unwrap();
-    let (m, w) = send_matrix(&db, &CommSelection::all());
-    assert_eq!(m.nprocs, 0);
-    assert!(m.messages.is_empty());
-    let w: Vec<String> = w.iter().map(ToString::to_string).collect();
-    assert!(
-        w.len() == 1
-            && w[0].contains("bl_comm_prof_H_00000:1")
-            && w[0].contains("process number 3999999999")
-            && w[0].contains(&MAX_MATRIX_PROCS.to_string()),
-        "{w:?}"
-    );
-    // The fixture itself still gets its 1 × 1 matrix.
-    let dir = single_db_with(|_, text| text);
-    let db = Database::open(dir.path()).unwrap();
-    let (m, w) = send_matrix(&db, &CommSelection::all());
-    assert_eq!((m.nprocs, m.messages.len()), (1, 1));
+    let (huge, w) = send_matrix(&db, &CommSelection::all());
     assert!(w.is_empty(), "{w:?}");
+    assert_eq!(huge.nprocs, 4_000_000_000);
+    assert!(huge.sent_by().is_none(), "no per-process rows of 4e9");
+    let plain = db_with("small4", |_, text| text);
+    let (four, _) = send_matrix(
+        &Database::open(plain.path()).unwrap(),
+        &CommSelection::all(),
+    );
+    assert_eq!(four.nprocs, 4);
+    assert_eq!(huge.routes.len(), four.routes.len());
+    for (h, f) in huge.routes.iter().zip(&four.routes) {
+        let from = if f.from == 3 { 3_999_999_999 } else { f.from };
+        assert_eq!(
+            (h.from, h.to, h.messages, h.bytes),
+            (from, f.to, f.messages, f.bytes)
+        );
+    }
+    assert!(four.routes.iter().any(|r| r.from == 3 && r.messages > 0));
+    let d = dir.path().to_str().unwrap();
+    let svg = dir.path().join("m.svg");
+    for format in ["table", "json", "csv"] {
+        let out = crate::common::profparse()
+            .args(["comm", "matrix", d, "--format", format, "--svg"])
+            .arg(&svg)
+            .output()
+            .unwrap();
+        // Exit 3: the comm header's NProcs disagrees with the base header's.
+        assert_eq!(out.status.code(), Some(3), "{format}: {out:?}");
+        assert!(
+            out.stdout.len() < 10_000,
+            "{format}: {} bytes",
+            out.stdout.len()
+        );
+        assert!(std::fs::metadata(&svg).unwrap().len() < 200_000);
+    }
 }

@@ -904,8 +904,60 @@ fn deep_trees_and_long_names_are_written_by_every_layout() {
         }
         stdout_ok(&["tree", "merge", f, f]);
     }
-    // The deepest line of the reference layout: 1,099 levels of 64 blanks.
+    // The deepest line of the reference layout: 256 levels of 64 blanks (the
+    // most any line gets), then its depth.
     let text = stdout_ok(&["tree", "show", deep.to_str().unwrap(), "--indent", "64"]);
     let last = text.lines().last().unwrap();
-    assert_eq!(last.len() - last.trim_start().len(), 1099 * 64);
+    assert_eq!(last.len() - last.trim_start().len(), 256 * 64);
+    assert!(
+        last.trim_start().starts_with("[depth 1099] t1099:"),
+        "{last}"
+    );
+}
+
+/// A chain 20,000 timers deep whose deepest timer has a 5 MB name: every
+/// `tree show` layout and `tree merge` stay linear in the input. Indents
+/// stop growing after 256 levels (the line says its depth), and the table
+/// shortens the name instead of padding every row to it; before, the
+/// timer-tree layout alone wrote 400 MB and the table 100 GB.
+#[test]
+fn deep_trees_and_long_names_give_outputs_linear_in_the_input() {
+    let n = 20_000usize;
+    let long = "L".repeat(5_000_000);
+    let mut names: Vec<String> = (0..n).map(|i| format!("t{}", i % 7)).collect();
+    names[n - 1] = long.clone();
+    let tree: Vec<usize> = (1..=n).chain((1..=n).rev()).collect();
+    let times: Vec<f64> = (0..n).map(|i| (n - i) as f64).collect();
+    let json = serde_json::json!({"tree": tree, "name": names, "time": times});
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("deep.json");
+    std::fs::write(&file, json.to_string()).unwrap();
+    let input = std::fs::metadata(&file).unwrap().len() as usize;
+    let f = file.to_str().unwrap();
+    for args in [
+        vec!["tree", "show", f],
+        vec!["tree", "show", f, "--indent", "64"],
+        vec!["tree", "show", f, "--layout", "truchas"],
+        vec!["tree", "show", f, "--layout", "table"],
+        vec!["tree", "show", f, "--layout", "xml"],
+        vec!["tree", "show", f, "--layout", "json"],
+        vec!["tree", "merge", f, f],
+    ] {
+        let out = stdout_ok(&args);
+        // 20,000 lines of at most 64 × 256 blanks, plus the name once.
+        assert!(
+            out.len() < input + 20_000 * (64 * 256 + 100),
+            "{args:?}: {} bytes",
+            out.len()
+        );
+        let table = args.contains(&"table") || args.contains(&"merge");
+        assert_eq!(out.contains(&long), !table, "{args:?}");
+        if table {
+            assert!(out.contains(" more characters)"), "{args:?}");
+        }
+        // The file forms keep no depth marks (XML's indent just stops).
+        if !args.contains(&"json") && !args.contains(&"xml") {
+            assert!(out.contains("[depth 19999] "), "{args:?}");
+        }
+    }
 }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Cli;
 use crate::context::Context;
 
 fn main() -> ExitCode {
@@ -33,24 +33,6 @@ fn main() -> ExitCode {
             .num_threads(n.clamp(1, cap))
             .build_global();
     }
-    let result = match &cli.command {
-        Command::Info(args) => commands::info::run(args, &ctx),
-        Command::Summary(args) => commands::summary::run(args, &ctx),
-        Command::TraceSummary(args) => commands::trace_summary::run(args, &ctx),
-        Command::Regions(args) => commands::regions::run(args, &ctx),
-        Command::Calltree(args) => commands::calltree::run(args, &ctx),
-        Command::Calltrace(args) => commands::calltrace::run(args, &ctx),
-        Command::Check(args) => commands::check::run(args, &ctx),
-        Command::Comm(args) => commands::comm::run(args, &ctx),
-        Command::Diff(args) => commands::diff::run(args, &ctx),
-        Command::Compare(args) => commands::compare::run(args, &ctx),
-        Command::Export(args) => commands::export::run(args, &ctx),
-        Command::Report(args) => commands::report::run(args, &ctx),
-        Command::Synth(args) => commands::synth::run(args, &ctx),
-        Command::Tlog(args) => commands::tlog::run(args, &ctx),
-        Command::Tree(args) => commands::tree::run(args, &ctx),
-        Command::Completions(args) => commands::completions::run(args),
-        Command::Man(args) => commands::man::run(args),
-    };
+    let result = commands::run(&cli.command, &ctx);
     ctx.exit_code(result)
 }

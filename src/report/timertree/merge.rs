@@ -13,7 +13,7 @@ use crate::analysis::timertree_merge::Spread;
 use crate::model::calltree::CallTree;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
-use crate::report::numfmt::{Blanks, es12_5, time_text};
+use crate::report::numfmt::{TreeIndent, es12_5, time_text};
 
 /// `tree merge`'s report: the merged tree and the files merged.
 pub struct MergeReport<'a> {
@@ -66,7 +66,7 @@ impl Report for MergeReport<'_> {
     fn document(&self) -> Document<'_> {
         let tree = self.tree;
         let order = tree.preorder();
-        let label = |id, depth: usize| format!("{}{}", Blanks(2 * depth), tree.name(id));
+        let label = |id, depth: usize| format!("{}{}", TreeIndent::new(depth), tree.name(id));
         let width = order
             .iter()
             .map(|&(id, depth)| label(id, depth).chars().count())

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use crate::model::calltree::{CallTree, NodeId};
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Blanks, Precision, es12_5};
+use crate::report::numfmt::{Precision, TreeIndent, es12_5};
 
 /// Why a tree has no subtree to write; the reference asserts in both cases.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -49,7 +49,10 @@ pub fn write_reference(
         writeln!(
             w,
             "{}{}:{}",
-            Blanks(depth.saturating_mul(indent)),
+            TreeIndent {
+                depth,
+                blanks_per_level: indent
+            },
             tree.name(id),
             es12_5(seconds)
         )?;

@@ -33,7 +33,7 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
     let width = order
         .iter()
         .map(|&(id, depth)| {
-            TreeIndent(depth).to_string().len() + visible(tree.name(id)).chars().count()
+            TreeIndent::new(depth).to_string().len() + visible(tree.name(id)).chars().count()
         })
         .chain(["timer".len()])
         .max()
@@ -55,7 +55,7 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
         };
         let share = 100.0 * inclusive / parent_total;
         let mut row = vec![
-            format!("{}{}", TreeIndent(depth), visible(tree.name(id))),
+            format!("{}{}", TreeIndent::new(depth), visible(tree.name(id))),
             es12_5(inclusive),
             es12_5(inclusive - children_sum(id)),
             if share.is_finite() {

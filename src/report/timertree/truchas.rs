@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Blanks, Precision, es9_3};
+use crate::report::numfmt::{Precision, TreeIndent, es9_3};
 
 pub fn write_truchas(
     w: &mut dyn Write,
@@ -31,7 +31,7 @@ pub fn write_truchas(
         writeln!(
             w,
             "{}{} --- {}",
-            Blanks(2 * (depth + 1)),
+            TreeIndent::new(depth + 1),
             es9_3(seconds),
             tree.name(id).trim_end_matches(' ')
         )?;

@@ -15,7 +15,7 @@ use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Blanks, time_text};
+use crate::report::numfmt::{Blanks, MAX_TREE_INDENT, time_text};
 
 /// Writes the XML form of `tree`.
 pub fn write_xml(w: &mut dyn Write, tree: &CallTree<Timing>) -> io::Result<()> {
@@ -24,12 +24,12 @@ pub fn write_xml(w: &mut dyn Write, tree: &CallTree<Timing>) -> io::Result<()> {
     for (id, depth) in tree.preorder() {
         while open > depth {
             open -= 1;
-            writeln!(w, "{}</TIMER>", Blanks(2 * (open + 1)))?;
+            writeln!(w, "{}</TIMER>", xml_indent(open))?;
         }
         writeln!(
             w,
             "{}<TIMER NAME=\"{}\" TIME=\"{}\">",
-            Blanks(2 * (depth + 1)),
+            xml_indent(depth),
             escape(tree.name(id)),
             time_text(tree.node(id).metrics.seconds)
         )?;
@@ -37,9 +37,16 @@ pub fn write_xml(w: &mut dyn Write, tree: &CallTree<Timing>) -> io::Result<()> {
     }
     while open > 0 {
         open -= 1;
-        writeln!(w, "{}</TIMER>", Blanks(2 * (open + 1)))?;
+        writeln!(w, "{}</TIMER>", xml_indent(open))?;
     }
     writeln!(w, "</TIMER_TREE>")
+}
+
+/// Two blanks per level below `<TIMER_TREE>`, at most [`MAX_TREE_INDENT`]
+/// levels: the blanks mean nothing to XML readers, and a tree thousands deep
+/// should not grow with the square of its depth.
+fn xml_indent(depth: usize) -> Blanks {
+    Blanks(2 * (depth.min(MAX_TREE_INDENT) + 1))
 }
 
 fn escape(s: &str) -> String {

@@ -31,7 +31,8 @@ pub struct CallTraceArgs {
 }
 
 pub fn run(args: &CallTraceArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = open_trace_db(&args.db.db, ctx)?;
+    let mut kept = open_trace_db(&args.db.db, ctx)?;
+    let db = &mut *kept;
     // The trace goes out while the blocks are read: no bar when it goes to
     // the terminal.
     let bar = ctx.progress_beside(

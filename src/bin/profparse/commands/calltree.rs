@@ -92,7 +92,8 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         return super::tinyprofiler::calltree(args);
     }
     check_callers_format(args)?;
-    let db = open_trace_db(&args.db.db, ctx)?;
+    let mut kept = open_trace_db(&args.db.db, ctx)?;
+    let db = &mut *kept;
     if let Some(p) = args.proc
         && !db.trace_index().procs.iter().any(|t| t.proc == p)
     {

@@ -26,7 +26,8 @@ pub struct CheckArgs {
 /// The problems are the report, not warnings: exit 1 when there are any,
 /// 0 when the database is clean or has notes only.
 pub fn run(args: &CheckArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = super::open_database(&args.db.db)?;
+    let mut kept = super::open_database(&args.db.db)?;
+    let db = &mut *kept;
     let check = check_database(db);
     let report = CheckReport {
         database: args.db.db.display().to_string(),

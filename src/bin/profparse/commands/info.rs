@@ -27,7 +27,8 @@ pub fn run(args: &InfoArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if super::tinyprofiler::is_log(&args.db.db) {
         return super::tinyprofiler::info(&args.db.db, args.format, &args.output);
     }
-    let db = super::open_database(&args.db.db)?;
+    let mut kept = super::open_database(&args.db.db)?;
+    let db = &mut *kept;
     let info = database_info(db);
     let mut warnings = db.warnings().to_vec();
     if info.trace.is_some() {

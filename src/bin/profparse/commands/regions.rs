@@ -33,7 +33,8 @@ pub struct RegionsArgs {
 }
 
 pub fn run(args: &RegionsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let db = open_trace_db(&args.db.db, ctx)?;
+    let mut kept = open_trace_db(&args.db.db, ctx)?;
+    let db = &mut *kept;
     let regions = Regions::load(db);
     ctx.warn_all(&regions.warnings);
     let proc =

@@ -44,7 +44,8 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         }
         return super::tinyprofiler::report(&args.db.db, &args.output);
     }
-    let db = super::open_database(&args.db.db)?;
+    let mut kept = super::open_database(&args.db.db)?;
+    let db = &mut *kept;
     if let (Some(p), Some(n)) = (args.proc, db.nprocs())
         && p as u64 >= n
     {

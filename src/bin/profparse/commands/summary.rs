@@ -110,7 +110,8 @@ pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if all.run.is_some() || all.memory {
         return Err(UsageError("--run and --memory apply to TinyProfiler logs".into()).into());
     }
-    let db = super::open_database(&all.db.db)?;
+    let mut kept = super::open_database(&all.db.db)?;
+    let db = &mut *kept;
     ctx.warn_all(db.warnings());
     let mut warnings = Vec::new();
     let profile = db.base_profile(&mut warnings)?;

@@ -10,10 +10,7 @@ use crate::cli::RegionArgs;
 use crate::context::Context;
 
 /// Opens a database that must have call traces.
-pub fn open_trace_db(
-    path: &std::path::Path,
-    ctx: &Context,
-) -> anyhow::Result<&'static mut Database> {
+pub fn open_trace_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<super::KeptDatabase> {
     let db = super::open_database(path)?;
     ctx.warn_all(db.warnings());
     db.require(profparse::formats::blprof::Part::Trace)?;

@@ -26,7 +26,8 @@ pub struct TraceSummaryArgs {
 
 pub fn run(all: &TraceSummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let args = &all.table;
-    let db = open_trace_db(&all.db.db, ctx)?;
+    let mut kept = open_trace_db(&all.db.db, ctx)?;
+    let db = &mut *kept;
     let (filter, fw) = region_filter(&all.regions)?;
     ctx.warn_all(&fw);
     let nprocs = db.nprocs().unwrap_or(0);

@@ -24,7 +24,8 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm check")?;
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm check")?;
+    let database = &mut *kept;
     let r = comm_check(database);
     drop(bar);
     let view = CheckReportView {

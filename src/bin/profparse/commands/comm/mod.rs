@@ -106,8 +106,8 @@ fn open_comm_db<'c>(
     path: &std::path::Path,
     ctx: &'c Context,
     what: &str,
-) -> anyhow::Result<(&'static mut Database, Bar<'c>)> {
-    let db = super::open_database(path)?;
+) -> anyhow::Result<(super::KeptDatabase, Bar<'c>)> {
+    let mut db = super::open_database(path)?;
     ctx.warn_all(db.warnings());
     db.require(Part::Comm)?;
     ctx.warn_all(&db.comm_index().warnings);

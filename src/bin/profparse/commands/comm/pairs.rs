@@ -26,7 +26,8 @@ pub struct PairsArgs {
 }
 
 pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm pairs")?;
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm pairs")?;
+    let database = &mut *kept;
     args.select.check_procs(database)?;
     let mut out = output::open(args.output.output.as_deref())?;
     let sel = args.select.selection();

@@ -26,7 +26,8 @@ pub struct StatsArgs {
 }
 
 pub fn run(args: &StatsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm stats")?;
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm stats")?;
+    let database = &mut *kept;
     args.select.check_procs(database)?;
     let (s, warnings) = comm_stats(database, &args.select.selection());
     drop(bar);

@@ -32,7 +32,8 @@ pub struct BarriersArgs {
 }
 
 pub fn barriers(args: &BarriersArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
+    let database = &mut *kept;
     args.select.check_procs(database)?;
     let (r, warnings) = barrier_waits(database, &args.select.selection(), !args.no_reductions);
     drop(bar);
@@ -58,7 +59,8 @@ pub struct MatrixArgs {
 }
 
 pub fn matrix(args: &MatrixArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm matrix")?;
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm matrix")?;
+    let database = &mut *kept;
     let (m, warnings) = send_matrix(database, &args.select.selection());
     drop(bar);
     ctx.warn_all(&warnings);

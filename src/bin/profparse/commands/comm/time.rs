@@ -48,7 +48,8 @@ pub struct TimeArgs {
 }
 
 pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm time")?;
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm time")?;
+    let database = &mut *kept;
     args.select.check_procs(database)?;
     let (filter, filter_warnings) = region_filter(&args.regions)?;
     ctx.warn_all(&filter_warnings);

@@ -33,7 +33,8 @@ pub fn run(args: &TimelineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if svg.is_none() && chrome.is_none() {
         return Err(UsageError("comm timeline needs --svg F and/or --chrome F".into()).into());
     }
-    let (database, bar) = open_comm_db(&args.db.db, ctx, "comm timeline")?;
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm timeline")?;
+    let database = &mut *kept;
     let window = args.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
     if let Some(path) = svg {
         let span = time_span(database, window).unwrap_or((0.0, 1.0));

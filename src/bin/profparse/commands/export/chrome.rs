@@ -15,7 +15,8 @@ use crate::context::Context;
 use crate::output::UsageError;
 
 pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<()> {
-    let db = crate::commands::open_database(&args.db.db)?;
+    let mut kept = crate::commands::open_database(&args.db.db)?;
+    let db = &mut *kept;
     ctx.warn_all(db.warnings());
     let parts = db.parts();
     let has_trace = parts.contains(&Part::Trace);
