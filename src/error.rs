@@ -341,6 +341,9 @@ impl WarningKind {
     }
 }
 
+/// Warnings [`Warning::listed`] shows one by one.
+pub const LISTED_WARNINGS: usize = 10;
+
 impl Warning {
     /// A warning about damaged or inconsistent data.
     pub fn new(location: Location, message: impl Into<String>) -> Self {
@@ -372,6 +375,24 @@ impl Warning {
     pub fn is_note(&self) -> bool {
         self.kind.is_note()
     }
+
+    /// A warning per item for the first [`LISTED_WARNINGS`] items of
+    /// `items`, then one from `rest(count)` for the others: one problem
+    /// repeated over every node of a damaged tree is a few lines, not
+    /// thousands.
+    pub fn listed<T>(
+        items: impl IntoIterator<Item = T>,
+        each: impl Fn(T) -> Warning,
+        rest: impl FnOnce(usize) -> Warning,
+    ) -> Vec<Warning> {
+        let mut items = items.into_iter();
+        let mut out: Vec<Warning> = items.by_ref().take(LISTED_WARNINGS).map(each).collect();
+        let more = items.count();
+        if more > 0 {
+            out.push(rest(more));
+        }
+        out
+    }
 }
 
 impl fmt::Display for Warning {
@@ -386,5 +407,28 @@ impl From<Warning> for Error {
             location: w.location,
             message: w.message,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listed_warnings_stop_at_ten_and_count_the_rest() {
+        let at = Location::file(std::path::Path::new("f"));
+        let w = |n: usize| {
+            Warning::listed(
+                0..n,
+                |i| Warning::new(at.clone(), format!("item {i}")),
+                |more| Warning::new(at.clone(), format!("{more} more")),
+            )
+        };
+        assert_eq!(w(3).len(), 3);
+        assert_eq!(w(LISTED_WARNINGS).len(), LISTED_WARNINGS);
+        let many = w(25);
+        assert_eq!(many.len(), LISTED_WARNINGS + 1);
+        assert_eq!(many[9].message, "item 9");
+        assert_eq!(many[10].message, "15 more");
     }
 }

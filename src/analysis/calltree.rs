@@ -433,6 +433,31 @@ pub fn subtree_calls(tree: &CallTree<Spread>) -> Vec<u64> {
     calls
 }
 
+/// Warnings about [`inconsistent_nodes`], at `at`: the first few call paths
+/// (shortened), then how many more.
+pub fn inconsistency_warnings(tree: &CallTree<Spread>, at: &Location) -> Vec<Warning> {
+    Warning::listed(
+        inconsistent_nodes(tree),
+        |id| {
+            Warning::new(
+                at.clone(),
+                format!(
+                    "call path {}: inclusive time is less than its children's",
+                    tree.short_path(id, " > ")
+                ),
+            )
+        },
+        |more| {
+            Warning::new(
+                at.clone(),
+                format!(
+                    "{more} more call paths whose inclusive time is less than their children's"
+                ),
+            )
+        },
+    )
+}
+
 /// Nodes whose inclusive time is less than the sum of their children's
 /// (beyond rounding): a sign of damaged or unpatched records.
 pub fn inconsistent_nodes(tree: &CallTree<Spread>) -> Vec<NodeId> {

@@ -55,6 +55,11 @@ impl<M> Node<M> {
     }
 }
 
+/// Most levels [`CallTree::short_path`] names.
+pub const SHORT_PATH_LEVELS: usize = 16;
+/// Most bytes of one name in [`CallTree::short_path`].
+pub const SHORT_PATH_NAME: usize = 200;
+
 /// A tree of named nodes under an unnamed root.
 ///
 /// Nodes are only ever appended, each after its parent, so a parent's id is
@@ -320,6 +325,33 @@ impl<M> CallTree<M> {
         out
     }
 
+    /// The path to `id` for a message: names joined by `sep`, at most
+    /// [`SHORT_PATH_LEVELS`] of them (the first and last half, and how many
+    /// levels were left out), each at most [`SHORT_PATH_NAME`] bytes. A
+    /// message per node of a tree thousands deep must not grow with the
+    /// square of its depth.
+    pub fn short_path(&self, id: NodeId, sep: &str) -> String {
+        let path = self.path(id);
+        let name = |n: &str| -> String {
+            if n.len() <= SHORT_PATH_NAME {
+                return n.to_owned();
+            }
+            let mut cut = SHORT_PATH_NAME;
+            while !n.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            format!("{}…", &n[..cut])
+        };
+        if path.len() <= SHORT_PATH_LEVELS {
+            return path.into_iter().map(name).collect::<Vec<_>>().join(sep);
+        }
+        let half = SHORT_PATH_LEVELS / 2;
+        let mut parts: Vec<String> = path[..half].iter().map(|n| name(n)).collect();
+        parts.push(format!("… {} levels …", path.len() - 2 * half));
+        parts.extend(path[path.len() - half..].iter().map(|n| name(n)));
+        parts.join(sep)
+    }
+
     /// Depth below the root (children of the root have depth 0).
     pub fn depth(&self, id: NodeId) -> usize {
         self.path(id).len().saturating_sub(1)
@@ -395,6 +427,31 @@ impl<M> CallTree<M> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_paths_keep_both_ends_and_cut_long_names() {
+        let mut t: CallTree = CallTree::new();
+        let mut id = t.root();
+        for i in 0..40 {
+            let name = if i == 39 {
+                "x".repeat(500)
+            } else {
+                format!("f{i}")
+            };
+            id = t.child(id, &name);
+        }
+        let short = t.short_path(id, ">");
+        assert!(
+            short.starts_with("f0>f1>f2>f3>f4>f5>f6>f7>… 24 levels …>f32>"),
+            "{short}"
+        );
+        assert!(
+            short.ends_with(&format!(">f38>{}…", "x".repeat(SHORT_PATH_NAME))),
+            "{short}"
+        );
+        let top = t.node(t.root()).children()[0];
+        assert_eq!(t.short_path(top, ">"), "f0");
+    }
 
     #[test]
     fn same_name_same_parent_is_one_node() {

@@ -961,3 +961,33 @@ fn deep_trees_and_long_names_give_outputs_linear_in_the_input() {
         }
     }
 }
+
+/// Negative times on every timer below level 100 of a chain 20,000 deep:
+/// ten warnings with their paths shortened, then one counting the rest
+/// (each warning once named its whole path: gigabytes on stderr).
+#[test]
+fn warnings_about_a_deep_tree_are_listed_then_counted() {
+    let n = 20_000usize;
+    let tree: Vec<usize> = (1..=n).chain((1..=n).rev()).collect();
+    let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+    let times: Vec<f64> = (0..n)
+        .map(|i| if i < 100 { (n - i) as f64 } else { -1.0 })
+        .collect();
+    let json = serde_json::json!({"tree": tree, "name": names, "time": times});
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("negative.json");
+    std::fs::write(&file, json.to_string()).unwrap();
+    let out = run(&["tree", "show", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 11, "{err}");
+    assert!(err.len() < 20_000, "{} bytes", err.len());
+    assert!(
+        err.contains("(t0/t1/t2/t3/t4/t5/t6/t7/… 85 levels …/t93/t94/t95/t96/t97/t98/t99/t100)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("19890 more timers whose time is negative, NaN or infinite"),
+        "{err}"
+    );
+}

@@ -11,7 +11,7 @@ pub mod xml;
 use std::path::Path;
 
 use crate::error::{Error, Location, Result, Warning};
-use crate::model::calltree::CallTree;
+use crate::model::calltree::{CallTree, NodeId};
 use crate::model::timertree::{Serialized, Timing};
 use crate::source::InputFile;
 
@@ -82,27 +82,39 @@ pub fn read_timer_tree_file(path: &Path) -> Result<CallTree<Timing>> {
 /// Times that no real measurement gives: negative (below zero; -0.0 is
 /// zero) or not finite. The file is still usable, so these are warnings.
 pub fn suspicious_times(tree: &CallTree<Timing>, path: &Path) -> Vec<Warning> {
-    tree.preorder()
+    let what = |id: NodeId| {
+        let t = tree.node(id).metrics.seconds;
+        if t.is_nan() {
+            Some("is NaN")
+        } else if t.is_infinite() {
+            Some("is infinite")
+        } else if t < 0.0 {
+            Some("is negative")
+        } else {
+            None
+        }
+    };
+    let odd = tree
+        .preorder()
         .into_iter()
-        .filter_map(|(id, _)| {
-            let t = tree.node(id).metrics.seconds;
-            let what = if t.is_nan() {
-                "is NaN"
-            } else if t.is_infinite() {
-                "is infinite"
-            } else if t < 0.0 {
-                "is negative"
-            } else {
-                return None;
-            };
+        .filter_map(|(id, _)| what(id).map(|w| (id, w)));
+    Warning::listed(
+        odd,
+        |(id, what)| {
             let message = format!(
                 "time of timer {} ({}) {what}",
                 id.0,
-                tree.path(id).join("/")
+                tree.short_path(id, "/")
             );
-            Some(Warning::new(Location::file(path), message))
-        })
-        .collect()
+            Warning::new(Location::file(path), message)
+        },
+        |more| {
+            Warning::new(
+                Location::file(path),
+                format!("{more} more timers whose time is negative, NaN or infinite"),
+            )
+        },
+    )
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use profparse::analysis::callers::{self, Built, FunctionMatch, MAX_LEVELS};
-use profparse::analysis::calltree::{Spread, call_tree, inconsistent_nodes, process_trees};
+use profparse::analysis::calltree::{Spread, call_tree, inconsistency_warnings, process_trees};
 use profparse::analysis::trace_summary::Selection;
 use profparse::formats::blprof::Database;
 use profparse::model::calltree::CallTree;
@@ -129,15 +129,7 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (tree, nprocs, warnings) = call_tree(db, &sel, args.proc);
     drop(bar);
     ctx.warn_all(&warnings);
-    for id in inconsistent_nodes(&tree) {
-        ctx.warn(&Warning::new(
-            Location::file(db.dir()),
-            format!(
-                "call path {}: inclusive time is less than its children's",
-                tree.path(id).join(" > ")
-            ),
-        ));
-    }
+    ctx.warn_all(&inconsistency_warnings(&tree, &Location::file(db.dir())));
     let report = TreeReport {
         tree: &tree,
         view: TreeView { nprocs, ..view },
