@@ -46,6 +46,10 @@ fn nest(data: &[u8]) -> Option<CallTree<Timing>> {
     while let Some(name) = running.pop() {
         timers.stop(name).expect("stops nest");
     }
+    // No timer started: nothing to serialize (an error by design).
+    if !data.iter().any(|&b| b < 0x80) {
+        return None;
+    }
     let serialized = timers.serialize().expect("a stopped tree serializes");
     to_tree(&serialized, Path::new("nest")).ok()
 }

@@ -7,9 +7,10 @@ use std::io::{self, Write};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::fit::middle_ellipsis;
 use super::html_report::escape as html_escape;
 use super::json_tree;
-use super::numfmt::{TreeIndent, seconds};
+use super::numfmt::{TreeIndent, duration};
 use super::{Column, Document, Format, Report, Table};
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
@@ -41,6 +42,8 @@ pub struct TreeView {
     /// Text: the spread over processes in full (minimum, maximum and the
     /// process holding it), whatever the number of processes.
     pub wide: bool,
+    /// Text: the line width to fit (`None`: no limit).
+    pub width: Option<usize>,
 }
 
 /// The time `order` picks of a node (summed over processes).
@@ -238,21 +241,18 @@ impl Report for TreeReport<'_> {
         let (tree, view) = (self.tree, &self.view);
         let mut doc = Document::new();
         if let Some(source) = &self.source {
-            let scope = match self.proc {
-                Some(p) => format!("process {p}"),
-                None => format!(
-                    "{} processes (times are averages over processes)",
-                    view.nprocs
-                ),
-            };
             let what = match view.order {
                 Order::Inclusive => "call tree",
-                Order::Exclusive => {
-                    "bottom-up call tree (functions by exclusive time, below each its callers)"
-                }
+                Order::Exclusive => "bottom-up call tree",
             };
-            doc.line(format!("{source}: {what} of {scope}; seconds."))
-                .line("");
+            doc.line(format!(
+                "{source}: {what} of {}",
+                scope(self.proc, view.nprocs)
+            ));
+            if view.order == Order::Exclusive {
+                doc.line("Functions by exclusive time, below each its callers.");
+            }
+            doc.line(times_line(self.proc, view.nprocs)).line("");
         }
         doc.line(header(view));
         // The lines, formatted in parallel runs as they are written: each
@@ -286,12 +286,93 @@ impl Report for TreeReport<'_> {
     }
 }
 
-/// The columns' line of the text: the ordering time first; averages and
-/// the largest process's inclusive time when processes are merged; with
-/// `--wide`, the smallest too.
+/// What a tree's header names: one process, or how many were merged.
+pub(crate) fn scope(proc: Option<usize>, nprocs: usize) -> String {
+    match proc {
+        Some(p) => format!("process {p}"),
+        None => format!("{nprocs} processes"),
+    }
+}
+
+/// The line under a tree's header that says what its times are.
+pub(crate) fn times_line(proc: Option<usize>, nprocs: usize) -> &'static str {
+    if proc.is_none() && nprocs > 1 {
+        "Times are averages over processes; calls are summed."
+    } else {
+        "Times: of the process alone."
+    }
+}
+
+/// Which columns a text tree shows, and the room its paths have: the
+/// ordering time first; averages and the largest process's inclusive time
+/// when processes are merged; with `--wide`, the smallest too. Within a
+/// width, the spread columns go first when the paths would have less than
+/// [`MIN_PATH_ROOM`] characters.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TreeColumns {
+    /// Averages over processes rather than one process's times.
+    multi: bool,
+    incl_min: bool,
+    incl_max: bool,
+    /// Characters for a line's indent and name (`None`: no limit).
+    path_room: Option<usize>,
+}
+
+/// Least room for a line's indent and name before columns are dropped.
+const MIN_PATH_ROOM: usize = 40;
+/// Characters of a name at least, however deep its line.
+const MIN_NAME: usize = 16;
+/// Width of a number column, and of the process column.
+const NUMBER: usize = 10;
+const PROC: usize = 6;
+
+impl TreeColumns {
+    pub(crate) fn of(view: &TreeView) -> Self {
+        let multi = view.nprocs > 1 || view.wide;
+        let mut c = TreeColumns {
+            multi,
+            incl_min: view.wide,
+            incl_max: multi,
+            path_room: None,
+        };
+        if let Some(width) = view.width {
+            if c.incl_min && width < c.numbers_width() + 2 + MIN_PATH_ROOM {
+                c.incl_min = false;
+            }
+            if c.incl_max && width < c.numbers_width() + 2 + MIN_PATH_ROOM {
+                c.incl_max = false;
+            }
+            c.path_room = Some(width.saturating_sub(c.numbers_width() + 2));
+        }
+        c
+    }
+
+    /// Characters of the number columns.
+    fn numbers_width(&self) -> usize {
+        3 * NUMBER
+            + 2
+            + if self.incl_min { NUMBER + 1 } else { 0 }
+            + if self.incl_max { NUMBER + PROC + 2 } else { 0 }
+    }
+
+    /// A line's indent and name within the path room.
+    fn path(&self, depth: usize, name: &str) -> String {
+        let indent = TreeIndent::new(depth);
+        match self.path_room {
+            None => format!("{indent}{name}"),
+            Some(room) => {
+                let indent = indent.within(room.saturating_sub(MIN_NAME));
+                let name = middle_ellipsis(name, room.saturating_sub(indent.width()).max(MIN_NAME));
+                format!("{indent}{name}")
+            }
+        }
+    }
+}
+
+/// The columns' line of the text.
 pub(crate) fn header(view: &TreeView) -> String {
-    let multi = view.nprocs > 1 || view.wide;
-    let (incl, excl) = if multi {
+    let c = TreeColumns::of(view);
+    let (incl, excl) = if c.multi {
         ("Incl avg", "Excl avg")
     } else {
         ("Inclusive", "Exclusive")
@@ -300,12 +381,12 @@ pub(crate) fn header(view: &TreeView) -> String {
         Order::Inclusive => (incl, excl),
         Order::Exclusive => (excl, incl),
     };
-    let mut line = format!("{first:>10} {second:>10} {:>10}", "Calls");
-    if view.wide {
-        line.push_str(&format!(" {:>10}", "Incl min"));
+    let mut line = format!("{first:>NUMBER$} {second:>NUMBER$} {:>NUMBER$}", "Calls");
+    if c.incl_min {
+        line.push_str(&format!(" {:>NUMBER$}", "Incl min"));
     }
-    if multi {
-        line.push_str(&format!(" {:>10} {:>6}", "Incl max", "proc"));
+    if c.incl_max {
+        line.push_str(&format!(" {:>NUMBER$} {:>PROC$}", "Incl max", "proc"));
     }
     let path = match view.order {
         Order::Inclusive => "Call path",
@@ -315,8 +396,7 @@ pub(crate) fn header(view: &TreeView) -> String {
 }
 
 /// The numbers of a node's text line, in the columns of [`header`].
-fn columns(m: &Spread, view: &TreeView) -> String {
-    let multi = view.nprocs > 1 || view.wide;
+fn columns(m: &Spread, view: &TreeView, c: &TreeColumns) -> String {
     let p = view.nprocs.max(1) as f64;
     let (incl, excl) = (m.total.inclusive / p, m.total.exclusive / p);
     let (first, second) = match view.order {
@@ -324,18 +404,18 @@ fn columns(m: &Spread, view: &TreeView) -> String {
         Order::Exclusive => (excl, incl),
     };
     let mut line = format!(
-        "{:>10} {:>10} {:>10}",
-        seconds(first),
-        seconds(second),
+        "{:>NUMBER$} {:>NUMBER$} {:>NUMBER$}",
+        duration(first),
+        duration(second),
         m.total.calls
     );
-    if view.wide {
-        line.push_str(&format!(" {:>10}", seconds(m.inclusive_min)));
+    if c.incl_min {
+        line.push_str(&format!(" {:>NUMBER$}", duration(m.inclusive_min)));
     }
-    if multi {
+    if c.incl_max {
         line.push_str(&format!(
-            " {:>10} {:>6}",
-            seconds(m.inclusive_max),
+            " {:>NUMBER$} {:>PROC$}",
+            duration(m.inclusive_max),
             m.inclusive_max_proc
                 .map_or_else(|| "-".to_owned(), |x| x.to_string())
         ));
@@ -355,10 +435,10 @@ pub(crate) fn text_lines(
 ) -> String {
     use std::fmt::Write as _;
     let p = view.nprocs.max(1) as f64;
+    let c = TreeColumns::of(view);
     // The remainder's line: its time in the first column, the others
-    // blank (the widths of `columns` after the first).
-    let multi = view.nprocs > 1 || view.wide;
-    let rest_width = 22 + if view.wide { 11 } else { 0 } + if multi { 18 } else { 0 };
+    // blank.
+    let rest_width = c.numbers_width() - NUMBER;
     let label = match view.order {
         Order::Inclusive => "(untimed)",
         Order::Exclusive => "(outermost: no caller)",
@@ -367,19 +447,21 @@ pub(crate) fn text_lines(
     for i in lines {
         let (id, depth) = nodes[i];
         let m = &tree.node(id).metrics;
-        let indent = TreeIndent::new(depth);
-        let name = tree.name(id);
         // Writing into a String cannot fail.
-        let _ = writeln!(w, "{}  {indent}{name}", columns(m, view));
+        let _ = writeln!(
+            w,
+            "{}  {}",
+            columns(m, view, &c),
+            c.path(depth, tree.name(id))
+        );
         // The remainder, first among the node's visible children.
         let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
         if has_children {
             let rest = remainder(tree, id, view.order);
             // Only where it shows at the printed precision.
             if rest / p >= 0.5e-4 {
-                let pad = TreeIndent::new(depth + 1);
-                let cols = format!("{:>10}{:rest_width$}", seconds(rest / p), "");
-                let _ = writeln!(w, "{cols}  {pad}{label}");
+                let cols = format!("{:>NUMBER$}{:rest_width$}", duration(rest / p), "");
+                let _ = writeln!(w, "{cols}  {}", c.path(depth + 1, label));
             }
         }
     }
@@ -753,8 +835,8 @@ pub(crate) fn write_html_nodes(
         let text = format!(
             "{} :: {} :: {} :: {pct:.1} % :: {}",
             html_escape(tree.name(id)),
-            seconds(incl),
-            seconds(excl),
+            duration(incl).trim_end(),
+            duration(excl).trim_end(),
             m.total.calls
         );
         let hot = total > 0.0 && key(m, view.order) > 0.05 * total;
@@ -843,7 +925,7 @@ mod tests {
                     source: None,
                 };
                 let mut out = Vec::new();
-                super::super::render(&report, Format::Json, &mut out).unwrap();
+                super::super::render(&report, Format::Json, None, &mut out).unwrap();
                 let expected = serde_json::to_string_pretty(&report.wire()).unwrap() + "\n";
                 assert_eq!(String::from_utf8(out).unwrap(), expected);
             }
@@ -866,19 +948,19 @@ mod tests {
             source: None,
         };
         let mut out = Vec::new();
-        super::super::render(&report, Format::Text, &mut out).unwrap();
+        super::super::render(&report, Format::Text, None, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<Vec<&str>> = text
             .lines()
             .map(|l| l.split_whitespace().collect())
             .collect();
         assert_eq!(lines[0][..2], ["Exclusive", "Inclusive"]);
-        assert_eq!(lines[1], ["3.0000", "5.0000", "1", "f"]);
+        assert_eq!(lines[1], ["3.000", "s", "5.000", "s", "1", "f"]);
         // The remainder comes first below its node, as `(untimed)` does.
-        assert_eq!(lines[2], ["2.0000", "(outermost:", "no", "caller)"]);
-        assert_eq!(lines[3], ["1.0000", "1.5000", "1", "g"]);
+        assert_eq!(lines[2], ["2.000", "s", "(outermost:", "no", "caller)"]);
+        assert_eq!(lines[3], ["1.000", "s", "1.500", "s", "1", "g"]);
         let mut out = Vec::new();
-        super::super::render(&report, Format::Json, &mut out).unwrap();
+        super::super::render(&report, Format::Json, None, &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["view"], "bottom-up");
         assert_eq!(v["total_exclusive"], 3.0);
@@ -887,7 +969,7 @@ mod tests {
         assert!(v["roots"][0].get("untimed").is_none());
         assert_eq!(v["roots"][0]["children"][0]["outermost"], 1.0);
         let mut out = Vec::new();
-        super::super::render(&report, Format::Folded, &mut out).unwrap();
+        super::super::render(&report, Format::Folded, None, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "f 2000000\nf;g 1000000\n");
     }
 
@@ -906,17 +988,18 @@ mod tests {
                 source: Some("db".into()),
             };
             let mut out = Vec::new();
-            super::super::render(&report, Format::Text, &mut out).unwrap();
+            super::super::render(&report, Format::Text, None, &mut out).unwrap();
             let nodes = visible(&tree, &view);
             let lines = text_lines(&tree, &view, &nodes, 0..nodes.len());
             let body = String::from_utf8(out).unwrap();
             let (head, rest) = body.split_at(body.find("\n\n").unwrap() + 2);
-            let scope = if nprocs == 1 {
-                "1 processes (times are averages over processes)"
-            } else {
-                "2 processes (times are averages over processes)"
-            };
-            assert_eq!(head, format!("db: call tree of {scope}; seconds.\n\n"));
+            assert_eq!(
+                head,
+                format!(
+                    "db: call tree of {nprocs} processes\n{}\n\n",
+                    times_line(None, nprocs)
+                )
+            );
             let (columns, rows) = rest.split_at(rest.find('\n').unwrap() + 1);
             assert!(columns.ends_with("Call path\n"));
             assert_eq!(rows, lines);

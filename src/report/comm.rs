@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{fixed, scientific};
+use super::numfmt::{duration, fixed, scientific};
 use crate::analysis::comm_check::CheckReport;
 use crate::analysis::comm_pairs::{Pair, PairReport};
 use crate::analysis::comm_stats::CommStats;
@@ -169,8 +169,8 @@ impl Report for BarriersReport<'_> {
                     b.number.to_string(),
                     b.name.to_string(),
                     b.procs.len().to_string(),
-                    fixed(b.wait_total, 6),
-                    fixed(b.wait_max, 6),
+                    duration(b.wait_total),
+                    duration(b.wait_max),
                     opt(b.last_arrival),
                 ]
             }),
@@ -179,14 +179,14 @@ impl Report for BarriersReport<'_> {
             vec![
                 Column::right("Proc", 5),
                 Column::right("Barriers", 9),
-                Column::right("Wait s", 12),
+                Column::right("Wait", 12),
                 Column::right("Last arrivals", 14),
             ],
             r.procs.iter().map(|p| {
                 vec![
                     p.proc.to_string(),
                     p.barriers.to_string(),
-                    fixed(p.wait, 6),
+                    duration(p.wait),
                     p.last_arrivals.to_string(),
                 ]
             }),
@@ -223,8 +223,8 @@ fn reductions_section<'a>(doc: &mut Document<'a>, r: &'a BarrierReport) {
                 vec![
                     name.to_owned(),
                     n.to_string(),
-                    fixed(total, 6),
-                    fixed(max, 6),
+                    duration(total),
+                    duration(max),
                 ]
             }),
         ));
@@ -232,14 +232,14 @@ fn reductions_section<'a>(doc: &mut Document<'a>, r: &'a BarrierReport) {
         vec![
             Column::right("Proc", 5),
             Column::right("Reductions", 11),
-            Column::right("Wait s", 12),
+            Column::right("Wait", 12),
             Column::right("Last arrivals", 14),
         ],
         r.reduction_procs.iter().map(|p| {
             vec![
                 p.proc.to_string(),
                 p.barriers.to_string(),
-                fixed(p.wait, 6),
+                duration(p.wait),
                 p.last_arrivals.to_string(),
             ]
         }),
@@ -406,18 +406,18 @@ impl Report for PairsReport<'_> {
             r.unmatched_recvs.len()
         ))
         .line("Latencies mix two processes' clocks: compare them per pair of processes.")
-        .line("Latency runs to the receive's record (a nonblocking receive's post); to completion,")
-        .line("to the wait that returned its status (docs/COMM.md).\n")
+        .line("Latency runs to the receive's record (a nonblocking receive's post);")
+        .line("to done, to the wait that returned its status (docs/COMM.md).\n")
         .table(Table::new(
             vec![
                 Column::right("From", 5),
                 Column::right("To", 5),
                 Column::right("Messages", 9),
-                Column::right("Bytes", 12),
+                Column::right("Bytes", 12).droppable(1),
                 Column::right("Mean latency", 13),
-                Column::right("Max latency", 13),
+                Column::right("Max latency", 13).droppable(2),
                 Column::right("Mean to done", 13),
-                Column::right("Max to done", 13),
+                Column::right("Max to done", 13).droppable(3),
             ],
             r.routes.iter().map(|x| {
                 vec![
@@ -425,12 +425,12 @@ impl Report for PairsReport<'_> {
                     x.to.to_string(),
                     x.messages.to_string(),
                     x.bytes.to_string(),
-                    fixed(x.latency_mean, 9),
-                    fixed(x.latency_max, 9),
+                    duration(x.latency_mean),
+                    duration(x.latency_max),
                     x.completion_latency_mean
-                        .map_or_else(|| "-".to_owned(), |v| fixed(v, 9)),
+                        .map_or_else(|| "-".to_owned(), duration),
                     x.completion_latency_max
-                        .map_or_else(|| "-".to_owned(), |v| fixed(v, 9)),
+                        .map_or_else(|| "-".to_owned(), duration),
                 ]
             }),
         ));

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{fixed, percent};
+use super::numfmt::{duration, percent};
 use crate::analysis::comm_attribution::{PathTime, RegionTime};
 use crate::analysis::comm_time::{MpiTime, TypeTime, bucket_bounds};
 
@@ -242,36 +242,36 @@ impl Report for MpiTimeReport<'_> {
             t.procs.len()
         ))
         .line(format!(
-            "{} s in {} calls: {} % of {} s traced (the processes' spans)",
-            fixed(t.seconds, 6),
+            "{} in {} calls: {} % of {} traced (the processes' spans)",
+            duration(t.seconds),
             t.calls,
             pct(t.seconds, t.traced),
-            fixed(t.traced, 6)
+            duration(t.traced)
         ));
         doc.line("")
-            .line("By call type (seconds; Min/Avg/Max over processes)");
+            .line("By call type (Min/Avg/Max over processes)");
         doc.table(Table::new(
             vec![
                 Column::left("Function", 14),
-                Column::right("#", 3),
+                Column::right("#", 3).droppable(5),
                 Column::right("Calls", 10),
-                Column::right("Seconds", 12),
+                Column::right("Time", 12),
                 Column::right("% MPI", 7),
-                Column::right("Min", 11),
-                Column::right("Avg", 11),
+                Column::right("Min", 11).droppable(3),
+                Column::right("Avg", 11).droppable(2),
                 Column::right("Max", 11),
-                Column::right("MaxProc", 7),
+                Column::right("MaxProc", 7).droppable(4),
             ],
             t.by_type.iter().map(move |x| {
                 vec![
                     x.name.clone(),
                     x.number.to_string(),
                     x.calls.to_string(),
-                    fixed(x.seconds, 6),
+                    duration(x.seconds),
                     pct(x.seconds, t.seconds),
-                    fixed(x.min, 6),
-                    fixed(x.avg, 6),
-                    fixed(x.max, 6),
+                    duration(x.min),
+                    duration(x.avg),
+                    duration(x.max),
                     x.max_proc.to_string(),
                 ]
             }),
@@ -281,16 +281,16 @@ impl Report for MpiTimeReport<'_> {
             vec![
                 Column::right("Proc", 5),
                 Column::right("Calls", 10),
-                Column::right("MPI s", 12),
-                Column::right("Traced s", 12),
+                Column::right("MPI", 12),
+                Column::right("Traced", 12),
                 Column::right("MPI %", 7),
             ],
             t.procs.iter().map(|p| {
                 vec![
                     p.proc.to_string(),
                     p.calls.to_string(),
-                    fixed(p.seconds, 6),
-                    fixed(p.traced, 6),
+                    duration(p.seconds),
+                    duration(p.traced),
                     pct(p.seconds, p.traced),
                 ]
             }),
@@ -325,7 +325,7 @@ impl Report for MpiTimeReport<'_> {
             ));
             doc.table(Table::new(
                 vec![
-                    Column::right("Seconds", 11),
+                    Column::right("Time", 11),
                     Column::right("% MPI", 6),
                     Column::right("Calls", 9),
                     Column::left("Function", 12),
@@ -335,7 +335,7 @@ impl Report for MpiTimeReport<'_> {
                     // The numbers on the path's first line, the rest of the
                     // path on lines of their own.
                     let mut first = Some([
-                        fixed(p.seconds, 6),
+                        duration(p.seconds),
                         pct(p.seconds, t.seconds),
                         p.calls.to_string(),
                         p.name.clone(),
@@ -357,14 +357,14 @@ impl Report for MpiTimeReport<'_> {
                 vec![
                     Column::left("Region", 40),
                     Column::right("Calls", 10),
-                    Column::right("Seconds", 12),
+                    Column::right("Time", 12),
                     Column::right("% MPI", 7),
                 ],
                 regions.iter().map(move |r| {
                     vec![
                         r.name.clone(),
                         r.calls.to_string(),
-                        fixed(r.seconds, 6),
+                        duration(r.seconds),
                         pct(r.seconds, t.seconds),
                     ]
                 }),

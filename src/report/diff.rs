@@ -5,7 +5,7 @@ use comfy_table::Cell;
 use serde::Serialize;
 
 use super::Report;
-use super::document::Document;
+use super::document::{Document, FitRule};
 use super::numfmt::fixed;
 use super::table::{TableStyle, new_table, right_align_from};
 use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence};
@@ -109,10 +109,9 @@ fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffRepor
         doc.line("(no rows left by --min-diff/--top)\n");
         return;
     }
-    let mut t = new_table(
-        r.style,
-        vec!["", what, "A", "B", "B−A", "Rel %", "Calls A", "Calls B"],
-    );
+    let mut t = new_table(vec![
+        "", what, "A", "B", "B−A", "Rel %", "Calls A", "Calls B",
+    ]);
     let mut shortened = false;
     for x in &d.rows {
         let path = d.path(x);
@@ -129,7 +128,14 @@ fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffRepor
         ]);
     }
     right_align_from(&mut t, 2);
-    doc.fitted(t);
+    // Narrow outputs keep the path and the times; the calls go first.
+    doc.fitted_by(
+        t,
+        FitRule {
+            shrink: Some(1),
+            drop_ranks: vec![0, 0, 0, 0, 0, 1, 2, 2],
+        },
+    );
     if shortened {
         doc.line(format!(
             "Paths deeper than {MAX_TEXT_LEVELS} calls are shortened in the middle (`--format json` has them whole)."

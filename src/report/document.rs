@@ -41,6 +41,12 @@ pub struct Column {
     /// What separates this column from the one before it (ignored for the
     /// first column).
     pub gap: &'static str,
+    /// When the table is wider than the output: whether cells may be
+    /// shortened in the middle (names; left-aligned columns by default).
+    pub shrink: bool,
+    /// When the table is wider than the output: which columns go first
+    /// (higher earlier; 0, the default, never).
+    pub drop_rank: u8,
 }
 
 impl Column {
@@ -50,6 +56,8 @@ impl Column {
             align: Align::Left,
             width,
             gap: " ",
+            shrink: true,
+            drop_rank: 0,
         }
     }
 
@@ -59,12 +67,27 @@ impl Column {
             align: Align::Right,
             width,
             gap: " ",
+            shrink: false,
+            drop_rank: 0,
         }
     }
 
     /// The same column after `gap` instead of one blank.
     pub fn after(mut self, gap: &'static str) -> Self {
         self.gap = gap;
+        self
+    }
+
+    /// The same column, dropped when the table is too wide: `rank` orders
+    /// the dropped columns (higher first).
+    pub fn droppable(mut self, rank: u8) -> Self {
+        self.drop_rank = rank;
+        self
+    }
+
+    /// The same column, never shortened (identifiers that must stay whole).
+    pub fn whole(mut self) -> Self {
+        self.shrink = false;
         self
     }
 }
@@ -96,16 +119,34 @@ impl<'a> Table<'a> {
     }
 }
 
+/// How a comfy-table table fits a width too small for it.
+#[derive(Debug, Clone)]
+pub struct FitRule {
+    /// The column shortened in the middle (names), if any.
+    pub shrink: Option<usize>,
+    /// One rank per column: which go first (higher earlier, 0 or missing
+    /// never).
+    pub drop_ranks: Vec<u8>,
+}
+
+impl Default for FitRule {
+    fn default() -> Self {
+        FitRule {
+            shrink: Some(0),
+            drop_ranks: Vec::new(),
+        }
+    }
+}
+
 /// One piece of a document.
 pub enum Block<'a> {
     /// A line of text (without its newline).
     Line(String),
     /// Columns of fixed least width.
     Table(Table<'a>),
-    /// A table laid out by comfy-table: on a terminal it fits the width
-    /// (long names wrap); elsewhere it is never wrapped
-    /// ([`super::table::TableStyle`]).
-    Fitted(comfy_table::Table),
+    /// A table laid out by comfy-table, fitted to the output's width by
+    /// the same rule as [`Table`]s.
+    Fitted(Box<comfy_table::Table>, FitRule),
 }
 
 /// A human-readable report: lines and tables in order.
@@ -129,8 +170,15 @@ impl<'a> Document<'a> {
         self
     }
 
+    /// A comfy-table table whose first column is shortened when it is too
+    /// wide, and no column dropped.
     pub fn fitted(&mut self, table: comfy_table::Table) -> &mut Self {
-        self.blocks.push(Block::Fitted(table));
+        self.fitted_by(table, FitRule::default())
+    }
+
+    /// A comfy-table table fitted to the width by `rule`.
+    pub fn fitted_by(&mut self, table: comfy_table::Table, rule: FitRule) -> &mut Self {
+        self.blocks.push(Block::Fitted(Box::new(table), rule));
         self
     }
 }

@@ -8,8 +8,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::calltree::{
-    NodeJson, Order, TreeView, header, node_json, text_lines, total_key, walk_from,
-    write_html_head, write_html_nodes,
+    NodeJson, Order, TreeView, header, node_json, scope, text_lines, times_line, total_key,
+    walk_from, write_html_head, write_html_nodes,
 };
 use super::html_report::escape as html_escape;
 use super::{Document, Format, Report};
@@ -138,13 +138,11 @@ impl Report for FocusReport<'_> {
         let mut doc = Document::new();
         let nprocs = self.view.nprocs;
         if let Some(source) = &self.source {
-            let scope = match self.proc {
-                Some(p) => format!("process {p}"),
-                None => format!("{nprocs} processes (times are averages over processes)"),
-            };
             doc.line(format!(
-                "{source}: callers and callees of {scope}; seconds."
-            ));
+                "{source}: callers and callees of {}",
+                scope(self.proc, nprocs)
+            ))
+            .line(times_line(self.proc, nprocs));
         }
         let (up, down) = (self.callers_view(), self.callees_view());
         let up_calls = subtree_calls(self.callers);

@@ -5,7 +5,7 @@ use std::io;
 
 use serde::Serialize;
 
-use super::document::{Document, Table};
+use super::document::{Document, FitRule, Table};
 use super::json::{SummaryJson, TraceSummaryJson, summary_json, trace_summary_json};
 use super::table::{TableStyle, summary_table, summary_totals, trace_extras};
 use super::{Format, Report, reference};
@@ -105,14 +105,14 @@ impl Report for FunctionsReport<'_> {
         let mut doc = Document::new();
         doc.line(match &self.trace {
             None => format!(
-                "{}: {} processes, {} functions. NCalls = calls on process {}; times in seconds.\n",
+                "{}: {} processes, {} functions.\nNCalls: calls on process {}. Min, Avg, Max: exclusive time over processes.\n",
                 self.database,
                 s.nprocs,
                 s.functions.len(),
                 s.selected_proc
             ),
             Some(t) => format!(
-                "{}: call traces of {} processes, {} functions{}. NCalls = calls on process {}; exclusive times in seconds.\n",
+                "{}: call traces of {} processes, {} functions{}.\nNCalls: calls on process {}. Min, Avg, Max: exclusive time over processes.\n",
                 self.database,
                 s.nprocs,
                 s.functions.len(),
@@ -133,8 +133,13 @@ impl Report for FunctionsReport<'_> {
             ],
         };
         for (title, key) in orders {
+            // Narrow outputs keep the name, calls, Avg, Max and %.
+            let rule = FitRule {
+                shrink: Some(0),
+                drop_ranks: vec![0, 2, 5, 0, 0, 6, 7, 4, 0, 8, 8, 8],
+            };
             doc.line(title)
-                .fitted(summary_table(s, &self.order(key), self.style))
+                .fitted_by(summary_table(s, &self.order(key), self.style), rule)
                 .line("");
         }
         for line in summary_totals(s) {
@@ -142,7 +147,7 @@ impl Report for FunctionsReport<'_> {
         }
         if let Some(t) = &self.trace {
             doc.line("");
-            trace_extras(&mut doc, t.trace, self.top, self.style);
+            trace_extras(&mut doc, t.trace, self.top);
         }
         doc
     }

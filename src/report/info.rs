@@ -3,7 +3,7 @@
 use super::Report;
 use super::document::Document;
 use super::json::InfoJson;
-use super::table::{TableStyle, info_document};
+use super::table::info_document;
 use crate::analysis::info::DatabaseInfo;
 use crate::error::Warning;
 
@@ -11,7 +11,6 @@ pub struct InfoReport<'a> {
     pub info: &'a DatabaseInfo,
     /// Listed in the JSON.
     pub warnings: &'a [Warning],
-    pub style: TableStyle,
 }
 
 impl Report for InfoReport<'_> {
@@ -28,6 +27,6 @@ impl Report for InfoReport<'_> {
     }
 
     fn document(&self) -> Document<'_> {
-        info_document(self.info, self.style)
+        info_document(self.info)
     }
 }

@@ -19,6 +19,7 @@ pub mod csv;
 pub mod diff;
 pub mod document;
 pub mod escape;
+pub mod fit;
 pub mod focus;
 pub mod functions;
 pub mod html_report;
@@ -143,11 +144,17 @@ pub trait Report {
     }
 }
 
-/// Writes `report` in `format`. A format the report does not offer is an
+/// Writes `report` in `format`, its tables for people within `width`
+/// characters (`None`: no limit). A format the report does not offer is an
 /// `InvalidInput` error (commands only offer what their reports have).
-pub fn render(report: &impl Report, format: Format, w: &mut dyn io::Write) -> io::Result<()> {
+pub fn render(
+    report: &impl Report,
+    format: Format,
+    width: Option<usize>,
+    w: &mut dyn io::Write,
+) -> io::Result<()> {
     match format {
-        Format::Table | Format::Text => text::write_document(w, report.document()),
+        Format::Table | Format::Text => text::write_document(w, report.document(), width),
         Format::Json => report.write_json(w),
         Format::Csv => match report.csv() {
             Some(table) => csv::write_table(w, table),

@@ -16,6 +16,43 @@ pub fn seconds(x: f64) -> String {
     fixed(x, 4)
 }
 
+/// A time for people: 4 significant digits in the unit that suits the value
+/// (`1.234 s`, `12.35 ms`, `456.7 µs`, `3.200 ns`), so a timer that ran
+/// never reads as zero; exact zero is `0`. The unit takes two characters
+/// (`s ` is padded) so right-aligned numbers line up.
+pub fn duration(x: f64) -> String {
+    if x == 0.0 {
+        return "0   ".to_owned();
+    }
+    if !x.is_finite() {
+        return format!("{x} s ");
+    }
+    // Rounded to 4 significant digits first, so the unit is chosen for the
+    // printed value (0.99996 s is `1.000 s`, not `1000 ms`).
+    let r: f64 = format!("{x:.3e}").parse().unwrap_or(x);
+    let a = r.abs();
+    let (scale, unit) = if a >= 1.0 {
+        (1.0, "s ")
+    } else if a >= 1e-3 {
+        (1e3, "ms")
+    } else if a >= 1e-6 {
+        (1e6, "µs")
+    } else if a >= 1e-9 {
+        (1e9, "ns")
+    } else {
+        // Below a nanosecond: no clock measures it; shown, not hidden.
+        return format!("{r:.3e} s ");
+    };
+    let v = r * scale;
+    let decimals = match v.abs() {
+        v if v >= 1000.0 => 0,
+        v if v >= 100.0 => 1,
+        v if v >= 10.0 => 2,
+        _ => 3,
+    };
+    format!("{v:.decimals$} {unit}")
+}
+
 /// Seconds with enough decimals (at least 4) to tell apart values `step`
 /// seconds apart: labels of histogram bins.
 pub fn seconds_apart(x: f64, step: f64) -> String {
@@ -68,27 +105,60 @@ pub const MAX_TREE_INDENT: usize = 256;
 pub struct TreeIndent {
     pub depth: usize,
     pub blanks_per_level: usize,
+    /// Levels indented at most (deeper lines say their depth).
+    pub max_levels: usize,
 }
 
 impl TreeIndent {
     /// Two blanks per level, the text trees' indent.
     pub fn new(depth: usize) -> Self {
+        TreeIndent::with_blanks(depth, 2)
+    }
+
+    /// `blanks_per_level` blanks per level, up to [`MAX_TREE_INDENT`].
+    pub fn with_blanks(depth: usize, blanks_per_level: usize) -> Self {
         TreeIndent {
             depth,
-            blanks_per_level: 2,
+            blanks_per_level,
+            max_levels: MAX_TREE_INDENT,
         }
+    }
+
+    /// The indent within `room` characters: fewer levels indented (the
+    /// rest said by `[depth N]`) when the whole indent would not fit.
+    pub fn within(self, room: usize) -> Self {
+        if self.width() <= room || self.blanks_per_level == 0 {
+            return self;
+        }
+        let marker = format!("[depth {}] ", self.depth).len();
+        let levels = room.saturating_sub(marker) / self.blanks_per_level;
+        TreeIndent {
+            max_levels: levels.min(self.max_levels),
+            ..self
+        }
+    }
+
+    /// Characters written.
+    pub fn width(&self) -> usize {
+        let levels = self.depth.min(self.max_levels);
+        let marker = if self.depth > self.max_levels && self.blanks_per_level > 0 {
+            format!("[depth {}] ", self.depth).len()
+        } else {
+            0
+        };
+        levels.saturating_mul(self.blanks_per_level) + marker
     }
 }
 
 impl std::fmt::Display for TreeIndent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let levels = self.depth.min(MAX_TREE_INDENT);
+        let levels = self.depth.min(self.max_levels);
         write!(
             f,
             "{}",
             Blanks(levels.saturating_mul(self.blanks_per_level))
         )?;
-        if self.depth > MAX_TREE_INDENT && self.blanks_per_level > 0 {
+        if self.depth > self.max_levels && self.blanks_per_level > 0 {
             write!(f, "[depth {}] ", self.depth)?;
         }
         Ok(())
@@ -114,6 +184,27 @@ pub fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_have_four_significant_digits_and_a_unit() {
+        assert_eq!(duration(1.23456), "1.235 s ");
+        assert_eq!(duration(1234.5), "1234 s ");
+        assert_eq!(duration(0.0123456), "12.35 ms");
+        assert_eq!(duration(4.5678e-4), "456.8 µs");
+        assert_eq!(duration(3.2e-9), "3.200 ns");
+        assert_eq!(duration(-0.0033), "-3.300 ms");
+        // The unit of the rounded value.
+        assert_eq!(duration(0.99996), "1.000 s ");
+        assert_eq!(duration(9.99996e-4), "1.000 ms");
+        assert_eq!(duration(0.0), "0   ");
+        assert_eq!(duration(2e-12), "2.000e-12 s ");
+        assert_eq!(duration(f64::NAN), "NaN s ");
+        // Nothing that ran reads as zero.
+        for e in -12..4 {
+            let x = 1.7 * 10f64.powi(e);
+            assert!(duration(x).chars().any(|c| ('1'..='9').contains(&c)), "{x}");
+        }
+    }
 
     #[test]
     fn formats() {

@@ -2,9 +2,9 @@
 //! and one process's ranges.
 
 use super::Report;
-use super::document::Document;
+use super::document::{Document, FitRule};
 use super::json::{RegionsJson, regions_json};
-use super::table::{TableStyle, proc_ranges_table, regions_table};
+use super::table::{proc_ranges_table, regions_table};
 use crate::analysis::regions::{ProcRegions, RegionStats};
 use crate::error::Warning;
 
@@ -20,7 +20,6 @@ pub struct RegionsReport<'a> {
     pub names: &'a dyn Fn(i32) -> String,
     /// Listed in the JSON.
     pub warnings: Vec<Warning>,
-    pub style: TableStyle,
 }
 
 impl Report for RegionsReport<'_> {
@@ -36,16 +35,23 @@ impl Report for RegionsReport<'_> {
     fn document(&self) -> Document<'_> {
         let mut doc = Document::new();
         doc.line(format!(
-            "{}: {} regions over {} processes; times in seconds.\n",
+            "{}: {} regions over {} processes.\n",
             self.database,
             self.stats.len(),
             self.nprocs
         ))
-        .fitted(regions_table(self.stats, self.style));
+        .fitted_by(
+            regions_table(self.stats),
+            // Narrow outputs keep the name, the total, Avg and Max.
+            FitRule {
+                shrink: Some(0),
+                drop_ranks: vec![0, 3, 2, 0, 4, 0, 0, 5],
+            },
+        );
         if let Some(p) = self.proc {
             doc.line("")
                 .line(format!("Ranges of process {}", p.proc))
-                .fitted(proc_ranges_table(p, self.names, self.style));
+                .fitted(proc_ranges_table(p, self.names));
         }
         doc
     }

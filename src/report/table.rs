@@ -1,12 +1,17 @@
-//! Human-readable tables (comfy-table). On a terminal the tables fit its
-//! width (long names wrap); elsewhere they are never wrapped.
+//! Human-readable tables (comfy-table), fitted to the output's width by the
+//! text renderer (names shortened in the middle, columns dropped), never
+//! wrapped.
 
 use std::io::{self, Write};
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, LineStyle, Table, TableStyle as Style};
+use comfy_table::{
+    Cell, CellAlignment, ColumnConstraint, ContentArrangement, LineStyle, Table,
+    TableStyle as Style,
+};
 
-use super::document::{Document, MAX_CELL_BYTES, shortened_cell};
-use super::numfmt::{bytes as _bytes, fixed, percent, scientific, seconds};
+use super::document::{Document, FitRule, MAX_CELL_BYTES, shortened_cell};
+use super::fit::{FitColumn, fit, middle_ellipsis};
+use super::numfmt::{bytes as _bytes, duration, fixed, percent, scientific};
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::info::DatabaseInfo;
 
@@ -22,34 +27,75 @@ pub struct TableStyle {
 /// Only a rule under the header: dense, readable, and easy to grep.
 const STYLE: Style = Style::new().header_separator(LineStyle::none().fill('─').junction(' '));
 
-pub(crate) fn new_table(style: TableStyle, header: Vec<&str>) -> Table {
+pub(crate) fn new_table(header: Vec<&str>) -> Table {
     let mut t = Table::new();
     t.load_style(STYLE);
-    if style.terminal {
-        t.set_content_arrangement(ContentArrangement::Dynamic);
-    } else {
-        t.force_no_tty();
-        t.set_content_arrangement(ContentArrangement::Disabled);
-    }
+    // Never wrapped: the text renderer fits the table to the width itself
+    // (shortened names, dropped columns), so one row stays one line.
+    t.force_no_tty();
+    t.set_content_arrangement(ContentArrangement::Disabled);
     t.set_header(header);
     t
 }
 
-/// `t` with its over-long cells shortened (a copy; only when some cell is
-/// over-long, so a normal table is written as built).
-fn with_short_cells(t: &Table) -> Option<Table> {
+/// `t` as it is written within `width`: cells over [`MAX_CELL_BYTES`]
+/// shortened, and when the table is too wide, its names shortened in the
+/// middle and columns dropped by `rule` (a copy; only when something
+/// changes, so a normal table is written as built).
+fn laid_out(t: &Table, rule: &FitRule, width: Option<usize>) -> Option<Table> {
+    let n = t
+        .header()
+        .into_iter()
+        .chain(t.row_iter())
+        .map(|r| r.cell_count())
+        .max()
+        .unwrap_or(0);
+    let cell_width = |r: &comfy_table::Row, i: usize| {
+        r.cell_iter()
+            .nth(i)
+            .map_or(0, |c| shortened_cell(&c.content()).chars().count())
+    };
+    let columns: Vec<FitColumn> = (0..n)
+        .map(|i| {
+            let content = t
+                .header()
+                .into_iter()
+                .chain(t.row_iter())
+                .map(|r| cell_width(r, i))
+                .max()
+                .unwrap_or(0);
+            let padding = t.column(i).map_or(0, |c| usize::from(c.padding_width()));
+            FitColumn {
+                width: content + padding,
+                // The (blank) column separator of the style.
+                gap: usize::from(i > 0),
+                drop_rank: rule.drop_ranks.get(i).copied().unwrap_or(0),
+                shrink: rule.shrink == Some(i),
+            }
+        })
+        .collect();
+    let layout = fit(&columns, width);
     let long = |r: &comfy_table::Row| r.cell_iter().any(|c| c.content().len() > MAX_CELL_BYTES);
-    if !t.header().is_some_and(long) && !t.row_iter().any(long) {
+    if !layout.changes_anything() && !t.header().is_some_and(long) && !t.row_iter().any(long) {
         return None;
     }
+    // The most characters of each column's cells (its limit less padding).
+    let limits: Vec<usize> = (0..n)
+        .map(|i| match layout.limit[i] {
+            usize::MAX => usize::MAX,
+            l => l.saturating_sub(t.column(i).map_or(0, |c| usize::from(c.padding_width()))),
+        })
+        .collect();
     let short = |r: &comfy_table::Row| -> Vec<String> {
         r.cell_iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
                 let text = c.content();
-                if text.len() > MAX_CELL_BYTES {
-                    shortened_cell(&text).into_owned()
+                let text = shortened_cell(&text);
+                if limits[i] != usize::MAX {
+                    middle_ellipsis(&text, limits[i]).into_owned()
                 } else {
-                    text
+                    text.into_owned()
                 }
             })
             .collect()
@@ -61,13 +107,24 @@ fn with_short_cells(t: &Table) -> Option<Table> {
     for (new, old) in s.row_iter_mut().zip(t.row_iter()) {
         *new = short(old).into();
     }
+    for (i, shown) in layout.shown.iter().enumerate() {
+        if let (false, Some(c)) = (shown, s.column_mut(i)) {
+            c.set_constraint(ColumnConstraint::Hidden);
+        }
+    }
     Some(s)
 }
 
-/// Writes a table without the padding blanks at the ends of its lines.
-pub(crate) fn write_table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
-    let short = with_short_cells(t);
-    let t = short.as_ref().unwrap_or(t);
+/// Writes a table within `width` characters (see [`laid_out`]) without the
+/// padding blanks at the ends of its lines.
+pub(crate) fn write_table(
+    w: &mut dyn Write,
+    t: &Table,
+    rule: &FitRule,
+    width: Option<usize>,
+) -> io::Result<()> {
+    let laid = laid_out(t, rule, width);
+    let t = laid.as_ref().unwrap_or(t);
     for line in t.lines() {
         // Names from the data: no raw control characters on a terminal
         // (a line break in a cell is laid out by comfy-table as a second
@@ -79,7 +136,13 @@ pub(crate) fn write_table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
 }
 
 pub(crate) fn right_align_from(t: &mut Table, first: usize) {
-    let n = t.column_count();
+    let n = t
+        .header()
+        .into_iter()
+        .chain(t.row_iter())
+        .map(|r| r.cell_count())
+        .max()
+        .unwrap_or(0);
     for i in 0..n {
         if let Some(c) = t.column_mut(i) {
             c.set_padding((0, 1));
@@ -105,16 +168,16 @@ pub fn summary_table(s: &FunctionSummary, order: &[usize], style: TableStyle) ->
     if style.wide {
         header.extend(["Calls (all)", "Min proc", "Max proc"]);
     }
-    let mut t = new_table(style, header);
+    let mut t = new_table(header);
     for &i in order {
         let f = &s.functions[i];
         let mut row = vec![
             Cell::new(&f.name),
             Cell::new(f.ncalls),
-            Cell::new(seconds(f.min)),
-            Cell::new(seconds(f.avg)),
-            Cell::new(seconds(f.max)),
-            Cell::new(seconds(f.stddev)),
+            Cell::new(duration(f.min)),
+            Cell::new(duration(f.avg)),
+            Cell::new(duration(f.max)),
+            Cell::new(duration(f.stddev)),
             Cell::new(percent(f.coeff_var)),
             Cell::new(f.imbalance.map_or_else(|| "-".to_owned(), |x| fixed(x, 2))),
             Cell::new(percent(f.percent)),
@@ -135,11 +198,11 @@ pub fn summary_table(s: &FunctionSummary, order: &[usize], style: TableStyle) ->
 /// The totals under the summary tables.
 pub fn summary_totals(s: &FunctionSummary) -> Vec<String> {
     let mut lines = vec![format!(
-        "Total timers (sum of Avg)   {} s",
-        seconds(s.total_timers)
+        "Total timers (sum of Avg)   {}",
+        duration(s.total_timers)
     )];
     lines.push(match s.run_time {
-        Some(r) => format!("Calc run time               {} s", seconds(r)),
+        Some(r) => format!("Calc run time               {}", duration(r)),
         None => "Calc run time               unknown".to_owned(),
     });
     if let Some(c) = s.percent_coverage {
@@ -149,7 +212,7 @@ pub fn summary_totals(s: &FunctionSummary) -> Vec<String> {
 }
 
 /// `info`: one key/value table per part.
-pub fn info_document(info: &DatabaseInfo, style: TableStyle) -> Document<'static> {
+pub fn info_document(info: &DatabaseInfo) -> Document<'static> {
     let span = |s: Option<(f64, f64)>| {
         s.map_or_else(
             || "-".to_owned(),
@@ -183,11 +246,16 @@ pub fn info_document(info: &DatabaseInfo, style: TableStyle) -> Document<'static
         .line(format!("NOutFiles  {}", opt_num(info.nfiles)))
         .line(format!("Parts      {}", parts.join(", ")));
     let mut section = |title: &str, rows: Vec<(&str, String)>| {
-        let mut t = new_table(style, vec![title, ""]);
+        let mut t = new_table(vec![title, ""]);
         for (k, v) in rows {
             t.add_row(vec![k.to_owned(), v]);
         }
-        doc.line("").fitted(t);
+        // Long lists (functions, regions) are the values: those shorten.
+        let rule = FitRule {
+            shrink: Some(1),
+            drop_ranks: Vec::new(),
+        };
+        doc.line("").fitted_by(t, rule);
     };
     if let Some(b) = &info.base {
         section(
@@ -292,11 +360,10 @@ pub fn trace_extras(
     doc: &mut Document<'_>,
     t: &crate::analysis::trace_summary::TraceSummary,
     top: Option<usize>,
-    style: TableStyle,
 ) {
-    let mut tab = new_table(style, vec!["Function", "Inclusive s"]);
+    let mut tab = new_table(vec!["Function", "Inclusive"]);
     for (name, v) in t.inclusive.iter().take(top.unwrap_or(usize::MAX)) {
-        tab.add_row(vec![Cell::new(name), Cell::new(seconds(*v))]);
+        tab.add_row(vec![Cell::new(name), Cell::new(duration(*v))]);
     }
     right_align_from(&mut tab, 1);
     doc.line(format!(
@@ -316,33 +383,30 @@ pub fn trace_extras(
         ));
     }
     doc.line(format!(
-        "Calc run time (call starts) {} s",
-        seconds(t.calc_run_time)
+        "Calc run time (call starts) {}",
+        duration(t.calc_run_time)
     ))
     .line(format!(
-        "Selected time (process {})   {} s",
+        "Selected time (process {})   {}",
         t.summary.selected_proc,
-        seconds(t.range_run_time)
+        duration(t.range_run_time)
     ));
 }
 
 /// `regions`: one row per region.
-pub fn regions_table(stats: &[crate::analysis::regions::RegionStats], style: TableStyle) -> Table {
-    let mut t = new_table(
-        style,
-        vec![
-            "Region", "Number", "Ranges", "Total s", "Min s", "Avg s", "Max s", "Max proc",
-        ],
-    );
+pub fn regions_table(stats: &[crate::analysis::regions::RegionStats]) -> Table {
+    let mut t = new_table(vec![
+        "Region", "Number", "Ranges", "Total", "Min", "Avg", "Max", "Max proc",
+    ]);
     for s in stats {
         t.add_row(vec![
             Cell::new(&s.name),
             Cell::new(s.number),
             Cell::new(s.count),
-            Cell::new(seconds(s.total)),
-            Cell::new(seconds(s.min)),
-            Cell::new(seconds(s.avg)),
-            Cell::new(seconds(s.max)),
+            Cell::new(duration(s.total)),
+            Cell::new(duration(s.min)),
+            Cell::new(duration(s.avg)),
+            Cell::new(duration(s.max)),
             Cell::new(opt_num(s.max_proc)),
         ]);
     }
@@ -354,7 +418,6 @@ pub fn regions_table(stats: &[crate::analysis::regions::RegionStats], style: Tab
 pub fn proc_ranges_table(
     p: &crate::analysis::regions::ProcRegions,
     names: &dyn Fn(i32) -> String,
-    style: TableStyle,
 ) -> Table {
     let mut rows: Vec<(f64, f64, i32)> = p
         .ranges
@@ -362,13 +425,13 @@ pub fn proc_ranges_table(
         .flat_map(|(n, rs)| rs.iter().map(move |r| (r.start, r.stop, *n)))
         .collect();
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut t = new_table(style, vec!["Region", "Start s", "Stop s", "Length s"]);
+    let mut t = new_table(vec!["Region", "Start s", "Stop s", "Length"]);
     for (a, b, n) in rows {
         t.add_row(vec![
             Cell::new(names(n)),
             Cell::new(fixed(a, 6)),
             Cell::new(fixed(b, 6)),
-            Cell::new(fixed(b - a, 6)),
+            Cell::new(duration(b - a)),
         ]);
     }
     right_align_from(&mut t, 1);

@@ -1,13 +1,25 @@
 //! The text renderer: a [`Document`]'s lines as they are, its tables in
 //! columns of fixed least width (cells longer than their column push the
-//! rest of the line to the right instead of being cut).
+//! rest of the line to the right instead of being cut), fitted to the
+//! output's width ([`super::fit`]).
 
 use std::io::{self, Write};
 
 use super::document::{Align, Block, Column, Document, MAX_CELL_BYTES, Table, shortened_cell};
+use super::fit::{Fit, FitColumn, fit, middle_ellipsis};
 
-/// Writes every block of `doc`, each line ended by a newline.
-pub fn write_document(w: &mut dyn Write, doc: Document<'_>) -> io::Result<()> {
+/// Rows of a table measured to fit it: later rows get the same layout
+/// (their long names shortened to it), so a table of millions of rows is
+/// never held whole.
+const MEASURED_ROWS: usize = 10_000;
+
+/// Writes every block of `doc`, each line ended by a newline; tables fit in
+/// `width` characters (`None`: whole, however wide).
+pub fn write_document(
+    w: &mut dyn Write,
+    doc: Document<'_>,
+    width: Option<usize>,
+) -> io::Result<()> {
     let mut line = String::new();
     for block in doc.blocks {
         match block {
@@ -15,58 +27,117 @@ pub fn write_document(w: &mut dyn Write, doc: Document<'_>) -> io::Result<()> {
             // in runs): its line breaks stay, other control characters
             // from names are escaped.
             Block::Line(text) => writeln!(w, "{}", super::escape::visible_except(&text, &['\n']))?,
-            Block::Table(table) => write_table(w, table, &mut line)?,
-            Block::Fitted(table) => super::table::write_table(w, &table)?,
+            Block::Table(table) => write_table(w, table, width, &mut line)?,
+            Block::Fitted(table, rule) => super::table::write_table(w, &table, &rule, width)?,
         }
     }
     Ok(())
 }
 
-fn write_table(w: &mut dyn Write, table: Table<'_>, line: &mut String) -> io::Result<()> {
+fn write_table(
+    w: &mut dyn Write,
+    table: Table<'_>,
+    width: Option<usize>,
+    line: &mut String,
+) -> io::Result<()> {
     let Table {
         columns,
         header,
-        rows,
+        mut rows,
     } = table;
     // A headless table of one column holds lines written in runs (the call
-    // tree's rows): their line breaks stay. In every other table a line
-    // break in a cell is a name's and is escaped, so it cannot forge a row.
-    let keep: &[char] = if !header && columns.len() == 1 {
-        &['\n']
+    // tree's rows): their line breaks stay, and the report fits them
+    // itself. In every other table a line break in a cell is a name's and
+    // is escaped, so it cannot forge a row.
+    let runs = !header && columns.len() == 1;
+    let keep: &[char] = if runs { &['\n'] } else { &[] };
+    let (measured, layout) = if runs || width.is_none() {
+        (Vec::new(), Fit::whole(columns.len()))
     } else {
-        &[]
+        let measured: Vec<Vec<String>> = rows.by_ref().take(MEASURED_ROWS).collect();
+        let layout = fit(&fit_columns(&columns, header, &measured), width);
+        (measured, layout)
+    };
+    let columns: Vec<(Column, usize)> = columns
+        .into_iter()
+        .zip(layout.shown.iter().zip(&layout.limit))
+        .filter(|(_, (shown, _))| **shown)
+        .map(|(c, (_, &limit))| {
+            let width = c.width.min(limit);
+            (Column { width, ..c }, limit)
+        })
+        .collect();
+    let shown = layout.shown;
+    let pick = |row: Vec<String>| {
+        row.into_iter()
+            .zip(&shown)
+            .filter(|(_, s)| **s)
+            .map(|(c, _)| c)
     };
     if header {
-        let cells = columns.iter().map(|c| c.header.as_str());
-        write_row(w, &columns, cells, keep, line)?;
+        let cells = columns
+            .iter()
+            .map(|(c, _)| c.header.clone())
+            .collect::<Vec<_>>();
+        write_row(w, &columns, cells.iter().map(String::as_str), keep, line)?;
     }
-    for row in rows {
-        write_row(w, &columns, row.iter().map(String::as_str), keep, line)?;
+    for row in measured.into_iter().chain(rows) {
+        let cells: Vec<String> = pick(row).collect();
+        write_row(w, &columns, cells.iter().map(String::as_str), keep, line)?;
     }
     Ok(())
 }
 
+/// The columns as the fitting sees them: widths from the header and the
+/// measured rows.
+fn fit_columns(columns: &[Column], header: bool, rows: &[Vec<String>]) -> Vec<FitColumn> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let header_width = if header { c.header.chars().count() } else { 0 };
+            let cells = rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(|s| shortened_cell(s).chars().count())
+                .max()
+                .unwrap_or(0);
+            FitColumn {
+                width: c.width.min(MAX_CELL_BYTES).max(header_width).max(cells),
+                gap: if i == 0 { 0 } else { c.gap.chars().count() },
+                drop_rank: c.drop_rank,
+                shrink: c.shrink,
+            }
+        })
+        .collect()
+}
+
 fn write_row<'c>(
     w: &mut dyn Write,
-    columns: &[Column],
+    columns: &[(Column, usize)],
     cells: impl Iterator<Item = &'c str>,
     keep: &[char],
     line: &mut String,
 ) -> io::Result<()> {
     use std::fmt::Write as _;
     line.clear();
-    for (i, (column, cell)) in columns.iter().zip(cells).enumerate() {
+    for (i, ((column, limit), cell)) in columns.iter().zip(cells).enumerate() {
         if i > 0 {
             line.push_str(column.gap);
         }
+        let cell = if column.shrink {
+            middle_ellipsis(cell, *limit)
+        } else {
+            cell.into()
+        };
         // Over-long names are shortened, and so is the width they gave
         // their column (every row is padded to it). Not the line runs of a
         // headless one-column table (`keep` holds the line break): those
         // cells hold many rows.
         let (cell, width) = if keep.is_empty() {
-            (shortened_cell(cell), column.width.min(MAX_CELL_BYTES))
+            (shortened_cell(&cell), column.width.min(MAX_CELL_BYTES))
         } else {
-            (cell.into(), column.width)
+            (cell.as_ref().into(), column.width)
         };
         // Names from the data: no raw control characters on a terminal.
         let cell = super::escape::visible_except(&cell, keep);
@@ -102,7 +173,7 @@ mod tests {
             .into_iter(),
         ));
         let mut out = Vec::new();
-        write_document(&mut out, doc).unwrap();
+        write_document(&mut out, doc, None).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "title\n  N  Name    Host\n  1  a       h\n12345  longer name  \n"
@@ -120,7 +191,7 @@ mod tests {
             .headless(),
         );
         let mut out = Vec::new();
-        write_document(&mut out, doc).unwrap();
+        write_document(&mut out, doc, None).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), " 1\n");
     }
 }

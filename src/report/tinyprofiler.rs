@@ -173,17 +173,18 @@ fn timer_table(t: &TimerTables, top: Option<usize>) -> Table<'_> {
         .unwrap_or(0)
         .max(4);
     let num = |h: &str| Column::right(h, 10).after("  ");
+    // Narrow outputs keep the averages and maxima.
     let columns = vec![
         Column::left("Name", width),
-        Column::right("NCalls", 8).after("  "),
-        num("Excl. Min"),
+        Column::right("NCalls", 8).after("  ").droppable(1),
+        num("Excl. Min").droppable(5),
         num("Excl. Avg"),
         num("Excl. Max"),
         Column::right("Max %", 7).after("  "),
-        num("Incl. Min"),
+        num("Incl. Min").droppable(6),
         num("Incl. Avg"),
         num("Incl. Max"),
-        Column::right("Max %", 7).after("  "),
+        Column::right("Max %", 7).after("  ").droppable(4),
     ];
     let rows = kept.iter().chain(&t.other).map(|r| {
         vec![
@@ -215,17 +216,18 @@ fn memory_table(m: &MemoryTable, top: Option<usize>) -> Table<'_> {
     let mut columns = vec![
         Column::left("Name", width),
         Column::right("Nalloc", 6).after("  "),
-        Column::right("Nfree", 6).after("  "),
+        Column::right("Nfree", 6).after("  ").droppable(3),
     ];
-    for h in [
-        "AvgMem min",
-        "AvgMem avg",
-        "AvgMem max",
-        "MaxMem min",
-        "MaxMem avg",
-        "MaxMem max",
+    // Narrow outputs keep the averages and the largest maximum.
+    for (h, rank) in [
+        ("AvgMem min", 5),
+        ("AvgMem avg", 0),
+        ("AvgMem max", 2),
+        ("MaxMem min", 6),
+        ("MaxMem avg", 0),
+        ("MaxMem max", 0),
     ] {
-        columns.push(num(h));
+        columns.push(num(h).droppable(rank));
     }
     let rows = rows.iter().map(|r| {
         let mut row = vec![r.name.clone(), r.nalloc.to_string(), r.nfree.to_string()];

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::fixed;
+use super::numfmt::{duration, fixed};
 use crate::analysis::tlog_summary::{AcrossStats, KindStats, ProcSummary, Summary};
 
 /// `tlog summary`'s report.
@@ -31,7 +31,7 @@ pub struct TlogSummaryWire<'a> {
     warnings: &'a [String],
 }
 
-/// Seconds with microsecond resolution (the tlog clock's).
+/// A time stamp in seconds with microsecond resolution (the tlog clock's).
 fn us(v: f64) -> String {
     fixed(v, 6)
 }
@@ -76,10 +76,10 @@ fn kind_cells(k: &KindStats) -> Vec<String> {
         vec![
             k.name.clone(),
             k.count.to_string(),
-            us(k.total),
-            us(k.min),
-            us(k.avg),
-            us(k.max),
+            duration(k.total),
+            duration(k.min),
+            duration(k.avg),
+            duration(k.max),
         ]
     } else {
         // A single event has a count only; the empty total keeps the
@@ -113,21 +113,21 @@ impl Report for TlogSummaryReport<'_> {
         let s = self.summary;
         let mut doc = Document::new();
         doc.line(format!(
-            "{}: {} processes, {} events; times in seconds.\n",
+            "{}: {} processes, {} events; start and end: first and last event, in seconds.\n",
             self.file, self.nprocs, self.events
         ))
         .table(Table::new(
             vec![
                 Column::right("proc", 5),
                 Column::right("events", 9),
-                Column::right("start", 12),
-                Column::right("end", 12),
+                Column::right("start", 12).droppable(4),
+                Column::right("end", 12).droppable(4),
                 Column::left("kind", 12).after("  "),
                 Column::right("count", 8),
                 Column::right("total", 10),
-                Column::right("min", 10),
+                Column::right("min", 10).droppable(3),
                 Column::right("avg", 10),
-                Column::right("max", 10),
+                Column::right("max", 10).droppable(2),
             ],
             s.procs.iter().flat_map(proc_rows),
         ))
@@ -146,7 +146,7 @@ impl Report for TlogSummaryReport<'_> {
             s.across.iter().map(|a| {
                 let value = |v: f64| {
                     if a.role == "interval" {
-                        us(v)
+                        duration(v)
                     } else {
                         fixed(v, 1)
                     }

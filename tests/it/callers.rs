@@ -528,18 +528,17 @@ fn wide_text_shows_the_spread() {
     let v = calltree_json(d, &[]);
     let main = &roots(&v).iter().find(|r| r["name"] == "main()").unwrap();
     let line = wide.lines().find(|l| l.ends_with("  main()")).unwrap();
-    let f: Vec<&str> = line.split_whitespace().collect();
-    let min: f64 = f[3].parse().unwrap();
-    let max: f64 = f[4].parse().unwrap();
+    let f = crate::common::line_numbers(line);
+    let (min, max) = (f[3].unwrap(), f[4].unwrap());
     assert!(
-        (min - main["inclusive_min"].as_f64().unwrap()).abs() < 6e-5,
+        crate::common::shows(min, main["inclusive_min"].as_f64().unwrap()),
         "{line}"
     );
     assert!(
-        (max - main["inclusive_max"].as_f64().unwrap()).abs() < 6e-5,
+        crate::common::shows(max, main["inclusive_max"].as_f64().unwrap()),
         "{line}"
     );
-    assert_eq!(f[5], main["max_proc"].as_u64().unwrap().to_string());
+    assert_eq!(f[5], main["max_proc"].as_f64());
     let one = run_ok(&["calltree", d, "--wide", "--proc", "2"]);
     assert!(
         one.contains("Incl min") && one.contains("Incl max"),
@@ -715,13 +714,10 @@ fn tlog_tree_wide_shows_the_spread_of_its_processes() {
                 .iter()
                 .find(|l| l.ends_with(&format!("  {}", path[0])))
                 .unwrap();
-            let f: Vec<f64> = line
-                .split_whitespace()
-                .take(5)
-                .map(|x| x.parse().unwrap())
-                .collect();
+            let f = crate::common::line_numbers(line);
             assert!(
-                (f[3] - min).abs() < 6e-5 && (f[4] - max).abs() < 6e-5,
+                crate::common::shows(f[3].unwrap(), min)
+                    && crate::common::shows(f[4].unwrap(), max),
                 "{line}"
             );
             checked += 1;

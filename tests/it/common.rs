@@ -242,3 +242,38 @@ fn database_is_listed(name: &str) {
 }
 
 database_tests!(database_is_listed);
+
+/// The fields of a text line as numbers where they are numbers: a time
+/// written with its unit (`12.35 ms`, two fields) becomes its seconds.
+/// Other fields are `None`.
+pub fn line_numbers(line: &str) -> Vec<Option<f64>> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < fields.len() {
+        let scale = fields.get(i + 1).and_then(|u| match *u {
+            "s" => Some(1.0),
+            "ms" => Some(1e-3),
+            "µs" => Some(1e-6),
+            "ns" => Some(1e-9),
+            _ => None,
+        });
+        let value = fields[i].parse::<f64>().ok();
+        match (value, scale) {
+            (Some(v), Some(k)) => {
+                out.push(Some(v * k));
+                i += 2;
+            }
+            _ => {
+                out.push(value);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Whether `shown`, printed with 4 significant digits, is `exact`.
+pub fn shows(shown: f64, exact: f64) -> bool {
+    (shown - exact).abs() <= 5e-4 * exact.abs() + 1e-12
+}

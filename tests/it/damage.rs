@@ -401,7 +401,7 @@ fn diff_of_deep_trees_shortens_text_paths_and_guards_its_json() {
             r["depth"].as_u64().unwrap() as usize + 1
         );
     }
-    let text = crate::common::run_ok(&["diff", d, d]);
+    let text = crate::common::run_ok(&["diff", d, d, "--width", "0"]);
     assert!(
         text.contains("Paths deeper than 32 calls are shortened"),
         "{text}"
@@ -436,7 +436,7 @@ fn the_text_call_tree_indents_at_most_256_levels_and_says_the_depth_beyond() {
     let json = crate::common::json(&["trace-summary", d, "--format", "json"]);
     let deepest = json["max_call_stack_depth"].as_u64().unwrap() as usize;
     assert!(deepest > 300, "{deepest}");
-    let text = crate::common::run_ok(&["calltree", d]);
+    let text = crate::common::run_ok(&["calltree", d, "--width", "0"]);
     let marked: Vec<usize> = text
         .lines()
         .filter_map(|l| l.split_once("[depth ").map(|(_, r)| r))
@@ -450,6 +450,10 @@ fn the_text_call_tree_indents_at_most_256_levels_and_says_the_depth_beyond() {
     // The name after the marker sits at the 256th level's indent.
     let width = text.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(width < 45 + 2 * 256 + 40, "{width}");
+    // Within a width, deep lines say their depth sooner and fit.
+    let fitted = crate::common::run_ok(&["calltree", d, "--width", "100"]);
+    assert!(fitted.lines().skip(1).all(|l| l.chars().count() <= 100));
+    assert!(fitted.contains("[depth 40] "), "{fitted}");
 }
 
 #[test]

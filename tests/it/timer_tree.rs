@@ -938,10 +938,10 @@ fn deep_trees_and_long_names_give_outputs_linear_in_the_input() {
         vec!["tree", "show", f],
         vec!["tree", "show", f, "--indent", "64"],
         vec!["tree", "show", f, "--layout", "truchas"],
-        vec!["tree", "show", f, "--layout", "table"],
+        vec!["tree", "show", f, "--layout", "table", "--width", "0"],
         vec!["tree", "show", f, "--layout", "xml"],
         vec!["tree", "show", f, "--layout", "json"],
-        vec!["tree", "merge", f, f],
+        vec!["tree", "merge", f, f, "--width", "0"],
     ] {
         let out = stdout_ok(&args);
         // 20,000 lines of at most 64 × 256 blanks, plus the name once.

@@ -328,7 +328,7 @@ fn a_log_without_a_report_is_an_error() {
 #[test]
 fn summary_memory_and_csv() {
     let path = log("singlevortex_24.10_np2.txt");
-    let text = run_ok(&["summary", s(&path), "--memory"]);
+    let text = run_ok(&["summary", s(&path), "--memory", "--width", "0"]);
     assert!(text.contains("Cpu memory"), "{text}");
     assert!(
         text.contains("Amr::timeStep()                   143185  143185      12 MiB"),

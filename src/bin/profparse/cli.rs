@@ -145,6 +145,34 @@ pub struct OutputArg {
     /// Write the report to FILE instead of standard output (`-` = stdout).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Fit tables and trees for people in N columns: long names are
+    /// shortened in the middle, then columns dropped (default: $COLUMNS,
+    /// else the terminal's width, else 100; 0 = no limit).
+    #[arg(long, value_name = "N")]
+    pub width: Option<usize>,
+}
+
+impl OutputArg {
+    /// Whether the report goes to standard output.
+    pub fn to_stdout(&self) -> bool {
+        self.output
+            .as_deref()
+            .is_none_or(|p| p == std::path::Path::new("-"))
+    }
+
+    /// The width tables for people fit in (`None`: no limit, as with
+    /// `--wide`).
+    pub fn text_width(&self, wide: bool) -> Option<usize> {
+        use std::io::IsTerminal;
+        match self.width {
+            _ if wide => None,
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => Some(profparse::report::fit::default_width(
+                self.to_stdout() && std::io::stdout().is_terminal(),
+            )),
+        }
+    }
 }
 
 /// Region selection, shared by every trace-based command.

@@ -230,12 +230,8 @@ impl Context {
         output: &crate::cli::OutputArg,
     ) -> profparse::report::table::TableStyle {
         use std::io::IsTerminal;
-        let to_stdout = output
-            .output
-            .as_deref()
-            .is_none_or(|p| p == std::path::Path::new("-"));
         profparse::report::table::TableStyle {
-            terminal: to_stdout && std::io::stdout().is_terminal(),
+            terminal: output.to_stdout() && std::io::stdout().is_terminal(),
             wide: false,
         }
     }

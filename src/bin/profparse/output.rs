@@ -157,14 +157,25 @@ fn refuse_inputs(dest: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes `report` in `format` to `-o FILE` or standard output.
+/// Writes `report` in `format` to `-o FILE` or standard output, its tables
+/// for people within `--width`.
 pub fn emit(
     report: &impl profparse::report::Report,
     format: profparse::report::Format,
     output: &crate::cli::OutputArg,
 ) -> anyhow::Result<()> {
+    emit_within(report, format, output, output.text_width(false))
+}
+
+/// [`emit`] within `width` columns (`None`: no limit, `--wide`).
+pub fn emit_within(
+    report: &impl profparse::report::Report,
+    format: profparse::report::Format,
+    output: &crate::cli::OutputArg,
+    width: Option<usize>,
+) -> anyhow::Result<()> {
     let mut out = open(output.output.as_deref())?;
-    profparse::report::render(report, format, &mut out)?;
+    profparse::report::render(report, format, width, &mut out)?;
     out.finish()
 }
 

@@ -49,10 +49,7 @@ pub fn write_reference(
         writeln!(
             w,
             "{}{}:{}",
-            TreeIndent {
-                depth,
-                blanks_per_level: indent
-            },
+            TreeIndent::with_blanks(depth, indent),
             tree.name(id),
             es12_5(seconds)
         )?;

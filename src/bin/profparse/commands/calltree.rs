@@ -122,6 +122,7 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         nprocs: 0,
         order: Order::Inclusive,
         wide: args.wide,
+        width: args.output.text_width(args.wide),
     };
     if args.bottom_up || args.focus.is_some() {
         return callers_report(args, db, &sel, view, bar, ctx);

@@ -41,7 +41,6 @@ pub fn run(args: &InfoArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let report = InfoReport {
         info: &info,
         warnings: &warnings,
-        style: ctx.table_style(&args.output),
     };
     emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)

@@ -62,7 +62,6 @@ pub fn run(args: &RegionsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             .chain(&regions.warnings)
             .cloned()
             .collect(),
-        style: ctx.table_style(&args.output),
     };
     emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)

@@ -12,7 +12,7 @@ use profparse::report::table::TableStyle;
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
 use crate::format::Offered;
-use crate::output::{UsageError, emit};
+use crate::output::{UsageError, emit_within};
 
 /// `--format` of this command.
 const SUMMARY_FORMATS: Offered = Offered(&[
@@ -149,6 +149,11 @@ pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         style: args.style(ctx),
         warnings: [db.warnings(), &warnings].concat(),
     };
-    emit(&report, args.format, &args.output)?;
+    emit_within(
+        &report,
+        args.format,
+        &args.output,
+        args.output.text_width(args.wide),
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -122,6 +122,7 @@ pub fn calltree(args: &CallTreeArgs) -> anyhow::Result<ExitCode> {
         top: args.top,
         nprocs,
         wide: args.wide,
+        width: args.output.text_width(args.wide),
         ..Default::default()
     };
     let page = TreeReport {

@@ -34,7 +34,12 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (report, warnings) = if args.format == Format::Table {
         let r = pair_messages_with(database, &sel, || (), |_, _| {}, &mut |_| {});
         drop(bar);
-        render(&PairsReport(&r.0), args.format, &mut out)?;
+        render(
+            &PairsReport(&r.0),
+            args.format,
+            args.output.text_width(false),
+            &mut out,
+        )?;
         r
     } else {
         // Pairs are formatted in the pairing's parallel tasks and

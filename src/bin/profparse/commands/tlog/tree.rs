@@ -71,6 +71,7 @@ pub fn run(args: &TreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let view = TreeView {
         nprocs,
         wide: args.wide,
+        width: args.output.text_width(args.wide),
         ..Default::default()
     };
     let report = TreeReport {

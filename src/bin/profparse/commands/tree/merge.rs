@@ -73,7 +73,12 @@ pub fn run(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         files: &labels,
     };
     let mut text = Vec::new();
-    render(&report, args.format, &mut text)?;
+    render(
+        &report,
+        args.format,
+        args.output.text_width(false),
+        &mut text,
+    )?;
     let mut out = output::open(args.output.output.as_deref())?;
     out.write_all(&text)?;
     out.finish()?;
