@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use clap::Command;
+use clap::builder::styling::Style;
 
 /// The top-level commands by what they read or do. Clap lists subcommands
 /// in one block, so the top-level help template lists these groups instead
@@ -233,10 +234,11 @@ pub fn examples(path: &str) -> &'static [Example] {
 /// help and the examples in the long help of each command that has some.
 pub fn layout(cmd: Command) -> Command {
     let template = top_template(&cmd);
+    let header = *cmd.get_styles().get_header();
     let long = format!(
         "{}\n{}",
-        examples_text(&cmd, examples("")),
-        exit_codes_text(&cmd)
+        examples_text(header, examples("")),
+        exit_codes_text(header)
     );
     let cmd = cmd
         .help_template(template)
@@ -245,14 +247,10 @@ pub fn layout(cmd: Command) -> Command {
              and examples.",
         )
         .after_long_help(long);
-    let styled = cmd.clone();
     // Not `mut_subcommand`, which moves the command to the end of the list.
     cmd.mut_subcommands(|sub| match examples(sub.get_name()) {
         [] => sub,
-        list => {
-            let text = examples_text(&styled, list);
-            sub.after_long_help(text)
-        }
+        list => sub.after_long_help(examples_text(header, list)),
     })
 }
 
@@ -307,8 +305,7 @@ fn top_template(cmd: &Command) -> String {
 }
 
 /// "Examples:" and one comment and command line per example.
-fn examples_text(cmd: &Command, list: &[Example]) -> String {
-    let header = cmd.get_styles().get_header();
+fn examples_text(header: Style, list: &[Example]) -> String {
     let mut text = format!("{header}Examples:{header:#}\n");
     for (line, what) in list {
         let _ = writeln!(text, "  # {what}\n  {line}");
@@ -316,8 +313,7 @@ fn examples_text(cmd: &Command, list: &[Example]) -> String {
     text
 }
 
-fn exit_codes_text(cmd: &Command) -> String {
-    let header = cmd.get_styles().get_header();
+fn exit_codes_text(header: Style) -> String {
     let mut text = format!("{header}Exit codes (docs/ERRORS.md):{header:#}\n");
     for (code, what) in EXIT_CODES {
         let _ = writeln!(text, "  {code}  {what}");
