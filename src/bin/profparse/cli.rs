@@ -164,6 +164,16 @@ pub struct DatabaseArg {
     pub db: PathBuf,
 }
 
+/// The input of the commands that also read AMReX job logs (info,
+/// summary, calltree, report): told apart by content, not by name.
+#[derive(Args, Debug, Clone)]
+pub struct DatabaseOrLogArg {
+    /// The bl_prof database directory (the `bl_prof` folder a run wrote), or
+    /// an AMReX job log holding a TinyProfiler report (docs/TINYPROFILER.md).
+    #[arg(value_name = "DB")]
+    pub db: PathBuf,
+}
+
 /// `-o FILE`, shared by every command that writes a report.
 #[derive(Args, Debug, Clone)]
 pub struct OutputArg {
