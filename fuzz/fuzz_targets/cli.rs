@@ -28,6 +28,9 @@ mod context;
 #[path = "../../src/bin/profparse/format.rs"]
 mod format;
 #[allow(dead_code)]
+#[path = "../../src/bin/profparse/help.rs"]
+mod help;
+#[allow(dead_code)]
 #[path = "../../src/bin/profparse/output.rs"]
 mod output;
 #[allow(dead_code)]
@@ -103,6 +106,7 @@ const COMMANDS: &[&str] = &[
     "tree show TREE --layout truchas --handle 2",
     "tree show TREE --layout json",
     "tree merge TREE TREE --format json",
+    "tree merge --keep-going TREE OUT/missing.json TREE",
     "summary LOG",
     "summary LOG --memory --format json",
     "calltree LOG --format json",

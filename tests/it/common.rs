@@ -151,6 +151,18 @@ pub fn golden(rel: &str, actual: &str) {
     );
 }
 
+/// For the optional tests, marked `#[ignore = "needs TOOL (how to install
+/// it)"]` and run by `cargo test -- --include-ignored` (CI does, after
+/// installing the tools): a missing tool fails the test with `install`
+/// rather than letting it pass without checking anything.
+pub fn require(available: bool, tool: &str, install: &str) {
+    assert!(
+        available,
+        "{tool} is missing: this optional test needs it ({install}); \
+         plain `cargo test` leaves it out"
+    );
+}
+
 /// Prints `text` on stderr where `cargo test` shows it, once per test run.
 /// (The harness captures `eprintln!` and shows it only for failed tests;
 /// a write to the stderr handle itself goes through.) For skipped checks.
@@ -171,23 +183,33 @@ pub fn note(text: &str) {
 /// `fixture_tests!(check: a, b)` expands to `mod check` holding the tests
 /// `a` and `b`, which call `check("a")` and `check("b")`; the tests are
 /// `module::check::a` and `module::check::b`. With arguments,
-/// `fixture_tests!(check: a("x", 1))` calls `check("x", 1)`.
+/// `fixture_tests!(check: a("x", 1))` calls `check("x", 1)`. Attributes
+/// before `check` go on every test: `fixture_tests!(#[ignore = "needs X"]
+/// check: a, b)`.
 macro_rules! fixture_tests {
-    (@call $check:ident, $name:ident) => {
-        super::$check(stringify!($name))
+    // The attributes travel as one bracketed token tree, which (unlike a
+    // repetition) may be used inside the repetition over the names.
+    (@test [$($attr:tt)*] $check:ident, $name:ident) => {
+        $($attr)*
+        fn $name() {
+            super::$check(stringify!($name))
+        }
     };
-    (@call $check:ident, $name:ident, ($($arg:expr),*)) => {
-        super::$check($($arg),*)
+    (@test [$($attr:tt)*] $check:ident, $name:ident ($($arg:expr),*)) => {
+        $($attr)*
+        fn $name() {
+            super::$check($($arg),*)
+        }
     };
-    ($check:ident: $($name:ident $(($($arg:expr),* $(,)?))?),+ $(,)?) => {
+    (@mod $attrs:tt $check:ident: $($name:ident $(($($arg:expr),* $(,)?))?),+ $(,)?) => {
         mod $check {
             $(
-                #[test]
-                fn $name() {
-                    fixture_tests!(@call $check, $name $(, ($($arg),*))?);
-                }
+                fixture_tests!(@test $attrs $check, $name $(($($arg),*))?);
             )+
         }
+    };
+    ($(#[$attr:meta])* $check:ident: $($rest:tt)+) => {
+        fixture_tests!(@mod [#[test] $(#[$attr])*] $check: $($rest)+);
     };
 }
 

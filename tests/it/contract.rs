@@ -105,8 +105,8 @@ fn keep_going_skips_unreadable_inputs() {
     let o = run(&args, &[]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("missing.json"));
-    let mut kg = vec!["--keep-going"];
-    kg.extend_from_slice(&args);
+    let mut kg = args.to_vec();
+    kg.insert(2, "--keep-going");
     let o = run(&kg, &[]);
     assert_eq!(o.code, 3, "{}", o.stderr);
     assert!(
@@ -116,8 +116,11 @@ fn keep_going_skips_unreadable_inputs() {
     );
     assert!(o.stdout.contains("doc_example.json"), "{}", o.stdout);
     // Nothing readable at all: still an error.
-    let o = run(&["--keep-going", "tree", "merge", "missing.json"], &[]);
+    let o = run(&["tree", "merge", "--keep-going", "missing.json"], &[]);
     assert_ne!(o.code, 0);
+    // An option of `tree merge` alone, not of every command.
+    let o = run(&["--keep-going", "tree", "merge", "missing.json"], &[]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
 }
 
 /// A reader that closes the pipe early (`| head`) is not an error: exit 0,

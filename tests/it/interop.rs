@@ -1,12 +1,12 @@
-//! Open formats read by other tools: Hatchet's literal JSON (checked with
-//! Hatchet itself when Python has it), folded stacks rendered by inferno,
-//! shell completions and the man page.
+//! Open formats read by other tools: Hatchet's literal JSON (loaded by
+//! Hatchet itself in the optional tests, `cargo test -- --include-ignored`),
+//! folded stacks rendered by inferno, shell completions and the man page.
 
 use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::common::{db, note, profparse, run_ok, tlog};
+use crate::common::{db, profparse, require, run_ok, tlog};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
@@ -37,10 +37,8 @@ fn names(nodes: &[Value], out: &mut Vec<String>) {
     }
 }
 
-/// Whether `python3 -c "import hatchet"` works. When it does not, the
-/// Hatchet checks are skipped, unless PROFPARSE_REQUIRE_HATCHET=1 (CI sets
-/// it after installing Hatchet) makes that a failure.
-fn hatchet_available() -> bool {
+/// Fails the (optional) test unless `python3 -c "import hatchet"` works.
+fn require_hatchet() {
     // Importing hatchet (and pandas) takes seconds: ask once per test run.
     static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let ok = *AVAILABLE.get_or_init(|| {
@@ -51,14 +49,7 @@ fn hatchet_available() -> bool {
             .status()
             .is_ok_and(|s| s.success())
     });
-    if !ok {
-        assert!(
-            std::env::var("PROFPARSE_REQUIRE_HATCHET").as_deref() != Ok("1"),
-            "PROFPARSE_REQUIRE_HATCHET=1 but `python3 -c \"import hatchet\"` fails"
-        );
-        note("Python's hatchet is not installed; Hatchet checks skipped");
-    }
-    ok
+    require(ok, "Python's hatchet", "pip install llnl-hatchet");
 }
 
 /// Loads a literal with Hatchet; returns (Σ time, Σ time (inc) of the
@@ -97,7 +88,9 @@ for name in df["name"]:
     (time, roots, calls, rows, names)
 }
 
-fn calltree_hatchet_literal_matches_the_json_tree(name: &str) {
+/// A database's call tree as JSON and as Hatchet's literal, the literal
+/// parsed, and the total inclusive time per process.
+fn calltree_literal(name: &str) -> (Value, String, Vec<Value>, f64) {
     let d = db(name);
     let d = d.to_str().unwrap();
     let json: Value = serde_json::from_str(&run_ok(&["calltree", d, "--format", "json"])).unwrap();
@@ -105,6 +98,11 @@ fn calltree_hatchet_literal_matches_the_json_tree(name: &str) {
     let total = json["total_inclusive"].as_f64().unwrap() / nprocs;
     let literal = run_ok(&["calltree", d, "--format", "hatchet"]);
     let roots: Vec<Value> = serde_json::from_str(&literal).unwrap();
+    (json, literal, roots, total)
+}
+
+fn calltree_hatchet_literal_matches_the_json_tree(name: &str) {
+    let (json, _, roots, total) = calltree_literal(name);
     assert!(!roots.is_empty(), "{name}");
     // Same nodes in the same order as the JSON tree, times averaged.
     let json_roots = json["roots"].as_array().unwrap();
@@ -122,11 +120,17 @@ fn calltree_hatchet_literal_matches_the_json_tree(name: &str) {
         assert_eq!(h["metrics"]["calls"], j["calls"]);
     }
     // Exclusive times add up to the total inclusive time.
-    let (time, nodes) = literal_sum(&roots, "time");
+    let (time, _) = literal_sum(&roots, "time");
     assert!(close(time, total), "{name}: Σ time {time} vs total {total}");
-    if !hatchet_available() {
-        return;
-    }
+}
+
+fixture_tests!(calltree_hatchet_literal_matches_the_json_tree: small4, single, flush);
+
+/// Hatchet itself loads our literal: the same times, rows and names.
+fn hatchet_loads_the_calltree_literal(name: &str) {
+    require_hatchet();
+    let (_, literal, roots, total) = calltree_literal(name);
+    let (_, nodes) = literal_sum(&roots, "time");
     let (h_time, h_roots, h_calls, rows, h_names) = load_with_hatchet(&literal);
     assert!(
         close(h_time, total),
@@ -147,7 +151,10 @@ fn calltree_hatchet_literal_matches_the_json_tree(name: &str) {
     assert_eq!(a, b, "{name}");
 }
 
-fixture_tests!(calltree_hatchet_literal_matches_the_json_tree: small4, single, flush);
+fixture_tests!(
+    #[ignore = "needs Python's hatchet (pip install llnl-hatchet)"]
+    hatchet_loads_the_calltree_literal: small4, single, flush
+);
 
 #[test]
 fn calltree_hatchet_of_one_process_and_with_bounds() {
@@ -172,8 +179,8 @@ fn calltree_hatchet_of_one_process_and_with_bounds() {
     );
 }
 
-#[test]
-fn tlog_tree_hatchet_literal() {
+/// The tlog tree's literal, parsed, and the total inclusive time per process.
+fn tlog_tree_literal() -> (String, Vec<Value>, f64) {
     let l = tlog("np4.log");
     let l = l.to_str().unwrap();
     let json: Value =
@@ -181,15 +188,26 @@ fn tlog_tree_hatchet_literal() {
     let total = json["total_inclusive"].as_f64().unwrap() / json["nprocs"].as_f64().unwrap();
     let literal = run_ok(&["tlog", "tree", l, "--format", "hatchet"]);
     let roots: Vec<Value> = serde_json::from_str(&literal).unwrap();
+    (literal, roots, total)
+}
+
+#[test]
+fn tlog_tree_hatchet_literal() {
+    let (_, roots, total) = tlog_tree_literal();
     let (incl, _) = roots.iter().fold((0.0, 0), |(s, c), n| {
         (s + n["metrics"]["time (inc)"].as_f64().unwrap(), c + 1)
     });
     assert!(close(incl, total), "{incl} vs {total}");
-    if hatchet_available() {
-        let (_, h_roots, _, rows, _) = load_with_hatchet(&literal);
-        assert!(close(h_roots, total));
-        assert_eq!(rows, literal_sum(&roots, "time").1);
-    }
+}
+
+#[test]
+#[ignore = "needs Python's hatchet (pip install llnl-hatchet)"]
+fn hatchet_loads_the_tlog_tree_literal() {
+    require_hatchet();
+    let (literal, roots, total) = tlog_tree_literal();
+    let (_, h_roots, _, rows, _) = load_with_hatchet(&literal);
+    assert!(close(h_roots, total));
+    assert_eq!(rows, literal_sum(&roots, "time").1);
 }
 
 // ---------------------------------------------------------- flame graphs

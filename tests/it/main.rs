@@ -19,6 +19,7 @@ mod diff;
 mod export;
 mod flags;
 mod fuzz_regressions;
+mod help;
 mod hostile_files;
 mod interop;
 mod names;

@@ -1,7 +1,7 @@
 //! `profparse report`: the self-contained HTML page. Checks of the markup on
 //! every fixture and on a database with only the base profile, and a render
-//! in headless Chromium (skipped with a note when Chromium is not installed,
-//! unless PROFPARSE_REQUIRE_CHROMIUM=1).
+//! in headless Chromium (optional tests: `cargo test -- --include-ignored`
+//! runs them; CI does, after installing Chromium).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::common::{self, db, note, profparse};
+use crate::common::{self, db, profparse, require};
 
 /// Section ids, in page order.
 const SECTIONS: [&str; 6] = [
@@ -515,25 +515,18 @@ fn many_processes_get_histograms_and_bounded_pictures() {
     );
 }
 
-/// Chromium, or `None` (with a note) when it is not installed and not required.
-fn chromium() -> Option<PathBuf> {
+/// Chromium (`PROFPARSE_CHROMIUM`, else /usr/bin/chromium); the
+/// (optional) test fails when it is missing.
+fn chromium() -> PathBuf {
     let path = std::env::var_os("PROFPARSE_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if path.exists() {
-        return Some(path);
-    }
-    let required = std::env::var("PROFPARSE_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "PROFPARSE_REQUIRE_CHROMIUM=1 but {} is missing",
-        path.display()
+    require(
+        path.exists(),
+        &path.display().to_string(),
+        "apt-get install chromium, or PROFPARSE_CHROMIUM=PATH",
     );
-    note(&format!(
-        "{} not found: headless Chromium render test skipped (apt-get install chromium)",
-        path.display()
-    ));
-    None
+    path
 }
 
 /// Runs headless Chromium on `page` with `args` (bounded by `timeout`).
@@ -596,10 +589,9 @@ fn decode_png(bytes: &[u8]) -> (u32, u32, Vec<[u8; 4]>) {
 }
 
 #[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
 fn chromium_renders_the_page_and_runs_its_script() {
-    let Some(chromium) = chromium() else {
-        return;
-    };
+    let chromium = chromium();
     let tmp = tempfile::tempdir().unwrap();
     let full = tmp.path().join("small4.html");
     let db = db("small4");
@@ -696,10 +688,9 @@ fn leaf_tags(html: &str) -> Vec<(&str, &str)> {
 /// and the table rows that do not match are hidden, the branches above a
 /// match open, and the status counts the matches.
 #[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
 fn chromium_search_box_filters_trees_and_tables() {
-    let Some(chromium) = chromium() else {
-        return;
-    };
+    let chromium = chromium();
     let tmp = tempfile::tempdir().unwrap();
     let page_path = tmp.path().join("small4.html");
     let db = db("small4");

@@ -8,13 +8,11 @@ use crate::commands;
 
 /// Where did the time go? Reports from AMReX bl_prof databases, Omni libtlog
 /// traces and timer trees.
-///
-/// Exit codes: 0 success; 3 a report from damaged or suspicious input (see
-/// the warnings); 1 damaged data that leaves nothing to report, failed
-/// checks, or warnings with --strict; 2 usage errors or input that cannot be
-/// read at all.
+//
+// The top-level help lists the commands in groups: `command()` below sets
+// its template (help.rs), and `parse()` parses with it.
 #[derive(Parser, Debug)]
-#[command(name = "profparse", version, about, long_about, max_term_width = 100)]
+#[command(name = "profparse", version, about, max_term_width = 100)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -24,6 +22,7 @@ pub struct Cli {
 
 /// Options every command understands.
 #[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Treat warnings (damaged or suspicious data) as errors: exit code 1.
     #[arg(long, global = true)]
@@ -38,11 +37,6 @@ pub struct GlobalArgs {
     /// instead of refusing with advice.
     #[arg(long, global = true)]
     pub force: bool,
-    /// With several inputs (`tree merge`): skip an input that cannot be
-    /// read, with a warning, instead of stopping. Damaged data inside an
-    /// input is always skipped with a warning.
-    #[arg(long = "keep-going", global = true)]
-    pub keep_going: bool,
     /// Worker threads (default: one per core). Output is the same for any value.
     /// At most four per core and at most 256 are started (a note says so).
     #[arg(short = 'j', long = "jobs", global = true, value_name = "N")]
@@ -51,10 +45,12 @@ pub struct GlobalArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// What a bl_prof database holds: parts, versions, processes, files,
-    /// blocks, records, time span, functions, regions, host names.
+    /// What a bl_prof database (or job log) holds.
+    ///
+    /// Parts, versions, processes, files, blocks, records, time span,
+    /// functions, regions, host names.
     Info(commands::info::InfoArgs),
-    /// Function summary across processes (amrprofparser's default / -ws report).
+    /// Function summary across processes (amrprofparser's default report).
     ///
     /// Per function, from the base profile: NCalls (of one process, --proc),
     /// Min/Avg/Max/StdDev of exclusive seconds over processes, the
@@ -68,73 +64,112 @@ pub enum Command {
     /// with exclusive and inclusive seconds, the Other row, region sections;
     /// --memory for the memory tables (docs/TINYPROFILER.md).
     Summary(commands::summary::SummaryArgs),
-    /// Function statistics from the call traces, honouring region filters
-    /// (amrprofparser -wts): exclusive times of calls that start inside the
-    /// selected regions, over all processes; inclusive times, the deepest
-    /// call stack and recursive functions of one process.
-    TraceSummary(commands::trace_summary::TraceSummaryArgs),
-    /// Regions: count and time per region over processes, one process's
-    /// ranges (--proc), and a RegionFilters template (--write-filter-file).
-    Regions(commands::regions::RegionsArgs),
-    /// Call-path tree: a node is a function at a position in the nesting;
-    /// calls, inclusive and exclusive time per node, merged over processes
-    /// or for one (--proc). Text, JSON, folded stacks, HTML or Hatchet.
-    Calltree(commands::calltree::CallTreeArgs),
-    /// Chronological text call trace of one process (amrprofparser -ttrace).
-    Calltrace(commands::calltrace::CallTraceArgs),
-    /// Integrity check of every part of a database (amrprofparser -check,
-    /// and beyond): headers, base profile (blocks against file sizes), call
-    /// traces (nesting, function numbers, times within timeMinMax), regions
-    /// (pairing; stock AMReX's stops without a start are notes) and
-    /// communication data (`comm check`). Exit 0 when clean or with notes
-    /// only, 1 when a problem is found.
-    Check(commands::check::CheckArgs),
-    /// Communication profiles (COMM_PROFILE): statistics per MPI function.
-    Comm(commands::comm::CommArgs),
-    /// Compare two runs: two bl_prof databases, two tlog files or two timer
-    /// trees, node by node along the call paths (and, for databases,
-    /// function by function): A, B, B − A, (B − A)/A and calls, with `-`
-    /// marking nodes only in A and `+` nodes only in B (docs/DIFF.md).
-    Diff(commands::diff::DiffArgs),
-    /// Scaling across runs of AMReX TinyProfiler logs (e.g. the same job on
-    /// 1, 2, 4 ranks): per timer its time in each run, speedup and parallel
-    /// efficiency against the first run, worst efficiency first
-    /// (docs/TINYPROFILER.md).
-    Compare(commands::compare::CompareArgs),
-    /// Export call traces, regions and communication calls (messages as
-    /// flow arrows) as Chrome Trace Event JSON, for Perfetto
-    /// (ui.perfetto.dev) or chrome://tracing.
-    Export(commands::export::ExportArgs),
-    /// One self-contained HTML page of the whole database: function summary
-    /// (sortable), call tree (collapsible), regions, per-process timelines,
-    /// comm matrix and load imbalance. No network needed to view it.
+    /// Function statistics from the call traces, within selected regions.
     ///
-    /// Sections for parts the database lacks say so. Example:
-    /// `profparse report bl_prof -o report.html`.
+    /// amrprofparser -wts, with working region filters: exclusive times of
+    /// calls that start inside the selected regions, over all processes;
+    /// inclusive times, the deepest call stack and recursive functions of
+    /// one process.
+    TraceSummary(commands::trace_summary::TraceSummaryArgs),
+    /// Time per region; one process's ranges; a region filter template.
+    ///
+    /// Count and time per region over processes, one process's ranges
+    /// (--proc), and a RegionFilters template (--write-filter-file).
+    Regions(commands::regions::RegionsArgs),
+    /// Call-path tree: top-down, bottom-up, or one function's neighbours.
+    ///
+    /// A node is a function at a position in the nesting; calls, inclusive
+    /// and exclusive time per node, merged over processes or for one
+    /// (--proc). Text, JSON, folded stacks, HTML or Hatchet.
+    Calltree(commands::calltree::CallTreeArgs),
+    /// Chronological call trace of one process (amrprofparser -ttrace).
+    Calltrace(commands::calltrace::CallTraceArgs),
+    /// Integrity check of every part of a database.
+    ///
+    /// amrprofparser -check, and beyond: headers, base profile (blocks
+    /// against file sizes), call traces (nesting, function numbers, times
+    /// within timeMinMax), regions (pairing; stock AMReX's stops without a
+    /// start are notes) and communication data (`comm check`). Exit 0 when
+    /// clean or with notes only, 1 when a problem is found.
+    Check(commands::check::CheckArgs),
+    /// MPI calls and messages: stats, barriers, matrix, pairs, time, timeline, check.
+    ///
+    /// The communication records of a bl_prof database, one question per
+    /// subcommand: calls and bytes per MPI function, barrier waits, who
+    /// sends to whom, each send paired with its receive, time in MPI, a
+    /// timeline of the calls, and an integrity check (docs/COMM.md).
+    Comm(commands::comm::CommArgs),
+    /// Compare two runs by call path (databases, job logs, tlog files, timer trees).
+    ///
+    /// Node by node along the call paths (and, for databases, function by
+    /// function): A, B, B − A, (B − A)/A and calls, with `-` marking nodes
+    /// only in A and `+` nodes only in B (docs/DIFF.md).
+    Diff(commands::diff::DiffArgs),
+    /// Scaling across runs on different rank counts (TinyProfiler logs).
+    ///
+    /// E.g. the same job on 1, 2, 4 ranks: per timer its time in each run,
+    /// speedup and parallel efficiency against the first run, worst
+    /// efficiency first (docs/TINYPROFILER.md).
+    Compare(commands::compare::CompareArgs),
+    /// Call traces as a Chrome/Perfetto timeline, or tables as Parquet.
+    ///
+    /// Call traces, regions and communication calls (messages as flow
+    /// arrows) as Chrome Trace Event JSON, for Perfetto (ui.perfetto.dev) or
+    /// chrome://tracing; or call records, region ranges and comm records as
+    /// Parquet tables (docs/TRACES.md, docs/SCALING.md).
+    Export(commands::export::ExportArgs),
+    /// One self-contained HTML page of the whole database.
+    ///
+    /// Function summary (sortable), call tree (collapsible), regions,
+    /// per-process timelines, comm matrix and load imbalance. No network
+    /// needed to view it. Sections for parts the database lacks say so.
     Report(commands::report::ReportArgs),
     /// Write synthetic inputs of any size (benchmarks, scale tests).
     #[command(hide = true)]
     Synth(commands::synth::SynthArgs),
-    /// Omni libtlog trace files.
+    /// Omni libtlog traces: dump, summary, tree, export.
     Tlog(commands::tlog::TlogArgs),
-    /// Timer trees: print and merge serialized trees.
+    /// Serialized timer trees (JSON, XML): show, merge.
     Tree(commands::tree::TreeArgs),
-    /// Shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    /// Shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// bash: `profparse completions bash > ~/.local/share/bash-completion/completions/profparse`;
     /// zsh: `profparse completions zsh > ~/.zfunc/_profparse` (with `fpath+=~/.zfunc`);
     /// fish: `profparse completions fish > ~/.config/fish/completions/profparse.fish`.
     Completions(commands::completions::CompletionsArgs),
-    /// The manual page (roff) on stdout, -o FILE, or every page into --dir DIR.
+    /// The manual pages (roff).
     ///
-    /// Read it with `profparse man | man -l -`.
+    /// The page of profparse on stdout or -o FILE, or every page (one per
+    /// command) into --dir DIR. Read it with `profparse man | man -l -`.
     Man(commands::man::ManArgs),
+}
+
+/// The command definition with the help layout of help.rs (grouped
+/// commands, examples): what the binary parses with and the man pages show.
+pub fn command() -> clap::Command {
+    crate::help::layout(<Cli as clap::CommandFactory>::command())
+}
+
+/// Parses the process's arguments (exits on a usage error or for --help).
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit())
 }
 
 /// The bl_prof database directory argument, shared by the bl_prof commands.
 #[derive(Args, Debug, Clone)]
 pub struct DatabaseArg {
     /// The bl_prof database directory (the `bl_prof` folder a run wrote).
+    #[arg(value_name = "DB")]
+    pub db: PathBuf,
+}
+
+/// The input of the commands that also read AMReX job logs (info,
+/// summary, calltree, report): told apart by content, not by name.
+#[derive(Args, Debug, Clone)]
+pub struct DatabaseOrLogArg {
+    /// The bl_prof database directory (the `bl_prof` folder a run wrote), or
+    /// an AMReX job log holding a TinyProfiler report (docs/TINYPROFILER.md).
     #[arg(value_name = "DB")]
     pub db: PathBuf,
 }

@@ -28,7 +28,6 @@ pub const OUTPUT_LIMIT: u64 = 2 << 30;
 pub struct Context {
     pub strict: bool,
     pub force: bool,
-    pub keep_going: bool,
     output_limit: u64,
     pub quiet: bool,
     pub verbose: u8,
@@ -46,7 +45,6 @@ impl Context {
         Context {
             strict: args.strict,
             force: args.force,
-            keep_going: args.keep_going,
             output_limit: std::env::var("PROFPARSE_OUTPUT_LIMIT")
                 .ok()
                 .and_then(|v| v.parse().ok())

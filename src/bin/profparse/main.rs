@@ -7,18 +7,16 @@ mod cli;
 mod commands;
 mod context;
 mod format;
+mod help;
 mod output;
 mod progress;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use crate::cli::Cli;
 use crate::context::Context;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     // A mapped input that shrinks (a live run's flush) ends the run with a
     // message and the damaged-data exit code, not a signal.
     profparse::source::sigbus::exit_on_sigbus(i32::from(context::EXIT_DATA));

@@ -14,7 +14,7 @@ use profparse::report::focus::FocusReport;
 use profparse::{Location, Warning};
 
 use super::trace_common::{open_trace_db, region_filter, selection, trace_blocks};
-use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
+use crate::cli::{DatabaseOrLogArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::format::Offered;
 use crate::output::{UsageError, emit};
@@ -47,7 +47,7 @@ const FORMATS: Offered = Offered(&[
 #[derive(Args, Debug)]
 pub struct CallTreeArgs {
     #[command(flatten)]
-    pub db: DatabaseArg,
+    pub db: DatabaseOrLogArg,
     #[command(flatten)]
     pub regions: RegionArgs,
     /// Only this process's tree (default: merged over all processes).

@@ -52,8 +52,9 @@ const FORMATS: Offered = Offered(&[
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// The first run (the baseline): a bl_prof database directory, a tlog
-    /// file or a serialized timer tree (JSON/XML).
+    /// The first run (the baseline): a bl_prof database directory, an AMReX
+    /// job log (its TinyProfiler report), a tlog file or a serialized timer
+    /// tree (JSON/XML).
     #[arg(value_name = "A")]
     pub a: PathBuf,
     /// The second run, of the same kind as A.

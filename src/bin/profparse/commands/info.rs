@@ -7,7 +7,7 @@ use profparse::analysis::info::database_info;
 use profparse::report::Format;
 use profparse::report::info::InfoReport;
 
-use crate::cli::{DatabaseArg, OutputArg};
+use crate::cli::{DatabaseOrLogArg, OutputArg};
 use crate::context::Context;
 use crate::format::TABLE_JSON;
 use crate::output::emit;
@@ -15,7 +15,7 @@ use crate::output::emit;
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     #[command(flatten)]
-    pub db: DatabaseArg,
+    pub db: DatabaseOrLogArg,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
     pub format: Format,

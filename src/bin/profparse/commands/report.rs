@@ -11,14 +11,14 @@ use profparse::report::html_report::{MATRIX_MAX_CELLS, Report, TreeBounds, write
 use profparse::report::html_timeline::TIMELINE_DEPTHS;
 use profparse::report::svg::TIMELINE_COLUMNS;
 
-use crate::cli::{DatabaseArg, OutputArg};
+use crate::cli::{DatabaseOrLogArg, OutputArg};
 use crate::context::Context;
 use crate::output::{self, UsageError};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     #[command(flatten)]
-    pub db: DatabaseArg,
+    pub db: DatabaseOrLogArg,
     /// Functions in the load-imbalance view (largest maximum time first).
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,

@@ -9,7 +9,7 @@ use profparse::report::Format;
 use profparse::report::functions::FunctionsReport;
 use profparse::report::table::TableStyle;
 
-use crate::cli::{DatabaseArg, OutputArg};
+use crate::cli::{DatabaseOrLogArg, OutputArg};
 use crate::context::Context;
 use crate::format::Offered;
 use crate::output::{UsageError, emit_within};
@@ -57,7 +57,7 @@ impl From<SortArg> for SortKey {
 #[derive(Args, Debug)]
 pub struct SummaryArgs {
     #[command(flatten)]
-    pub db: DatabaseArg,
+    pub db: DatabaseOrLogArg,
     #[command(flatten)]
     pub table: TableOptions,
     /// A TinyProfiler log holding several runs: report run N (1 = the

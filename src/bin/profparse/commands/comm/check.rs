@@ -17,6 +17,7 @@ use crate::output::emit;
 pub struct CheckArgs {
     #[command(flatten)]
     db: DatabaseArg,
+    /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
     format: Format,
     #[command(flatten)]

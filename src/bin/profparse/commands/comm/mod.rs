@@ -72,31 +72,44 @@ impl CommSelect {
 
 #[derive(Subcommand, Debug)]
 pub enum CommCommand {
-    /// Calls, records and bytes per MPI function type, per process and in
-    /// total; message sizes, time span, timer cost (amrprofparser -stats).
+    /// Calls, records and bytes per MPI function (amrprofparser -stats).
+    ///
+    /// Per MPI function type, per process and in total; message sizes, time
+    /// span, timer cost.
     Stats(stats::StatsArgs),
+    /// Barrier waits: who arrived last, who waited how long (amrprofparser -spd).
+    ///
     /// Per barrier (by number) and process: arrival, exit and wait time, the
     /// last process to arrive (the one everybody waited for), and wait totals
-    /// per process (amrprofparser -spd intent).
+    /// per process.
     Barriers(sync::BarriersArgs),
-    /// Messages and bytes per sender × receiver (amrprofparser -sendspf intent);
+    /// Messages and bytes per sender × receiver (amrprofparser -sendspf).
+    ///
     /// `--svg F` also draws the bytes as a heat map.
     Matrix(sync::MatrixArgs),
-    /// Pairs each send with its receive (k-th send p→q with tag t = k-th
-    /// receive on q from p with tag t): size and latency per message,
-    /// unmatched sends and receives listed (amrprofparser -sr/-srlist intent).
+    /// Each send paired with its receive: size, latency (amrprofparser -sr).
+    ///
+    /// The k-th send p→q with tag t is paired with the k-th receive on q
+    /// from p with tag t: size and latency per message, unmatched sends and
+    /// receives listed (amrprofparser -sr/-srlist intent).
     Pairs(pairs::PairsArgs),
-    /// Time in MPI (mpiP's question): seconds per call type and per
-    /// process, MPI share of each process's traced time, spread over
-    /// processes, message sizes, and the time attributed to call paths and
-    /// regions of the call traces.
+    /// Time in MPI per call type, process, call path and region.
+    ///
+    /// mpiP's question: seconds per call type and per process, MPI share of
+    /// each process's traced time, spread over processes, message sizes,
+    /// and the time attributed to call paths and regions of the call
+    /// traces.
     Time(time::TimeArgs),
-    /// Per-process timeline of communication calls (amrprofparser
-    /// -timelinepf intent): `--svg F` picture, `--chrome F` trace JSON.
+    /// Timeline of the communication calls per process (SVG, Chrome JSON).
+    ///
+    /// amrprofparser -timelinepf intent: `--svg F` picture, `--chrome F`
+    /// trace JSON.
     Timeline(timeline::TimelineArgs),
-    /// Integrity check: block layout and sizes, time order, every barrier a
-    /// before/after pair with its number, name-tag counts. Exit code 0 only
-    /// when clean, 1 when a problem was found (each named with its offset).
+    /// Integrity check of the communication data (exit 0 only when clean).
+    ///
+    /// Block layout and sizes, time order, every barrier a before/after
+    /// pair with its number, name-tag counts. Exit code 0 only when clean,
+    /// 1 when a problem was found (each named with its offset).
     Check(check::CheckArgs),
 }
 

@@ -19,6 +19,7 @@ pub struct PairsArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
+    /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
     format: Format,
     #[command(flatten)]

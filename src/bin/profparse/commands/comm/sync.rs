@@ -25,6 +25,7 @@ pub struct BarriersArgs {
     /// all-reductions.
     #[arg(long = "no-reductions")]
     no_reductions: bool,
+    /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
     format: Format,
     #[command(flatten)]
@@ -48,7 +49,8 @@ pub struct MatrixArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
-    /// `csv`: one row per sender and receiver that exchanged messages.
+    /// Output format (`csv`: one row per sender and receiver that exchanged
+    /// messages).
     #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
     format: Format,
     /// Write an SVG heat map of the bytes to F.

@@ -41,6 +41,7 @@ pub struct TimeArgs {
     /// regions (faster on big traces).
     #[arg(long)]
     no_trace: bool,
+    /// Output format.
     #[arg(long, default_value = "table", value_parser = FORMATS)]
     format: Format,
     #[command(flatten)]

@@ -38,12 +38,14 @@ const DUMP_FORMATS: Offered = Offered(&[
 pub struct DumpArgs {
     /// The tlog trace file.
     file: PathBuf,
+    /// The layout of text output: byte for byte that of one of the reference tools.
     #[arg(long, value_enum, default_value_t = Style::Tlogdump)]
     style: Style,
     /// Process count for tlog_dump/sample (default: inferred, 1 + the
     /// largest process id). Larger adds empty sections; smaller is an error.
     #[arg(long, value_name = "N")]
     nodes: Option<usize>,
+    /// Output format.
     #[arg(long, default_value = "text", value_parser = DUMP_FORMATS)]
     format: Format,
     /// Dump even data that does not look like a trace.

@@ -24,23 +24,30 @@ pub struct TlogArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum TlogCommand {
-    /// Every event, in a reference layout (byte-identical) or as JSON/CSV.
+    /// Every event, in a reference tool's layout (byte-identical) or as JSON/CSV.
     Dump(dump::DumpArgs),
+    /// Intervals per process and event kind, and over processes.
+    ///
     /// Per process and event kind: matched IN/OUT intervals (count, total,
     /// min/avg/max), single events, START..END span, unmatched events; and
     /// over processes min/avg/max with the process holding the max.
     Summary(summary::SummaryArgs),
-    /// The nesting of intervals as a timer tree, merged over processes or of one (--proc).
+    /// The nesting of intervals as a call tree, merged over processes or of one (--proc).
     Tree(tree::TreeArgs),
-    /// Chrome Trace Event JSON (X per interval, i per single event, pid = process).
+    /// The trace as Chrome Trace Event JSON, for ui.perfetto.dev.
+    ///
+    /// An X event per interval, an i event per single event, pid = process.
     Export(ExportArgs),
 }
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
+    /// The tlog trace file.
     file: PathBuf,
+    /// Write the Chrome Trace Event JSON to FILE (for ui.perfetto.dev).
     #[arg(long, value_name = "FILE")]
     chrome: PathBuf,
+    /// Names of event kinds: lines `pair <1-9> <name>` / `single <1-9> <name>`.
     #[arg(long = "event-names", value_name = "FILE")]
     event_names: Option<PathBuf>,
 }

@@ -17,10 +17,12 @@ use crate::output::emit;
 
 #[derive(Args, Debug)]
 pub struct SummaryArgs {
+    /// The tlog trace file.
     file: PathBuf,
     /// Names of event kinds: lines `pair <1-9> <name>` / `single <1-9> <name>`.
     #[arg(long = "event-names", value_name = "FILE")]
     event_names: Option<PathBuf>,
+    /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
     format: Format,
     #[command(flatten)]

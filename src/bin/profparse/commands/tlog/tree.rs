@@ -36,9 +36,12 @@ const TREE_FORMATS: Offered = Offered(&[
 
 #[derive(Args, Debug)]
 pub struct TreeArgs {
+    /// The tlog trace file.
     file: PathBuf,
+    /// Only this process's tree (default: merged over all processes).
     #[arg(long, value_name = "N")]
     proc: Option<u16>,
+    /// Names of event kinds: lines `pair <1-9> <name>` / `single <1-9> <name>`.
     #[arg(long = "event-names", value_name = "FILE")]
     event_names: Option<PathBuf>,
     /// Text: the spread over processes in full: the smallest and largest
@@ -46,6 +49,7 @@ pub struct TreeArgs {
     /// the largest (JSON always has them).
     #[arg(long)]
     wide: bool,
+    /// Output format.
     #[arg(long, default_value = "text", value_parser = TREE_FORMATS)]
     format: Format,
     #[command(flatten)]

@@ -31,6 +31,11 @@ pub struct MergeArgs {
     /// Report format.
     #[arg(long, default_value = "table", value_parser = MERGE_FORMATS)]
     pub format: Format,
+    /// Skip a file that cannot be read (missing, not a timer tree) with a
+    /// warning instead of stopping; the others are merged, exit code 3.
+    /// Damaged timers inside a file are always skipped with a warning.
+    #[arg(long = "keep-going")]
+    pub keep_going: bool,
     #[command(flatten)]
     pub output: OutputArg,
 }
@@ -42,7 +47,7 @@ pub fn run(args: &MergeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         let tree = match read(path, ctx) {
             Ok(t) => t,
             // --keep-going: an unreadable input is skipped, not fatal.
-            Err(e) if ctx.keep_going => {
+            Err(e) if args.keep_going => {
                 ctx.warn(&Warning::new(
                     Location::file(path),
                     format!("skipped (--keep-going): {e}"),

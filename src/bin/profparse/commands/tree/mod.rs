@@ -30,9 +30,10 @@ pub enum TreeCommand {
     /// from the extension (.json, .xml); otherwise from the first non-blank
     /// character (`{` or `<`).
     Show(show::ShowArgs),
-    /// Merge the timer trees of several processes or runs by path: per timer
-    /// the number of files that have it, min, avg, max and sum of its
-    /// seconds, and the file with the max.
+    /// Merge the timer trees of several processes or runs by path.
+    ///
+    /// Per timer the number of files that have it, min, avg, max and sum of
+    /// its seconds, and the file with the max.
     Merge(merge::MergeArgs),
 }
 
