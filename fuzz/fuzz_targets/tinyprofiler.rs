@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
             source: Some("job.out".into()),
         };
         for format in [Format::Text, Format::Json, Format::Hatchet, Format::Html] {
-            render(&page, format, &mut sink()).unwrap();
+            render(&page, format, Some(80), &mut sink()).unwrap();
         }
         for memory in [false, true] {
             let r = TinySummaryReport {
@@ -53,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
                 top: Some(3),
             };
             for format in [Format::Table, Format::Json, Format::Csv] {
-                render(&r, format, &mut sink()).unwrap();
+                render(&r, format, Some(80), &mut sink()).unwrap();
             }
         }
     }
@@ -63,8 +63,8 @@ fuzz_target!(|data: &[u8]| {
         log: "job.out".into(),
         parsed: &log,
     };
-    render(&info, Format::Table, &mut sink()).unwrap();
-    render(&info, Format::Json, &mut sink()).unwrap();
+    render(&info, Format::Table, Some(80), &mut sink()).unwrap();
+    render(&info, Format::Json, Some(80), &mut sink()).unwrap();
     let runs: Vec<CompareInput> = log
         .reports
         .iter()
@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
             top: None,
         };
         for format in [Format::Table, Format::Json, Format::Csv] {
-            render(&r, format, &mut sink()).unwrap();
+            render(&r, format, Some(80), &mut sink()).unwrap();
         }
         compare_svg(&c, &mut sink()).unwrap();
     }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::fit::middle_ellipsis;
 use super::html_report::escape as html_escape;
 use super::json_tree;
-use super::numfmt::{TreeIndent, duration};
+use super::numfmt::{Blanks, TreeIndent, duration};
 use super::{Column, Document, Format, Report, Table};
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
@@ -44,6 +44,29 @@ pub struct TreeView {
     pub wide: bool,
     /// Text: the line width to fit (`None`: no limit).
     pub width: Option<usize>,
+    /// Text: how the times of merged processes are combined.
+    pub aggregate: Aggregate,
+}
+
+/// How a text tree combines the times of the processes it merges (calls
+/// are always summed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Aggregate {
+    /// The average over processes: what one process spent, typically.
+    #[default]
+    Mean,
+    /// The sum over processes: CPU time, as folded stacks count it.
+    Sum,
+}
+
+impl TreeView {
+    /// What the times of merged processes are divided by.
+    fn divisor(&self) -> f64 {
+        match self.aggregate {
+            Aggregate::Mean => self.nprocs.max(1) as f64,
+            Aggregate::Sum => 1.0,
+        }
+    }
 }
 
 /// The time `order` picks of a node (summed over processes).
@@ -252,12 +275,14 @@ impl Report for TreeReport<'_> {
             if view.order == Order::Exclusive {
                 doc.line("Functions by exclusive time, below each its callers.");
             }
-            doc.line(times_line(self.proc, view.nprocs)).line("");
+            doc.line(times_line(self.proc, view)).line("");
         }
         doc.line(header(view));
         // The lines, formatted in parallel runs as they are written: each
         // row is one run of lines (without its last newline).
         let nodes = visible(tree, view);
+        let cuts = Cuts::of(tree, view, &nodes);
+        let hidden_roots = hidden_roots(tree, view, &nodes);
         let runs = nodes.len().div_ceil(LINES_PER_TASK);
         let batch = 2 * rayon::current_num_threads().max(1);
         let rows = (0..runs).step_by(batch).flat_map(move |first| {
@@ -265,13 +290,16 @@ impl Report for TreeReport<'_> {
                 .into_par_iter()
                 .map(|r| {
                     let lines = r * LINES_PER_TASK..((r + 1) * LINES_PER_TASK).min(nodes.len());
-                    let mut text = text_lines(tree, view, &nodes, lines);
+                    let mut text = text_lines(tree, view, &nodes, &cuts, lines);
                     text.pop();
                     vec![text]
                 })
                 .collect::<Vec<_>>()
         });
         doc.table(Table::new(vec![Column::left("", 0)], rows).headless());
+        if let Some(line) = hidden_roots {
+            doc.line(line);
+        }
         doc
     }
 
@@ -295,13 +323,30 @@ pub(crate) fn scope(proc: Option<usize>, nprocs: usize) -> String {
 }
 
 /// The line under a tree's header that says what its times are.
-pub(crate) fn times_line(proc: Option<usize>, nprocs: usize) -> &'static str {
-    if proc.is_none() && nprocs > 1 {
-        "Times are averages over processes; calls are summed."
+pub(crate) fn times_line(proc: Option<usize>, view: &TreeView) -> String {
+    let times = if proc.is_some() || view.nprocs <= 1 {
+        "Times of the process alone."
     } else {
-        "Times: of the process alone."
-    }
+        match view.aggregate {
+            Aggregate::Mean => {
+                "Times are averages over processes (--aggregate sum: sums); calls summed."
+            }
+            Aggregate::Sum => "Times and calls are sums over processes.",
+        }
+    };
+    let own = match view.order {
+        Order::Inclusive => "(untimed) rows: a node's own time",
+        Order::Exclusive => "(outermost: no caller) rows: calls without a caller",
+    };
+    format!(
+        "{times}\n{own}, if over {:.0} % of the node.",
+        100.0 * UNTIMED_SHARE
+    )
 }
+
+/// The share of a node's time its own (untimed) part must have to get a
+/// row of its own: below it the row would only repeat the Excl column.
+const UNTIMED_SHARE: f64 = 0.10;
 
 /// Which columns a text tree shows, and the room its paths have: the
 /// ordering time first; averages and the largest process's inclusive time
@@ -373,7 +418,10 @@ impl TreeColumns {
 pub(crate) fn header(view: &TreeView) -> String {
     let c = TreeColumns::of(view);
     let (incl, excl) = if c.multi {
-        ("Incl avg", "Excl avg")
+        match view.aggregate {
+            Aggregate::Mean => ("Incl avg", "Excl avg"),
+            Aggregate::Sum => ("Incl sum", "Excl sum"),
+        }
     } else {
         ("Inclusive", "Exclusive")
     };
@@ -397,7 +445,7 @@ pub(crate) fn header(view: &TreeView) -> String {
 
 /// The numbers of a node's text line, in the columns of [`header`].
 fn columns(m: &Spread, view: &TreeView, c: &TreeColumns) -> String {
-    let p = view.nprocs.max(1) as f64;
+    let p = view.divisor();
     let (incl, excl) = (m.total.inclusive / p, m.total.exclusive / p);
     let (first, second) = match view.order {
         Order::Inclusive => (incl, excl),
@@ -423,18 +471,112 @@ fn columns(m: &Spread, view: &TreeView, c: &TreeColumns) -> String {
     line
 }
 
+/// Where a view hides children (`--top`, `--depth`, `--min-percent`): per
+/// line of the visible nodes, the nodes whose visible subtree ends there
+/// and that hide some children, innermost first, with how many and their
+/// share of the node.
+#[derive(Debug, Default)]
+pub(crate) struct Cuts {
+    after: rustc_hash::FxHashMap<usize, Vec<(usize, usize, f64)>>,
+}
+
+impl Cuts {
+    /// The cuts of `nodes`, the visible nodes in pre-order with depths.
+    pub(crate) fn of(tree: &CallTree<Spread>, view: &TreeView, nodes: &[(NodeId, usize)]) -> Self {
+        // (line, visible children, their summed key) of the open nodes.
+        let mut open: Vec<(usize, usize, f64)> = Vec::new();
+        let mut cuts = Cuts::default();
+        let close = |cuts: &mut Cuts, (line, shown, shown_key): (usize, usize, f64), end: usize| {
+            let (id, depth) = nodes[line];
+            let n = tree.node(id);
+            let hidden = n.children().len().saturating_sub(shown);
+            if hidden == 0 {
+                return;
+            }
+            let all: f64 = n
+                .children()
+                .iter()
+                .map(|c| key(&tree.node(*c).metrics, view.order))
+                .sum();
+            let parent = key(&n.metrics, view.order);
+            let share = if parent > 0.0 {
+                100.0 * (all - shown_key) / parent
+            } else {
+                0.0
+            };
+            cuts.after
+                .entry(end)
+                .or_default()
+                .push((depth + 1, hidden, share));
+        };
+        for (i, &(id, depth)) in nodes.iter().enumerate() {
+            while open.last().is_some_and(|&(l, _, _)| nodes[l].1 >= depth) {
+                let top = open.pop().unwrap_or_default();
+                close(&mut cuts, top, i - 1);
+            }
+            if let Some(parent) = open.last_mut() {
+                parent.1 += 1;
+                parent.2 += key(&tree.node(id).metrics, view.order);
+            }
+            open.push((i, 0, 0.0));
+        }
+        while let Some(top) = open.pop() {
+            close(&mut cuts, top, nodes.len().saturating_sub(1));
+        }
+        cuts
+    }
+}
+
+/// The line that stands for the outermost calls a view hides, if any.
+fn hidden_roots(
+    tree: &CallTree<Spread>,
+    view: &TreeView,
+    nodes: &[(NodeId, usize)],
+) -> Option<String> {
+    let roots = tree.node(tree.root()).children();
+    let shown: Vec<NodeId> = nodes.iter().filter(|n| n.1 == 0).map(|n| n.0).collect();
+    let hidden = roots.len().saturating_sub(shown.len());
+    if hidden == 0 {
+        return None;
+    }
+    let total = total_key(tree, view.order);
+    let shown_key: f64 = shown
+        .iter()
+        .map(|&id| key(&tree.node(id).metrics, view.order))
+        .sum();
+    let share = if total > 0.0 {
+        100.0 * (total - shown_key) / total
+    } else {
+        0.0
+    };
+    let what = if hidden == 1 { "call" } else { "calls" };
+    Some(format!(
+        "{}  … {hidden} more outermost {what} ({share:.1} % of the total)",
+        Blanks(TreeColumns::of(view).numbers_width())
+    ))
+}
+
+/// The line that stands for hidden children.
+fn more_line(c: &TreeColumns, depth: usize, hidden: usize, share: f64) -> String {
+    let what = if hidden == 1 { "child" } else { "children" };
+    let text = format!("… {hidden} more {what} ({share:.1} % of parent)");
+    format!("{}  {}", Blanks(c.numbers_width()), c.path(depth, &text))
+}
+
 /// The text lines of `nodes[lines]`, each ended by a newline: a node's
-/// line and, when it has visible children, its remainder on the next line:
-/// the untimed part of a top-down node, the outermost calls of a bottom-up
-/// one.
+/// line; when it has visible children and its own part is over
+/// [`UNTIMED_SHARE`] of it, that part on the next line (the untimed part of
+/// a top-down node, the outermost calls of a bottom-up one); and where a
+/// node's visible subtree ends, a line for the children `cuts` hid.
 pub(crate) fn text_lines(
     tree: &CallTree<Spread>,
     view: &TreeView,
     nodes: &[(NodeId, usize)],
+    cuts: &Cuts,
     lines: std::ops::Range<usize>,
 ) -> String {
     use std::fmt::Write as _;
-    let p = view.nprocs.max(1) as f64;
+    let p = view.divisor();
     let c = TreeColumns::of(view);
     // The remainder's line: its time in the first column, the others
     // blank.
@@ -458,11 +600,13 @@ pub(crate) fn text_lines(
         let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
         if has_children {
             let rest = remainder(tree, id, view.order);
-            // Only where it shows at the printed precision.
-            if rest / p >= 0.5e-4 {
+            if rest > UNTIMED_SHARE * key(m, view.order) {
                 let cols = format!("{:>NUMBER$}{:rest_width$}", duration(rest / p), "");
                 let _ = writeln!(w, "{cols}  {}", c.path(depth + 1, label));
             }
+        }
+        for &(depth, hidden, share) in cuts.after.get(&i).into_iter().flatten() {
+            let _ = writeln!(w, "{}", more_line(&c, depth, hidden, share));
         }
     }
     w
@@ -990,14 +1134,15 @@ mod tests {
             let mut out = Vec::new();
             super::super::render(&report, Format::Text, None, &mut out).unwrap();
             let nodes = visible(&tree, &view);
-            let lines = text_lines(&tree, &view, &nodes, 0..nodes.len());
+            let cuts = Cuts::of(&tree, &view, &nodes);
+            let lines = text_lines(&tree, &view, &nodes, &cuts, 0..nodes.len());
             let body = String::from_utf8(out).unwrap();
             let (head, rest) = body.split_at(body.find("\n\n").unwrap() + 2);
             assert_eq!(
                 head,
                 format!(
                     "db: call tree of {nprocs} processes\n{}\n\n",
-                    times_line(None, nprocs)
+                    times_line(None, &view)
                 )
             );
             let (columns, rows) = rest.split_at(rest.find('\n').unwrap() + 1);

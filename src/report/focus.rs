@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::calltree::{
-    NodeJson, Order, TreeView, header, node_json, scope, text_lines, times_line, total_key,
+    Cuts, NodeJson, Order, TreeView, header, node_json, scope, text_lines, times_line, total_key,
     walk_from, write_html_head, write_html_nodes,
 };
 use super::html_report::escape as html_escape;
@@ -91,7 +91,8 @@ impl FocusReport<'_> {
 fn subtree_lines(tree: &CallTree<Spread>, view: &TreeView, calls: &[u64], top: NodeId) -> String {
     let total = total_key(tree, view.order);
     let nodes = walk_from(tree, view, calls, total, top, 0);
-    text_lines(tree, view, &nodes, 0..nodes.len())
+    let cuts = Cuts::of(tree, view, &nodes);
+    text_lines(tree, view, &nodes, &cuts, 0..nodes.len())
 }
 
 impl Report for FocusReport<'_> {
@@ -142,7 +143,7 @@ impl Report for FocusReport<'_> {
                 "{source}: callers and callees of {}",
                 scope(self.proc, nprocs)
             ))
-            .line(times_line(self.proc, nprocs));
+            .line(times_line(self.proc, &self.view));
         }
         let (up, down) = (self.callers_view(), self.callees_view());
         let up_calls = subtree_calls(self.callers);

@@ -21,6 +21,7 @@ mod flags;
 mod fuzz_regressions;
 mod help;
 mod hostile_files;
+mod human;
 mod interop;
 mod names;
 mod output_files;

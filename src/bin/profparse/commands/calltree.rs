@@ -80,11 +80,32 @@ pub struct CallTreeArgs {
     /// largest (JSON always has them).
     #[arg(long)]
     pub wide: bool,
+    /// Text: how the times of merged processes are combined: `mean` (what
+    /// one process spent, typically) or `sum` (over all processes, as
+    /// folded stacks count). Calls are always summed.
+    #[arg(long, value_enum, default_value_t = AggregateArg::Mean, value_name = "HOW")]
+    pub aggregate: AggregateArg,
     /// Output format.
     #[arg(long, default_value = "text", value_parser = FORMATS)]
     pub format: Format,
     #[command(flatten)]
     pub output: OutputArg,
+}
+
+/// `--aggregate`: how a text tree combines merged processes' times.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggregateArg {
+    Mean,
+    Sum,
+}
+
+impl From<AggregateArg> for profparse::report::calltree::Aggregate {
+    fn from(a: AggregateArg) -> Self {
+        match a {
+            AggregateArg::Mean => Self::Mean,
+            AggregateArg::Sum => Self::Sum,
+        }
+    }
 }
 
 pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -123,6 +144,7 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         order: Order::Inclusive,
         wide: args.wide,
         width: args.output.text_width(args.wide),
+        aggregate: args.aggregate.into(),
     };
     if args.bottom_up || args.focus.is_some() {
         return callers_report(args, db, &sel, view, bar, ctx);
