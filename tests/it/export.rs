@@ -243,3 +243,89 @@ fn big_exports_are_announced_before_they_are_written() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("chrome://tracing"), "{err}");
 }
+
+/// The events of a Chrome trace file.
+fn trace_events(file: &Path) -> Vec<Value> {
+    let v: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    v["traceEvents"].as_array().unwrap().clone()
+}
+
+/// Every process with events is named, and so is every track it uses;
+/// times are whole nanoseconds (at most 3 decimals of a microsecond).
+fn named_and_rounded(events: &[Value], what: &str) {
+    let meta = |kind: &str| -> BTreeSet<(u64, u64)> {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "M" && e["name"] == kind)
+            .map(|e| (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()))
+            .collect()
+    };
+    let (procs, threads) = (meta("process_name"), meta("thread_name"));
+    let mut seen = 0;
+    for e in events.iter().filter(|e| e["ph"] != "M") {
+        let (pid, tid) = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());
+        assert!(
+            procs.iter().any(|p| p.0 == pid),
+            "{what}: process {pid} unnamed"
+        );
+        assert!(
+            threads.contains(&(pid, tid)),
+            "{what}: track {pid}/{tid} unnamed"
+        );
+        for k in ["ts", "dur"] {
+            if let Some(x) = e[k].as_f64() {
+                let ns = x * 1e3;
+                assert!(
+                    (ns - ns.round()).abs() < 1e-6 * ns.abs().max(1.0),
+                    "{what}: {k} {x}"
+                );
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen > 0, "{what}");
+}
+
+#[test]
+fn every_chrome_export_names_its_processes_and_tracks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = db("flush");
+    let a = tmp.path().join("export.json");
+    run_ok(&["export", s(&d), "--chrome", s(&a)]);
+    named_and_rounded(&trace_events(&a), "export --chrome");
+    let b = tmp.path().join("timeline.json");
+    run_ok(&["-q", "comm", "timeline", s(&d), "--chrome", s(&b)]);
+    named_and_rounded(&trace_events(&b), "comm timeline --chrome");
+    let c = tmp.path().join("tlog.json");
+    let log = crate::common::tlog("np4.log");
+    run_ok(&["-q", "tlog", "export", s(&log), "--chrome", s(&c)]);
+    named_and_rounded(&trace_events(&c), "tlog export --chrome");
+}
+
+/// `--args`: none by default (viewers group calls by name), the depth with
+/// `summary`, every figure with `all`.
+#[test]
+fn call_args_are_chosen() {
+    let d = db("small4");
+    let keys = |extra: &[&str]| -> BTreeSet<String> {
+        export(&d, extra)
+            .iter()
+            .filter(|e| e["cat"] == "call")
+            .flat_map(|e| {
+                e.get("args")
+                    .and_then(Value::as_object)
+                    .map(|a| a.keys().cloned().collect::<Vec<_>>())
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    assert!(keys(&[]).is_empty());
+    assert_eq!(
+        keys(&["--args", "summary"]),
+        BTreeSet::from(["depth".to_owned()])
+    );
+    assert_eq!(
+        keys(&["--args", "all"]),
+        BTreeSet::from(["depth", "exclusive_s", "inclusive_s"].map(String::from))
+    );
+}

@@ -15,8 +15,10 @@ use crate::formats::blprof::trace::{CallRecord, TraceBlock};
 use crate::formats::blprof::walk::{BlockSelection, CommProcWalk, Skipped, TraceProcWalk};
 use crate::parallel::Ordered;
 
-use super::json::{EventWriter, json_str, put_event, put_f64, put_int, put_metadata, put_str};
-use super::{ChromeOptions, ExportStats, TID_CALLS, TID_COMM, TID_REGIONS};
+use super::json::{
+    EventWriter, json_str, put_event, put_f64, put_int, put_metadata, put_str, put_us,
+};
+use super::{CallArgs, ChromeOptions, ExportStats, TID_CALLS, TID_COMM, TID_REGIONS};
 
 fn overlaps(window: (f64, f64), start: f64, end: f64) -> bool {
     end >= window.0 && start <= window.1
@@ -130,26 +132,44 @@ struct Formatted {
     mids: Vec<(u32, u32, f64)>,
 }
 
-/// A call: an `X` with its times and depth as args. Returns false when its
-/// function is not in the process's table (written as `"?"`).
-fn format_call(o: &mut Vec<u8>, ctx: &Context, pid: usize, slot: u32, c: &CallRecord) -> bool {
+/// A call: an `X` with `args` as asked. Returns false when its function is
+/// not in the process's table (written as `"?"`).
+fn format_call(
+    o: &mut Vec<u8>,
+    ctx: &Context,
+    (pid, slot): (usize, u32),
+    args: CallArgs,
+    c: &CallRecord,
+) -> bool {
     let known = ctx.names.get(slot as usize).and_then(|n| n.get(&c.fnum));
     let name: &[u8] = known.map_or(b"\"?\"", |n| n);
     o.extend_from_slice(b",\n{\"name\":");
     o.extend_from_slice(name);
     o.extend_from_slice(b",\"ph\":\"X\",\"ts\":");
-    put_f64(o, c.start * 1e6);
+    put_us(o, c.start);
     o.extend_from_slice(b",\"dur\":");
-    put_f64(o, c.inclusive.max(0.0) * 1e6);
+    put_us(o, c.inclusive.max(0.0));
     o.extend_from_slice(b",\"pid\":");
     put_int(o, pid);
-    o.extend_from_slice(b",\"tid\":0,\"cat\":\"call\",\"args\":{\"inclusive_s\":");
-    put_f64(o, c.inclusive);
-    o.extend_from_slice(b",\"exclusive_s\":");
-    put_f64(o, c.exclusive);
-    o.extend_from_slice(b",\"depth\":");
-    put_int(o, c.depth);
-    o.extend_from_slice(b"}}");
+    o.extend_from_slice(b",\"tid\":0,\"cat\":\"call\"");
+    match args {
+        CallArgs::None => {}
+        CallArgs::Summary => {
+            o.extend_from_slice(b",\"args\":{\"depth\":");
+            put_int(o, c.depth);
+            o.push(b'}');
+        }
+        CallArgs::All => {
+            o.extend_from_slice(b",\"args\":{\"inclusive_s\":");
+            put_f64(o, c.inclusive);
+            o.extend_from_slice(b",\"exclusive_s\":");
+            put_f64(o, c.exclusive);
+            o.extend_from_slice(b",\"depth\":");
+            put_int(o, c.depth);
+            o.push(b'}');
+        }
+    }
+    o.push(b'}');
     known.is_some()
 }
 
@@ -170,7 +190,7 @@ fn format_calls(
         {
             continue;
         }
-        if !format_call(&mut out.text, ctx, pid, slot, &c) {
+        if !format_call(&mut out.text, ctx, (pid, slot), opts.call_args, &c) {
             out.unknown_functions += 1;
         }
         out.events += 1;
@@ -202,12 +222,12 @@ fn format_comm(
         put_str(o, name);
         if c.instant {
             o.extend_from_slice(b",\"ph\":\"i\",\"ts\":");
-            put_f64(o, c.start * 1e6);
+            put_us(o, c.start);
         } else {
             o.extend_from_slice(b",\"ph\":\"X\",\"ts\":");
-            put_f64(o, c.start * 1e6);
+            put_us(o, c.start);
             o.extend_from_slice(b",\"dur\":");
-            put_f64(o, (c.end - c.start).max(0.0) * 1e6);
+            put_us(o, (c.end - c.start).max(0.0));
         }
         o.extend_from_slice(b",\"pid\":");
         put_int(o, pid);
@@ -234,7 +254,7 @@ fn format_flow(o: &mut Vec<u8>, m: &FlowMsg, ends: &Ends) {
         o.extend_from_slice(b"\",\"id\":");
         put_int(o, m.id);
         o.extend_from_slice(b",\"ts\":");
-        put_f64(o, ts * 1e6);
+        put_us(o, ts);
         o.extend_from_slice(b",\"pid\":");
         put_int(o, pid);
         o.extend_from_slice(b",\"tid\":");
@@ -282,16 +302,7 @@ fn format_item(x: &Item, ctx: &Context, ends: &Ends, out: &mut Formatted) {
         } => {
             let name: &[u8] = ctx.region_names.get(*name as usize).map_or(b"\"?\"", |n| n);
             let len = (stop - start).max(0.0);
-            put_event(
-                o,
-                name,
-                "X",
-                start * 1e6,
-                Some(len * 1e6),
-                *pid,
-                TID_REGIONS,
-                "region",
-            );
+            put_event(o, name, "X", *start, Some(len), *pid, TID_REGIONS, "region");
             out.events += 1;
         }
         Item::Flow(m) => {
@@ -690,16 +701,6 @@ pub fn write_blprof_trace(
         region_names,
     };
     let mut sink = Sink::new(out, ctx, Ends::default());
-    let meta = |pid: usize, tid: u32, name: MetaName| Item::Meta {
-        what: if matches!(name, MetaName::Process) {
-            "process_name"
-        } else {
-            "thread_name"
-        },
-        pid,
-        tid,
-        name,
-    };
     // A process's name, calls and regions.
     let mut head = |sink: &mut Sink<'_>, proc: usize| -> io::Result<()> {
         let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
@@ -808,6 +809,20 @@ pub fn write_blprof_trace(
     Ok(stats)
 }
 
+/// A metadata event naming process `pid` (`process N`) or its track `tid`.
+fn meta(pid: usize, tid: u32, name: MetaName) -> Item {
+    Item::Meta {
+        what: if matches!(name, MetaName::Process) {
+            "process_name"
+        } else {
+            "thread_name"
+        },
+        pid,
+        tid,
+        name,
+    }
+}
+
 /// Writes the communication calls of `db` overlapping `window` (one track
 /// per process, `X` for calls, `i` for instants), streamed process by
 /// process; returns the number of events and any warnings.
@@ -824,6 +839,11 @@ pub fn write_comm_trace(
     let mut sink = Sink::new(out, Context::default(), Ends::default());
     let mut warnings = Vec::new();
     for p in db.comm_blocks(&sel).procs() {
+        let proc = p.proc().proc;
+        sink.items(&[
+            meta(proc, 0, MetaName::Process),
+            meta(proc, 0, MetaName::Track("comm")),
+        ])?;
         warnings.extend(sink.comm(p, (0, NO_SLOT), ChromeOptions::all().min_dur)?);
     }
     Ok((sink.out.finish()?, warnings))

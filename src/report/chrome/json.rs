@@ -15,6 +15,13 @@ pub(super) fn put_f64(out: &mut Vec<u8>, x: f64) {
     }
 }
 
+/// `seconds` as the trace's microseconds, rounded to the nanosecond: a
+/// product like `8.39465899 × 1e6` would otherwise carry float noise
+/// (`8394658.999999997`), a seventh of a trace's bytes.
+pub(super) fn put_us(out: &mut Vec<u8>, seconds: f64) {
+    put_f64(out, (seconds * 1e9).round() / 1e3);
+}
+
 pub(super) fn put_int<I: itoa::Integer>(out: &mut Vec<u8>, x: I) {
     out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
 }
@@ -59,7 +66,8 @@ pub(super) fn json_str(s: &str) -> Box<[u8]> {
     v.into_boxed_slice()
 }
 
-/// A plain event: `{"name","ph","ts"[,"dur"],"pid","tid","cat"}`.
+/// A plain event: `{"name","ph","ts"[,"dur"],"pid","tid","cat"}`; `ts`
+/// and `dur` in seconds.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn put_event(
     out: &mut Vec<u8>,
@@ -76,10 +84,10 @@ pub(super) fn put_event(
     out.extend_from_slice(b",\"ph\":\"");
     out.extend_from_slice(ph.as_bytes());
     out.extend_from_slice(b"\",\"ts\":");
-    put_f64(out, ts);
+    put_us(out, ts);
     if let Some(d) = dur {
         out.extend_from_slice(b",\"dur\":");
-        put_f64(out, d);
+        put_us(out, d);
     }
     out.extend_from_slice(b",\"pid\":");
     put_int(out, pid);

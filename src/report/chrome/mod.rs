@@ -34,6 +34,22 @@ pub struct ChromeOptions {
     /// Communication calls and message flows (when the database has a comm
     /// profile).
     pub comm: bool,
+    /// What each call carries besides its name and times.
+    pub call_args: CallArgs,
+}
+
+/// The `args` of each call event. Viewers that group by name and args
+/// (speedscope) see a call with times in its args as a function of its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CallArgs {
+    /// None: a call is its name, start and duration.
+    #[default]
+    None,
+    /// The call's depth (the same for every call of a function at one
+    /// nesting level).
+    Summary,
+    /// Depth, inclusive and exclusive seconds.
+    All,
 }
 
 impl ChromeOptions {
@@ -44,6 +60,7 @@ impl ChromeOptions {
             procs: None,
             min_dur: 0.0,
             comm: true,
+            call_args: CallArgs::All,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use super::json::{EventWriter, json_str, put_event};
+use super::json::{EventWriter, json_str, put_event, put_metadata};
 
 /// Chrome trace of a tlog file: an `X` event per matched IN/OUT interval and
 /// an `i` event per single event, `pid` = process; returns the event count.
@@ -17,6 +17,9 @@ pub fn write_tlog_trace(
     let mut events = 0u64;
     for p in t.procs() {
         let pid = p as usize;
+        put_metadata(&mut text, "process_name", pid, 0, &format!("process {pid}"));
+        put_metadata(&mut text, "thread_name", pid, 0, "events");
+        events += 2;
         let mut open: Vec<(u8, f64)> = Vec::new();
         for (_, r) in t.proc_events(p) {
             if !r.time.is_finite() {
@@ -28,23 +31,14 @@ pub fn write_tlog_trace(
                     if let Some(j) = open.iter().rposition(|o| o.0 == k) {
                         let (_, t0) = open.remove(j);
                         let name = json_str(&names.pair(k));
-                        let dur = (r.time - t0).max(0.0) * 1e6;
-                        put_event(
-                            &mut text,
-                            &name,
-                            "X",
-                            t0 * 1e6,
-                            Some(dur),
-                            pid,
-                            0,
-                            "interval",
-                        );
+                        let dur = (r.time - t0).max(0.0);
+                        put_event(&mut text, &name, "X", t0, Some(dur), pid, 0, "interval");
                         events += 1;
                     }
                 }
                 EventKind::Single(k) => {
                     let name = json_str(&names.single(k));
-                    put_event(&mut text, &name, "i", r.time * 1e6, None, pid, 0, "single");
+                    put_event(&mut text, &name, "i", r.time, None, pid, 0, "single");
                     events += 1;
                 }
                 EventKind::Start | EventKind::End | EventKind::Unknown(_) => {}

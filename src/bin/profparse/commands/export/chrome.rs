@@ -54,6 +54,7 @@ pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<
         procs: (!args.procs.is_empty()).then(|| args.procs.clone()),
         min_dur: args.min_dur,
         comm,
+        call_args: args.call_args.into(),
     };
     // Before anything is read: will viewers load it?
     let estimate = estimate_export(db, &opts);

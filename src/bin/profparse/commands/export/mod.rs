@@ -40,6 +40,29 @@ pub struct ExportArgs {
     /// Leave out the communication calls and messages (comm profile).
     #[arg(long = "no-comm")]
     pub no_comm: bool,
+    /// --chrome: what each call carries in `args`: `none` (viewers such as
+    /// speedscope then group calls by name), `summary` (its depth) or
+    /// `all` (depth, inclusive and exclusive seconds).
+    #[arg(long = "args", value_enum, default_value_t = CallArgsArg::None, value_name = "WHAT")]
+    pub call_args: CallArgsArg,
+}
+
+/// `--args`: see [`ExportArgs::call_args`].
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallArgsArg {
+    None,
+    Summary,
+    All,
+}
+
+impl From<CallArgsArg> for profparse::report::chrome::CallArgs {
+    fn from(a: CallArgsArg) -> Self {
+        match a {
+            CallArgsArg::None => Self::None,
+            CallArgsArg::Summary => Self::Summary,
+            CallArgsArg::All => Self::All,
+        }
+    }
 }
 
 /// `T0,T1` or `T0..T1` with either end open.
