@@ -17,7 +17,9 @@ for t in "${targets[@]}"; do
     # -jobs=1 -workers=1: one fuzzing child, whose output libFuzzer puts in fuzz-0.log.
     # The cli target's reports go to stdout and stderr: closed (mask 3).
     extra=()
-    [ "$t" = cli ] && extra=(-close_fd_mask=3)
+    # Its seeds are one byte (a command line); the patches need room from
+    # the start (-len_control=0), since it runs only a few inputs a second.
+    [ "$t" = cli ] && extra=(-close_fd_mask=3 -max_len=4096 -len_control=0)
     # timer_tree nests one level per byte: long inputs reach deep trees.
     [ "$t" = timer_tree ] && extra=(-max_len=100000)
     cargo +nightly fuzz run "$t" -- -max_total_time="$secs" -jobs=1 -workers=1 \

@@ -25,6 +25,8 @@ pub struct Spread {
     pub inclusive_min: f64,
     pub inclusive_max: f64,
     pub inclusive_max_proc: Option<usize>,
+    pub exclusive_min: f64,
+    pub exclusive_max: f64,
 }
 
 impl Spread {
@@ -40,6 +42,12 @@ impl Spread {
         if first || m.inclusive > self.inclusive_max {
             self.inclusive_max = m.inclusive;
             self.inclusive_max_proc = Some(proc);
+        }
+        if first || m.exclusive < self.exclusive_min {
+            self.exclusive_min = m.exclusive;
+        }
+        if first || m.exclusive > self.exclusive_max {
+            self.exclusive_max = m.exclusive;
         }
     }
 }
@@ -63,6 +71,8 @@ impl Spread {
             self.inclusive_max = later.inclusive_max;
             self.inclusive_max_proc = later.inclusive_max_proc;
         }
+        self.exclusive_min = self.exclusive_min.min(later.exclusive_min);
+        self.exclusive_max = self.exclusive_max.max(later.exclusive_max);
     }
 }
 
@@ -411,6 +421,7 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
         let s = &mut merged.node_mut(NodeId(i as u32)).metrics;
         if s.procs < n {
             s.inclusive_min = 0.0;
+            s.exclusive_min = 0.0;
         }
     }
     merged
@@ -490,6 +501,7 @@ mod tests {
         let n = trees.len();
         merged.map(|_, s| Spread {
             inclusive_min: if s.procs < n { 0.0 } else { s.inclusive_min },
+            exclusive_min: if s.procs < n { 0.0 } else { s.exclusive_min },
             ..*s
         })
     }
@@ -501,7 +513,7 @@ mod tests {
             .map(|(id, d)| {
                 let s = &t.node(id).metrics;
                 format!(
-                    "{d} {} {} {:x} {:x} {} {:x} {:x} {:?}",
+                    "{d} {} {} {:x} {:x} {} {:x} {:x} {:?} {:x} {:x}",
                     t.name(id),
                     s.total.calls,
                     s.total.inclusive.to_bits(),
@@ -509,7 +521,9 @@ mod tests {
                     s.procs,
                     s.inclusive_min.to_bits(),
                     s.inclusive_max.to_bits(),
-                    s.inclusive_max_proc
+                    s.inclusive_max_proc,
+                    s.exclusive_min.to_bits(),
+                    s.exclusive_max.to_bits()
                 )
             })
             .collect()

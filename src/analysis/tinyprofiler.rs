@@ -63,6 +63,8 @@ pub fn flat_tree(report: &Report) -> (CallTree<CallSpread>, usize) {
         inclusive_min: t.inclusive.min,
         inclusive_max: t.inclusive.max,
         inclusive_max_proc: None,
+        exclusive_min: t.exclusive.min,
+        exclusive_max: t.exclusive.max,
     };
     let mut tree: CallTree<CallSpread> = CallTree::new();
     for t in &report.tables.timers {

@@ -48,23 +48,39 @@ pub struct TreeView {
     pub aggregate: Aggregate,
 }
 
-/// How a text tree combines the times of the processes it merges (calls
-/// are always summed).
+/// How a tree's text, HTML, folded stacks and Hatchet literal combine the
+/// times of the processes they merge (calls are always summed).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Aggregate {
     /// The average over processes: what one process spent, typically.
     #[default]
     Mean,
-    /// The sum over processes: CPU time, as folded stacks count it.
+    /// The sum over processes: the CPU time of a path.
     Sum,
+    /// The largest process's: the critical process of each node.
+    Max,
 }
 
 impl TreeView {
-    /// What the times of merged processes are divided by.
-    fn divisor(&self) -> f64 {
+    /// A node's (inclusive, exclusive) times as the view combines them.
+    pub fn times(&self, m: &Spread) -> (f64, f64) {
         match self.aggregate {
-            Aggregate::Mean => self.nprocs.max(1) as f64,
-            Aggregate::Sum => 1.0,
+            Aggregate::Mean => {
+                let p = self.nprocs.max(1) as f64;
+                (m.total.inclusive / p, m.total.exclusive / p)
+            }
+            Aggregate::Sum => (m.total.inclusive, m.total.exclusive),
+            Aggregate::Max => (m.inclusive_max, m.exclusive_max),
+        }
+    }
+
+    /// A time summed over processes, combined as the view combines them
+    /// (`None` for the maximum: a sum's largest part is not known).
+    fn combined(&self, total: f64) -> Option<f64> {
+        match self.aggregate {
+            Aggregate::Mean => Some(total / self.nprocs.max(1) as f64),
+            Aggregate::Sum => Some(total),
+            Aggregate::Max => None,
         }
     }
 }
@@ -329,9 +345,10 @@ pub(crate) fn times_line(proc: Option<usize>, view: &TreeView) -> String {
     } else {
         match view.aggregate {
             Aggregate::Mean => {
-                "Times are averages over processes (--aggregate sum: sums); calls summed."
+                "Times are averages over processes (--aggregate sum|max); calls summed."
             }
             Aggregate::Sum => "Times and calls are sums over processes.",
+            Aggregate::Max => "Times are the largest process's per node; calls summed.",
         }
     };
     let own = match view.order {
@@ -421,6 +438,7 @@ pub(crate) fn header(view: &TreeView) -> String {
         match view.aggregate {
             Aggregate::Mean => ("Incl avg", "Excl avg"),
             Aggregate::Sum => ("Incl sum", "Excl sum"),
+            Aggregate::Max => ("Incl max", "Excl max"),
         }
     } else {
         ("Inclusive", "Exclusive")
@@ -445,8 +463,7 @@ pub(crate) fn header(view: &TreeView) -> String {
 
 /// The numbers of a node's text line, in the columns of [`header`].
 fn columns(m: &Spread, view: &TreeView, c: &TreeColumns) -> String {
-    let p = view.divisor();
-    let (incl, excl) = (m.total.inclusive / p, m.total.exclusive / p);
+    let (incl, excl) = view.times(m);
     let (first, second) = match view.order {
         Order::Inclusive => (incl, excl),
         Order::Exclusive => (excl, incl),
@@ -576,7 +593,6 @@ pub(crate) fn text_lines(
     lines: std::ops::Range<usize>,
 ) -> String {
     use std::fmt::Write as _;
-    let p = view.divisor();
     let c = TreeColumns::of(view);
     // The remainder's line: its time in the first column, the others
     // blank.
@@ -600,8 +616,10 @@ pub(crate) fn text_lines(
         let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
         if has_children {
             let rest = remainder(tree, id, view.order);
-            if rest > UNTIMED_SHARE * key(m, view.order) {
-                let cols = format!("{:>NUMBER$}{:rest_width$}", duration(rest / p), "");
+            if let Some(shown) = view.combined(rest)
+                && rest > UNTIMED_SHARE * key(m, view.order)
+            {
+                let cols = format!("{:>NUMBER$}{:rest_width$}", duration(shown), "");
                 let _ = writeln!(w, "{cols}  {}", c.path(depth + 1, label));
             }
         }
@@ -815,31 +833,46 @@ struct HatchetMetrics {
     inclusive: f64,
     time: f64,
     calls: u64,
+    /// The spread over processes (a process without the node counts 0).
+    #[serde(rename = "time (inc) min")]
+    inclusive_min: f64,
+    #[serde(rename = "time (inc) max")]
+    inclusive_max: f64,
+    #[serde(rename = "time min")]
+    exclusive_min: f64,
+    #[serde(rename = "time max")]
+    exclusive_max: f64,
 }
 
 fn node_hatchet<'a>(tree: &'a CallTree<Spread>, id: NodeId, view: &TreeView) -> HatchetNode<'a> {
     let m = &tree.node(id).metrics;
-    let p = view.nprocs.max(1) as f64;
+    let (inclusive, time) = view.times(m);
     HatchetNode {
         frame: HatchetFrame {
             name: tree.name(id),
             kind: "function",
         },
         metrics: HatchetMetrics {
-            inclusive: m.total.inclusive / p,
-            time: m.total.exclusive / p,
+            inclusive,
+            time,
             calls: m.total.calls,
+            inclusive_min: m.inclusive_min,
+            inclusive_max: m.inclusive_max,
+            exclusive_min: m.exclusive_min,
+            exclusive_max: m.exclusive_max,
         },
     }
 }
 
 /// Hatchet's literal format: a list of root nodes, each
 /// `{"frame": {"name", "type": "function"}, "metrics": {"time (inc)",
-/// "time", "calls"}, "children": [...]}`, for
-/// `hatchet.GraphFrame.from_literal`. Times are seconds averaged over the
-/// merged processes (as the text tree shows them); calls are summed over
-/// processes. Children are ordered as in the text tree. Written without
-/// recursion, however deep the tree.
+/// "time", "calls", "time (inc) min", "time (inc) max", "time min",
+/// "time max"}, "children": [...]}`, for `hatchet.GraphFrame.from_literal`.
+/// `time (inc)` and `time` are seconds combined over the merged processes
+/// as the view's [`Aggregate`] says (as the text tree shows them); calls
+/// are summed; the min/max columns are the spread over processes. Children
+/// are ordered as in the text tree. Written without recursion, however
+/// deep the tree.
 pub fn write_hatchet(
     w: &mut dyn Write,
     tree: &CallTree<Spread>,
@@ -877,8 +910,10 @@ pub fn folded_bytes(tree: &CallTree<Spread>, view: &TreeView) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
-/// Folded stacks, `a;b;c <µs>`: each node's exclusive time (summed over
-/// processes) in whole microseconds — the input of flame graph tools.
+/// Folded stacks, `a;b;c <µs>`: each node's exclusive time, combined over
+/// processes as the view's [`Aggregate`] says (the average by default, as
+/// the text and Hatchet trees), in whole microseconds — the input of flame
+/// graph tools.
 /// A `;` inside a name would split the frame, so it is written as `:`.
 /// A bottom-up tree's stacks are `function;caller;caller's caller`, each
 /// with the function's time along a path that starts there (its
@@ -889,8 +924,12 @@ pub fn write_folded(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView)
     super::write_in_order(w, nodes.len(), LINES_PER_TASK, |lines, w| {
         for &(id, _) in &nodes[lines] {
             let own = match view.order {
-                Order::Inclusive => tree.node(id).metrics.total.exclusive,
-                Order::Exclusive => remainder(tree, id, Order::Exclusive),
+                Order::Inclusive => view.times(&tree.node(id).metrics).1,
+                // A path's time that starts at the node: of the sums; the
+                // largest process's is not kept (the CLI refuses max here).
+                Order::Exclusive => view
+                    .combined(remainder(tree, id, Order::Exclusive))
+                    .unwrap_or(0.0),
             };
             let us = (own * 1e6).round();
             if us >= 1.0 {
@@ -941,8 +980,8 @@ pub(crate) fn write_html_head(w: &mut dyn Write, what: &str, title: &str) -> io:
 
 /// The tree as nested `<details>` elements (collapsible without scripts),
 /// for embedding in a page; branches above 5 % of the total start open.
-/// Each line: name :: inclusive s :: exclusive s :: 1-e/i % :: calls, times
-/// averaged over `view.nprocs` processes.
+/// Each line: name :: inclusive :: exclusive :: 1-e/i % :: calls, times
+/// combined over processes as the view's [`Aggregate`] says.
 pub fn write_html_tree(
     w: &mut dyn Write,
     tree: &CallTree<Spread>,
@@ -961,7 +1000,6 @@ pub(crate) fn write_html_nodes(
     nodes: &[(NodeId, usize)],
     total: f64,
 ) -> io::Result<()> {
-    let p = view.nprocs.max(1) as f64;
     let mut open: Vec<usize> = Vec::new();
     for (i, &(id, depth)) in nodes.iter().enumerate() {
         while open.last().is_some_and(|&d| d >= depth) {
@@ -969,8 +1007,7 @@ pub(crate) fn write_html_nodes(
             writeln!(w, "</details>")?;
         }
         let m = &tree.node(id).metrics;
-        let incl = m.total.inclusive / p;
-        let excl = m.total.exclusive / p;
+        let (incl, excl) = view.times(m);
         let pct = if incl > 0.0 {
             100.0 * (1.0 - excl / incl)
         } else {

@@ -558,7 +558,16 @@ fn bottom_up_folded_and_html() {
     let dir = db("small4");
     let d = s(&dir);
     let up = calltree_json(d, &["--bottom-up"]);
-    let folded = run_ok(&["calltree", d, "--bottom-up", "--format", "folded"]);
+    // Summed over processes, as the JSON's `exclusive`.
+    let folded = run_ok(&[
+        "calltree",
+        d,
+        "--bottom-up",
+        "--format",
+        "folded",
+        "--aggregate",
+        "sum",
+    ]);
     let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
     for l in folded.lines() {
         let (stack, us) = l.rsplit_once(' ').unwrap();

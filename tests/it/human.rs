@@ -190,3 +190,55 @@ fn untimed_rows_only_where_they_matter() {
     let nodes = lines.iter().filter(|l| l.contains("()")).count();
     assert!(rows < nodes / 4, "{rows} of {nodes}");
 }
+
+/// One `--aggregate` for text, folded stacks and the Hatchet literal: the
+/// mean by default, the sum, or the largest process's; Hatchet nodes carry
+/// the spread (min and max over processes) besides.
+#[test]
+fn folded_and_hatchet_aggregate_alike() {
+    let d = db("small4");
+    let nprocs = 4.0;
+    let folded = |how: &str| -> std::collections::BTreeMap<String, f64> {
+        run_ok(&["calltree", s(&d), "--format", "folded", "--aggregate", how])
+            .lines()
+            .map(|l| {
+                let (k, v) = l.rsplit_once(' ').unwrap();
+                (k.to_owned(), v.parse().unwrap())
+            })
+            .collect()
+    };
+    let default = run_ok(&["calltree", s(&d), "--format", "folded"]);
+    let (mean, sum, max) = (folded("mean"), folded("sum"), folded("max"));
+    assert_eq!(default.lines().count(), mean.len());
+    let mut checked = 0;
+    for (stack, total) in &sum {
+        if *total < 1000.0 {
+            continue; // whole microseconds: the rounding dominates
+        }
+        let m = mean[stack];
+        assert!(
+            (m * nprocs - total).abs() <= nprocs + 1.0,
+            "{stack}: {m} × 4 vs {total}"
+        );
+        // The largest process's time lies between the mean and the sum.
+        assert!(
+            max[stack] + 1.0 >= m && max[stack] <= total + 1.0,
+            "{stack}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 0);
+    let hatchet = |how: &str| json(&["calltree", s(&d), "--format", "hatchet", "--aggregate", how]);
+    let (h_mean, h_max) = (hatchet("mean"), hatchet("max"));
+    let (a, b) = (&h_mean[0]["metrics"], &h_max[0]["metrics"]);
+    for k in ["time (inc) min", "time (inc) max", "time min", "time max"] {
+        assert!(a[k].is_number(), "{k}: {a}");
+    }
+    let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
+    assert_eq!(f(b, "time (inc)"), f(a, "time (inc) max"));
+    assert_eq!(f(b, "time"), f(a, "time max"));
+    assert!(
+        f(a, "time (inc) min") <= f(a, "time (inc)")
+            && f(a, "time (inc)") <= f(a, "time (inc) max")
+    );
+}

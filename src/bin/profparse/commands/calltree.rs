@@ -80,9 +80,10 @@ pub struct CallTreeArgs {
     /// largest (JSON always has them).
     #[arg(long)]
     pub wide: bool,
-    /// Text: how the times of merged processes are combined: `mean` (what
-    /// one process spent, typically) or `sum` (over all processes, as
-    /// folded stacks count). Calls are always summed.
+    /// How the times of merged processes are combined in text, HTML, folded
+    /// stacks and the Hatchet literal: `mean` (what one process spent,
+    /// typically), `sum` (the CPU time of a path) or `max` (the largest
+    /// process's, per node). Calls are always summed; JSON has them all.
     #[arg(long, value_enum, default_value_t = AggregateArg::Mean, value_name = "HOW")]
     pub aggregate: AggregateArg,
     /// Output format.
@@ -97,6 +98,7 @@ pub struct CallTreeArgs {
 pub enum AggregateArg {
     Mean,
     Sum,
+    Max,
 }
 
 impl From<AggregateArg> for profparse::report::calltree::Aggregate {
@@ -104,6 +106,7 @@ impl From<AggregateArg> for profparse::report::calltree::Aggregate {
         match a {
             AggregateArg::Mean => Self::Mean,
             AggregateArg::Sum => Self::Sum,
+            AggregateArg::Max => Self::Max,
         }
     }
 }
@@ -180,6 +183,13 @@ fn guard_folded(report: &TreeReport, format: Format, ctx: &Context) -> anyhow::R
 /// `--bottom-up` and `--focus` offer no Hatchet literal: its metrics are
 /// a top-down tree's (`time (inc)` of a call path).
 fn check_callers_format(args: &CallTreeArgs) -> Result<(), UsageError> {
+    // A caller path's own time is a difference of sums: its largest
+    // process's is not kept.
+    if args.bottom_up && args.format == Format::Folded && args.aggregate == AggregateArg::Max {
+        return Err(UsageError(
+            "--bottom-up --format folded offers --aggregate mean or sum, not max".into(),
+        ));
+    }
     let (flag, offered): (&str, &[Format]) = if args.bottom_up {
         (
             "--bottom-up",

@@ -10,6 +10,7 @@ use profparse::report::calltree::{TreeReport, TreeView};
 
 use super::{names, open};
 use crate::cli::OutputArg;
+use crate::commands::calltree::AggregateArg;
 use crate::context::Context;
 use crate::format::Offered;
 use crate::output::{UsageError, emit};
@@ -49,6 +50,11 @@ pub struct TreeArgs {
     /// the largest (JSON always has them).
     #[arg(long)]
     wide: bool,
+    /// How the times of merged processes are combined (text, folded,
+    /// Hatchet): `mean`, `sum` or `max` (the largest process's); calls are
+    /// always summed.
+    #[arg(long, value_enum, default_value_t = AggregateArg::Mean, value_name = "HOW")]
+    aggregate: AggregateArg,
     /// Output format.
     #[arg(long, default_value = "text", value_parser = TREE_FORMATS)]
     format: Format,
@@ -76,6 +82,7 @@ pub fn run(args: &TreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         nprocs,
         wide: args.wide,
         width: args.output.text_width(args.wide),
+        aggregate: args.aggregate.into(),
         ..Default::default()
     };
     let report = TreeReport {
