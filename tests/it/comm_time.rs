@@ -128,8 +128,6 @@ fn calls_are_comm_stats_calls_and_seconds_the_timeline_s(name: &str) {
         &d,
         "--chrome",
         chrome.to_str().unwrap(),
-        "--args",
-        "summary",
     ]);
     let trace: Value = serde_json::from_str(&fs::read_to_string(&chrome).unwrap()).unwrap();
     let events = trace
