@@ -20,6 +20,7 @@ use bytes::Bytes;
 use parquet::basic::Compression;
 use parquet::column::writer::{ColumnCloseResult, ColumnWriter, get_column_writer};
 use parquet::data_type::ByteArray;
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
 use parquet::schema::parser::parse_message_type;
@@ -278,17 +279,20 @@ trait Rows {
 /// parallel (a task per column of each of a round of row groups) while the
 /// round before is appended and the next is read.
 fn write_table(
-    path: PathBuf,
+    out: &Dataset<'_>,
+    table: &str,
     schema: &str,
     columns: fn() -> Vec<Column>,
     strings: &Strings,
     rows: &mut dyn Rows,
 ) -> Result<u64> {
+    let path = out.part_path(table)?;
     let err = |e: parquet::errors::ParquetError| parquet_error(&path, e);
     let schema = Arc::new(parse_message_type(schema).map_err(err)?);
     let props = Arc::new(
         WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
+            .set_key_value_metadata(Some(out.metadata(table)))
             .build(),
     );
     let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
@@ -369,24 +373,77 @@ pub struct ParquetRows {
     pub comm: u64,
 }
 
-/// Writes `calls.parquet`, `regions.parquet` (when the database has call
-/// traces) and `comm.parquet` (when it has comm data) into `dir`.
+/// Where a conversion writes: a dataset directory with one directory per
+/// table (`calls/`, `regions/`, `comm/`), so an engine reading a table's
+/// directory reads that table alone, and the facts every file carries as
+/// key-value metadata.
+struct Dataset<'a> {
+    dir: &'a Path,
+    /// (key, value) pairs written into every file's footer.
+    facts: Vec<(&'static str, String)>,
+}
+
+impl Dataset<'_> {
+    /// `DIR/<table>/part-00000.parquet`, its directory created.
+    fn part_path(&self, table: &str) -> Result<PathBuf> {
+        let dir = self.dir.join(table);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(dir.join("part-00000.parquet"))
+    }
+
+    fn metadata(&self, table: &str) -> Vec<KeyValue> {
+        self.facts
+            .iter()
+            .map(|(k, v)| KeyValue::new((*k).to_owned(), v.clone()))
+            .chain(std::iter::once(KeyValue::new(
+                "profparse.table".to_owned(),
+                table.to_owned(),
+            )))
+            .collect()
+    }
+}
+
+/// The facts of `db` each file of its dataset carries.
+fn facts(db: &Database) -> Vec<(&'static str, String)> {
+    let mut facts = vec![
+        ("profparse.version", env!("CARGO_PKG_VERSION").to_owned()),
+        ("profparse.database", db.dir().display().to_string()),
+    ];
+    if let Some(n) = db.nprocs() {
+        facts.push(("profparse.nprocs", n.to_string()));
+    }
+    if let Some(t) = db.base.as_ref().and_then(|b| b.calc_end_time) {
+        facts.push((
+            "profparse.calc_end_time",
+            crate::report::numfmt::time_text(t),
+        ));
+    }
+    facts
+}
+
+/// Writes the tables of `db` as a dataset in `dir`: `calls/` and `regions/`
+/// (when the database has call traces) and `comm/` (when it has comm data),
+/// each a directory of Parquet files.
 pub fn write_parquet(
     db: &Database,
     regions: Option<&Regions>,
     dir: &Path,
 ) -> Result<(ParquetRows, Vec<Warning>)> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let out = Dataset {
+        dir,
+        facts: facts(db),
+    };
     let mut rows = ParquetRows::default();
     let warnings = Mutex::new(Vec::new());
     if db.call_stats.is_some() {
-        rows.calls = write_calls(db, dir, &warnings)?;
+        rows.calls = write_calls(db, &out, &warnings)?;
     }
     if let Some(regions) = regions {
-        rows.regions = write_regions(regions, dir)?;
+        rows.regions = write_regions(regions, &out)?;
     }
     if db.comm.is_some() {
-        rows.comm = write_comm(db, dir, &warnings)?;
+        rows.comm = write_comm(db, &out, &warnings)?;
     }
     Ok((
         rows,
@@ -466,7 +523,7 @@ where
     }
 }
 
-fn write_calls(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Result<u64> {
+fn write_calls(db: &Database, out: &Dataset<'_>, warnings: &Mutex<Vec<Warning>>) -> Result<u64> {
     use Column::*;
     let procs = &db.trace_index().procs;
     // Names once per process (a ByteArray clone shares its bytes).
@@ -489,7 +546,8 @@ fn write_calls(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Res
         warnings,
     };
     write_table(
-        dir.join("calls.parquet"),
+        out,
+        "calls",
         CALLS,
         || {
             vec![
@@ -529,7 +587,7 @@ impl Rows for RegionRows<'_> {
     }
 }
 
-fn write_regions(regions: &Regions, dir: &Path) -> Result<u64> {
+fn write_regions(regions: &Regions, out: &Dataset<'_>) -> Result<u64> {
     use Column::*;
     let names = regions
         .procs
@@ -547,7 +605,8 @@ fn write_regions(regions: &Regions, dir: &Path) -> Result<u64> {
         })),
     };
     write_table(
-        dir.join("regions.parquet"),
+        out,
+        "regions",
         REGIONS,
         || vec![I32(vec![]), I32(vec![]), Text, F64(vec![]), F64(vec![])],
         &Strings::Region(names),
@@ -616,7 +675,7 @@ where
     }
 }
 
-fn write_comm(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Result<u64> {
+fn write_comm(db: &Database, out: &Dataset<'_>, warnings: &Mutex<Vec<Warning>>) -> Result<u64> {
     use Column::*;
     let type_names: Vec<ByteArray> = (0..=42)
         .map(|k| ByteArray::from(func_name(k).unwrap_or("?").as_bytes().to_vec()))
@@ -628,7 +687,8 @@ fn write_comm(db: &Database, dir: &Path, warnings: &Mutex<Vec<Warning>>) -> Resu
         warnings,
     };
     write_table(
-        dir.join("comm.parquet"),
+        out,
+        "comm",
         COMM,
         || {
             vec![
@@ -685,7 +745,7 @@ mod tests {
                 ("regions", rows.regions),
                 ("comm", rows.comm),
             ] {
-                let file = dir.path().join(format!("{table}.parquet"));
+                let file = dir.path().join(table).join("part-00000.parquet");
                 let reader =
                     SerializedFileReader::new(std::fs::File::open(&file).unwrap()).unwrap();
                 let meta = reader.metadata();

@@ -54,14 +54,20 @@ fn tables_hold_what_the_reports_say(fx: &str) {
         .status()
         .unwrap();
     assert!(status.success(), "{fx}");
-    let table = |name: &str| out.join(name).to_string_lossy().into_owned();
+    // One directory per table: a glob over its files reads it.
+    let table = |name: &str| {
+        out.join(name)
+            .join("*.parquet")
+            .to_string_lossy()
+            .into_owned()
+    };
 
     // Calls per function and their exclusive seconds over processes.
     let ts = json_expect(&["trace-summary", d, "--format", "json"], &[0, 3]);
     let nprocs = ts["nprocs"].as_f64().unwrap();
     let rows = duckdb(&format!(
         "select function, count(*), sum(exclusive) from '{}' group by 1",
-        table("calls.parquet")
+        table("calls")
     ));
     let got: BTreeMap<String, (u64, f64)> = rows
         .iter()
@@ -84,11 +90,39 @@ fn tables_hold_what_the_reports_say(fx: &str) {
         assert!(close(total, ours), "{fx}: {name}: {total} vs {ours}");
     }
 
+    // Every file says what it holds; every numeric column has min/max
+    // statistics (what engines skip row groups by).
+    for t in ["calls", "regions"] {
+        let kv = duckdb(&format!(
+            "select decode(key), decode(value) from parquet_kv_metadata('{}')",
+            table(t)
+        ));
+        let kv: BTreeMap<String, String> = kv
+            .iter()
+            .map(|r| {
+                (
+                    r[0].as_str().unwrap().to_owned(),
+                    r[1].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(kv["profparse.table"], t, "{fx}");
+        assert_eq!(kv["profparse.nprocs"], format!("{nprocs}"), "{fx}");
+        assert!(kv.contains_key("profparse.version"), "{fx}: {kv:?}");
+        let unstated = duckdb(&format!(
+            "select path_in_schema from parquet_metadata('{}') \
+             where type in ('INT32', 'INT64', 'DOUBLE') and num_values > 0 \
+             and (stats_min_value is null or stats_max_value is null)",
+            table(t)
+        ));
+        assert!(unstated.is_empty(), "{fx} {t}: {unstated:?}");
+    }
+
     // Regions: ranges and their total length per region.
     let rg = json_expect(&["regions", d, "--format", "json"], &[0, 3]);
     let rows = duckdb(&format!(
         "select name, count(*), sum(stop - start) from '{}' group by 1",
-        table("regions.parquet")
+        table("regions")
     ));
     for r in rg["regions"].as_array().unwrap() {
         let name = r["name"].as_str().unwrap();
@@ -109,7 +143,7 @@ fn tables_hold_what_the_reports_say(fx: &str) {
         let cs = json_expect(&["comm", "stats", d, "--format", "json"], &[0, 3]);
         let rows = duckdb(&format!(
             "select type_name, count(*) from '{}' group by 1",
-            table("comm.parquet")
+            table("comm")
         ));
         let types = cs["by_type"].as_array().unwrap();
         assert_eq!(rows.len(), types.len(), "{fx}");

@@ -20,9 +20,9 @@ pub struct ExportArgs {
     /// communication calls (one track each), messages as flow arrows.
     #[arg(long, value_name = "FILE", required_unless_present = "parquet")]
     pub chrome: Option<PathBuf>,
-    /// Write the call records, region ranges and comm records as Parquet
-    /// tables (calls.parquet, regions.parquet, comm.parquet) into DIR, for
-    /// DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
+    /// Write the call records, region ranges and comm records as a Parquet
+    /// dataset in DIR, one directory per table (calls/, regions/, comm/),
+    /// for DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<PathBuf>,
     /// Only events overlapping this window, in seconds: `T0,T1` or `T0..T1`,
