@@ -381,14 +381,46 @@ struct Dataset<'a> {
     dir: &'a Path,
     /// (key, value) pairs written into every file's footer.
     facts: Vec<(&'static str, String)>,
+    shard: Shard,
+    /// The processes of this shard (`None`: every process).
+    procs: Option<Vec<usize>>,
+}
+
+/// A part of a conversion: shard `index` of `count` converts the
+/// `index`-th of `count` contiguous ranges of the database's processes
+/// (AMReX writes neighbouring ranks into the same data files, so a shard
+/// reads few files). The shards' files together are the whole dataset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// The whole database in one part.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// The processes of this shard among `procs` (sorted, distinct).
+    pub fn of(&self, procs: &[usize]) -> Vec<usize> {
+        let n = procs.len();
+        let count = self.count.max(1);
+        let (a, b) = (n * self.index / count, n * (self.index + 1) / count);
+        procs[a.min(n)..b.min(n)].to_vec()
+    }
 }
 
 impl Dataset<'_> {
-    /// `DIR/<table>/part-00000.parquet`, its directory created.
+    /// `DIR/<table>/part-<shard>.parquet`, its directory created.
     fn part_path(&self, table: &str) -> Result<PathBuf> {
         let dir = self.dir.join(table);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        Ok(dir.join("part-00000.parquet"))
+        Ok(dir.join(format!("part-{:05}.parquet", self.shard.index)))
+    }
+
+    fn has(&self, proc: usize) -> bool {
+        self.procs
+            .as_ref()
+            .is_none_or(|p| p.binary_search(&proc).is_ok())
     }
 
     fn metadata(&self, table: &str) -> Vec<KeyValue> {
@@ -423,16 +455,37 @@ fn facts(db: &Database) -> Vec<(&'static str, String)> {
 
 /// Writes the tables of `db` as a dataset in `dir`: `calls/` and `regions/`
 /// (when the database has call traces) and `comm/` (when it has comm data),
-/// each a directory of Parquet files.
+/// each a directory of Parquet files; `shard` says which part of the
+/// processes this run converts.
 pub fn write_parquet(
     db: &Database,
     regions: Option<&Regions>,
     dir: &Path,
+    shard: Shard,
 ) -> Result<(ParquetRows, Vec<Warning>)> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let procs = (shard != Shard::WHOLE).then(|| {
+        let mut all: Vec<usize> = Vec::new();
+        if db.call_stats.is_some() {
+            all.extend(db.trace_index().procs.iter().map(|p| p.proc));
+        }
+        if db.comm.is_some() {
+            all.extend(db.comm_index().procs.iter().map(|p| p.proc));
+        }
+        all.sort_unstable();
+        all.dedup();
+        shard.of(&all)
+    });
+    let mut facts = facts(db);
+    facts.push((
+        "profparse.shard",
+        format!("{}/{}", shard.index, shard.count),
+    ));
     let out = Dataset {
         dir,
-        facts: facts(db),
+        facts,
+        shard,
+        procs,
     };
     let mut rows = ParquetRows::default();
     let warnings = Mutex::new(Vec::new());
@@ -541,7 +594,9 @@ fn write_calls(db: &Database, out: &Dataset<'_>, warnings: &Mutex<Vec<Warning>>)
         })
         .collect();
     let mut rows = CallRows {
-        blocks: db.trace_blocks(None).mapped_blocks(Skipped::TraceBlock),
+        blocks: db
+            .trace_blocks(out.procs.as_deref())
+            .mapped_blocks(Skipped::TraceBlock),
         block: None,
         warnings,
     };
@@ -596,13 +651,19 @@ fn write_regions(regions: &Regions, out: &Dataset<'_>) -> Result<u64> {
         .map(|n| (n, ByteArray::from(regions.name(n).into_bytes())))
         .collect();
     let mut rows = RegionRows {
-        rows: Box::new(regions.procs.iter().flat_map(|p| {
-            p.ranges.iter().flat_map(move |(&number, ranges)| {
-                ranges
-                    .iter()
-                    .map(move |r| (p.proc as i32, number, r.start, r.stop))
-            })
-        })),
+        rows: Box::new(
+            regions
+                .procs
+                .iter()
+                .filter(|p| out.has(p.proc))
+                .flat_map(|p| {
+                    p.ranges.iter().flat_map(move |(&number, ranges)| {
+                        ranges
+                            .iter()
+                            .map(move |r| (p.proc as i32, number, r.start, r.stop))
+                    })
+                }),
+        ),
     };
     write_table(
         out,
@@ -682,7 +743,9 @@ fn write_comm(db: &Database, out: &Dataset<'_>, warnings: &Mutex<Vec<Warning>>) 
         .collect();
     let unknown = ByteArray::from(b"?".to_vec());
     let mut rows = CommRows {
-        blocks: db.every_comm_block().record_blocks(Skipped::CommBlock),
+        blocks: db
+            .every_comm_block_of(out.procs.as_deref())
+            .record_blocks(Skipped::CommBlock),
         block: None,
         warnings,
     };
@@ -737,7 +800,7 @@ mod tests {
                 .build()
                 .unwrap();
             let (rows, _) = pool
-                .install(|| write_parquet(&db, Some(&regions), dir.path()))
+                .install(|| write_parquet(&db, Some(&regions), dir.path(), super::Shard::WHOLE))
                 .unwrap();
             let mut files = Vec::new();
             for (table, expected) in [

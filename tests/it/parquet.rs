@@ -159,3 +159,72 @@ fixture_tests!(
     #[ignore = "needs Python's duckdb (pip install duckdb)"]
     tables_hold_what_the_reports_say: small4, flush, single
 );
+
+/// Exports `d` into `out`, shard `shard` (`None`: whole).
+fn export_parquet(d: &str, out: &std::path::Path, shard: Option<&str>) {
+    let mut args = vec!["-q", "export", d, "--parquet", out.to_str().unwrap()];
+    if let Some(k) = shard {
+        args.extend(["--shard", k]);
+    }
+    let status = Command::new(env!("CARGO_BIN_EXE_profparse"))
+        .args(&args)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{args:?}");
+}
+
+/// N jobs converting one shard each make the dataset one job makes: the
+/// same rows in every table, in distinct files.
+#[test]
+#[ignore = "needs Python's duckdb (pip install duckdb)"]
+fn shards_together_are_the_whole_dataset() {
+    require_duckdb();
+    let dir = db("small4");
+    let d = dir.to_str().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole");
+    export_parquet(d, &whole, None);
+    let summary = |out: &std::path::Path, table: &str, cols: &str| {
+        duckdb(&format!(
+            "select proc, count(*), {cols} from '{}' group by proc order by proc",
+            out.join(table).join("*.parquet").display()
+        ))
+    };
+    let tables = [
+        ("calls", "sum(exclusive), sum(depth), sum(fnum)"),
+        ("regions", "sum(stop - start), sum(region)"),
+        ("comm", "sum(size), sum(time), sum(peer)"),
+    ];
+    for n in [1usize, 2, 3] {
+        let out = tmp.path().join(format!("sharded{n}"));
+        for k in 0..n {
+            export_parquet(d, &out, Some(&format!("{k}/{n}")));
+        }
+        for (table, cols) in tables {
+            let files = std::fs::read_dir(out.join(table)).unwrap().count();
+            assert_eq!(files, n, "{table}: one file per shard");
+            assert_eq!(
+                summary(&out, table, cols),
+                summary(&whole, table, cols),
+                "{table}, {n} shards"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_shard_past_the_count_is_a_usage_error() {
+    let dir = db("small4");
+    let tmp = tempfile::tempdir().unwrap();
+    for bad in ["2/2", "0/0", "1", "a/b"] {
+        let out = crate::common::output(&[
+            "export",
+            dir.to_str().unwrap(),
+            "--parquet",
+            tmp.path().to_str().unwrap(),
+            "--shard",
+            bad,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
+}

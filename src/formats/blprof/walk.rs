@@ -171,9 +171,17 @@ impl Database {
     /// Every comm block with records, of every process, whatever its
     /// times (even without a `timeMinMax`): exports of everything.
     pub fn every_comm_block(&self) -> CommWalk<'_> {
+        self.every_comm_block_of(None)
+    }
+
+    /// [`Database::every_comm_block`] of some processes (`None`: all).
+    pub fn every_comm_block_of<'a>(&'a self, procs: Option<&'a [usize]>) -> CommWalk<'a> {
         CommWalk {
             db: self,
-            sel: BlockSelection::all(),
+            sel: BlockSelection {
+                procs,
+                ..BlockSelection::all()
+            },
             every_block: true,
         }
     }

@@ -25,6 +25,11 @@ pub struct ExportArgs {
     /// for DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<PathBuf>,
+    /// --parquet: convert part K of N (0 ≤ K < N): the K-th of N
+    /// contiguous ranges of processes, as `part-K` files of each table, so
+    /// N jobs (a Slurm array) convert one database into one dataset.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, requires = "parquet")]
+    pub shard: Option<(usize, usize)>,
     /// Only events overlapping this window, in seconds: `T0,T1` or `T0..T1`,
     /// either end open (`T0,`, `..T1`). Messages: both ends inside.
     #[arg(long, value_name = "T0,T1", value_parser = parse_window, allow_hyphen_values = true)]
@@ -65,6 +70,22 @@ impl From<CallArgsArg> for profparse::report::chrome::CallArgs {
     }
 }
 
+/// `K/N` with 0 ≤ K < N.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (k, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("expected K/N (e.g. 0/4), got {s:?}"))?;
+    let num = |x: &str| x.trim().parse::<usize>().map_err(|e| format!("{x:?}: {e}"));
+    let (k, n) = (num(k)?, num(n)?);
+    if n == 0 || k >= n {
+        return Err(format!(
+            "{s:?}: K must be below N (shards 0/{n} to {}/{n})",
+            n.saturating_sub(1)
+        ));
+    }
+    Ok((k, n))
+}
+
 /// `T0,T1` or `T0..T1` with either end open.
 pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
     let (a, b) = s
@@ -90,7 +111,7 @@ pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
 
 pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.parquet {
-        parquet::write(&args.db.db, dir, ctx)?;
+        parquet::write(&args.db.db, dir, args.shard.unwrap_or((0, 1)), ctx)?;
     }
     if let Some(file) = &args.chrome {
         chrome::write(args, file, ctx)?;

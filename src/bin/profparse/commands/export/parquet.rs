@@ -8,7 +8,12 @@ use crate::output::UsageError;
 use profparse::analysis::regions::Regions;
 
 #[cfg(feature = "parquet")]
-pub fn write(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> anyhow::Result<()> {
+pub fn write(
+    db: &std::path::Path,
+    dir: &std::path::Path,
+    (index, count): (usize, usize),
+    ctx: &Context,
+) -> anyhow::Result<()> {
     // Freed before `--chrome` opens the database again.
     let db = &profparse::formats::blprof::Database::open(db)?;
     ctx.warn_all(db.warnings());
@@ -22,7 +27,9 @@ pub fn write(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> anyh
     if let Some(r) = &regions {
         ctx.warn_all(&r.warnings);
     }
-    let (rows, warnings) = profparse::report::parquet::write_parquet(db, regions.as_ref(), dir)?;
+    let shard = profparse::report::parquet::Shard { index, count };
+    let (rows, warnings) =
+        profparse::report::parquet::write_parquet(db, regions.as_ref(), dir, shard)?;
     ctx.warn_all(&warnings);
     ctx.info(
         1,
@@ -38,6 +45,11 @@ pub fn write(db: &std::path::Path, dir: &std::path::Path, ctx: &Context) -> anyh
 }
 
 #[cfg(not(feature = "parquet"))]
-pub fn write(_: &std::path::Path, _: &std::path::Path, _: &Context) -> anyhow::Result<()> {
+pub fn write(
+    _: &std::path::Path,
+    _: &std::path::Path,
+    _: (usize, usize),
+    _: &Context,
+) -> anyhow::Result<()> {
     Err(UsageError("this build has no Parquet support (cargo feature `parquet`)".into()).into())
 }
