@@ -12,7 +12,6 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -295,7 +294,17 @@ fn write_table(
             .set_key_value_metadata(Some(out.metadata(table)))
             .build(),
     );
-    let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
+    // Written beside its name and renamed when complete: an error (a full
+    // disk, damage) never leaves a half file in the dataset.
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let file = tempfile::Builder::new()
+        .prefix(".part-")
+        .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    // A mapped input cut short ends the run (SIGBUS): the file goes too.
+    let _pending = crate::source::sigbus::Pending::new(file.path());
     let mut writer = SerializedFileWriter::new(file, schema, props.clone()).map_err(err)?;
     let descrs: Vec<ColumnDescPtr> = writer.schema_descr().columns().to_vec();
     let ncols = descrs.len();
@@ -361,7 +370,8 @@ fn write_table(
     if let Some(e) = failed {
         return Err(e);
     }
-    writer.close().map_err(err)?;
+    let file = writer.into_inner().map_err(err)?;
+    file.persist(&path).map_err(|e| Error::io(&path, e.error))?;
     Ok(total)
 }
 
