@@ -43,27 +43,22 @@ pub(crate) fn new_table(header: Vec<&str>) -> Table {
 /// middle and columns dropped by `rule` (a copy; only when something
 /// changes, so a normal table is written as built).
 fn laid_out(t: &Table, rule: &FitRule, width: Option<usize>) -> Option<Table> {
-    let n = t
-        .header()
-        .into_iter()
-        .chain(t.row_iter())
-        .map(|r| r.cell_count())
-        .max()
-        .unwrap_or(0);
-    let cell_width = |r: &comfy_table::Row, i: usize| {
-        r.cell_iter()
-            .nth(i)
-            .map_or(0, |c| shortened_cell(&c.content()).chars().count())
-    };
-    let columns: Vec<FitColumn> = (0..n)
-        .map(|i| {
-            let content = t
-                .header()
-                .into_iter()
-                .chain(t.row_iter())
-                .map(|r| cell_width(r, i))
-                .max()
-                .unwrap_or(0);
+    // The widest cell of each column, in one pass over the rows.
+    let mut widest: Vec<usize> = Vec::new();
+    for row in t.header().into_iter().chain(t.row_iter()) {
+        for (i, c) in row.cell_iter().enumerate() {
+            let w = shortened_cell(&c.content()).chars().count();
+            if i >= widest.len() {
+                widest.resize(i + 1, 0);
+            }
+            widest[i] = widest[i].max(w);
+        }
+    }
+    let n = widest.len();
+    let columns: Vec<FitColumn> = widest
+        .iter()
+        .enumerate()
+        .map(|(i, &content)| {
             let padding = t.column(i).map_or(0, |c| usize::from(c.padding_width()));
             FitColumn {
                 width: content + padding,

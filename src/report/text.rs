@@ -68,11 +68,17 @@ fn write_table(
         })
         .collect();
     let shown = layout.shown;
-    let pick = |row: Vec<String>| {
+    let all_shown = shown.iter().all(|&s| s);
+    // A row's cells in the columns shown.
+    let pick = |row: Vec<String>| -> Vec<String> {
+        if all_shown {
+            return row;
+        }
         row.into_iter()
             .zip(&shown)
             .filter(|(_, s)| **s)
             .map(|(c, _)| c)
+            .collect()
     };
     if header {
         let cells = columns
@@ -82,7 +88,7 @@ fn write_table(
         write_row(w, &columns, cells.iter().map(String::as_str), keep, line)?;
     }
     for row in measured.into_iter().chain(rows) {
-        let cells: Vec<String> = pick(row).collect();
+        let cells = pick(row);
         write_row(w, &columns, cells.iter().map(String::as_str), keep, line)?;
     }
     Ok(())
@@ -178,6 +184,41 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "title\n  N  Name    Host\n  1  a       h\n12345  longer name  \n"
         );
+    }
+
+    #[test]
+    fn tables_fit_the_width_by_shortening_names_then_dropping_columns() {
+        let table = || {
+            Table::new(
+                vec![
+                    Column::left("Name", 0),
+                    Column::right("Calls", 6).droppable(1),
+                    Column::right("Time", 9),
+                ],
+                vec![vec![
+                    "amrex::FabArray<amrex::FArrayBox>::ParallelCopy_nowait".into(),
+                    "12".into(),
+                    "1.234 ms".into(),
+                ]]
+                .into_iter(),
+            )
+        };
+        let render = |width| {
+            let mut doc = Document::new();
+            doc.table(table());
+            let mut out = Vec::new();
+            write_document(&mut out, doc, width).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let whole = render(None);
+        assert!(whole.contains("ParallelCopy_nowait"), "{whole}");
+        let narrow = render(Some(44));
+        assert!(narrow.lines().all(|l| l.chars().count() <= 44), "{narrow}");
+        assert!(narrow.contains('…') && narrow.contains("Calls"), "{narrow}");
+        // Past the least name width, the droppable column goes.
+        let narrower = render(Some(30));
+        assert!(!narrower.contains("Calls"), "{narrower}");
+        assert!(narrower.contains("1.234 ms"), "{narrower}");
     }
 
     #[test]
