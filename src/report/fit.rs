@@ -93,8 +93,23 @@ pub fn fit(columns: &[FitColumn], width: Option<usize>) -> Fit {
         }
         layout.shown[i] = false;
     }
+    let short = total(&layout.shown, true);
+    if short > width {
+        // Nothing left to drop: the names give up more, down to
+        // [`LAST_RESORT`] characters, before the table overflows.
+        let mut over = short - width;
+        for (i, c) in columns.iter().enumerate() {
+            let least = c.width.min(MIN_SHORTENED);
+            if layout.shown[i] && c.shrink && least > LAST_RESORT && over > 0 {
+                let cut = (least - LAST_RESORT).min(over);
+                over -= cut;
+                layout.limit[i] = least - cut;
+            }
+        }
+        return layout;
+    }
     // Share the room left among the shrinkable columns, in order.
-    let mut room = width.saturating_sub(total(&layout.shown, true));
+    let mut room = width - short;
     for (i, c) in columns.iter().enumerate() {
         if layout.shown[i] && c.shrink && c.width > MIN_SHORTENED {
             let extra = (c.width - MIN_SHORTENED).min(room);
@@ -107,6 +122,9 @@ pub fn fit(columns: &[FitColumn], width: Option<usize>) -> Fit {
     }
     layout
 }
+
+/// Least width of a shortened name when nothing else can give way.
+pub const LAST_RESORT: usize = 12;
 
 fn first_shown(shown: &[bool]) -> usize {
     shown.iter().position(|&s| s).unwrap_or(0)
@@ -186,10 +204,13 @@ mod tests {
         let f = fit(&cols, Some(40));
         assert_eq!(f.shown, vec![true, true, false]);
         assert_eq!(f.limit[0], 29);
-        // Nothing droppable left: the table overflows at the least widths.
-        let f = fit(&cols, Some(10));
+        // Nothing droppable left: the name gives up more, then the table
+        // overflows.
+        let f = fit(&cols, Some(20));
         assert_eq!(f.shown, vec![true, false, false]);
-        assert_eq!(f.limit[0], MIN_SHORTENED);
+        assert_eq!(f.limit[0], 20);
+        let f = fit(&cols, Some(5));
+        assert_eq!(f.limit[0], LAST_RESORT);
     }
 
     #[test]
