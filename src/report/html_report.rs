@@ -470,7 +470,7 @@ fn write_matrix(w: &mut dyn Write, m: &SendMatrixGroups) -> io::Result<()> {
         return writeln!(w, "<p class=\"absent\">No messages were sent.</p>");
     }
     writeln!(w, "<div class=\"scroll\">")?;
-    super::svg::matrix_svg_groups(m, w)?;
+    super::svg::matrix_svg_groups(m, super::svg::MatrixScale::Linear, w)?;
     writeln!(w, "</div>")
 }
 

@@ -440,8 +440,10 @@ fn matrix_svg_is_a_picture_of_the_right_size() {
     assert!(out.status.success());
     let text = fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
-    // One cell per sender × receiver.
-    assert_eq!(text.matches("<rect x=").count(), 16);
+    // One cell per sender × receiver (each with its tooltip), and a
+    // colour scale.
+    assert_eq!(text.matches("</rect>").count(), 16);
+    assert_eq!(text.matches("<line x1=").count(), 5, "{text}");
     assert!(text.contains("0 → 1: 61440 bytes, 100 messages"), "{text}");
 }
 

@@ -53,9 +53,14 @@ pub struct MatrixArgs {
     /// messages).
     #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
     format: Format,
-    /// Write an SVG heat map of the bytes to F.
+    /// Write an SVG heat map of the bytes to F (process numbers on the
+    /// axes, a colour scale with values).
     #[arg(long, value_name = "F")]
     svg: Option<PathBuf>,
+    /// --svg: colours by log(1 + bytes), so routes of very different
+    /// volumes stay apart.
+    #[arg(long, requires = "svg")]
+    log_scale: bool,
     #[command(flatten)]
     output: OutputArg,
 }
@@ -67,7 +72,12 @@ pub fn matrix(args: &MatrixArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     drop(bar);
     ctx.warn_all(&warnings);
     if let Some(path) = &args.svg {
-        write_file(path, |w| svg::matrix_svg(&m, w))?;
+        let scale = if args.log_scale {
+            svg::MatrixScale::Log
+        } else {
+            svg::MatrixScale::Linear
+        };
+        write_file(path, |w| svg::matrix_svg(&m, scale, w))?;
     }
     emit(&MatrixReport(&m), args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
