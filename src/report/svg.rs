@@ -402,7 +402,11 @@ fn lanes_svg(
     // A second caption line when processes share lanes.
     let top = if per_lane == 1 { 24.0 } else { 38.0 };
     let width = left + pic.columns as f64 + 10.0;
-    let height = top + 16.0 + lane * lanes.len() as f64;
+    let legend = legend_entries(&lanes);
+    let legend_rows = legend.len().div_ceil(LEGEND_PER_ROW);
+    let lanes_bottom = top + lane * lanes.len() as f64;
+    // The time axis under the lanes, then the legend.
+    let height = lanes_bottom + 34.0 + 16.0 * legend_rows as f64;
     let slice = (t1 - t0).max(f64::MIN_POSITIVE) / pic.columns.max(1) as f64;
     writeln!(
         w,
@@ -465,7 +469,86 @@ fn lanes_svg(
             )?;
         }
     }
+    time_axis(w, (t0, t1), left, pic.columns as f64, lanes_bottom)?;
+    for (i, key) in legend.iter().enumerate() {
+        let x = left + (i % LEGEND_PER_ROW) as f64 * (pic.columns as f64 / LEGEND_PER_ROW as f64);
+        let y = lanes_bottom + 34.0 + 16.0 * (i / LEGEND_PER_ROW) as f64;
+        writeln!(
+            w,
+            r#"<rect x="{x}" y="{}" width="10" height="10" fill="{}"/><text x="{}" y="{y}" font-size="11" font-family="sans-serif">{}</text>"#,
+            y - 9.0,
+            (pic.colour)(*key),
+            x + 14.0,
+            (pic.name)(*key)
+        )?;
+    }
     writeln!(w, "</svg>")
+}
+
+/// Legend entries per row of a timeline picture.
+const LEGEND_PER_ROW: usize = 6;
+/// Keys in a timeline's legend at most (the ones drawn over most columns).
+const MAX_LEGEND: usize = 24;
+
+/// The keys a timeline draws, most columns first (ties: the lower key).
+fn legend_entries(lanes: &[(String, std::borrow::Cow<'_, [LaneBar]>)]) -> Vec<i64> {
+    let mut columns: std::collections::BTreeMap<i64, u64> = Default::default();
+    for (_, bars) in lanes {
+        for b in bars.iter() {
+            *columns.entry(b.key).or_default() += u64::from(b.last - b.first + 1);
+        }
+    }
+    let mut keys: Vec<(i64, u64)> = columns.into_iter().collect();
+    keys.sort_by_key(|&(k, n)| (std::cmp::Reverse(n), k));
+    keys.into_iter().take(MAX_LEGEND).map(|(k, _)| k).collect()
+}
+
+/// A time axis of `span` seconds over `len` pixels from `x0`, at `y`:
+/// about eight ticks at round steps (1, 2 or 5 times a power of ten).
+fn time_axis(
+    w: &mut dyn std::io::Write,
+    (t0, t1): (f64, f64),
+    x0: f64,
+    len: f64,
+    y: f64,
+) -> std::io::Result<()> {
+    writeln!(
+        w,
+        r##"<line x1="{x0}" y1="{y}" x2="{}" y2="{y}" stroke="#444444"/>"##,
+        x0 + len
+    )?;
+    let span = t1 - t0;
+    if !(span > 0.0 && span.is_finite()) {
+        return Ok(());
+    }
+    let step = nice_step(span / 8.0);
+    let mut t = (t0 / step).ceil() * step;
+    // At most a few dozen ticks whatever the rounding.
+    for _ in 0..32 {
+        if t > t1 {
+            break;
+        }
+        let x = x0 + (t - t0) / span * len;
+        writeln!(
+            w,
+            r##"<line x1="{x:.1}" y1="{y}" x2="{x:.1}" y2="{}" stroke="#444444"/><text x="{x:.1}" y="{}" font-size="10" font-family="sans-serif" text-anchor="middle">{} s</text>"##,
+            y + 4.0,
+            y + 15.0,
+            super::numfmt::seconds_apart(t, step)
+        )?;
+        t += step;
+    }
+    Ok(())
+}
+
+/// The round step (1, 2 or 5 times a power of ten) at or above `raw`.
+fn nice_step(raw: f64) -> f64 {
+    let magnitude = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * magnitude)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * magnitude)
 }
 
 /// Lane geometry of a timeline of `n` processes: 18 px lanes up to 64
@@ -628,6 +711,22 @@ mod tests {
     }
 
     #[test]
+    fn time_axes_tick_at_round_steps() {
+        assert_eq!(nice_step(0.13), 0.2);
+        assert_eq!(nice_step(3.0), 5.0);
+        assert_eq!(nice_step(0.0007), 0.001);
+        let mut out = Vec::new();
+        time_axis(&mut out, (0.05, 1.0), 60.0, 1130.0, 100.0).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        // 0.2, 0.4, 0.6, 0.8, 1.0 (the first tick at or after the start).
+        assert_eq!(text.matches("<text").count(), 5, "{text}");
+        assert!(
+            text.contains(">0.2000 s<") && text.contains(">1.0000 s<"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn large_matrices_group_processes_and_skip_empty_cells() {
         let text = svg(&ring(600), 256);
         // k = 3: 200 × 200 cells, of which the ring fills the diagonal
@@ -687,10 +786,12 @@ mod tests {
         let mut out = Vec::new();
         timeline_svg((0.0, 1.0), &rows, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        // 600 processes, 3 per lane: 200 lanes of one bar each.
-        assert_eq!(text.matches("<rect x=").count(), 200);
+        // 600 processes, 3 per lane: 200 lanes of one bar each (bars carry
+        // a tooltip), and the one type in the legend.
+        assert_eq!(text.matches("</rect>").count(), 200);
         assert!(text.contains("3 processes per lane"));
         let name = crate::formats::blprof::commdata::func_name(2).unwrap();
+        assert!(text.contains(&format!("font-family=\"sans-serif\">{name}</text>")));
         assert!(text.contains(&format!("<title>procs 597–599 {name} ")));
         let mut out = Vec::new();
         timeline_svg((0.0, 1.0), &rows[..4], &mut out).unwrap();
