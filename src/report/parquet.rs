@@ -59,6 +59,14 @@ const CALLS: &str = "message calls {
     REQUIRED DOUBLE start;
 }";
 
+const FUNCTIONS: &str = "message functions {
+    REQUIRED INT32 proc;
+    REQUIRED INT32 fnum;
+    REQUIRED BYTE_ARRAY function (UTF8);
+    REQUIRED INT64 ncalls;
+    REQUIRED DOUBLE exclusive;
+}";
+
 const REGIONS: &str = "message regions {
     REQUIRED INT32 proc;
     REQUIRED INT32 region;
@@ -111,6 +119,12 @@ impl RowGroup {
             _ => unreachable!("schema and columns are declared together"),
         }
     }
+    fn i64s(&mut self, c: usize) -> &mut Vec<i64> {
+        match &mut self.columns[c] {
+            Column::I64(v) => v,
+            _ => unreachable!("schema and columns are declared together"),
+        }
+    }
     fn f64s(&mut self, c: usize) -> &mut Vec<f64> {
         match &mut self.columns[c] {
             Column::F64(v) => v,
@@ -138,6 +152,9 @@ enum Strings {
     Region(FxHashMap<i32, ByteArray>),
     /// `type_name` from `type` (column 1), `?` when unknown.
     CommType(Vec<ByteArray>, ByteArray),
+    /// `function` from `fnum` (column 1): the base profile's names, one
+    /// table for every process.
+    BaseFunction(Vec<ByteArray>),
 }
 
 impl Strings {
@@ -171,6 +188,15 @@ impl Strings {
                         .get(n)
                         .cloned()
                         .unwrap_or_else(|| ByteArray::from(format!("region {n}").into_bytes()))
+                }))
+            }
+            Strings::BaseFunction(names) => {
+                out.extend(rg.i32_at(1).get(range).unwrap_or(&[]).iter().map(|&f| {
+                    usize::try_from(f)
+                        .ok()
+                        .and_then(|f| names.get(f))
+                        .cloned()
+                        .unwrap_or_else(|| ByteArray::from(format!("function {f}").into_bytes()))
                 }))
             }
             Strings::CommType(names, unknown) => {
@@ -378,6 +404,7 @@ fn write_table(
 /// Rows written per table.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct ParquetRows {
+    pub functions: u64,
     pub calls: u64,
     pub regions: u64,
     pub comm: u64,
@@ -463,8 +490,9 @@ fn facts(db: &Database) -> Vec<(&'static str, String)> {
     facts
 }
 
-/// Writes the tables of `db` as a dataset in `dir`: `calls/` and `regions/`
-/// (when the database has call traces) and `comm/` (when it has comm data),
+/// Writes the tables of `db` as a dataset in `dir`: `functions/` (when the
+/// database has a base profile), `calls/` and `regions/` (when it has call
+/// traces) and `comm/` (when it has comm data),
 /// each a directory of Parquet files; `shard` says which part of the
 /// processes this run converts.
 pub fn write_parquet(
@@ -499,6 +527,9 @@ pub fn write_parquet(
     };
     let mut rows = ParquetRows::default();
     let warnings = Mutex::new(Vec::new());
+    if db.base.is_some() {
+        rows.functions = write_functions(db, &out, &warnings)?;
+    }
     if db.call_stats.is_some() {
         rows.calls = write_calls(db, &out, &warnings)?;
     }
@@ -627,6 +658,68 @@ fn write_calls(db: &Database, out: &Dataset<'_>, warnings: &Mutex<Vec<Warning>>)
             ]
         },
         &Strings::Function(names),
+        &mut rows,
+    )
+}
+
+/// The base profile: per process and function, calls and exclusive
+/// seconds (what `summary` reads).
+struct FunctionRows<'a> {
+    profile: &'a crate::formats::blprof::base::BaseProfile<'a>,
+    /// The next (block, function) to write.
+    at: (usize, usize),
+    shard: &'a Dataset<'a>,
+}
+
+impl Rows for FunctionRows<'_> {
+    fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
+        let nfuncs = self.profile.nfuncs();
+        while rg.rows < ROW_GROUP && self.at.0 < self.profile.len() {
+            let (proc, block) = self.profile.block(self.at.0);
+            if !self.shard.has(proc) || self.at.1 >= nfuncs {
+                self.at = (self.at.0 + 1, 0);
+                continue;
+            }
+            let f = self.at.1;
+            rg.i32s(0).push(i32::try_from(proc).unwrap_or(i32::MAX));
+            rg.i32s(1).push(i32::try_from(f).unwrap_or(i32::MAX));
+            rg.i64s(3).push(block.ncalls(f));
+            rg.f64s(4).push(block.time(f));
+            rg.rows += 1;
+            self.at.1 += 1;
+        }
+        Ok(())
+    }
+}
+
+fn write_functions(
+    db: &Database,
+    out: &Dataset<'_>,
+    warnings: &Mutex<Vec<Warning>>,
+) -> Result<u64> {
+    use Column::*;
+    let mut found = Vec::new();
+    let profile = db.base_profile(&mut found)?;
+    for w in found {
+        warn(warnings, w);
+    }
+    let names = profile
+        .header
+        .functions
+        .iter()
+        .map(|n| ByteArray::from(n.as_bytes().to_vec()))
+        .collect();
+    let mut rows = FunctionRows {
+        profile: &profile,
+        at: (0, 0),
+        shard: out,
+    };
+    write_table(
+        out,
+        "functions",
+        FUNCTIONS,
+        || vec![I32(vec![]), I32(vec![]), Text, I64(vec![]), F64(vec![])],
+        &Strings::BaseFunction(names),
         &mut rows,
     )
 }

@@ -90,9 +90,33 @@ fn tables_hold_what_the_reports_say(fx: &str) {
         assert!(close(total, ours), "{fx}: {name}: {total} vs {ours}");
     }
 
+    // The base profile: per function, the calls of process 0 and the
+    // average exclusive seconds over processes, as `summary` prints them.
+    let sm = json_expect(&["summary", d, "--format", "json"], &[0, 3]);
+    let rows = duckdb(&format!(
+        "select function, sum(ncalls) filter (where proc = 0), sum(exclusive) / count(distinct proc) \
+         from '{}' group by 1",
+        table("functions")
+    ));
+    let base: BTreeMap<String, (Option<u64>, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().to_owned(),
+                (r[1].as_u64(), r[2].as_f64().unwrap()),
+            )
+        })
+        .collect();
+    for f in sm["functions"].as_array().unwrap() {
+        let name = f["name"].as_str().unwrap();
+        let (calls, avg) = base[name];
+        assert_eq!(calls, f["ncalls"].as_u64(), "{fx}: {name}");
+        assert!(close(avg, f["avg"].as_f64().unwrap()), "{fx}: {name}");
+    }
+
     // Every file says what it holds; every numeric column has min/max
     // statistics (what engines skip row groups by).
-    for t in ["calls", "regions"] {
+    for t in ["functions", "calls", "regions"] {
         let kv = duckdb(&format!(
             "select decode(key), decode(value) from parquet_kv_metadata('{}')",
             table(t)
@@ -191,6 +215,7 @@ fn shards_together_are_the_whole_dataset() {
         ))
     };
     let tables = [
+        ("functions", "sum(exclusive), sum(ncalls), sum(fnum)"),
         ("calls", "sum(exclusive), sum(depth), sum(fnum)"),
         ("regions", "sum(stop - start), sum(region)"),
         ("comm", "sum(size), sum(time), sum(peer)"),

@@ -21,7 +21,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE", required_unless_present = "parquet")]
     pub chrome: Option<PathBuf>,
     /// Write the call records, region ranges and comm records as a Parquet
-    /// dataset in DIR, one directory per table (calls/, regions/, comm/),
+    /// dataset in DIR, one directory per table (functions/ from the base
+    /// profile, calls/, regions/, comm/),
     /// for DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<PathBuf>,

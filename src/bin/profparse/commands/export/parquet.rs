@@ -34,7 +34,8 @@ pub fn write(
     ctx.info(
         1,
         format!(
-            "wrote {} call, {} region and {} comm rows to {}",
+            "wrote {} function, {} call, {} region and {} comm rows to {}",
+            rows.functions,
             rows.calls,
             rows.regions,
             rows.comm,
