@@ -566,16 +566,26 @@ fn hidden_roots(
     } else {
         0.0
     };
-    let what = if hidden == 1 { "call" } else { "calls" };
+    let what = match (view.order, hidden) {
+        (Order::Inclusive, 1) => "outermost call",
+        (Order::Inclusive, _) => "outermost calls",
+        (Order::Exclusive, 1) => "function",
+        (Order::Exclusive, _) => "functions",
+    };
     Some(format!(
-        "{}  … {hidden} more outermost {what} ({share:.1} % of the total)",
+        "{}  … {hidden} more {what} ({share:.1} % of the total)",
         Blanks(TreeColumns::of(view).numbers_width())
     ))
 }
 
-/// The line that stands for hidden children.
-fn more_line(c: &TreeColumns, depth: usize, hidden: usize, share: f64) -> String {
-    let what = if hidden == 1 { "child" } else { "children" };
+/// The line that stands for hidden children (callers, bottom-up).
+fn more_line(c: &TreeColumns, order: Order, depth: usize, hidden: usize, share: f64) -> String {
+    let what = match (order, hidden) {
+        (Order::Inclusive, 1) => "child",
+        (Order::Inclusive, _) => "children",
+        (Order::Exclusive, 1) => "caller",
+        (Order::Exclusive, _) => "callers",
+    };
     let text = format!("… {hidden} more {what} ({share:.1} % of parent)");
     format!("{}  {}", Blanks(c.numbers_width()), c.path(depth, &text))
 }
@@ -624,7 +634,7 @@ pub(crate) fn text_lines(
             }
         }
         for &(depth, hidden, share) in cuts.after.get(&i).into_iter().flatten() {
-            let _ = writeln!(w, "{}", more_line(&c, depth, hidden, share));
+            let _ = writeln!(w, "{}", more_line(&c, view.order, depth, hidden, share));
         }
     }
     w
