@@ -37,6 +37,7 @@ pub mod reference;
 pub mod regions;
 pub mod svg;
 pub mod table;
+pub mod tau;
 pub mod text;
 pub mod timertree;
 pub mod tinyprofiler;

@@ -329,3 +329,83 @@ fn call_args_are_chosen() {
         BTreeSet::from(["depth", "exclusive_s", "inclusive_s"].map(String::from))
     );
 }
+
+// ------------------------------------------------------------- TAU profiles
+
+fn profile_files(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn tau_export_writes_a_profile_per_process_and_what_proc_asks_for() {
+    let out = tempfile::tempdir().unwrap();
+    let all = out.path().join("all");
+    run_ok(&["export", s(&db("small4")), "--tau", s(&all)]);
+    let names: Vec<String> = (0..4).map(|p| format!("profile.{p}.0.0")).collect();
+    assert_eq!(profile_files(&all), names.iter().cloned().collect());
+    // Each one's count line matches its entries, the root first.
+    for n in &names {
+        let text = std::fs::read_to_string(all.join(n)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let count: usize = lines[0]
+            .strip_suffix(" templated_functions_MULTI_TIME")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(lines.len(), count + 3, "{n}");
+        assert!(lines[2].starts_with("\".TAU application\" 1 "), "{n}");
+        assert_eq!(*lines.last().unwrap(), "0 aggregates");
+    }
+    let some = out.path().join("some");
+    run_ok(&[
+        "export",
+        s(&db("small4")),
+        "--tau",
+        s(&some),
+        "--proc",
+        "3,1",
+    ]);
+    assert_eq!(
+        profile_files(&some),
+        ["profile.1.0.0", "profile.3.0.0"].map(String::from).into()
+    );
+    // The same process's profile whichever processes are exported.
+    assert_eq!(
+        std::fs::read(all.join("profile.3.0.0")).unwrap(),
+        std::fs::read(some.join("profile.3.0.0")).unwrap()
+    );
+}
+
+#[test]
+fn tau_export_refuses_what_it_cannot_do_and_leaves_nothing_behind() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("tau");
+    let code = |args: &[&str]| output(args).status.code();
+    let d = db("small4");
+    assert_eq!(
+        code(&["export", s(&d), "--tau", s(&dir), "--proc", "9"]),
+        Some(2)
+    );
+    assert_eq!(
+        code(&["export", s(&d), "--tau", s(&dir), "--time", "0,1"]),
+        Some(2)
+    );
+    // Over the output limit: a usage error naming --force, nothing written.
+    let refused = crate::common::profparse()
+        .args(["export", s(&d), "--tau", s(&dir)])
+        .env("PROFPARSE_OUTPUT_LIMIT", "20000")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("the TAU profiles would write about"), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert!(profile_files(&dir).is_empty(), "{:?}", profile_files(&dir));
+    // Another run's profiles in the directory are named in a note.
+    std::fs::write(dir.join("profile.7.0.0"), "stale").unwrap();
+    let (_, stderr) = crate::common::run_ok_stderr(&["export", s(&d), "--tau", s(&dir)]);
+    assert!(stderr.contains("1 other profile.* files"), "{stderr}");
+}

@@ -156,6 +156,170 @@ fixture_tests!(
     hatchet_loads_the_calltree_literal: small4, single, flush
 );
 
+// ------------------------------------------------------------- TAU profiles
+
+/// Per path below the root: (calls, inclusive, exclusive) seconds of one
+/// process's JSON call tree.
+fn json_paths(nodes: &[Value], prefix: &[String], out: &mut Vec<(Vec<String>, [f64; 3])>) {
+    for n in nodes {
+        let mut path = prefix.to_vec();
+        path.push(n["name"].as_str().unwrap().to_owned());
+        let m = |k: &str| n[k].as_f64().unwrap();
+        out.push((path.clone(), [m("calls"), m("inclusive"), m("exclusive")]));
+        json_paths(n["children"].as_array().unwrap(), &path, out);
+    }
+}
+
+/// Hatchet's `from_tau` on `dir`: per rank and call path (names from the
+/// root down), [Calls, time (inc), time] in microseconds.
+fn hatchet_tau_rows(dir: &std::path::Path) -> Vec<(usize, Vec<String>, [f64; 3])> {
+    let script = r#"
+import json, sys, hatchet as ht
+gf = ht.GraphFrame.from_tau(sys.argv[1])
+df = gf.dataframe.reset_index()
+for _, row in df.iterrows():
+    path = [n.frame["name"] for n in row["node"].path()]
+    print(json.dumps([int(row["rank"]), path, [float(row["Calls"]), float(row["time (inc)"]), float(row["time"])]]))
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every rank's call paths as Hatchet reads them from our TAU export equal
+/// that process's own call tree (`calltree --proc N --format json`).
+fn hatchet_reads_the_tau_export_per_rank(name: &str) {
+    require_hatchet();
+    let d = db(name);
+    let d = d.to_str().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("tau");
+    run_ok(&["export", d, "--tau", dir.to_str().unwrap()]);
+    let rows = hatchet_tau_rows(&dir);
+    let ranks: std::collections::BTreeSet<usize> = rows.iter().map(|r| r.0).collect();
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(ranks.len(), files, "{name}: one rank per profile");
+    let us = |s: f64| s * 1e6;
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-3 + 1e-9 * a.abs().max(b.abs());
+    for rank in ranks {
+        let json: Value = serde_json::from_str(&run_ok(&[
+            "calltree",
+            d,
+            "--proc",
+            &rank.to_string(),
+            "--format",
+            "json",
+        ]))
+        .unwrap();
+        let mut ours = Vec::new();
+        json_paths(json["roots"].as_array().unwrap(), &[], &mut ours);
+        let theirs: std::collections::HashMap<Vec<String>, [f64; 3]> = rows
+            .iter()
+            .filter(|r| r.0 == rank)
+            .map(|r| (r.1.clone(), r.2))
+            .collect();
+        let root = theirs[&vec![".TAU application".to_owned()]];
+        assert!(
+            (root[1] - us(json["total_inclusive"].as_f64().unwrap())).abs() <= 1.0,
+            "{name} rank {rank}: root {root:?}"
+        );
+        for (path, [calls, inc, exc]) in &ours {
+            let mut key = vec![".TAU application".to_owned()];
+            key.extend(path.iter().cloned());
+            let t = theirs
+                .get(&key)
+                .unwrap_or_else(|| panic!("{name} rank {rank}: {key:?} not read"));
+            assert_eq!(t[0], *calls, "{name} rank {rank} {key:?} calls");
+            assert!(
+                near(t[1], us(*inc)),
+                "{name} rank {rank} {key:?} inclusive {t:?}"
+            );
+            assert!(
+                near(t[2], us(*exc)),
+                "{name} rank {rank} {key:?} exclusive {t:?}"
+            );
+        }
+        // Nodes of other ranks only read zero here.
+        let extra = theirs.len() - 1 - ours.len();
+        let zeros = theirs
+            .values()
+            .filter(|v| v.iter().all(|&x| x == 0.0))
+            .count();
+        assert!(extra <= zeros, "{name} rank {rank}: {extra} paths not ours");
+    }
+}
+
+fixture_tests!(
+    #[ignore = "needs Python's hatchet (pip install llnl-hatchet)"]
+    hatchet_reads_the_tau_export_per_rank: small4, single, flush, asym4, nfiles2, host_nid, amrlevel8
+);
+
+/// Thicket (Hatchet's multi-run layer) takes the TAU export as one run:
+/// a row per call path and rank.
+#[test]
+#[ignore = "needs Python's thicket (pip install llnl-thicket)"]
+fn thicket_reads_the_tau_export() {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import thicket"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    require(ok, "Python's thicket", "pip install llnl-thicket");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("tau");
+    let d = db("small4");
+    run_ok(&[
+        "export",
+        d.to_str().unwrap(),
+        "--tau",
+        dir.to_str().unwrap(),
+    ]);
+    let script = r#"
+import sys, thicket as th
+t = th.Thicket.from_tau(sys.argv[1])
+df = t.dataframe.reset_index()
+print("rows", len(df), df["rank"].nunique(), df["time (inc)"].max())
+"#;
+    let run = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8(run.stdout).unwrap();
+    // Thicket prints its own lines too.
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("rows "))
+        .expect(&text);
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let hatchet = hatchet_tau_rows(&dir);
+    assert_eq!(v[0] as usize, hatchet.len());
+    assert_eq!(v[1], 4.0);
+    let root = hatchet.iter().map(|r| r.2[1]).fold(0.0, f64::max);
+    assert_eq!(v[2], root);
+}
+
 #[test]
 fn calltree_hatchet_of_one_process_and_with_bounds() {
     let d = db("small4");

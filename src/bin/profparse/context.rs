@@ -100,12 +100,33 @@ impl Context {
         if estimate <= self.output_limit || self.force {
             return Ok(());
         }
-        Err(crate::output::UsageError(format!(
+        Err(self.output_refusal(estimate, what, advice).into())
+    }
+
+    /// The refusal of [`Context::guard_output`], for writers that find out
+    /// on the way ([`Context::output_budget`]).
+    pub fn output_refusal(
+        &self,
+        estimate: u64,
+        what: &str,
+        advice: &str,
+    ) -> crate::output::UsageError {
+        crate::output::UsageError(format!(
             "{what} would write about {} (more than {}); {advice}, or pass --force to write it anyway",
             profparse::report::numfmt::bytes(estimate),
             profparse::report::numfmt::bytes(self.output_limit)
         ))
-        .into())
+    }
+
+    /// The bytes an output may take without `--force`: what writers that
+    /// can only estimate as they go stop at (then [`Context::guard_output`]
+    /// words the refusal).
+    pub fn output_budget(&self) -> u64 {
+        if self.force {
+            u64::MAX
+        } else {
+            self.output_limit
+        }
     }
 
     /// Verbose-only information on stderr.

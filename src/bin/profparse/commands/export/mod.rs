@@ -1,8 +1,10 @@
 //! `profparse export DB --chrome out.json`: timelines for Perfetto /
-//! chrome://tracing ([`chrome`]), and `--parquet DIR` tables ([`parquet`]).
+//! chrome://tracing ([`chrome`]), `--parquet DIR` tables ([`parquet`]) and
+//! `--tau DIR` profiles per process ([`tau`]).
 
 mod chrome;
 mod parquet;
+mod tau;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,7 +20,7 @@ pub struct ExportArgs {
     pub db: DatabaseArg,
     /// Write Chrome Trace Event JSON: per process its calls, regions and
     /// communication calls (one track each), messages as flow arrows.
-    #[arg(long, value_name = "FILE", required_unless_present = "parquet")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["parquet", "tau"])]
     pub chrome: Option<PathBuf>,
     /// Write the call records, region ranges and comm records as a Parquet
     /// dataset in DIR, one directory per table (functions/ from the base
@@ -26,6 +28,12 @@ pub struct ExportArgs {
     /// for DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<PathBuf>,
+    /// Write TAU profiles in DIR: `profile.<rank>.0.0` per process with
+    /// call traces, its call paths with calls, exclusive and inclusive
+    /// microseconds, for ParaProf, pprof and Hatchet's `from_tau`
+    /// (docs/INTEROP.md). All times; `--proc` selects processes.
+    #[arg(long, value_name = "DIR", conflicts_with = "time")]
+    pub tau: Option<PathBuf>,
     /// --parquet: convert part K of N (0 ≤ K < N): the K-th of N
     /// contiguous ranges of processes, as `part-K` files of each table, so
     /// N jobs (a Slurm array) convert one database into one dataset.
@@ -113,6 +121,9 @@ pub fn parse_window(s: &str) -> Result<(f64, f64), String> {
 pub fn run(args: &ExportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.parquet {
         parquet::write(&args.db.db, dir, args.shard.unwrap_or((0, 1)), ctx)?;
+    }
+    if let Some(dir) = &args.tau {
+        tau::write(args, dir, ctx)?;
     }
     if let Some(file) = &args.chrome {
         chrome::write(args, file, ctx)?;
