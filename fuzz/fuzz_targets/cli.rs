@@ -84,6 +84,7 @@ const COMMANDS: &[&str] = &[
     "export DB --chrome OUT/trace.json",
     "export DB --chrome OUT/trace.json --proc 1 --min-dur 0.0001 --no-comm",
     "export DB --parquet OUT/pq",
+    "export DB --tau OUT/tau --proc 0,2",
     "comm stats DB",
     "comm stats DB --format json --proc 2",
     "comm barriers DB",

@@ -26,6 +26,8 @@ use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnDescPtr;
 use rustc_hash::FxHashMap;
 
+use crate::analysis::comm_pairs::{Pair, pair_messages_with};
+use crate::analysis::comm_select::CommSelection;
 use crate::analysis::regions::Regions;
 use crate::error::{Error, Location, Result, Warning};
 use crate::formats::blprof::commdata::func_name;
@@ -85,11 +87,26 @@ const COMM: &str = "message comm {
     REQUIRED DOUBLE time;
 }";
 
+const MESSAGES: &str = "message messages {
+    REQUIRED INT32 sender;
+    REQUIRED INT32 receiver;
+    REQUIRED INT32 tag;
+    REQUIRED INT32 size;
+    REQUIRED DOUBLE send_time;
+    REQUIRED DOUBLE recv_time;
+    REQUIRED DOUBLE latency;
+    OPTIONAL DOUBLE completed_time;
+    OPTIONAL DOUBLE latency_to_completion;
+}";
+
 /// One column's values in a row group.
 enum Column {
     I32(Vec<i32>),
     I64(Vec<i64>),
     F64(Vec<f64>),
+    /// An optional column: the values present, and per row 1 (present) or
+    /// 0 (null), Parquet's definition levels.
+    OptF64(Vec<f64>, Vec<i16>),
     /// A string column: its values are derived from the other columns when
     /// encoded (see [`Strings`]).
     Text,
@@ -101,6 +118,10 @@ impl Column {
             Column::I32(v) => v.clear(),
             Column::I64(v) => v.clear(),
             Column::F64(v) => v.clear(),
+            Column::OptF64(v, d) => {
+                v.clear();
+                d.clear();
+            }
             Column::Text => {}
         }
     }
@@ -155,6 +176,8 @@ enum Strings {
     /// `function` from `fnum` (column 1): the base profile's names, one
     /// table for every process.
     BaseFunction(Vec<ByteArray>),
+    /// A table without string columns.
+    None,
 }
 
 impl Strings {
@@ -199,6 +222,7 @@ impl Strings {
                         .unwrap_or_else(|| ByteArray::from(format!("function {f}").into_bytes()))
                 }))
             }
+            Strings::None => {}
             Strings::CommType(names, unknown) => {
                 out.extend(rg.i32_at(1).get(range).unwrap_or(&[]).iter().map(|&k| {
                     usize::try_from(k)
@@ -276,6 +300,10 @@ fn encode_column(
             }
             (ColumnWriter::DoubleColumnWriter(mut w), Column::F64(v)) => {
                 w.write_batch(v, None, None)?;
+                w.close()?
+            }
+            (ColumnWriter::DoubleColumnWriter(mut w), Column::OptF64(v, defined)) => {
+                w.write_batch(v, Some(defined), None)?;
                 w.close()?
             }
             (ColumnWriter::ByteArrayColumnWriter(mut w), Column::Text) => {
@@ -408,6 +436,7 @@ pub struct ParquetRows {
     pub calls: u64,
     pub regions: u64,
     pub comm: u64,
+    pub messages: u64,
 }
 
 /// Where a conversion writes: a dataset directory with one directory per
@@ -538,6 +567,7 @@ pub fn write_parquet(
     }
     if db.comm.is_some() {
         rows.comm = write_comm(db, &out, &warnings)?;
+        rows.messages = write_messages(db, &out, &warnings)?;
     }
     Ok((
         rows,
@@ -870,6 +900,127 @@ fn write_comm(db: &Database, out: &Dataset<'_>, warnings: &Mutex<Vec<Warning>>) 
         &Strings::CommType(type_names, unknown),
         &mut rows,
     )
+}
+
+/// The matched messages, as chunks of pairs come from the pairing.
+struct MessageRows {
+    chunks: std::sync::mpsc::Receiver<Vec<Pair>>,
+    chunk: std::vec::IntoIter<Pair>,
+}
+
+impl Rows for MessageRows {
+    fn fill(&mut self, rg: &mut RowGroup) -> Result<()> {
+        while rg.rows < ROW_GROUP {
+            let Some(p) = self.chunk.next() else {
+                match self.chunks.recv() {
+                    Ok(c) => self.chunk = c.into_iter(),
+                    Err(_) => break, // the pairing is done
+                }
+                continue;
+            };
+            let [
+                Column::I32(sender),
+                Column::I32(receiver),
+                Column::I32(tag),
+                Column::I32(size),
+                Column::F64(send_time),
+                Column::F64(recv_time),
+                Column::F64(latency),
+                Column::OptF64(completed, completed_defined),
+                Column::OptF64(to_completion, to_completion_defined),
+            ] = &mut rg.columns[..]
+            else {
+                unreachable!("schema and columns are declared together")
+            };
+            sender.push(i32::try_from(p.from).unwrap_or(i32::MAX));
+            receiver.push(i32::try_from(p.to).unwrap_or(i32::MAX));
+            tag.push(p.tag);
+            size.push(p.size);
+            send_time.push(p.send_time);
+            recv_time.push(p.recv_time);
+            latency.push(p.latency);
+            let optional = |v: Option<f64>, values: &mut Vec<f64>, defined: &mut Vec<i16>| {
+                defined.push(i16::from(v.is_some()));
+                values.extend(v);
+            };
+            optional(p.completed_time, completed, completed_defined);
+            optional(
+                p.latency_to_completion,
+                to_completion,
+                to_completion_defined,
+            );
+            rg.rows += 1;
+        }
+        Ok(())
+    }
+}
+
+/// `messages/`: every send paired with its receive, as `comm pairs` pairs
+/// them. Pairing needs both ends, so every shard pairs the whole profile
+/// and keeps the messages its processes sent: the shards' rows are
+/// disjoint and together complete. The pairing runs on its own thread and
+/// hands its chunks over a short queue, so memory holds a few chunks.
+fn write_messages(db: &Database, out: &Dataset<'_>, warnings: &Mutex<Vec<Warning>>) -> Result<u64> {
+    use Column::*;
+    let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<Pair>>(4);
+    std::thread::scope(|scope| {
+        let pairing = scope.spawn(move || {
+            let (_, found) = pair_messages_with(
+                db,
+                &CommSelection::all(),
+                Vec::new,
+                |v: &mut Vec<Pair>, p| {
+                    if out.has(p.from) {
+                        v.push(p.clone());
+                    }
+                },
+                // A writer that failed stops reading: the rest is dropped.
+                &mut |v| {
+                    if !v.is_empty() {
+                        let _ = send.send(v);
+                    }
+                },
+            );
+            found
+        });
+        let mut rows = MessageRows {
+            chunks,
+            chunk: Vec::new().into_iter(),
+        };
+        let written = write_table(
+            out,
+            "messages",
+            MESSAGES,
+            || {
+                vec![
+                    I32(vec![]),
+                    I32(vec![]),
+                    I32(vec![]),
+                    I32(vec![]),
+                    F64(vec![]),
+                    F64(vec![]),
+                    F64(vec![]),
+                    OptF64(vec![], vec![]),
+                    OptF64(vec![], vec![]),
+                ]
+            },
+            &Strings::None,
+            &mut rows,
+        );
+        // Unblocks the pairing if the writer stopped early.
+        drop(rows);
+        let Ok(found) = pairing.join() else {
+            return Err(Error::invalid(
+                Location::file(out.dir),
+                "the pairing of messages failed: messages/ is incomplete",
+            ));
+        };
+        warnings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(found);
+        written
+    })
 }
 
 #[cfg(test)]

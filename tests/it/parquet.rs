@@ -116,7 +116,12 @@ fn tables_hold_what_the_reports_say(fx: &str) {
 
     // Every file says what it holds; every numeric column has min/max
     // statistics (what engines skip row groups by).
-    for t in ["functions", "calls", "regions"] {
+    let comm = dir.join("bl_comm_prof_H").exists();
+    let mut tables = vec!["functions", "calls", "regions"];
+    if comm {
+        tables.extend(["comm", "messages"]);
+    }
+    for t in tables {
         let kv = duckdb(&format!(
             "select decode(key), decode(value) from parquet_kv_metadata('{}')",
             table(t)
@@ -163,7 +168,7 @@ fn tables_hold_what_the_reports_say(fx: &str) {
     }
 
     // Comm records per type.
-    if dir.join("bl_comm_prof_H").exists() {
+    if comm {
         let cs = json_expect(&["comm", "stats", d, "--format", "json"], &[0, 3]);
         let rows = duckdb(&format!(
             "select type_name, count(*) from '{}' group by 1",
@@ -176,6 +181,35 @@ fn tables_hold_what_the_reports_say(fx: &str) {
             let row = rows.iter().find(|x| x[0] == name).unwrap();
             assert_eq!(row[1].as_u64(), t["records"].as_u64(), "{fx}: {name}");
         }
+        // Matched messages per route, as `comm pairs` pairs them.
+        let cp = json_expect(&["comm", "pairs", d, "--format", "json"], &[0, 3]);
+        let rows = duckdb(&format!(
+            "select sender, receiver, count(*), sum(size), avg(latency), max(latency), \
+             count(completed_time), avg(latency_to_completion) from '{}' group by 1, 2 order by 1, 2",
+            table("messages")
+        ));
+        let routes = cp["routes"].as_array().unwrap();
+        assert_eq!(rows.len(), routes.len(), "{fx}");
+        let total: u64 = rows.iter().map(|r| r[2].as_u64().unwrap()).sum();
+        assert_eq!(Some(total), cp["paired"].as_u64(), "{fx}");
+        for (r, route) in rows.iter().zip(routes) {
+            assert_eq!(r[0], route["from"], "{fx}");
+            assert_eq!(r[1], route["to"], "{fx}");
+            assert_eq!(r[2], route["messages"], "{fx}");
+            assert_eq!(r[3].as_u64(), route["bytes"].as_u64(), "{fx}");
+            let same = |a: &Value, b: &Value| match (a.as_f64(), b.as_f64()) {
+                (Some(a), Some(b)) => close(a, b),
+                _ => a.is_null() && b.is_null(),
+            };
+            assert!(same(&r[4], &route["latency_mean"]), "{fx}: {r:?} {route}");
+            assert!(same(&r[5], &route["latency_max"]), "{fx}: {r:?} {route}");
+            assert_eq!(r[6], route["completed"], "{fx}");
+            assert!(
+                same(&r[7], &route["completion_latency_mean"]),
+                "{fx}: {r:?} {route}"
+            );
+        }
+        assert!(total > 0 || fx == "single", "{fx}: no message paired");
     }
 }
 
@@ -208,31 +242,36 @@ fn shards_together_are_the_whole_dataset() {
     let tmp = tempfile::tempdir().unwrap();
     let whole = tmp.path().join("whole");
     export_parquet(d, &whole, None);
-    let summary = |out: &std::path::Path, table: &str, cols: &str| {
+    let summary = |out: &std::path::Path, (table, key, cols): (&str, &str, &str)| {
         duckdb(&format!(
-            "select proc, count(*), {cols} from '{}' group by proc order by proc",
+            "select {key}, count(*), {cols} from '{}' group by 1 order by 1",
             out.join(table).join("*.parquet").display()
         ))
     };
     let tables = [
-        ("functions", "sum(exclusive), sum(ncalls), sum(fnum)"),
-        ("calls", "sum(exclusive), sum(depth), sum(fnum)"),
-        ("regions", "sum(stop - start), sum(region)"),
-        ("comm", "sum(size), sum(time), sum(peer)"),
+        (
+            "functions",
+            "proc",
+            "sum(exclusive), sum(ncalls), sum(fnum)",
+        ),
+        ("calls", "proc", "sum(exclusive), sum(depth), sum(fnum)"),
+        ("regions", "proc", "sum(stop - start), sum(region)"),
+        ("comm", "proc", "sum(size), sum(time), sum(peer)"),
+        (
+            "messages",
+            "sender",
+            "sum(receiver), sum(size), sum(send_time), sum(recv_time), sum(completed_time)",
+        ),
     ];
     for n in [1usize, 2, 3] {
         let out = tmp.path().join(format!("sharded{n}"));
         for k in 0..n {
             export_parquet(d, &out, Some(&format!("{k}/{n}")));
         }
-        for (table, cols) in tables {
+        for t @ (table, _, _) in tables {
             let files = std::fs::read_dir(out.join(table)).unwrap().count();
             assert_eq!(files, n, "{table}: one file per shard");
-            assert_eq!(
-                summary(&out, table, cols),
-                summary(&whole, table, cols),
-                "{table}, {n} shards"
-            );
+            assert_eq!(summary(&out, t), summary(&whole, t), "{table}, {n} shards");
         }
     }
 }

@@ -22,10 +22,11 @@ pub struct ExportArgs {
     /// communication calls (one track each), messages as flow arrows.
     #[arg(long, value_name = "FILE", required_unless_present_any = ["parquet", "tau"])]
     pub chrome: Option<PathBuf>,
-    /// Write the call records, region ranges and comm records as a Parquet
-    /// dataset in DIR, one directory per table (functions/ from the base
-    /// profile, calls/, regions/, comm/),
-    /// for DuckDB, Spark or Trino (docs/SCALING.md). All processes and times.
+    /// Write the call records, region ranges, comm records and matched
+    /// messages as a Parquet dataset in DIR, one directory per table
+    /// (functions/ from the base profile, calls/, regions/, comm/,
+    /// messages/), for DuckDB, Spark or Trino (docs/SCALING.md). All
+    /// processes and times.
     #[arg(long, value_name = "DIR")]
     pub parquet: Option<PathBuf>,
     /// Write TAU profiles in DIR: `profile.<rank>.0.0` per process with

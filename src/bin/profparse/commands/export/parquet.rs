@@ -34,11 +34,12 @@ pub fn write(
     ctx.info(
         1,
         format!(
-            "wrote {} function, {} call, {} region and {} comm rows to {}",
+            "wrote {} function, {} call, {} region, {} comm and {} message rows to {}",
             rows.functions,
             rows.calls,
             rows.regions,
             rows.comm,
+            rows.messages,
             dir.display()
         ),
     );
