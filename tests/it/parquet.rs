@@ -292,3 +292,135 @@ fn a_shard_past_the_count_is_a_usage_error() {
         assert_eq!(out.status.code(), Some(2), "{bad}");
     }
 }
+
+/// What Spark computes from the dataset of `small4`, as SQL in
+/// docs/SCALING.md writes it: one JSON object of query results.
+const SPARK_QUERIES: &str = r#"
+import json, sys
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[2]").appName("profparse-test")
+         .config("spark.ui.enabled", "false").getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+root = sys.argv[1]
+for t in ["functions", "calls", "regions", "comm", "messages"]:
+    spark.read.parquet(f"{root}/{t}").createOrReplaceTempView(t)
+rows = lambda q: [list(r) for r in spark.sql(q).collect()]
+out = {
+    "summary": rows("""select function, sum(case when proc = 0 then ncalls end),
+                              avg(exclusive) from functions group by function"""),
+    "trace_summary": rows("select function, count(*), sum(exclusive) from calls group by function"),
+    "comm_stats": rows("select type_name, count(*) from comm group by type_name"),
+    "pairs": rows("""select sender, receiver, count(*), sum(size) from messages
+                     group by sender, receiver order by sender, receiver"""),
+}
+print("RESULT " + json.dumps(out))
+spark.stop()
+"#;
+
+/// Spark reads the dataset (each table's directory alone) and the SQL of
+/// docs/SCALING.md reproduces summary, trace-summary, comm stats and comm
+/// pairs. Needs Java: without it the check is skipped with a note.
+#[test]
+#[ignore = "needs PySpark (pip install pyspark) and Java"]
+fn spark_reproduces_the_reports_from_the_dataset() {
+    let java = Command::new("java")
+        .arg("-version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !java {
+        crate::common::note(
+            "no Java here: the PySpark read-back of the Parquet dataset is skipped",
+        );
+        return;
+    }
+    let ok = Command::new("python3")
+        .args(["-c", "import pyspark"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    require(ok, "PySpark", "pip install pyspark");
+    let dir = db("small4");
+    let d = dir.to_str().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dataset");
+    export_parquet(d, &out, None);
+    let run = Command::new("python3")
+        .args(["-c", SPARK_QUERIES])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .expect("Spark printed its result");
+    let spark: Value = serde_json::from_str(result).unwrap();
+    let by_name = |rows: &Value| -> BTreeMap<String, Vec<Value>> {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r[0].as_str().unwrap().to_owned(),
+                    r.as_array().unwrap()[1..].to_vec(),
+                )
+            })
+            .collect()
+    };
+
+    let sm = json_expect(&["summary", d, "--format", "json"], &[0, 3]);
+    let got = by_name(&spark["summary"]);
+    for f in sm["functions"].as_array().unwrap() {
+        let r = &got[f["name"].as_str().unwrap()];
+        assert_eq!(r[0].as_u64(), f["ncalls"].as_u64(), "{f}");
+        assert!(
+            close(r[1].as_f64().unwrap(), f["avg"].as_f64().unwrap()),
+            "{f}"
+        );
+    }
+
+    let ts = json_expect(&["trace-summary", d, "--format", "json"], &[0, 3]);
+    let nprocs = ts["nprocs"].as_f64().unwrap();
+    let got = by_name(&spark["trace_summary"]);
+    for f in ts["functions"].as_array().unwrap() {
+        let calls = f["ncalls_total"].as_u64().unwrap();
+        if calls == 0 {
+            continue;
+        }
+        let r = &got[f["name"].as_str().unwrap()];
+        assert_eq!(r[0].as_u64(), Some(calls), "{f}");
+        let avg = r[1].as_f64().unwrap() / nprocs;
+        assert!(close(avg, f["avg"].as_f64().unwrap()), "{f}");
+    }
+
+    let cs = json_expect(&["comm", "stats", d, "--format", "json"], &[0, 3]);
+    let got = by_name(&spark["comm_stats"]);
+    let types = cs["by_type"].as_array().unwrap();
+    assert_eq!(got.len(), types.len());
+    for t in types {
+        assert_eq!(
+            got[t["type"].as_str().unwrap()][0].as_u64(),
+            t["records"].as_u64(),
+            "{t}"
+        );
+    }
+
+    let cp = json_expect(&["comm", "pairs", d, "--format", "json"], &[0, 3]);
+    let routes = cp["routes"].as_array().unwrap();
+    let pairs = spark["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), routes.len());
+    for (r, route) in pairs.iter().zip(routes) {
+        assert_eq!(r[0], route["from"]);
+        assert_eq!(r[1], route["to"]);
+        assert_eq!(r[2], route["messages"]);
+        assert_eq!(r[3].as_u64(), route["bytes"].as_u64());
+    }
+}
