@@ -44,6 +44,7 @@ fn check_rules(events: &[Value]) -> usize {
             other => panic!("unexpected phase {other}: {e}"),
         }
     }
+    assert_nested(events);
     // Comm calls on track 2; every flow end inside a comm slice of its track.
     let mut slices: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
     for e in events.iter().filter(|e| e["cat"] == "comm") {
@@ -87,6 +88,41 @@ fn check_rules(events: &[Value]) -> usize {
         assert_eq!(fin["pid"], fin["args"]["to"]);
     }
     starts.len()
+}
+
+/// Complete events of one track nest (a slice starts after its sibling
+/// ended, and ends before its parent does), as the trace event format
+/// requires of slices on one thread.
+fn assert_nested(events: &[Value]) {
+    // In whole nanoseconds, as viewers read the microseconds written to
+    // the nanosecond (no float error at touching ends).
+    let ns = |e: &Value, k: &str| (f(e, k) * 1e3).round() as i64;
+    let mut tracks: BTreeMap<(u64, u64), Vec<(i64, i64, &Value)>> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "X") {
+        let ts = ns(e, "ts");
+        tracks
+            .entry((e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()))
+            .or_default()
+            .push((ts, ts + ns(e, "dur"), e));
+    }
+    for (track, mut slices) in tracks {
+        slices.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut open: Vec<(i64, i64, &Value)> = Vec::new();
+        for s in slices {
+            while open.last().is_some_and(|o| o.1 <= s.0) {
+                open.pop();
+            }
+            if let Some(parent) = open.last() {
+                assert!(
+                    s.1 <= parent.1,
+                    "track {track:?}: {} overlaps {} without nesting",
+                    s.2,
+                    parent.2
+                );
+            }
+            open.push(s);
+        }
+    }
 }
 
 /// `comm pairs --format json` with `extra` options: (from, to) per pair.
@@ -253,6 +289,7 @@ fn trace_events(file: &Path) -> Vec<Value> {
 /// Every process with events is named, and so is every track it uses;
 /// times are whole nanoseconds (at most 3 decimals of a microsecond).
 fn named_and_rounded(events: &[Value], what: &str) {
+    assert_nested(events);
     let meta = |kind: &str| -> BTreeSet<(u64, u64)> {
         events
             .iter()

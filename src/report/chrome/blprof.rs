@@ -78,6 +78,7 @@ enum Item {
     },
     Region {
         pid: usize,
+        tid: u32,
         /// Position of the name in [`Context::region_names`].
         name: u32,
         start: f64,
@@ -87,6 +88,60 @@ enum Item {
 }
 
 const NO_SLOT: u32 = u32::MAX;
+
+/// The region tracks' names: regions that overlap without nesting (a
+/// region started in one and stopped after it) go on a track of their
+/// own, at most this many per process.
+const REGION_TRACKS: [&str; 8] = [
+    "regions",
+    "regions 2",
+    "regions 3",
+    "regions 4",
+    "regions 5",
+    "regions 6",
+    "regions 7",
+    "regions 8",
+];
+
+/// The track of region lane `lane`: the region track, then tracks after
+/// the communication track.
+fn region_tid(lane: u32) -> u32 {
+    if lane == 0 {
+        TID_REGIONS
+    } else {
+        TID_COMM + lane
+    }
+}
+
+/// A lane per range (ranges sorted by start, longest first) such that the
+/// ranges of a lane nest or follow each other, as slices of one track
+/// must: each range goes to the first lane where it fits inside the
+/// innermost range still open, or where nothing is open. Ranges that fit
+/// nowhere after the last lane go there anyway (damaged data; the viewer
+/// then draws them as best it can).
+fn region_lanes(ranges: impl Iterator<Item = (f64, f64)>) -> Vec<u32> {
+    let mut open: Vec<Vec<f64>> = Vec::new(); // per lane, the open ranges' stops
+    let mut lanes = Vec::new();
+    for (start, stop) in ranges {
+        for stops in open.iter_mut() {
+            while stops.last().is_some_and(|&z| z <= start) {
+                stops.pop();
+            }
+        }
+        let fits = |stops: &Vec<f64>| stops.last().is_none_or(|&z| stop <= z);
+        let lane = match open.iter().position(fits) {
+            Some(l) => l,
+            None if open.len() < REGION_TRACKS.len() => {
+                open.push(Vec::new());
+                open.len() - 1
+            }
+            None => open.len() - 1,
+        };
+        open[lane].push(stop);
+        lanes.push(lane as u32);
+    }
+    lanes
+}
 
 /// Per exported process (by slot), the record times (as bits, sorted) of
 /// the ends of its exported messages, and the middle of the call slice each
@@ -296,13 +351,14 @@ fn format_item(x: &Item, ctx: &Context, ends: &Ends, out: &mut Formatted) {
         }
         Item::Region {
             pid,
+            tid,
             name,
             start,
             stop,
         } => {
             let name: &[u8] = ctx.region_names.get(*name as usize).map_or(b"\"?\"", |n| n);
             let len = (stop - start).max(0.0);
-            put_event(o, name, "X", *start, Some(len), *pid, TID_REGIONS, "region");
+            put_event(o, name, "X", *start, Some(len), *pid, *tid, "region");
             out.events += 1;
         }
         Item::Flow(m) => {
@@ -710,21 +766,39 @@ pub fn write_blprof_trace(
             sink.calls(*p, slot, opts, &mut warnings)?;
         }
         if let Some(r) = regions.and_then(|r| r.proc(proc)) {
-            let mut items = vec![meta(proc, TID_REGIONS, MetaName::Track("regions"))];
-            for (n, ranges) in &r.ranges {
+            let mut ranges: Vec<(f64, f64, u32)> = Vec::new();
+            for (n, list) in &r.ranges {
                 let name = region_slot.get(n).copied().unwrap_or(u32::MAX);
-                for range in ranges
-                    .iter()
-                    .filter(|x| overlaps(opts.window, x.start, x.stop))
-                {
-                    items.push(Item::Region {
-                        pid: proc,
-                        name,
-                        start: range.start,
-                        stop: range.stop,
-                    });
-                }
+                ranges.extend(
+                    list.iter()
+                        .filter(|x| overlaps(opts.window, x.start, x.stop))
+                        .map(|x| (x.start, x.stop, name)),
+                );
             }
+            ranges.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            let lanes = region_lanes(ranges.iter().map(|&(a, z, _)| (a, z)));
+            let used = lanes.iter().copied().max().map_or(0, |l| l + 1);
+            let mut items: Vec<Item> = (0..used.max(1))
+                .map(|lane| {
+                    meta(
+                        proc,
+                        region_tid(lane),
+                        MetaName::Track(REGION_TRACKS[lane as usize]),
+                    )
+                })
+                .collect();
+            items.extend(
+                ranges
+                    .iter()
+                    .zip(&lanes)
+                    .map(|(&(start, stop, name), &lane)| Item::Region {
+                        pid: proc,
+                        tid: region_tid(lane),
+                        name,
+                        start,
+                        stop,
+                    }),
+            );
             sink.items(&items)?;
         }
         Ok(())
@@ -847,4 +921,36 @@ pub fn write_comm_trace(
         warnings.extend(sink.comm(p, (0, NO_SLOT), ChromeOptions::all().min_dur)?);
     }
     Ok((sink.out.finish()?, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::region_lanes;
+
+    #[test]
+    fn regions_that_overlap_without_nesting_get_a_lane_of_their_own() {
+        // A ⊃ B, then C starts inside A and stops after it; D follows A;
+        // E touches D's end.
+        let ranges = [
+            (0.0, 10.0),  // A
+            (1.0, 2.0),   // B inside A
+            (5.0, 15.0),  // C: overlaps A's end
+            (10.0, 12.0), // D: after A
+            (12.0, 13.0), // E: touches D
+        ];
+        assert_eq!(region_lanes(ranges.into_iter()), [0, 0, 1, 0, 0]);
+    }
+
+    #[test]
+    fn lanes_are_bounded() {
+        // Every range starts inside the previous one and stops after it.
+        let ranges = (0..100).map(|i| (i as f64, i as f64 + 1.5));
+        let lanes = region_lanes(ranges);
+        assert!(
+            lanes
+                .iter()
+                .all(|&l| (l as usize) < super::REGION_TRACKS.len())
+        );
+        assert_eq!(&lanes[..3], [0, 1, 0]);
+    }
 }

@@ -87,7 +87,10 @@ pub(super) fn put_event(
     put_us(out, ts);
     if let Some(d) = dur {
         out.extend_from_slice(b",\"dur\":");
-        put_us(out, d);
+        // From the rounded ends, so that slices that nest or touch in
+        // seconds still do in the nanoseconds written (no 1 ns overlap).
+        let ns = ((ts + d) * 1e9).round() - (ts * 1e9).round();
+        put_f64(out, ns.max(0.0) / 1e3);
     }
     out.extend_from_slice(b",\"pid\":");
     put_int(out, pid);
