@@ -97,7 +97,9 @@ fn assert_nested(events: &[Value]) {
     // In whole nanoseconds, as viewers read the microseconds written to
     // the nanosecond (no float error at touching ends).
     let ns = |e: &Value, k: &str| (f(e, k) * 1e3).round() as i64;
-    let mut tracks: BTreeMap<(u64, u64), Vec<(i64, i64, &Value)>> = BTreeMap::new();
+    /// (start, end, event) of a slice, per (pid, tid).
+    type Slices<'a> = Vec<(i64, i64, &'a Value)>;
+    let mut tracks: BTreeMap<(u64, u64), Slices<'_>> = BTreeMap::new();
     for e in events.iter().filter(|e| e["ph"] == "X") {
         let ts = ns(e, "ts");
         tracks
@@ -107,7 +109,7 @@ fn assert_nested(events: &[Value]) {
     }
     for (track, mut slices) in tracks {
         slices.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        let mut open: Vec<(i64, i64, &Value)> = Vec::new();
+        let mut open: Slices<'_> = Vec::new();
         for s in slices {
             while open.last().is_some_and(|o| o.1 <= s.0) {
                 open.pop();
