@@ -215,7 +215,7 @@ fn tables_hold_what_the_reports_say(fx: &str) {
 
 fixture_tests!(
     #[ignore = "needs Python's duckdb (pip install duckdb)"]
-    tables_hold_what_the_reports_say: small4, flush, single
+    tables_hold_what_the_reports_say: small4, flush, single, asym4, nfiles2, host_nid, amrlevel8
 );
 
 /// Exports `d` into `out`, shard `shard` (`None`: whole).
