@@ -124,7 +124,7 @@ run "comm stats"                     "$b_comm"  comm   comm stats "$dir/db"
 run "comm check"                     "$b_comm"  comm   comm check "$dir/db"
 run "comm pairs"                     "$b_comm"  comm   comm pairs "$dir/db"
 run "comm barriers"                  "$b_comm"  comm   comm barriers "$dir/db"
-run "comm barriers --no-reductions"  "$b_comm"  comm   comm barriers "$dir/db" --no-reductions
+run "comm barriers --reductions"     "$b_comm"  comm   comm barriers "$dir/db" --reductions
 run "comm matrix"                    "$b_comm"  comm   comm matrix "$dir/db"
 run "comm timeline --svg"            "$b_comm"  comm   comm timeline "$dir/db" --svg "$out/t.svg"
 run "diff (the run with itself)"      "$((2 * b_trace))" - diff "$dir/db" "$dir/db"
@@ -142,4 +142,28 @@ run "trace-summary, 10k processes"   "$(bytes "$dir"/wide/bl_call_stats_D_*)" - 
 run "comm stats, 10k processes"      "$(bytes "$dir"/wide/bl_comm_prof_D_*)" - comm stats "$dir/wide"
 run "info, 100k processes"           "$(hdr "$dir/wider")" wider_hdr info "$dir/wider"
 run "summary, 100k processes"        "$(bytes "$dir"/wider/bl_prof_D_*)" - summary "$dir/wider"
+
+# The yardstick of issue-level targets: the project's shared generator's
+# database shaped like the real 1.21 GB one (shared/tools/SYNTH.md), for the
+# communication reports; skipped in --quick and where the generator or
+# numpy is missing (PROFPARSE_YARDSTICK names the script elsewhere).
+yard_script=${PROFPARSE_YARDSTICK:-../shared/tools/synth_blprof.py}
+if [ "$quick" = 0 ] && [ -f "$yard_script" ] && python3 -c 'import numpy' 2> /dev/null; then
+  if [ ! -e "$dir/yardstick.done" ]; then
+    python3 "$yard_script" "$dir/yardstick" --procs 8 --nfiles 8 --flushes 4 --comm-flushes 3 \
+      --funcs 18 --depth 8 --regions 6 --steps 40 --calls-per-proc 3000000 --comm-per-proc 1440868 \
+      --imbalance 0.2 --host-prefix vm --ranks-per-node 0 --seed 42 --force > /dev/null
+    touch "$dir/yardstick.done"
+  fi
+  y="$dir/yardstick/bl_prof"
+  ycomm=("$y"/bl_comm_prof_D_*)
+  b_ycomm=$(bytes "${ycomm[@]}")
+  run "yardstick: comm stats"             "$b_ycomm" ycomm comm stats "$y"
+  run "yardstick: comm pairs"             "$b_ycomm" ycomm comm pairs "$y"
+  run "yardstick: comm barriers"          "$b_ycomm" ycomm comm barriers "$y"
+  run "yardstick: comm barriers --reductions" "$b_ycomm" ycomm comm barriers "$y" --reductions
+  run "yardstick: comm time"              "$b_ycomm" ycomm comm time "$y"
+else
+  echo "(yardstick rows skipped: no $yard_script, numpy, or --quick)"
+fi
 rm -rf "$out"

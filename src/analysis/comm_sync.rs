@@ -132,21 +132,22 @@ fn proc_syncs(walk: CommProcWalk<'_>) -> ProcSyncs {
 fn proc_barriers(walk: CommProcWalk<'_>) -> ProcSyncs {
     let sel = *walk.selection();
     let (mut bars, mut warnings) = (Vec::new(), Vec::new());
-    for b in walk.blocks().filter(|b| !b.barriers.is_empty()) {
-        let r = walk.with_mapped_block(b, Skipped::Barriers, |blk| {
-            for bar in &b.barriers {
-                let Ok(i) = usize::try_from(bar.record_index) else {
-                    continue;
-                };
-                if let (Some(x), Some(y)) = (blk.get(i), blk.get(i + 1))
-                    && sel.contains(x.time)
-                {
+    'blocks: for b in walk.blocks().filter(|b| !b.barriers.is_empty()) {
+        for bar in &b.barriers {
+            let Ok(i) = u64::try_from(bar.record_index) else {
+                continue;
+            };
+            // Its two records, read where they lie.
+            match walk.records_at::<2>(b, i, Skipped::Barriers) {
+                Ok([Some(x), Some(y)]) if sel.contains(x.time) => {
                     bars.push((bar.number, bar.name.clone(), x.time, y.time));
                 }
+                Ok(_) => {}
+                Err(w) => {
+                    warnings.push(w);
+                    continue 'blocks;
+                }
             }
-        });
-        if let Err(w) = r {
-            warnings.push(w);
         }
     }
     (walk.proc().proc, bars, Vec::new(), warnings)

@@ -670,6 +670,7 @@ fn selections_reductions_and_listings() {
         fixture("small4").join("bl_prof").to_str().unwrap(),
         "--format",
         "json",
+        "--reductions",
     ]);
     assert_eq!(b["reductions"].as_array().unwrap().len(), 60);
     assert!(
@@ -777,16 +778,19 @@ fn paired_sends_are_the_sends_srlist_lists(db: &str) {
 
 test_program_database_tests!(paired_sends_are_the_sends_srlist_lists);
 
-/// `--no-reductions` reads only the barrier records the headers point to:
-/// the same barriers, no all-reductions.
+/// By default only the barrier records the headers point to are read: the
+/// same barriers as the scan of every record `--reductions` makes, and no
+/// all-reductions (`--no-reductions`, the old spelling, is the default).
 fn barriers_alone_read_by_index_are_the_same(db: &str) {
     let dir = fixture(db).join("bl_prof");
     let d = dir.to_str().unwrap();
-    let (all, _) = stats(&["comm", "barriers", d, "--format", "json"]);
-    let (only, _) = stats(&["comm", "barriers", d, "--format", "json", "--no-reductions"]);
+    let (all, _) = stats(&["comm", "barriers", d, "--format", "json", "--reductions"]);
+    let (only, _) = stats(&["comm", "barriers", d, "--format", "json"]);
     assert_eq!(all["barriers"], only["barriers"], "{db}");
     assert_eq!(all["procs"], only["procs"], "{db}");
     assert!(only["reductions"].as_array().unwrap().is_empty(), "{db}");
+    let (old, _) = stats(&["comm", "barriers", d, "--format", "json", "--no-reductions"]);
+    assert_eq!(old, only, "{db}");
 }
 
 database_tests!(barriers_alone_read_by_index_are_the_same);
@@ -802,10 +806,11 @@ fn barriers_table_shows_the_reductions() {
         dir.to_str().unwrap(),
         "--format",
         "json",
+        "--reductions",
     ]);
     let reductions = v["reductions"].as_array().unwrap();
     assert!(!reductions.is_empty());
-    let text = run_ok(&["comm", "barriers", dir.to_str().unwrap()]);
+    let text = run_ok(&["comm", "barriers", dir.to_str().unwrap(), "--reductions"]);
     let section = text.split("All-reductions").nth(1).expect(&text);
     for name in ["AllReduceI", "AllReduceL", "AllReduceR"] {
         let n = reductions.iter().filter(|r| r["name"] == name).count();

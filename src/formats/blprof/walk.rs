@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use super::RealWidth;
 use super::callstats::TraceBlockRef;
 use super::comm::CommBlockRef;
-use super::commdata::{CommBlock, CommRecords};
+use super::commdata::{CommBlock, CommRecord, CommRecords};
 use super::database::{Database, ProcComm, ProcTrace};
 use super::trace::{CallBatch, CallRecord, RegionRecord, TraceBlock};
 use crate::error::{Error, Location, Warning};
@@ -574,6 +574,34 @@ impl<'a> CommProcWalk<'a> {
                 }),
                 Err(e) => Err(skipped.comm(block, proc.proc, &e)),
             })
+    }
+
+    /// Records `first .. first + N` of block `b` (fewer past its end), read
+    /// where they lie with one positioned read: for readers that pick a few
+    /// records by index (a mapped block would fault in the pages around
+    /// each). A block that cannot be read is a warning worded `skipped`.
+    pub fn records_at<const N: usize>(
+        &self,
+        b: &CommBlockRef,
+        first: u64,
+        skipped: Skipped,
+    ) -> Result<[Option<CommRecord>; N], Warning> {
+        let read = || -> crate::error::Result<[Option<CommRecord>; N]> {
+            let mut records = self.db.comm_records(b)?.part(first, N as u64);
+            let mut out = [None; N];
+            let mut n = 0;
+            while let Some(batch) = records.next_batch() {
+                for r in batch.records() {
+                    if n < N {
+                        out[n] = Some(r);
+                        n += 1;
+                    }
+                }
+            }
+            records.finish()?;
+            Ok(out)
+        };
+        read().map_err(|e| skipped.comm(b, self.proc.proc, &e))
     }
 
     /// Runs `f` on block `b` mapped whole (its bytes only, see

@@ -20,10 +20,14 @@ pub struct BarriersArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
-    /// Barriers only (amrprofparser -spd's work): read just the barrier
-    /// records the headers point to instead of scanning every block for
-    /// all-reductions.
-    #[arg(long = "no-reductions")]
+    /// Also the all-reductions (wait at N×N per reduction and process):
+    /// scans every block's records. Without it only the barrier records the
+    /// headers point to are read (amrprofparser -spd's work).
+    #[arg(long)]
+    reductions: bool,
+    /// Barriers only: the default (kept for scripts written before
+    /// `--reductions`).
+    #[arg(long = "no-reductions", hide = true, conflicts_with = "reductions")]
     no_reductions: bool,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
@@ -36,7 +40,7 @@ pub fn barriers(args: &BarriersArgs, ctx: &Context) -> anyhow::Result<ExitCode> 
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
     let database = &mut *kept;
     args.select.check_procs(database)?;
-    let (r, warnings) = barrier_waits(database, &args.select.selection(), !args.no_reductions);
+    let (r, warnings) = barrier_waits(database, &args.select.selection(), args.reductions);
     drop(bar);
     ctx.warn_all(&warnings);
     emit(&BarriersReport(&r), args.format, &args.output)?;
