@@ -98,6 +98,10 @@ pub struct PairReport {
     pub routes: Vec<Route>,
     pub unmatched_sends: Vec<MsgEnd>,
     pub unmatched_recvs: Vec<MsgEnd>,
+    /// With `--align-clocks`: the process whose clock all times are on
+    /// (docs/COMM.md); absent: each process's own clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clocks_aligned_to: Option<usize>,
 }
 
 fn end(proc: usize, r: &CommRecord) -> MsgEnd {

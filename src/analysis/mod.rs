@@ -6,6 +6,7 @@ pub mod calltree;
 pub mod check;
 pub mod comm_attribution;
 pub mod comm_check;
+pub mod comm_clocks;
 pub mod comm_completion;
 mod comm_pair_window;
 pub mod comm_pairs;

@@ -405,7 +405,12 @@ impl Report for PairsReport<'_> {
             r.unmatched_sends.len(),
             r.unmatched_recvs.len()
         ))
-        .line("Latencies mix two processes' clocks: compare them per pair of processes.")
+        .line(match r.clocks_aligned_to {
+            Some(p) => format!("Times on process {p}'s clock (--align-clocks; comm clocks)."),
+            None => {
+                "Latencies mix two processes' clocks: compare them per pair of processes.".into()
+            }
+        })
         .line("Latency runs to the receive's record (a nonblocking receive's post);")
         .line("to done, to the wait that returned its status (docs/COMM.md).\n")
         .table(Table::new(

@@ -12,6 +12,7 @@ pub mod calltree;
 pub mod check;
 pub mod chrome;
 pub mod comm;
+pub mod comm_clocks;
 pub mod comm_time;
 pub mod compare;
 pub mod compare_svg;
