@@ -15,6 +15,7 @@ pub mod comm_stats;
 pub mod comm_sync;
 pub mod comm_time;
 pub mod comm_timeline;
+pub mod comm_waits;
 pub mod diff;
 pub mod diff_input;
 pub mod filter;

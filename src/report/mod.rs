@@ -14,6 +14,7 @@ pub mod chrome;
 pub mod comm;
 pub mod comm_clocks;
 pub mod comm_time;
+pub mod comm_waits;
 pub mod compare;
 pub mod compare_svg;
 pub mod csv;

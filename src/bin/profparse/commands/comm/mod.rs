@@ -7,6 +7,7 @@ mod stats;
 mod sync;
 mod time;
 mod timeline;
+mod waits;
 
 use std::process::ExitCode;
 
@@ -135,6 +136,13 @@ pub enum CommCommand {
     /// completes after it was sent) and their residual: what
     /// `--align-clocks` subtracts.
     Clocks(clocks::ClocksArgs),
+    /// Wait states: late sender, late receiver, wait at barrier and N×N.
+    ///
+    /// Scalasca's "who waits for whom": seconds waited per process, call
+    /// type and call path, what each process made others wait, and the
+    /// longest waits with the process that caused them. Use
+    /// `--align-clocks` to compare times across processes.
+    Waits(waits::WaitsArgs),
     /// Integrity check of the communication data (exit 0 only when clean).
     ///
     /// Block layout and sizes, time order, every barrier a before/after
@@ -168,6 +176,7 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         CommCommand::Time(a) => time::run(a, ctx),
         CommCommand::Timeline(a) => timeline::run(a, ctx),
         CommCommand::Clocks(a) => clocks::run(a, ctx),
+        CommCommand::Waits(a) => waits::run(a, ctx),
         CommCommand::Check(a) => check::run(a, ctx),
     }
 }
