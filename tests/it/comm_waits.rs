@@ -250,3 +250,66 @@ fn on_real_data_waits_stay_inside_the_mpi_time_of_their_call_types() {
         }
     }
 }
+
+#[test]
+fn the_aligned_chrome_timeline_ends_each_barrier_together() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, _) = generate(
+        tmp.path(),
+        &[
+            "--procs",
+            "4",
+            "--blocks",
+            "2",
+            "--messages",
+            "5",
+            "--clock-offsets",
+            "0.5",
+        ],
+    );
+    let ends = |align: bool| -> Vec<Vec<f64>> {
+        let out = tmp.path().join(format!("t{align}.json"));
+        let o = out.to_str().unwrap();
+        let mut args = vec!["comm", "timeline", d.as_str(), "--chrome", o, "--svg"];
+        let svg = tmp.path().join("t.svg");
+        args.push(svg.to_str().unwrap());
+        if align {
+            args.push("--align-clocks");
+        }
+        run_ok_stderr(&args);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let ev = v
+            .get("traceEvents")
+            .unwrap_or(&v)
+            .as_array()
+            .unwrap()
+            .clone();
+        // Per barrier (in order on each process): its end on every process.
+        let mut per: Vec<Vec<f64>> = Vec::new();
+        for p in 0..4 {
+            let bars = ev
+                .iter()
+                .filter(|e| e["name"] == "Barrier" && e["pid"] == p)
+                .map(|e| f(&e["ts"]) + f(&e["dur"]));
+            for (i, t) in bars.enumerate() {
+                if per.len() <= i {
+                    per.push(Vec::new());
+                }
+                per[i].push(t);
+            }
+        }
+        per
+    };
+    let spread = |v: &Vec<f64>| {
+        v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            - v.iter().copied().fold(f64::INFINITY, f64::min)
+    };
+    let (raw, aligned) = (ends(false), ends(true));
+    assert_eq!(aligned.len(), 2);
+    // Microseconds: within 1 µs aligned, far apart raw.
+    assert!(
+        aligned.iter().all(|v| v.len() == 4 && spread(v) <= 1.0),
+        "{aligned:?}"
+    );
+    assert!(raw.iter().any(|v| spread(v) > 1000.0), "{raw:?}");
+}
