@@ -35,7 +35,7 @@ use crate::error::Warning;
 use crate::formats::blprof::database::Database;
 
 /// Sweeps of the message step at most.
-pub const MAX_SWEEPS: usize = 64;
+pub const MAX_SWEEPS: usize = 1000;
 
 /// One process's offset.
 #[derive(Debug, Clone, serde::Serialize)]
