@@ -355,3 +355,34 @@ pub fn estimate(db: &Database) -> (ClockOffsets, Vec<Warning>) {
     };
     (c, warnings)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        assert_eq!(median(&mut []), None);
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+
+    #[test]
+    fn the_message_step_moves_a_process_just_into_its_routes_bounds() {
+        // Process 1's barrier offset (0.010) makes messages 0 → 1 arrive
+        // 5 ms before they were sent: o_1 − o_0 ≤ 0.005 moves it to 0.005.
+        let mut mins = RouteMins::default();
+        mins.insert((0, 1), 0.005);
+        mins.insert((1, 0), 0.001);
+        let mut o = vec![0.0, 0.010];
+        let (sweeps, conflicts) = fit_messages(&mut o, &[0, 1], 0, &mins);
+        assert_eq!(o, vec![0.0, 0.005]);
+        assert_eq!((sweeps, conflicts), (2, 0));
+        // Bounds that cannot both hold: the middle, counted.
+        mins.insert((1, 0), -0.007);
+        let mut o = vec![0.0, 0.0];
+        let (_, conflicts) = fit_messages(&mut o, &[0, 1], 0, &mins);
+        assert_eq!(conflicts, 1);
+        assert!((o[1] - 0.006).abs() < 1e-12, "{o:?}");
+    }
+}

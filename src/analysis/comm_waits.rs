@@ -199,12 +199,17 @@ fn collective_waits(
     let last = procs
         .iter()
         .map(|&(p, e, _)| (c.align(p, e), p))
+        // A damaged time (NaN, infinite) neither waits nor makes wait.
+        .filter(|x| x.0.is_finite())
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
     let Some((last, by)) = last else {
         return;
     };
     for &(p, e, x) in procs {
         let (e2, x2) = (c.align(p, e), c.align(p, x));
+        if !(e2.is_finite() && x2.is_finite()) {
+            continue;
+        }
         let w = last.min(x2) - e2;
         if w > 0.0 && p != by {
             out.push(Wait {
@@ -457,4 +462,37 @@ fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning
         })
         .collect();
     (rows, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(procs: &[(usize, f64, f64)]) -> Vec<Wait> {
+        let mut out = Vec::new();
+        collective_waits(
+            WaitState::Barrier,
+            BARRIER,
+            procs,
+            &ClockOffsets::none(),
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn everybody_waits_for_the_last_to_enter_within_their_own_call() {
+        let w = at(&[(0, 1.0, 5.0), (1, 4.0, 5.0), (2, 3.0, 3.5)]);
+        let got: Vec<(usize, f64, Option<usize>)> =
+            w.iter().map(|w| (w.proc, w.seconds, w.caused_by)).collect();
+        // Process 2 left at 3.5: its wait is capped by its own exit.
+        assert_eq!(got, vec![(0, 3.0, Some(1)), (2, 0.5, Some(1))]);
+    }
+
+    #[test]
+    fn damaged_times_neither_wait_nor_make_wait() {
+        let w = at(&[(0, 1.0, 5.0), (1, f64::NAN, 5.0), (2, 2.0, f64::INFINITY)]);
+        let got: Vec<(usize, f64)> = w.iter().map(|w| (w.proc, w.seconds)).collect();
+        assert_eq!(got, vec![(0, 1.0)]);
+    }
 }
