@@ -126,6 +126,8 @@ run "comm pairs"                     "$b_comm"  comm   comm pairs "$dir/db"
 run "comm barriers"                  "$b_comm"  comm   comm barriers "$dir/db"
 run "comm barriers --no-reductions"  "$b_comm"  comm   comm barriers "$dir/db" --no-reductions
 run "comm matrix"                    "$b_comm"  comm   comm matrix "$dir/db"
+run "comm clocks"                    "$b_comm"  comm   comm clocks "$dir/db"
+run "comm waits --align-clocks"      "$b_comm"  comm   comm waits "$dir/db" --align-clocks
 run "comm timeline --svg"            "$b_comm"  comm   comm timeline "$dir/db" --svg "$out/t.svg"
 run "diff (the run with itself)"      "$((2 * b_trace))" - diff "$dir/db" "$dir/db"
 run "export --chrome (to /dev/null)"  "$((b_trace + b_comm))" - export "$dir/db" --chrome /dev/null
