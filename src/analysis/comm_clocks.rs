@@ -30,7 +30,7 @@ use rustc_hash::FxHashMap;
 
 use super::comm_pairs::{MsgEnd, Pair, PairReport, pair_messages_with};
 use super::comm_select::CommSelection;
-use super::comm_sync::{BarrierReport, barriers};
+use super::comm_sync::{BarrierReport, BarrierStats, ProcBarrierTotals, barriers};
 use crate::error::Warning;
 use crate::formats::blprof::database::Database;
 
@@ -123,6 +123,43 @@ impl ClockOffsets {
         r.unmatched_sends.iter_mut().for_each(end);
         r.unmatched_recvs.iter_mut().for_each(end);
         r.clocks_aligned_to = Some(self.reference);
+    }
+
+    /// Barriers and all-reductions on the reference clock: arrivals and
+    /// exits shift by their process's offset, and the last arrival is the
+    /// latest arrival (comparable now), not the shortest wait.
+    pub fn align_barriers(&self, r: &mut BarrierReport) {
+        self.align_syncs(&mut r.barriers, &mut r.procs);
+        self.align_syncs(&mut r.reductions, &mut r.reduction_procs);
+        r.clocks_aligned_to = Some(self.reference);
+    }
+
+    fn align_syncs(&self, list: &mut [BarrierStats], totals: &mut [ProcBarrierTotals]) {
+        for t in totals.iter_mut() {
+            t.last_arrivals = 0;
+        }
+        for b in list {
+            for a in &mut b.procs {
+                let o = self.offset(a.proc);
+                a.arrival -= o;
+                a.exit -= o;
+            }
+            // The first process of the latest arrival (NaN never last).
+            b.last_arrival = b
+                .procs
+                .iter()
+                .filter(|a| !a.arrival.is_nan())
+                .fold(None::<(f64, usize)>, |m, a| match m {
+                    Some((t, _)) if t >= a.arrival => m,
+                    _ => Some((a.arrival, a.proc)),
+                })
+                .map(|(_, p)| p);
+            if let Some(last) = b.last_arrival
+                && let Some(t) = totals.iter_mut().find(|t| t.proc == last)
+            {
+                t.last_arrivals += 1;
+            }
+        }
     }
 
     /// No offsets (all clocks as they are): what commands use without

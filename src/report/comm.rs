@@ -155,6 +155,12 @@ impl Report for BarriersReport<'_> {
     fn document(&self) -> Document<'_> {
         let r = self.0;
         let mut doc = Document::new();
+        if let Some(p) = r.clocks_aligned_to {
+            doc.line(format!(
+                "Times on process {p}'s clock (--align-clocks; comm clocks): last in = latest arrival"
+            ))
+            .line("");
+        }
         doc.table(Table::new(
             vec![
                 Column::right("Barrier", 7),

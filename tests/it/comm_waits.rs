@@ -313,3 +313,48 @@ fn the_aligned_chrome_timeline_ends_each_barrier_together() {
     );
     assert!(raw.iter().any(|v| spread(v) > 1000.0), "{raw:?}");
 }
+
+#[test]
+fn aligned_barriers_name_the_latest_arrival() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, truth) = generate(
+        tmp.path(),
+        &[
+            "--procs",
+            "5",
+            "--blocks",
+            "3",
+            "--messages",
+            "4",
+            "--clock-offsets",
+            "0.2",
+            "--late-barrier",
+            "1:0.0005",
+        ],
+    );
+    let b = json(&["comm", "barriers", &d, "--align-clocks", "--format", "json"]);
+    assert_eq!(b["clocks_aligned_to"], 0);
+    let o = truth["clock_offsets"].as_array().unwrap();
+    let raw = json(&["comm", "barriers", &d, "--format", "json"]);
+    assert!(raw.get("clocks_aligned_to").is_none());
+    for (x, r) in b["barriers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(raw["barriers"].as_array().unwrap())
+    {
+        assert_eq!(x["last_arrival"], 1, "{x}");
+        for (a, ra) in x["procs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(r["procs"].as_array().unwrap())
+        {
+            let p = a["proc"].as_u64().unwrap() as usize;
+            let shift = f(&ra["exit"]) - f(&a["exit"]);
+            assert!((shift - f(&o[p])).abs() <= OFFSET_TOLERANCE, "{a} {ra}");
+        }
+    }
+    let p1 = &b["procs"].as_array().unwrap()[1];
+    assert_eq!(p1["last_arrivals"], 3);
+}
