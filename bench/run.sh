@@ -126,6 +126,8 @@ run "comm pairs"                     "$b_comm"  comm   comm pairs "$dir/db"
 run "comm barriers"                  "$b_comm"  comm   comm barriers "$dir/db"
 run "comm barriers --reductions"     "$b_comm"  comm   comm barriers "$dir/db" --reductions
 run "comm matrix"                    "$b_comm"  comm   comm matrix "$dir/db"
+run "comm clocks"                    "$b_comm"  comm   comm clocks "$dir/db"
+run "comm waits --align-clocks"      "$b_comm"  comm   comm waits "$dir/db" --align-clocks
 run "comm timeline --svg"            "$b_comm"  comm   comm timeline "$dir/db" --svg "$out/t.svg"
 run "diff (the run with itself)"      "$((2 * b_trace))" - diff "$dir/db" "$dir/db"
 run "export --chrome (to /dev/null)"  "$((b_trace + b_comm))" - export "$dir/db" --chrome /dev/null
@@ -163,6 +165,8 @@ if [ "$quick" = 0 ] && [ -f "$yard_script" ] && python3 -c 'import numpy' 2> /de
   run "yardstick: comm barriers"          "$b_ycomm" ycomm comm barriers "$y"
   run "yardstick: comm barriers --reductions" "$b_ycomm" ycomm comm barriers "$y" --reductions
   run "yardstick: comm time"              "$b_ycomm" ycomm comm time "$y"
+  run "yardstick: comm clocks"            "$b_ycomm" ycomm comm clocks "$y"
+  run "yardstick: comm waits --align-clocks" "$b_ycomm" ycomm comm waits "$y" --align-clocks
 else
   echo "(yardstick rows skipped: no $yard_script, numpy, or --quick)"
 fi

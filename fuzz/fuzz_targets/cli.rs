@@ -118,6 +118,12 @@ const COMMANDS: &[&str] = &[
     "calltree LOG --format json",
     "info LOG",
     "compare LOG LOG",
+    // Appended, so that the indices above keep their command lines.
+    "comm clocks DB --format json",
+    "comm waits DB --align-clocks --top 3",
+    "comm waits DB --format json --proc 1 --time 0..0.5 --no-trace",
+    "comm pairs DB --align-clocks --format csv",
+    "comm timeline DB --align-clocks --svg OUT/ta.svg --chrome OUT/ta.json",
 ];
 
 struct Inputs {

@@ -38,6 +38,8 @@ pub fn is_nonblocking_recv(kind: i32) -> bool {
 /// One wait type's state.
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
+    /// When the call was entered (its first record).
+    entry: f64,
     /// After a before-record: its statuses follow; the exit once seen.
     statuses: Option<Option<f64>>,
     /// A data record written before the call (Test, Message::wait): the
@@ -50,6 +52,8 @@ struct Slot {
 #[derive(Debug, Default)]
 pub struct WaitTracker {
     slots: [Slot; WAITS.len()],
+    /// The entry and type of the wait whose completion `push` returned last.
+    last: (f64, i32),
 }
 
 impl WaitTracker {
@@ -60,8 +64,9 @@ impl WaitTracker {
         let i = WAITS.iter().position(|&k| k == r.kind)?;
         let slot = &mut self.slots[i];
         let has = |v: i32| r.size == v || r.peer == v || r.tag == v;
-        if has(BEFORE_CALL) {
+        let found = if has(BEFORE_CALL) {
             *slot = Slot {
+                entry: r.time,
                 statuses: Some(None),
                 before_call: None,
             };
@@ -77,8 +82,20 @@ impl WaitTracker {
             (r.peer >= 0).then_some(((r.peer, r.tag), exit))
         } else {
             slot.before_call = Some((r.peer, r.tag));
+            slot.entry = r.time;
             None
+        };
+        if found.is_some() {
+            self.last = (slot.entry, r.kind);
         }
+        found
+    }
+
+    /// The entry time and MPI type of the wait that completed the status
+    /// `push` returned last (what a late sender made wait).
+    #[inline]
+    pub fn last_wait(&self) -> (f64, i32) {
+        self.last
     }
 }
 

@@ -24,7 +24,7 @@ use super::comm_completion::{WaitTracker, is_nonblocking_recv};
 use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
 use super::comm_select::CommSelection;
 use crate::formats::blprof::CommBlockRef;
-use crate::formats::blprof::commdata::func_name;
+use crate::formats::blprof::commdata::{BEFORE_CALL, func_name, is_recv};
 use crate::formats::blprof::database::{Database, ProcComm};
 
 /// A send of the window.
@@ -283,6 +283,7 @@ fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Wa
     let mut completed = vec![0u64; n];
     let mut blocking: FxHashSet<(u32, u64)> = FxHashSet::default();
     let mut waits = WaitTracker::default();
+    let mut recv_entry = f64::NAN;
     let slot = |k: usize, rank: u64| -> Option<usize> {
         let i = rank.checked_sub(rv.first[k])?;
         (i < u64::from(rv.count[k])).then(|| rv.offset[k] + i as usize)
@@ -303,12 +304,17 @@ fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Wa
                     if c < seen[k] {
                         if let Some(i) = slot(k, c) {
                             slots[i].done = time;
+                            (slots[i].entry, slots[i].wait_kind) = waits.last_wait();
                         }
                         c += 1;
                     }
                     completed[k] = c;
                 }
                 continue;
+            }
+            if is_recv(r.kind) && r.size == BEFORE_CALL {
+                // A blocking receive's entry; its data record follows.
+                recv_entry = r.time;
             }
             if !sel.contains(r.time) || !is_paired_recv(&r) || r.peer < 0 {
                 continue;
@@ -328,6 +334,14 @@ fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Wa
                 slots[i] = Waiting {
                     time: r.time,
                     done: if nonblocking { f64::NAN } else { r.time },
+                    entry: if nonblocking {
+                        f64::NAN
+                    } else if recv_entry <= r.time {
+                        recv_entry
+                    } else {
+                        r.time
+                    },
+                    wait_kind: r.kind,
                     kind: r.kind,
                 };
             }

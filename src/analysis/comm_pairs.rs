@@ -71,6 +71,13 @@ pub struct Pair {
     pub completed_time: Option<f64>,
     /// completed_time − send_time.
     pub latency_to_completion: Option<f64>,
+    /// When the call that completed the receive was entered (the wait's,
+    /// or a blocking receive's first record) and its MPI type: where the
+    /// receiver started to wait (wait states, not in the outputs).
+    #[serde(skip)]
+    pub wait_entry: Option<f64>,
+    #[serde(skip)]
+    pub wait_kind: i32,
 }
 
 /// Messages between one sender and one receiver.
@@ -98,6 +105,10 @@ pub struct PairReport {
     pub routes: Vec<Route>,
     pub unmatched_sends: Vec<MsgEnd>,
     pub unmatched_recvs: Vec<MsgEnd>,
+    /// With `--align-clocks`: the process whose clock all times are on
+    /// (docs/COMM.md); absent: each process's own clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clocks_aligned_to: Option<usize>,
 }
 
 fn end(proc: usize, r: &CommRecord) -> MsgEnd {
@@ -118,6 +129,9 @@ pub(super) struct Waiting {
     pub time: f64,
     /// When it completed (NaN: not known).
     pub done: f64,
+    /// When the call that completed it was entered, and its type.
+    pub entry: f64,
+    pub wait_kind: i32,
     pub kind: i32,
 }
 
@@ -126,6 +140,8 @@ impl Waiting {
     pub const EMPTY: Waiting = Waiting {
         time: 0.0,
         done: f64::NAN,
+        entry: f64::NAN,
+        wait_kind: 0,
         kind: i32::MIN,
     };
 
@@ -276,6 +292,8 @@ fn pair(s: &WindowSend, to: usize, x: &Waiting) -> Pair {
         latency: x.time - s.time,
         completed_time: completed,
         latency_to_completion: completed.map(|c| c - s.time),
+        wait_entry: completed.and((!x.entry.is_nan()).then_some(x.entry)),
+        wait_kind: x.wait_kind,
     }
 }
 
@@ -629,6 +647,8 @@ mod tests {
                             latency,
                             completed_time: completed,
                             latency_to_completion: completed.map(|c| c - r.time),
+                            wait_entry: None,
+                            wait_kind: 0,
                         });
                     }
                     Some(_) => {}

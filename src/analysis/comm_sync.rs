@@ -64,6 +64,10 @@ pub struct BarrierReport {
     /// All-reductions by reduction number (the "wait at N×N" of collectives).
     pub reductions: Vec<BarrierStats>,
     pub reduction_procs: Vec<ProcBarrierTotals>,
+    /// With `--align-clocks`: the process whose clock the times are on,
+    /// and `last_arrival` is the latest arrival on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clocks_aligned_to: Option<usize>,
 }
 
 /// `(number, name, before time, after time)` of one synchronisation.
@@ -234,6 +238,7 @@ pub fn barriers(
             procs,
             reductions,
             reduction_procs,
+            clocks_aligned_to: None,
         },
         warnings,
     )

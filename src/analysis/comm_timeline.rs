@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use super::comm_clocks::ClockOffsets;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{
     AFTER_CALL, BEFORE_CALL, CommRecord, CommRecords, NAME_TAG, func_name,
@@ -466,15 +467,28 @@ pub fn comm_calls(
 
 /// The time span of the blocks overlapping `window`, clamped to it.
 pub fn time_span(db: &Database, window: (f64, f64)) -> Option<(f64, f64)> {
+    time_span_on(db, window, &ClockOffsets::none())
+}
+
+/// [`time_span`] on the clocks of `clocks` (the window is on each
+/// process's own clock).
+pub fn time_span_on(
+    db: &Database,
+    window: (f64, f64),
+    clocks: &ClockOffsets,
+) -> Option<(f64, f64)> {
     let sel = BlockSelection {
         window,
         procs: None,
     };
     let (mut t0, mut t1) = (f64::INFINITY, f64::NEG_INFINITY);
-    for b in db.comm_index().procs.iter().flat_map(|p| sel.blocks(p)) {
-        if let Some((a, z)) = b.time_min_max {
-            t0 = t0.min(a.max(window.0));
-            t1 = t1.max(z.min(window.1));
+    for p in &db.comm_index().procs {
+        let off = clocks.offset(p.proc);
+        for b in sel.blocks(p) {
+            if let Some((a, z)) = b.time_min_max {
+                t0 = t0.min(a.max(window.0) - off);
+                t1 = t1.max(z.min(window.1) - off);
+            }
         }
     }
     (t1 >= t0).then_some((t0, t1))
@@ -515,6 +529,18 @@ pub fn timeline_rows(
     span: (f64, f64),
     columns: usize,
 ) -> (Vec<TimelineRow>, Vec<Warning>) {
+    timeline_rows_on(db, window, span, columns, &ClockOffsets::none())
+}
+
+/// [`timeline_rows`] with each process's times on the clocks of `clocks`
+/// (`span` on those clocks, `window` on each process's own).
+pub fn timeline_rows_on(
+    db: &Database,
+    window: (f64, f64),
+    span: (f64, f64),
+    columns: usize,
+    clocks: &ClockOffsets,
+) -> (Vec<TimelineRow>, Vec<Warning>) {
     let columns = columns.max(1);
     let width = (span.1 - span.0).max(f64::MIN_POSITIVE);
     let sel = BlockSelection {
@@ -528,7 +554,10 @@ pub fn timeline_rows(
         let col = |t: f64| {
             (((t - span.0) / width * columns as f64).floor().max(0.0) as usize).min(columns - 1)
         };
-        let w = proc_calls(walk, &mut |c| {
+        let off = clocks.offset(walk.proc().proc);
+        let w = proc_calls(walk, &mut |mut c| {
+            c.start -= off;
+            c.end -= off;
             let k = usize::try_from(c.kind)
                 .ok()
                 .filter(|&k| k < KINDS)

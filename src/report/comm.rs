@@ -155,6 +155,12 @@ impl Report for BarriersReport<'_> {
     fn document(&self) -> Document<'_> {
         let r = self.0;
         let mut doc = Document::new();
+        if let Some(p) = r.clocks_aligned_to {
+            doc.line(format!(
+                "Times on process {p}'s clock (--align-clocks; comm clocks): last in = latest arrival"
+            ))
+            .line("");
+        }
         doc.table(Table::new(
             vec![
                 Column::right("Barrier", 7),
@@ -405,7 +411,12 @@ impl Report for PairsReport<'_> {
             r.unmatched_sends.len(),
             r.unmatched_recvs.len()
         ))
-        .line("Latencies mix two processes' clocks: compare them per pair of processes.")
+        .line(match r.clocks_aligned_to {
+            Some(p) => format!("Times on process {p}'s clock (--align-clocks; comm clocks)."),
+            None => {
+                "Latencies mix two processes' clocks: compare them per pair of processes.".into()
+            }
+        })
         .line("Latency runs to the receive's record (a nonblocking receive's post);")
         .line("to done, to the wait that returned its status (docs/COMM.md).\n")
         .table(Table::new(

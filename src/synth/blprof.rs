@@ -11,6 +11,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use super::SplitMix64;
+use super::blprof_waits::{Injected, TRUTH_FILE};
 use crate::formats::blprof::files::{FileLayout, numbered_name};
 
 /// What to generate.
@@ -32,6 +33,9 @@ pub struct BlprofConfig {
     /// Ring messages per comm block.
     pub messages_per_block: u64,
     pub seed: u64,
+    /// Known clock offsets and waits (None: the plain ring, every clock
+    /// the same, as before).
+    pub injected: Option<Injected>,
 }
 
 impl Default for BlprofConfig {
@@ -46,6 +50,7 @@ impl Default for BlprofConfig {
             calls_per_block: 1000,
             messages_per_block: 100,
             seed: 1,
+            injected: None,
         }
     }
 }
@@ -192,7 +197,7 @@ impl BlprofConfig {
                     writeln!(h, "fName \"{n}\" {f}")?;
                 }
                 writeln!(h, "timeMinMax  {} {}", g.min_start, g.max_start)?;
-                self.comm_block(g, p, k, &mut comm_h[k], &mut comm_d[k])?;
+                self.comm_block(g, p, block, k, &mut comm_h[k], &mut comm_d[k])?;
             }
         }
         for mut w in trace_h.into_iter().chain(comm_h) {
@@ -203,7 +208,13 @@ impl BlprofConfig {
         }
         self.patch_main(dir, &mut gens)?;
         self.write_globals(dir, nfiles, &gens)?;
-        self.write_base(dir, &gens)
+        self.write_base(dir, &gens)?;
+        if let Some(inj) = &self.injected {
+            let truth = inj.truth(self.seed, self.nprocs, self.blocks, self.messages_per_block);
+            let f = BufWriter::new(File::create(dir.join(TRUTH_FILE))?);
+            serde_json::to_writer_pretty(f, &truth).map_err(io::Error::other)?;
+        }
+        Ok(())
     }
 
     /// One block of calls: `main()` open over the whole run at depth 0
@@ -355,30 +366,24 @@ impl BlprofConfig {
         &self,
         g: &mut ProcGen,
         p: u64,
+        block: u64,
         k: usize,
         h: &mut impl Write,
         d: &mut (BufWriter<File>, u64),
     ) -> io::Result<()> {
-        let right = ((p + 1) % self.nprocs) as i32;
-        let left = ((p + self.nprocs - 1) % self.nprocs) as i32;
-        let mut recs: Vec<(i32, i32, i32, i32, f64)> = Vec::new();
-        let mut t = g.time - 1e-3;
-        let mut step = || {
-            t += 1e-7;
-            t
+        let (barrier_at, tag_at) = (0, 2);
+        let recs = match &self.injected {
+            Some(inj) => inj.records(
+                self.seed,
+                self.nprocs,
+                self.messages_per_block,
+                p,
+                block,
+                g.barrier as i32,
+                g.tags as i32,
+            ),
+            None => self.ring_records(g, p),
         };
-        let barrier_at = recs.len();
-        recs.push((25, 0, -5, g.barrier as i32, step()));
-        recs.push((25, -7, -7, g.barrier as i32, step()));
-        let tag_at = recs.len();
-        recs.push((27, 0, tag_at as i32, g.tags as i32, step()));
-        for m in 0..self.messages_per_block {
-            let tag = 1000 + (m % 1000) as i32;
-            recs.push((6, 512, right, tag, step()));
-            recs.push((6, -7, right, tag, step()));
-            recs.push((11, 512, left, tag, step()));
-            recs.push((11, -7, left, tag, step()));
-        }
         let (w, pos) = d;
         let seekpos = *pos;
         for &(ty, size, peer, tag, time) in &recs {
@@ -398,7 +403,12 @@ impl BlprofConfig {
         writeln!(h, "bNum  {} \"Synth::barrier\" {barrier_at}", g.barrier)?;
         writeln!(h, "nTag  {} {tag_at}", g.tags)?;
         let (first, last) = (recs[0].4, recs[recs.len() - 1].4);
-        writeln!(h, "timeMinMax  {first:.16} {last:.16}")?;
+        if self.injected.is_some() {
+            // Shortest round trip: offsets make 16 decimals lose bits.
+            writeln!(h, "timeMinMax  {first} {last}")?;
+        } else {
+            writeln!(h, "timeMinMax  {first:.16} {last:.16}")?;
+        }
         writeln!(h, "timerTime  2.0e-08")?;
         g.barrier += 1;
         g.tags += 1;
@@ -406,6 +416,30 @@ impl BlprofConfig {
             writeln!(h, "nameTagNames  \"STEP {i}\"")?;
         }
         writeln!(h, "tagRange  1000 2147483647")
+    }
+
+    /// The plain block: a barrier, a name tag and ring messages, each
+    /// process on its own clock (record 0 the barrier, record 2 the tag).
+    fn ring_records(&self, g: &ProcGen, p: u64) -> Vec<(i32, i32, i32, i32, f64)> {
+        let right = ((p + 1) % self.nprocs) as i32;
+        let left = ((p + self.nprocs - 1) % self.nprocs) as i32;
+        let mut recs: Vec<(i32, i32, i32, i32, f64)> = Vec::new();
+        let mut t = g.time - 1e-3;
+        let mut step = || {
+            t += 1e-7;
+            t
+        };
+        recs.push((25, 0, -5, g.barrier as i32, step()));
+        recs.push((25, -7, -7, g.barrier as i32, step()));
+        recs.push((27, 0, 2, g.tags as i32, step()));
+        for m in 0..self.messages_per_block {
+            let tag = 1000 + (m % 1000) as i32;
+            recs.push((6, 512, right, tag, step()));
+            recs.push((6, -7, right, tag, step()));
+            recs.push((11, 512, left, tag, step()));
+            recs.push((11, -7, left, tag, step()));
+        }
+        recs
     }
 
     /// Writes `main()`'s final inclusive and exclusive times into its record.

@@ -2,6 +2,7 @@
 //! benchmarks and scale tests (`profparse synth …`, hidden from the help).
 
 pub mod blprof;
+pub mod blprof_waits;
 pub mod tlog;
 
 /// A small, fast, deterministic generator (SplitMix64): reproducible inputs

@@ -99,6 +99,12 @@ fn commands(part: Part, out: &Path) -> Vec<(Vec<String>, bool)> {
             (vec!["comm", "pairs", "--format", "json"], false),
             (vec!["comm", "barriers"], false),
             (vec!["comm", "matrix"], false),
+            (vec!["comm", "clocks", "--format", "json"], false),
+            (vec!["comm", "pairs", "--align-clocks"], false),
+            (
+                vec!["comm", "waits", "--align-clocks", "--format", "json"],
+                false,
+            ),
             (
                 vec!["comm", "timeline", "--svg", "@t.svg", "--chrome", "@t.json"],
                 false,

@@ -12,6 +12,7 @@ mod check;
 mod comm;
 mod comm_completion;
 mod comm_time;
+mod comm_waits;
 mod contract;
 mod corrupt;
 mod damage;

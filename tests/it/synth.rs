@@ -92,3 +92,44 @@ fn generation_is_deterministic_by_seed() {
     assert_eq!(read(&a), read(&b));
     assert_ne!(read(&a), read(&c));
 }
+
+/// `--clock-offsets`, `--late-sender`, `--late-barrier`: a clean database
+/// and its truth beside it.
+#[test]
+fn injected_databases_are_clean_and_carry_their_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bl_prof");
+    synth(
+        &dir,
+        &[
+            "--procs",
+            "5",
+            "--blocks",
+            "2",
+            "--messages",
+            "20",
+            "--clock-offsets",
+            "0.05",
+            "--late-sender",
+            "1:0.001",
+            "--late-barrier",
+            "3:0.002",
+        ],
+    );
+    let d = dir.to_str().unwrap();
+    let (out, stderr) = run_ok_stderr(&["comm", "check", d]);
+    assert!(
+        stderr.is_empty() && out.ends_with("clean\n"),
+        "{out}{stderr}"
+    );
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("synth_truth.json")).unwrap())
+            .unwrap();
+    let offsets = truth["clock_offsets"].as_array().unwrap();
+    assert_eq!(offsets.len(), 5);
+    assert_eq!(offsets[0], 0.0);
+    assert!(offsets.iter().all(|o| o.as_f64().unwrap().abs() <= 0.05));
+    assert_eq!(truth["late_sender"]["receiver"], 2);
+    assert_eq!(truth["late_sender"]["messages"], 40);
+    assert_eq!(truth["late_barrier"]["barriers"], 2);
+}

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
+use crate::analysis::comm_clocks::ClockOffsets;
 use crate::analysis::comm_timeline::{CommCall, ProcCalls};
 use crate::analysis::regions::Regions;
 use crate::error::{Location, Warning};
@@ -466,6 +467,8 @@ impl<'w> Sink<'w> {
         p: CommProcWalk<'_>,
         (tid, slot): (u32, u32),
         min_dur: f64,
+        // Seconds to subtract from this process's times (its clock offset).
+        shift: f64,
     ) -> io::Result<Vec<Warning>> {
         let pid = p.proc().proc;
         let mut calls = ProcCalls::new(p);
@@ -485,8 +488,8 @@ impl<'w> Sink<'w> {
                 let keep = c.end - c.start >= min_dur;
                 if keep {
                     task.push(CommEv {
-                        start: c.start,
-                        end: c.end,
+                        start: c.start - shift,
+                        end: c.end - shift,
                         kind: c.kind,
                         instant: c.instant,
                     });
@@ -823,7 +826,7 @@ pub fn write_blprof_trace(
         if let Some(p) = comms.get(&proc) {
             let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
             sink.items(&[meta(proc, TID_COMM, MetaName::Track("comm"))])?;
-            let w = sink.comm(*p, (TID_COMM, slot), opts.min_dur)?;
+            let w = sink.comm(*p, (TID_COMM, slot), opts.min_dur, 0.0)?;
             stats.warnings.extend(w);
         }
     }
@@ -904,6 +907,7 @@ pub fn write_comm_trace(
     w: &mut dyn Write,
     db: &Database,
     window: (f64, f64),
+    clocks: &ClockOffsets,
 ) -> io::Result<(u64, Vec<Warning>)> {
     let out = EventWriter::new(w)?;
     let sel = BlockSelection {
@@ -918,7 +922,8 @@ pub fn write_comm_trace(
             meta(proc, 0, MetaName::Process),
             meta(proc, 0, MetaName::Track("comm")),
         ])?;
-        warnings.extend(sink.comm(p, (0, NO_SLOT), ChromeOptions::all().min_dur)?);
+        let shift = clocks.offset(proc);
+        warnings.extend(sink.comm(p, (0, NO_SLOT), ChromeOptions::all().min_dur, shift)?);
     }
     Ok((sink.out.finish()?, warnings))
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use profparse::synth::blprof::BlprofConfig;
+use profparse::synth::blprof_waits::Injected;
 
 use crate::context::Context;
 
@@ -42,6 +43,19 @@ pub enum SynthCommand {
         messages: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Gives each process a known clock offset in [-S, S] seconds
+        /// (process 0: 0) and writes the comm records on one true schedule
+        /// (Irecv, Isend, Waitall per message); the truth goes to
+        /// synth_truth.json in DIR.
+        #[arg(long, value_name = "S", value_parser = parse_seconds)]
+        clock_offsets: Option<f64>,
+        /// Process P sends every message S seconds late (its right
+        /// neighbour waits: late sender).
+        #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
+        late_sender: Option<(u64, f64)>,
+        /// Process P arrives S seconds late at every barrier.
+        #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
+        late_barrier: Option<(u64, f64)>,
     },
     /// A tlog trace file.
     Tlog {
@@ -70,7 +84,18 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
             calls,
             messages,
             seed,
+            clock_offsets,
+            late_sender,
+            late_barrier,
         } => {
+            let injected = (clock_offsets.is_some()
+                || late_sender.is_some()
+                || late_barrier.is_some())
+            .then(|| Injected {
+                clock_offsets: clock_offsets.unwrap_or(0.0),
+                late_sender: *late_sender,
+                late_barrier: *late_barrier,
+            });
             let cfg = BlprofConfig {
                 nprocs: (*procs).max(1),
                 nfiles: (*nfiles).max(1),
@@ -81,6 +106,7 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
                 calls_per_block: *calls,
                 messages_per_block: *messages,
                 seed: *seed,
+                injected,
             };
             cfg.write(dir).map_err(|e| profparse::Error::io(dir, e))?;
         }
@@ -99,4 +125,22 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Seconds: finite, not negative.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    let d: f64 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    if !d.is_finite() || d < 0.0 {
+        return Err(format!("{d}: seconds must be finite and not negative"));
+    }
+    Ok(d)
+}
+
+/// `P:S`: a process and seconds (finite, not negative).
+fn parse_proc_delay(s: &str) -> Result<(u64, f64), String> {
+    let (p, d) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s:?}: expected PROC:SECONDS"))?;
+    let p: u64 = p.trim().parse().map_err(|e| format!("{p:?}: {e}"))?;
+    Ok((p, parse_seconds(d)?))
 }

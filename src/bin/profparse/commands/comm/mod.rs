@@ -1,15 +1,18 @@
 //! `profparse comm …`: communication profiles, a file per subcommand.
 
 mod check;
+mod clocks;
 mod pairs;
 mod stats;
 mod sync;
 mod time;
 mod timeline;
+mod waits;
 
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use profparse::analysis::comm_clocks::ClockOffsets;
 use profparse::analysis::comm_stats::CommSelection;
 use profparse::formats::blprof::{Database, Part};
 use profparse::report::Format;
@@ -70,6 +73,27 @@ impl CommSelect {
     }
 }
 
+/// `--align-clocks`: the commands that compare times across processes.
+#[derive(Args, Debug)]
+pub struct AlignArg {
+    /// Put all times on one clock: subtract each process's estimated
+    /// offset (see `comm clocks`; docs/COMM.md).
+    #[arg(long)]
+    pub align_clocks: bool,
+}
+
+impl AlignArg {
+    /// The offsets to apply: estimated with `--align-clocks`, none without.
+    pub fn offsets(&self, db: &Database, ctx: &Context) -> ClockOffsets {
+        if !self.align_clocks {
+            return ClockOffsets::none();
+        }
+        let (c, warnings) = profparse::analysis::comm_clocks::estimate(db);
+        ctx.warn_all(&warnings);
+        c
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum CommCommand {
     /// Calls, records and bytes per MPI function (amrprofparser -stats).
@@ -105,6 +129,20 @@ pub enum CommCommand {
     /// amrprofparser -timelinepf intent: `--svg F` picture, `--chrome F`
     /// trace JSON.
     Timeline(timeline::TimelineArgs),
+    /// Clock offsets per process, estimated from barriers and messages.
+    ///
+    /// Each process stamps its records with its own clock. The offsets
+    /// (median of barrier exits, then shifted so that every message
+    /// completes after it was sent) and their residual: what
+    /// `--align-clocks` subtracts.
+    Clocks(clocks::ClocksArgs),
+    /// Wait states: late sender, late receiver, wait at barrier and N×N.
+    ///
+    /// Scalasca's "who waits for whom": seconds waited per process, call
+    /// type and call path, what each process made others wait, and the
+    /// longest waits with the process that caused them. Use
+    /// `--align-clocks` to compare times across processes.
+    Waits(waits::WaitsArgs),
     /// Integrity check of the communication data (exit 0 only when clean).
     ///
     /// Block layout and sizes, time order, every barrier a before/after
@@ -137,6 +175,8 @@ pub fn run(args: &CommArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         CommCommand::Pairs(a) => pairs::run(a, ctx),
         CommCommand::Time(a) => time::run(a, ctx),
         CommCommand::Timeline(a) => timeline::run(a, ctx),
+        CommCommand::Clocks(a) => clocks::run(a, ctx),
+        CommCommand::Waits(a) => waits::run(a, ctx),
         CommCommand::Check(a) => check::run(a, ctx),
     }
 }

@@ -8,7 +8,7 @@ use profparse::analysis::comm_pairs::pair_messages_with;
 use profparse::report::comm::{PairChunk, PairChunks, PairStream, PairsReport};
 use profparse::report::{Format, render};
 
-use super::{CommSelect, TABLE_JSON_CSV, open_comm_db};
+use super::{AlignArg, CommSelect, TABLE_JSON_CSV, open_comm_db};
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
 use crate::output;
@@ -19,6 +19,8 @@ pub struct PairsArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
+    #[command(flatten)]
+    align: AlignArg,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
     format: Format,
@@ -32,9 +34,14 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     args.select.check_procs(database)?;
     let mut out = output::open(args.output.output.as_deref())?;
     let sel = args.select.selection();
+    let clocks = args.align.offsets(database, ctx);
+    let aligned = args.align.align_clocks;
     let (report, warnings) = if args.format == Format::Table {
-        let r = pair_messages_with(database, &sel, || (), |_, _| {}, &mut |_| {});
+        let mut r = pair_messages_with(database, &sel, || (), |_, _| {}, &mut |_| {});
         drop(bar);
+        if aligned {
+            clocks.align_pairs(&mut r.0);
+        }
         render(
             &PairsReport(&r.0),
             args.format,
@@ -47,13 +54,22 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         // written in order as the tasks end.
         let chunks = PairChunks::new(args.format);
         let mut stream = PairStream::begin(&mut out, &chunks);
-        let r = pair_messages_with(
+        let mut r = pair_messages_with(
             database,
             &sel,
             || chunks.chunk(),
-            PairChunk::add,
+            |c: &mut PairChunk, p| {
+                if aligned {
+                    c.add(&clocks.align_pair(p));
+                } else {
+                    c.add(p);
+                }
+            },
             &mut |c| stream.write(c),
         );
+        if aligned {
+            clocks.align_pairs(&mut r.0);
+        }
         let written = stream.finish(&r.0);
         drop(bar);
         written?;

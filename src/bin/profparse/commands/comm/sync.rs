@@ -8,7 +8,7 @@ use profparse::analysis::comm_sync::{barriers as barrier_waits, send_matrix};
 use profparse::report::comm::{BarriersReport, MatrixReport};
 use profparse::report::{Format, svg};
 
-use super::{CommSelect, TABLE_JSON_CSV, open_comm_db};
+use super::{AlignArg, CommSelect, TABLE_JSON_CSV, open_comm_db};
 use crate::cli::{DatabaseArg, OutputArg};
 use crate::context::Context;
 use crate::format::TABLE_JSON;
@@ -29,6 +29,8 @@ pub struct BarriersArgs {
     /// `--reductions`).
     #[arg(long = "no-reductions", hide = true, conflicts_with = "reductions")]
     no_reductions: bool,
+    #[command(flatten)]
+    align: AlignArg,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
     format: Format,
@@ -40,8 +42,12 @@ pub fn barriers(args: &BarriersArgs, ctx: &Context) -> anyhow::Result<ExitCode> 
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
     let database = &mut *kept;
     args.select.check_procs(database)?;
-    let (r, warnings) = barrier_waits(database, &args.select.selection(), args.reductions);
+    let clocks = args.align.offsets(database, ctx);
+    let (mut r, warnings) = barrier_waits(database, &args.select.selection(), args.reductions);
     drop(bar);
+    if args.align.align_clocks {
+        clocks.align_barriers(&mut r);
+    }
     ctx.warn_all(&warnings);
     emit(&BarriersReport(&r), args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)

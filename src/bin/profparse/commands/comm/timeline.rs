@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use profparse::analysis::comm_timeline::{time_span, timeline_rows};
+use profparse::analysis::comm_timeline::{time_span_on, timeline_rows_on};
 use profparse::report::{chrome, svg};
 
-use super::open_comm_db;
+use super::{AlignArg, open_comm_db};
 use crate::cli::DatabaseArg;
 use crate::commands::export::parse_window;
 use crate::context::Context;
@@ -26,6 +26,8 @@ pub struct TimelineArgs {
     /// Write Chrome Trace Event JSON to F.
     #[arg(long, value_name = "F")]
     chrome: Option<PathBuf>,
+    #[command(flatten)]
+    align: AlignArg,
 }
 
 pub fn run(args: &TimelineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -36,16 +38,18 @@ pub fn run(args: &TimelineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm timeline")?;
     let database = &mut *kept;
     let window = args.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    let clocks = args.align.offsets(database, ctx);
     if let Some(path) = svg {
-        let span = time_span(database, window).unwrap_or((0.0, 1.0));
-        let (rows, warnings) = timeline_rows(database, window, span, svg::TIMELINE_COLUMNS);
+        let span = time_span_on(database, window, &clocks).unwrap_or((0.0, 1.0));
+        let (rows, warnings) =
+            timeline_rows_on(database, window, span, svg::TIMELINE_COLUMNS, &clocks);
         ctx.warn_all(&warnings);
         write_file(path, |w| svg::timeline_svg(span, &rows, w))?;
     }
     if let Some(path) = chrome {
         let mut written = None;
         write_file(path, |w| {
-            written = Some(chrome::write_comm_trace(w, database, window)?);
+            written = Some(chrome::write_comm_trace(w, database, window, &clocks)?);
             Ok(())
         })?;
         if let Some((n, warnings)) = written {

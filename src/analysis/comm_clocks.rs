@@ -1,0 +1,425 @@
+//! Per-process clock offsets estimated from the communication records
+//! themselves (issue 24): each process stamps its records with its own
+//! clock, so times of two processes differ by an unknown offset and
+//! message latencies between them come out negative.
+//!
+//! The method, in two steps, both deterministic and linear in the records:
+//!
+//! 1. **Barrier exits.** All processes leave barrier `b` at nearly the same
+//!    true time (the last arrival releases them all), so
+//!    `exit_p(b) − exit_ref(b)` is process `p`'s offset against the
+//!    reference (the lowest process with comm data) plus a small exit
+//!    skew. The offset is the median over the barriers both passed: robust
+//!    to a few odd barriers (sub-communicators, a delayed exit).
+//! 2. **Message order.** A message is received after it was sent: on true
+//!    clocks the receive's completion (the exit of the wait that returned
+//!    it, or a blocking receive's exit) comes after the send's entry. Per
+//!    route `s → r` the smallest `completion − send` bounds the offset
+//!    difference: `o_r − o_s ≤ min`. A few sweeps over the processes (at
+//!    most [`MAX_SWEEPS`]) move each process (the reference stays at 0)
+//!    just into the interval its routes allow, nearest to where it is;
+//!    when the interval is empty (drift, or inconsistent data) it goes to
+//!    its middle.
+//!
+//! Aligned time = raw time − offset. The residual says how well it fits:
+//! the spread of aligned barrier exits and the share of messages still
+//! received before they were sent (the second pass over the pairs,
+//! [`negative_latencies`]).
+
+use rustc_hash::FxHashMap;
+
+use super::comm_pairs::{MsgEnd, Pair, PairReport, pair_messages_with};
+use super::comm_select::CommSelection;
+use super::comm_sync::{BarrierReport, BarrierStats, ProcBarrierTotals, barriers};
+use crate::error::Warning;
+use crate::formats::blprof::database::Database;
+
+/// Sweeps of the message step at most.
+pub const MAX_SWEEPS: usize = 1000;
+
+/// One process's offset.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ProcOffset {
+    pub proc: usize,
+    /// Seconds to subtract from this process's times.
+    pub offset: f64,
+    /// The offset from the barrier exits alone, and the barriers it rests on.
+    pub barrier_offset: Option<f64>,
+    pub barriers: usize,
+    /// What the message step added to it.
+    pub message_shift: f64,
+}
+
+/// How well the offsets fit the data.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Residual {
+    /// Barriers passed by more than one process.
+    pub barriers: usize,
+    /// Median and largest spread (latest − earliest exit) of a barrier's
+    /// exits, raw and aligned.
+    pub raw_exit_spread_median: f64,
+    pub raw_exit_spread_max: f64,
+    pub exit_spread_median: f64,
+    pub exit_spread_max: f64,
+    /// Messages whose completion is known, and how many were completed
+    /// before they were sent, raw and aligned.
+    pub messages: u64,
+    pub negative_raw: u64,
+    pub negative_aligned: u64,
+    /// Sweeps the message step took, and processes whose routes could not
+    /// all be satisfied.
+    pub sweeps: usize,
+    pub conflicts: usize,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ClockOffsets {
+    pub reference: usize,
+    pub procs: Vec<ProcOffset>,
+    pub residual: Residual,
+}
+
+impl ClockOffsets {
+    /// Process `p`'s offset (0 if unknown).
+    pub fn offset(&self, p: usize) -> f64 {
+        // `procs` is in process order (no table sized by a process number
+        // from the headers).
+        self.procs
+            .binary_search_by_key(&p, |x| x.proc)
+            .map_or(0.0, |i| self.procs[i].offset)
+    }
+
+    /// `t` of process `p` on the reference clock.
+    #[inline]
+    pub fn align(&self, p: usize, t: f64) -> f64 {
+        t - self.offset(p)
+    }
+
+    /// Pair `p` on the reference clock.
+    pub fn align_pair(&self, p: &Pair) -> Pair {
+        let (os, or) = (self.offset(p.from), self.offset(p.to));
+        let d = or - os;
+        Pair {
+            send_time: p.send_time - os,
+            recv_time: p.recv_time - or,
+            latency: p.latency - d,
+            completed_time: p.completed_time.map(|t| t - or),
+            latency_to_completion: p.latency_to_completion.map(|l| l - d),
+            ..p.clone()
+        }
+    }
+
+    /// The pairs' report on the reference clock: latencies shift by the
+    /// offset difference of their route, unmatched ends by their process's.
+    pub fn align_pairs(&self, r: &mut PairReport) {
+        for route in &mut r.routes {
+            let d = self.offset(route.to) - self.offset(route.from);
+            route.latency_mean -= d;
+            route.latency_max -= d;
+            route.completion_latency_mean = route.completion_latency_mean.map(|x| x - d);
+            route.completion_latency_max = route.completion_latency_max.map(|x| x - d);
+        }
+        let end = |e: &mut MsgEnd| e.time -= self.offset(e.proc);
+        r.unmatched_sends.iter_mut().for_each(end);
+        r.unmatched_recvs.iter_mut().for_each(end);
+        r.clocks_aligned_to = Some(self.reference);
+    }
+
+    /// Barriers and all-reductions on the reference clock: arrivals and
+    /// exits shift by their process's offset, and the last arrival is the
+    /// latest arrival (comparable now), not the shortest wait.
+    pub fn align_barriers(&self, r: &mut BarrierReport) {
+        self.align_syncs(&mut r.barriers, &mut r.procs);
+        self.align_syncs(&mut r.reductions, &mut r.reduction_procs);
+        r.clocks_aligned_to = Some(self.reference);
+    }
+
+    fn align_syncs(&self, list: &mut [BarrierStats], totals: &mut [ProcBarrierTotals]) {
+        for t in totals.iter_mut() {
+            t.last_arrivals = 0;
+        }
+        for b in list {
+            for a in &mut b.procs {
+                let o = self.offset(a.proc);
+                a.arrival -= o;
+                a.exit -= o;
+            }
+            // The first process of the latest arrival (NaN never last).
+            b.last_arrival = b
+                .procs
+                .iter()
+                .filter(|a| !a.arrival.is_nan())
+                .fold(None::<(f64, usize)>, |m, a| match m {
+                    Some((t, _)) if t >= a.arrival => m,
+                    _ => Some((a.arrival, a.proc)),
+                })
+                .map(|(_, p)| p);
+            if let Some(last) = b.last_arrival
+                && let Some(t) = totals.iter_mut().find(|t| t.proc == last)
+            {
+                t.last_arrivals += 1;
+            }
+        }
+    }
+
+    /// No offsets (all clocks as they are): what commands use without
+    /// `--align-clocks`.
+    pub fn none() -> Self {
+        ClockOffsets::default()
+    }
+}
+
+fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    let m = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    })
+}
+
+/// Per barrier, the spread of its exits under `offset`: (median, max).
+fn exit_spreads(bars: &BarrierReport, offset: impl Fn(usize) -> f64) -> (usize, f64, f64) {
+    let mut spreads: Vec<f64> = bars
+        .barriers
+        .iter()
+        .filter(|b| b.procs.len() > 1)
+        .map(|b| {
+            let (lo, hi) = b
+                .procs
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |a, x| {
+                    let t = x.exit - offset(x.proc);
+                    (a.0.min(t), a.1.max(t))
+                });
+            hi - lo
+        })
+        .collect();
+    let n = spreads.len();
+    let max = spreads.iter().copied().fold(0.0, f64::max);
+    (n, median(&mut spreads).unwrap_or(0.0), max)
+}
+
+/// Smallest completion − send per route (sender, receiver), and messages
+/// with a completion.
+type RouteMins = FxHashMap<(usize, usize), f64>;
+
+fn route_mins(db: &Database) -> (RouteMins, u64, u64, Vec<Warning>) {
+    let mut mins = RouteMins::default();
+    let (mut n, mut negative) = (0u64, 0u64);
+    let (_, warnings) = pair_messages_with(
+        db,
+        &CommSelection::all(),
+        || (RouteMins::default(), 0u64, 0u64),
+        |c: &mut (RouteMins, u64, u64), p: &Pair| {
+            if let Some(l) = p.latency_to_completion.filter(|l| l.is_finite()) {
+                let e = c.0.entry((p.from, p.to)).or_insert(f64::INFINITY);
+                *e = e.min(l);
+                c.1 += 1;
+                c.2 += u64::from(l < 0.0);
+            }
+        },
+        &mut |(m, k, neg)| {
+            for (route, l) in m {
+                let e = mins.entry(route).or_insert(f64::INFINITY);
+                *e = e.min(l);
+            }
+            n += k;
+            negative += neg;
+        },
+    );
+    (mins, n, negative, warnings)
+}
+
+/// Messages with a completion, and how many of them complete before they
+/// were sent on the clocks of `offsets`.
+pub fn negative_latencies(db: &Database, offsets: &ClockOffsets) -> (u64, u64, Vec<Warning>) {
+    let (mut n, mut negative) = (0u64, 0u64);
+    let (_, warnings) = pair_messages_with(
+        db,
+        &CommSelection::all(),
+        || (0u64, 0u64),
+        |c: &mut (u64, u64), p: &Pair| {
+            if let Some(l) = p.latency_to_completion.filter(|l| l.is_finite()) {
+                c.0 += 1;
+                c.1 += u64::from(l - (offsets.offset(p.to) - offsets.offset(p.from)) < 0.0);
+            }
+        },
+        &mut |(k, neg)| {
+            n += k;
+            negative += neg;
+        },
+    );
+    (n, negative, warnings)
+}
+
+/// The message step: moves offsets (by index into `procs`) into the
+/// intervals their routes allow. Returns (sweeps, conflicts).
+fn fit_messages(
+    o: &mut [f64],
+    procs: &[usize],
+    reference: usize,
+    mins: &RouteMins,
+) -> (usize, usize) {
+    let index: FxHashMap<usize, usize> = procs.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+    // Per process index: (other index, bound) for routes into it (upper
+    // bounds: o_r ≤ o_s + min) and out of it (lower: o_s ≥ o_r − min).
+    let mut into: Vec<Vec<(usize, f64)>> = vec![Vec::new(); procs.len()];
+    let mut out: Vec<Vec<(usize, f64)>> = vec![Vec::new(); procs.len()];
+    let mut routes: Vec<(&(usize, usize), &f64)> = mins.iter().collect();
+    routes.sort_unstable_by_key(|(r, _)| **r);
+    for (&(s, r), &m) in routes {
+        if let (Some(&i), Some(&j)) = (index.get(&s), index.get(&r))
+            && i != j
+            && m.is_finite()
+        {
+            into[j].push((i, m));
+            out[i].push((j, m));
+        }
+    }
+    let (mut sweeps, mut conflicts) = (0, 0);
+    for sweep in 1..=MAX_SWEEPS {
+        sweeps = sweep;
+        conflicts = 0;
+        let mut changed = false;
+        for i in 0..procs.len() {
+            if procs[i] == reference {
+                continue;
+            }
+            let ub = into[i]
+                .iter()
+                .map(|&(s, m)| o[s] + m)
+                .fold(f64::INFINITY, f64::min);
+            let lb = out[i]
+                .iter()
+                .map(|&(r, m)| o[r] - m)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let target = if lb > ub {
+                conflicts += 1;
+                (lb + ub) / 2.0
+            } else {
+                o[i].clamp(lb, ub)
+            };
+            if target != o[i] {
+                o[i] = target;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (sweeps, conflicts)
+}
+
+/// Estimates the clock offsets of every process with comm data (all the
+/// data: offsets belong to the run, not to a selection).
+pub fn estimate(db: &Database) -> (ClockOffsets, Vec<Warning>) {
+    let procs: Vec<usize> = {
+        let mut v: Vec<usize> = db.comm_index().procs.iter().map(|p| p.proc).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let Some(&reference) = procs.first() else {
+        return (ClockOffsets::none(), Vec::new());
+    };
+    let (bars, mut warnings) = barriers(db, &CommSelection::all(), false);
+    // Step 1: per process, exit − the reference's exit, over barriers.
+    let mut diffs: FxHashMap<usize, Vec<f64>> = FxHashMap::default();
+    for b in &bars.barriers {
+        let Some(r) = b.procs.iter().find(|a| a.proc == reference) else {
+            continue;
+        };
+        for a in &b.procs {
+            diffs.entry(a.proc).or_default().push(a.exit - r.exit);
+        }
+    }
+    let mut list: Vec<ProcOffset> = procs
+        .iter()
+        .map(|&p| {
+            let d = diffs
+                .get_mut(&p)
+                .map(|v| v.as_mut_slice())
+                .unwrap_or_default();
+            let barriers = d.len();
+            let barrier_offset = median(d).filter(|x| x.is_finite());
+            ProcOffset {
+                proc: p,
+                offset: barrier_offset.unwrap_or(0.0),
+                barrier_offset,
+                barriers,
+                message_shift: 0.0,
+            }
+        })
+        .collect();
+    // Step 2: message order.
+    let (mins, messages, negative_raw, w) = route_mins(db);
+    warnings.extend(w);
+    let mut o: Vec<f64> = list.iter().map(|p| p.offset).collect();
+    let (sweeps, conflicts) = fit_messages(&mut o, &procs, reference, &mins);
+    for (p, x) in list.iter_mut().zip(o) {
+        p.message_shift = x - p.offset;
+        p.offset = x;
+    }
+    let mut c = ClockOffsets {
+        reference,
+        procs: list,
+        residual: Residual::default(),
+    };
+    let (n, raw_med, raw_max) = exit_spreads(&bars, |_| 0.0);
+    let (_, med, max) = exit_spreads(&bars, |p| c.offset(p));
+    let (_, negative_aligned, _) = if messages > 0 {
+        negative_latencies(db, &c)
+    } else {
+        (0, 0, Vec::new())
+    };
+    c.residual = Residual {
+        barriers: n,
+        raw_exit_spread_median: raw_med,
+        raw_exit_spread_max: raw_max,
+        exit_spread_median: med,
+        exit_spread_max: max,
+        messages,
+        negative_raw,
+        negative_aligned,
+        sweeps,
+        conflicts,
+    };
+    (c, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        assert_eq!(median(&mut []), None);
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+
+    #[test]
+    fn the_message_step_moves_a_process_just_into_its_routes_bounds() {
+        // Process 1's barrier offset (0.010) makes messages 0 → 1 arrive
+        // 5 ms before they were sent: o_1 − o_0 ≤ 0.005 moves it to 0.005.
+        let mut mins = RouteMins::default();
+        mins.insert((0, 1), 0.005);
+        mins.insert((1, 0), 0.001);
+        let mut o = vec![0.0, 0.010];
+        let (sweeps, conflicts) = fit_messages(&mut o, &[0, 1], 0, &mins);
+        assert_eq!(o, vec![0.0, 0.005]);
+        assert_eq!((sweeps, conflicts), (2, 0));
+        // Bounds that cannot both hold: the middle, counted.
+        mins.insert((1, 0), -0.007);
+        let mut o = vec![0.0, 0.0];
+        let (_, conflicts) = fit_messages(&mut o, &[0, 1], 0, &mins);
+        assert_eq!(conflicts, 1);
+        assert!((o[1] - 0.006).abs() < 1e-12, "{o:?}");
+    }
+}

@@ -1,0 +1,498 @@
+//! Wait states (Scalasca's "who waits for whom"), on the clocks the caller
+//! gives ([`ClockOffsets`]: aligned with `--align-clocks`, raw without).
+//!
+//! * **Late sender**: a receiver waits in a blocking receive or in the wait
+//!   that completed its receive before the matching send started:
+//!   `min(send entry, completion) − entry of the receiving call`, when
+//!   positive. A `Waitall` that completes several receives waits once: its
+//!   longest late sender counts, caused by that sender.
+//! * **Late receiver**: a blocking send (types 8, 9) waits until the
+//!   receiver arrived (posted its receive, or entered its blocking
+//!   receive): `min(receiver's arrival, send exit) − send entry`, when
+//!   positive. Nonblocking sends name no request, so their waits cannot be
+//!   told apart from other waits: not counted.
+//! * **Wait at barrier**: at barrier `b`, process `p` waits
+//!   `min(last entry, own exit) − own entry`; the last to enter caused it.
+//! * **Wait at N×N**: the same over the all-reductions (1–4), `Allgather`
+//!   and `Alltoall`(`v`), the k-th call of a type on each process being one
+//!   collective; a type is left out when the processes made different
+//!   numbers of its calls (sub-communicators), and listed as such.
+//!
+//! Each wait lies inside its own MPI call, so the waits of a call type
+//! never exceed that type's MPI time (`comm time`).
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use super::comm_attribution::{AttributionSums, PathTime, attribute};
+use super::comm_clocks::ClockOffsets;
+use super::comm_pairs::{Pair, pair_messages_with};
+use super::comm_select::CommSelection;
+use super::comm_sync::barriers;
+use super::comm_time::Counted;
+use super::comm_timeline::proc_calls;
+use crate::error::Warning;
+use crate::formats::blprof::commdata::{func_name, is_recv};
+use crate::formats::blprof::database::Database;
+
+/// The kinds of wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitState {
+    LateSender,
+    LateReceiver,
+    Barrier,
+    #[serde(rename = "nxn")]
+    NxN,
+}
+
+impl WaitState {
+    pub fn label(self) -> &'static str {
+        match self {
+            WaitState::LateSender => "late sender",
+            WaitState::LateReceiver => "late receiver",
+            WaitState::Barrier => "wait at barrier",
+            WaitState::NxN => "wait at NxN",
+        }
+    }
+}
+
+/// Collective types whose calls wait for all processes (wait at N×N).
+const NXN: [i32; 7] = [1, 2, 3, 4, 33, 34, 35];
+/// Blocking sends.
+const BLOCKING_SENDS: [i32; 2] = [8, 9];
+const BARRIER: i32 = 25;
+
+/// One wait.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Wait {
+    pub state: WaitState,
+    /// The process that waited, in which MPI call type, entered when (on
+    /// the report's clocks).
+    pub proc: usize,
+    #[serde(rename = "type")]
+    pub kind: i32,
+    pub name: &'static str,
+    pub entry: f64,
+    pub seconds: f64,
+    /// The process it waited for.
+    pub caused_by: Option<usize>,
+    /// The entry on the process's own clock (for the call paths).
+    #[serde(skip)]
+    raw_entry: f64,
+}
+
+/// Seconds per wait state.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct StateSeconds {
+    pub late_sender: f64,
+    pub late_receiver: f64,
+    pub barrier: f64,
+    pub nxn: f64,
+    pub total: f64,
+}
+
+impl StateSeconds {
+    fn add(&mut self, s: WaitState, x: f64) {
+        match s {
+            WaitState::LateSender => self.late_sender += x,
+            WaitState::LateReceiver => self.late_receiver += x,
+            WaitState::Barrier => self.barrier += x,
+            WaitState::NxN => self.nxn += x,
+        }
+        self.total += x;
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ProcWaits {
+    pub proc: usize,
+    #[serde(flatten)]
+    pub waited: StateSeconds,
+    /// Seconds others waited for this process.
+    pub caused: f64,
+}
+
+/// Waits per wait state and MPI call type.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TypeWaits {
+    pub state: WaitState,
+    #[serde(rename = "type")]
+    pub kind: i32,
+    pub name: &'static str,
+    pub waits: u64,
+    pub seconds: f64,
+}
+
+/// Wait seconds of one call path and MPI type.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PathWaits {
+    /// Function names from the outermost timed call; empty: outside any.
+    pub path: Vec<String>,
+    #[serde(rename = "type")]
+    pub kind: i32,
+    pub name: String,
+    pub waits: u64,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct WaitReport {
+    /// The process whose clock the times are on (`None`: each its own).
+    pub clocks_aligned_to: Option<usize>,
+    pub totals: StateSeconds,
+    pub procs: Vec<ProcWaits>,
+    pub types: Vec<TypeWaits>,
+    /// With call traces: per call path (the innermost timed call open at
+    /// the waiting call's entry) and type, most first.
+    pub paths: Option<Vec<PathWaits>>,
+    /// The longest waits, longest first.
+    pub top: Vec<Wait>,
+    /// Collective types not matched across processes (different numbers
+    /// of calls per process), so not counted as N×N waits.
+    pub unmatched_collectives: Vec<String>,
+}
+
+/// One process's collectives and blocking sends: (type, entry, exit).
+struct ProcCalls {
+    proc: usize,
+    nxn: Vec<(i32, f64, f64)>,
+    sends: Vec<(i32, f64, f64)>,
+    warnings: Vec<Warning>,
+}
+
+fn collect_calls(db: &Database) -> Vec<ProcCalls> {
+    db.comm_blocks(&CommSelection::all()).map_procs(|walk| {
+        let proc = walk.proc().proc;
+        let (mut nxn, mut sends) = (Vec::new(), Vec::new());
+        let warnings = proc_calls(walk, &mut |c| {
+            if c.instant {
+                return;
+            }
+            if NXN.contains(&c.kind) {
+                nxn.push((c.kind, c.start, c.end));
+            } else if BLOCKING_SENDS.contains(&c.kind) {
+                sends.push((c.kind, c.start, c.end));
+            }
+        });
+        ProcCalls {
+            proc,
+            nxn,
+            sends,
+            warnings,
+        }
+    })
+}
+
+/// A process and its calls of one type: (entry, exit), in order.
+type ProcIntervals = (usize, Vec<(f64, f64)>);
+
+/// Per process at one collective: (proc, raw entry, raw exit); the waits.
+fn collective_waits(
+    state: WaitState,
+    kind: i32,
+    procs: &[(usize, f64, f64)],
+    c: &ClockOffsets,
+    out: &mut Vec<Wait>,
+) {
+    let last = procs
+        .iter()
+        .map(|&(p, e, _)| (c.align(p, e), p))
+        // A damaged time (NaN, infinite) neither waits nor makes wait.
+        .filter(|x| x.0.is_finite())
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let Some((last, by)) = last else {
+        return;
+    };
+    for &(p, e, x) in procs {
+        let (e2, x2) = (c.align(p, e), c.align(p, x));
+        if !(e2.is_finite() && x2.is_finite()) {
+            continue;
+        }
+        let w = last.min(x2) - e2;
+        if w > 0.0 && p != by {
+            out.push(Wait {
+                state,
+                proc: p,
+                kind,
+                name: func_name(kind).unwrap_or("?"),
+                entry: e2,
+                seconds: w,
+                caused_by: Some(by),
+                raw_entry: e,
+            });
+        }
+    }
+}
+
+/// A late-sender candidate, per waiting call (receiver, raw entry bits).
+type LateSenders = FxHashMap<(usize, u64), Wait>;
+
+fn keep_longest(m: &mut LateSenders, w: Wait) {
+    let key = (w.proc, w.raw_entry.to_bits());
+    match m.get(&key) {
+        Some(old) if old.seconds >= w.seconds => {}
+        _ => {
+            m.insert(key, w);
+        }
+    }
+}
+
+/// The waits of the selected processes inside `sel`'s window (entries on
+/// each process's own clock), on the clocks of `c`; the `top` longest;
+/// per call path when `paths` (call traces read).
+pub fn wait_states(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    c: &ClockOffsets,
+    aligned: bool,
+    top: usize,
+    paths: bool,
+) -> (WaitReport, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let mut waits: Vec<Wait> = Vec::new();
+    let mut report = WaitReport {
+        clocks_aligned_to: aligned.then_some(c.reference),
+        ..Default::default()
+    };
+
+    // Barriers, by number.
+    let (bars, w) = barriers(db, &CommSelection::all(), false);
+    warnings.extend(w);
+    for b in &bars.barriers {
+        let procs: Vec<(usize, f64, f64)> = b
+            .procs
+            .iter()
+            .map(|a| (a.proc, a.arrival, a.exit))
+            .collect();
+        collective_waits(WaitState::Barrier, BARRIER, &procs, c, &mut waits);
+    }
+
+    // Collectives, the k-th call of a type on every process; blocking sends.
+    let calls = collect_calls(db);
+    let mut blocking: FxHashMap<(usize, u64), (i32, f64)> = FxHashMap::default();
+    let mut by_kind: BTreeMap<i32, Vec<ProcIntervals>> = BTreeMap::new();
+    for pc in calls {
+        warnings.extend(pc.warnings);
+        for &(k, s, e) in &pc.sends {
+            blocking.insert((pc.proc, s.to_bits()), (k, e));
+        }
+        for kind in NXN {
+            let v: Vec<(f64, f64)> = pc
+                .nxn
+                .iter()
+                .filter(|x| x.0 == kind)
+                .map(|x| (x.1, x.2))
+                .collect();
+            by_kind.entry(kind).or_default().push((pc.proc, v));
+        }
+    }
+    for (kind, per) in by_kind {
+        let n = per.first().map_or(0, |x| x.1.len());
+        if per.iter().all(|x| x.1.is_empty()) {
+            continue;
+        }
+        if per.iter().any(|x| x.1.len() != n) {
+            let (lo, hi) = per.iter().fold((usize::MAX, 0), |a, x| {
+                (a.0.min(x.1.len()), a.1.max(x.1.len()))
+            });
+            report.unmatched_collectives.push(format!(
+                "{}: {lo} to {hi} calls per process",
+                func_name(kind).unwrap_or("?")
+            ));
+            continue;
+        }
+        let mut procs = Vec::with_capacity(per.len());
+        for i in 0..n {
+            procs.clear();
+            procs.extend(per.iter().map(|(p, v)| (*p, v[i].0, v[i].1)));
+            collective_waits(WaitState::NxN, kind, &procs, c, &mut waits);
+        }
+    }
+
+    // Messages: late senders (per waiting call) and late receivers.
+    let mut late: LateSenders = LateSenders::default();
+    let blocking = &blocking;
+    let (_, w) = pair_messages_with(
+        db,
+        sel,
+        || (Vec::new(), Vec::new()),
+        |chunk: &mut (Vec<Wait>, Vec<Wait>), p: &Pair| {
+            let send = c.align(p.from, p.send_time);
+            if let (Some(we), Some(done)) = (p.wait_entry, p.completed_time) {
+                let (e2, d2) = (c.align(p.to, we), c.align(p.to, done));
+                let w = send.min(d2) - e2;
+                if w > 0.0 {
+                    chunk.0.push(Wait {
+                        state: WaitState::LateSender,
+                        proc: p.to,
+                        kind: p.wait_kind,
+                        name: func_name(p.wait_kind).unwrap_or("?"),
+                        entry: e2,
+                        seconds: w,
+                        caused_by: Some(p.from),
+                        raw_entry: we,
+                    });
+                }
+            }
+            if let Some(&(kind, exit)) = blocking.get(&(p.from, p.send_time.to_bits())) {
+                // The receiver arrived at its blocking receive's entry, or
+                // when it posted a nonblocking one.
+                let arrived = match p.wait_entry {
+                    Some(we) if is_recv(p.wait_kind) => we,
+                    _ => p.recv_time,
+                };
+                let w = c.align(p.to, arrived).min(c.align(p.from, exit)) - send;
+                if w > 0.0 {
+                    chunk.1.push(Wait {
+                        state: WaitState::LateReceiver,
+                        proc: p.from,
+                        kind,
+                        name: func_name(kind).unwrap_or("?"),
+                        entry: send,
+                        seconds: w,
+                        caused_by: Some(p.to),
+                        raw_entry: p.send_time,
+                    });
+                }
+            }
+        },
+        &mut |(ls, lr)| {
+            for w in ls {
+                keep_longest(&mut late, w);
+            }
+            waits.extend(lr);
+        },
+    );
+    warnings.extend(w);
+    let mut late: Vec<Wait> = late.into_values().collect();
+    late.sort_unstable_by(|a, b| {
+        (a.proc, a.raw_entry)
+            .partial_cmp(&(b.proc, b.raw_entry))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    waits.extend(late);
+
+    waits.retain(|w| sel.wants_proc(w.proc) && sel.contains(w.raw_entry));
+    summarise(&mut report, &waits, top);
+    if paths {
+        let (p, w) = path_waits(db, &mut waits);
+        report.paths = Some(p);
+        warnings.extend(w);
+    }
+    (report, warnings)
+}
+
+/// Totals per process and type, and the longest waits.
+fn summarise(report: &mut WaitReport, waits: &[Wait], top: usize) {
+    let mut procs: BTreeMap<usize, ProcWaits> = BTreeMap::new();
+    let mut types: BTreeMap<(WaitState, i32), TypeWaits> = BTreeMap::new();
+    let new = |proc| ProcWaits {
+        proc,
+        waited: StateSeconds::default(),
+        caused: 0.0,
+    };
+    for w in waits {
+        report.totals.add(w.state, w.seconds);
+        procs
+            .entry(w.proc)
+            .or_insert_with(|| new(w.proc))
+            .waited
+            .add(w.state, w.seconds);
+        if let Some(by) = w.caused_by {
+            procs.entry(by).or_insert_with(|| new(by)).caused += w.seconds;
+        }
+        let t = types.entry((w.state, w.kind)).or_insert_with(|| TypeWaits {
+            state: w.state,
+            kind: w.kind,
+            name: w.name,
+            waits: 0,
+            seconds: 0.0,
+        });
+        t.waits += 1;
+        t.seconds += w.seconds;
+    }
+    report.procs = procs.into_values().collect();
+    report.types = types.into_values().collect();
+    let mut order: Vec<&Wait> = waits.iter().collect();
+    // Longest first; ties by process and entry, so the list is the same
+    // whatever the order the waits were found in.
+    order.sort_by(|a, b| {
+        b.seconds
+            .total_cmp(&a.seconds)
+            .then(a.proc.cmp(&b.proc))
+            .then(a.entry.total_cmp(&b.entry))
+    });
+    report.top = order.into_iter().take(top).cloned().collect();
+}
+
+/// The waits per call path: each process's waits, sorted by entry, given to
+/// the innermost timed call open at their entry (comm_attribution).
+fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning>) {
+    waits.sort_by(|a, b| {
+        a.proc
+            .cmp(&b.proc)
+            .then(a.raw_entry.total_cmp(&b.raw_entry))
+    });
+    let mut sums = AttributionSums::default();
+    let mut warnings = Vec::new();
+    for chunk in waits.chunk_by(|a, b| a.proc == b.proc) {
+        let counted: Vec<Counted> = chunk
+            .iter()
+            .map(|w| Counted {
+                start: w.raw_entry,
+                seconds: w.seconds,
+                kind: w.kind,
+            })
+            .collect();
+        let (a, w) = attribute(db, chunk[0].proc, &counted, true, None);
+        sums.add(a);
+        warnings.extend(w);
+    }
+    let rows = sums.finish(None).paths.unwrap_or_default();
+    let rows = rows
+        .into_iter()
+        .map(|p: PathTime| PathWaits {
+            path: p.path,
+            kind: p.number,
+            name: p.name,
+            waits: p.calls,
+            seconds: p.seconds,
+        })
+        .collect();
+    (rows, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(procs: &[(usize, f64, f64)]) -> Vec<Wait> {
+        let mut out = Vec::new();
+        collective_waits(
+            WaitState::Barrier,
+            BARRIER,
+            procs,
+            &ClockOffsets::none(),
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn everybody_waits_for_the_last_to_enter_within_their_own_call() {
+        let w = at(&[(0, 1.0, 5.0), (1, 4.0, 5.0), (2, 3.0, 3.5)]);
+        let got: Vec<(usize, f64, Option<usize>)> =
+            w.iter().map(|w| (w.proc, w.seconds, w.caused_by)).collect();
+        // Process 2 left at 3.5: its wait is capped by its own exit.
+        assert_eq!(got, vec![(0, 3.0, Some(1)), (2, 0.5, Some(1))]);
+    }
+
+    #[test]
+    fn damaged_times_neither_wait_nor_make_wait() {
+        let w = at(&[(0, 1.0, 5.0), (1, f64::NAN, 5.0), (2, 2.0, f64::INFINITY)]);
+        let got: Vec<(usize, f64)> = w.iter().map(|w| (w.proc, w.seconds)).collect();
+        assert_eq!(got, vec![(0, 1.0)]);
+    }
+}

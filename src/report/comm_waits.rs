@@ -1,0 +1,143 @@
+//! `comm waits`: wait states per process, call type and call path, and
+//! the longest waits with who caused them.
+
+use super::Report;
+use super::document::{Column, Document, Table};
+use super::numfmt::duration;
+use crate::analysis::comm_waits::WaitReport;
+
+pub struct WaitsReport<'a> {
+    pub waits: &'a WaitReport,
+    /// Call paths shown in the table (JSON has all).
+    pub top_paths: usize,
+}
+
+fn who(p: Option<usize>) -> String {
+    p.map_or_else(|| "-".to_owned(), |p| p.to_string())
+}
+
+impl Report for WaitsReport<'_> {
+    type Wire<'w>
+        = &'w WaitReport
+    where
+        Self: 'w;
+
+    fn wire(&self) -> &WaitReport {
+        self.waits
+    }
+
+    fn document(&self) -> Document<'_> {
+        let r = self.waits;
+        let t = &r.totals;
+        let mut doc = Document::new();
+        doc.line(match r.clocks_aligned_to {
+            Some(p) => format!("Wait states on process {p}'s clock (--align-clocks; comm clocks)"),
+            None => "Wait states on each process's own clock: without --align-clocks, waits \
+                     between processes mix clocks"
+                .to_owned(),
+        })
+        .line(format!(
+            "{} waiting: late sender {}, late receiver {}, barrier {}, NxN {}",
+            duration(t.total),
+            duration(t.late_sender),
+            duration(t.late_receiver),
+            duration(t.barrier),
+            duration(t.nxn)
+        ))
+        .line("")
+        .line("By process (Caused: what others waited for it)")
+        .table(Table::new(
+            vec![
+                Column::right("Proc", 5),
+                Column::right("Late sender", 12),
+                Column::right("Late recv", 12),
+                Column::right("Barrier", 12),
+                Column::right("NxN", 12),
+                Column::right("Total", 12),
+                Column::right("Caused", 12),
+            ],
+            r.procs.iter().map(|p| {
+                let w = &p.waited;
+                vec![
+                    p.proc.to_string(),
+                    duration(w.late_sender),
+                    duration(w.late_receiver),
+                    duration(w.barrier),
+                    duration(w.nxn),
+                    duration(w.total),
+                    duration(p.caused),
+                ]
+            }),
+        ))
+        .line("")
+        .line("By wait state and call type")
+        .table(Table::new(
+            vec![
+                Column::left("State", 16),
+                Column::left("Function", 14).after("  "),
+                Column::right("#", 3),
+                Column::right("Waits", 9),
+                Column::right("Seconds", 12),
+            ],
+            r.types.iter().map(|x| {
+                vec![
+                    x.state.label().to_owned(),
+                    x.name.to_owned(),
+                    x.kind.to_string(),
+                    x.waits.to_string(),
+                    duration(x.seconds),
+                ]
+            }),
+        ));
+        if let Some(paths) = &r.paths {
+            doc.line("")
+                .line("By call path (innermost timed call open at the waiting call's entry)")
+                .table(Table::new(
+                    vec![
+                        Column::left("Function", 14),
+                        Column::right("Waits", 9),
+                        Column::right("Seconds", 12),
+                        Column::left("Path", 40).after("  "),
+                    ],
+                    paths.iter().take(self.top_paths).map(|p| {
+                        vec![
+                            p.name.clone(),
+                            p.waits.to_string(),
+                            duration(p.seconds),
+                            if p.path.is_empty() {
+                                "(outside timed calls)".to_owned()
+                            } else {
+                                p.path.join(" > ")
+                            },
+                        ]
+                    }),
+                ));
+        }
+        doc.line("")
+            .line(format!("The {} longest waits", r.top.len()))
+            .table(Table::new(
+                vec![
+                    Column::left("State", 16),
+                    Column::right("Proc", 5),
+                    Column::left("Function", 14).after("  "),
+                    Column::right("Entry", 14),
+                    Column::right("Seconds", 12),
+                    Column::right("Caused by", 10),
+                ],
+                r.top.iter().map(|w| {
+                    vec![
+                        w.state.label().to_owned(),
+                        w.proc.to_string(),
+                        w.name.to_owned(),
+                        format!("{:.6}", w.entry),
+                        duration(w.seconds),
+                        who(w.caused_by),
+                    ]
+                }),
+            ));
+        for u in &r.unmatched_collectives {
+            doc.line(format!("not matched across processes, no NxN waits: {u}"));
+        }
+        doc
+    }
+}
