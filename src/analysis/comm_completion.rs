@@ -29,6 +29,23 @@ use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, CommRecord};
 const WAITS: [i32; 5] = [26, 39, 40, 41, 42];
 const TEST: i32 = 39;
 
+/// [`WAITS`] as a bit mask of types, for a test per record without a search.
+const WAIT_MASK: u64 = {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < WAITS.len() {
+        m |= 1 << WAITS[i];
+        i += 1;
+    }
+    m
+};
+
+/// True for the wait-family types (the records [`WaitTracker::push`] reads).
+#[inline]
+pub fn is_wait(kind: i32) -> bool {
+    (0..64).contains(&kind) && WAIT_MASK & (1 << kind) != 0
+}
+
 /// True for the receive types whose record is written when the receive is
 /// posted, not when it completes (types 10–13).
 pub fn is_nonblocking_recv(kind: i32) -> bool {
@@ -61,6 +78,9 @@ impl WaitTracker {
     /// status and the wait's exit time.
     #[inline]
     pub fn push(&mut self, r: &CommRecord) -> Option<((i32, i32), f64)> {
+        if !is_wait(r.kind) {
+            return None;
+        }
         let i = WAITS.iter().position(|&k| k == r.kind)?;
         let slot = &mut self.slots[i];
         let has = |v: i32| r.size == v || r.peer == v || r.tag == v;
@@ -105,6 +125,12 @@ mod tests {
 
     fn rec(kind: i32, size: i32, peer: i32, tag: i32, time: f64) -> CommRecord {
         CommRecord::of(kind, size, peer, tag, time)
+    }
+
+    #[test]
+    fn the_mask_holds_the_wait_types_only() {
+        let waits: Vec<i32> = (-10..100).filter(|&k| is_wait(k)).collect();
+        assert_eq!(waits, WAITS);
     }
 
     #[test]

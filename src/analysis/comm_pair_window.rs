@@ -20,7 +20,7 @@
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::comm_completion::{WaitTracker, is_nonblocking_recv};
+use super::comm_completion::{WaitTracker, is_nonblocking_recv, is_wait};
 use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
 use super::comm_select::CommSelection;
 use crate::formats::blprof::CommBlockRef;
@@ -292,58 +292,65 @@ fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Wa
         let Ok(mut records) = db.comm_records(b) else {
             continue;
         };
-        for r in records.by_ref() {
-            if let Some((key, time)) = waits.push(&r) {
-                // The oldest receive of the key not complete yet.
-                if let Some(&k) = rv.filter.may_hold(key).then(|| rv.want.get(&key)).flatten() {
-                    let k = k as usize;
-                    let mut c = completed[k];
-                    while c < seen[k] && blocking.contains(&(k as u32, c)) {
-                        c += 1;
-                    }
-                    if c < seen[k] {
-                        if let Some(i) = slot(k, c) {
-                            slots[i].done = time;
-                            (slots[i].entry, slots[i].wait_kind) = waits.last_wait();
-                        }
-                        c += 1;
-                    }
-                    completed[k] = c;
+        // A batch at a time, and the records that are neither receives
+        // nor waits (most of them) dropped at once by their type.
+        while let Some(batch) = records.next_batch() {
+            for r in batch.records() {
+                if !is_recv(r.kind) && !is_wait(r.kind) {
+                    continue;
                 }
-                continue;
-            }
-            if is_recv(r.kind) && r.size == BEFORE_CALL {
-                // A blocking receive's entry; its data record follows.
-                recv_entry = r.time;
-            }
-            if !sel.contains(r.time) || !is_paired_recv(&r) || r.peer < 0 {
-                continue;
-            }
-            let key = (r.peer, r.tag);
-            let Some(&k) = rv.filter.may_hold(key).then(|| rv.want.get(&key)).flatten() else {
-                continue;
-            };
-            let k = k as usize;
-            let rank = seen[k];
-            seen[k] += 1;
-            let nonblocking = is_nonblocking_recv(r.kind);
-            if !nonblocking {
-                blocking.insert((k as u32, rank));
-            }
-            if let Some(i) = slot(k, rank) {
-                slots[i] = Waiting {
-                    time: r.time,
-                    done: if nonblocking { f64::NAN } else { r.time },
-                    entry: if nonblocking {
-                        f64::NAN
-                    } else if recv_entry <= r.time {
-                        recv_entry
-                    } else {
-                        r.time
-                    },
-                    wait_kind: r.kind,
-                    kind: r.kind,
+                if let Some((key, time)) = waits.push(&r) {
+                    // The oldest receive of the key not complete yet.
+                    if let Some(&k) = rv.filter.may_hold(key).then(|| rv.want.get(&key)).flatten() {
+                        let k = k as usize;
+                        let mut c = completed[k];
+                        while c < seen[k] && blocking.contains(&(k as u32, c)) {
+                            c += 1;
+                        }
+                        if c < seen[k] {
+                            if let Some(i) = slot(k, c) {
+                                slots[i].done = time;
+                                (slots[i].entry, slots[i].wait_kind) = waits.last_wait();
+                            }
+                            c += 1;
+                        }
+                        completed[k] = c;
+                    }
+                    continue;
+                }
+                if is_recv(r.kind) && r.size == BEFORE_CALL {
+                    // A blocking receive's entry; its data record follows.
+                    recv_entry = r.time;
+                }
+                if !sel.contains(r.time) || !is_paired_recv(&r) || r.peer < 0 {
+                    continue;
+                }
+                let key = (r.peer, r.tag);
+                let Some(&k) = rv.filter.may_hold(key).then(|| rv.want.get(&key)).flatten() else {
+                    continue;
                 };
+                let k = k as usize;
+                let rank = seen[k];
+                seen[k] += 1;
+                let nonblocking = is_nonblocking_recv(r.kind);
+                if !nonblocking {
+                    blocking.insert((k as u32, rank));
+                }
+                if let Some(i) = slot(k, rank) {
+                    slots[i] = Waiting {
+                        time: r.time,
+                        done: if nonblocking { f64::NAN } else { r.time },
+                        entry: if nonblocking {
+                            f64::NAN
+                        } else if recv_entry <= r.time {
+                            recv_entry
+                        } else {
+                            r.time
+                        },
+                        wait_kind: r.kind,
+                        kind: r.kind,
+                    };
+                }
             }
         }
     }
