@@ -80,18 +80,22 @@ struct Flat {
     inclusive: f64,
 }
 
-/// Calls of a node's children: TAU's `Subrs`.
-fn subroutine_calls(tree: &CallTree, id: NodeId) -> u64 {
-    tree.node(id)
-        .children()
-        .iter()
-        .map(|&c| tree.node(c).metrics.calls)
-        .sum()
+/// Per node id, the calls of its children: TAU's `Subrs` (the flat
+/// profile and the call paths both need them).
+fn subroutine_calls(tree: &CallTree) -> Vec<u64> {
+    let mut subrs = vec![0u64; tree.len() + 1];
+    for i in 1..=tree.len() {
+        let id = NodeId(i as u32);
+        if let Some(p) = tree.node(id).parent() {
+            subrs[p.0 as usize] += tree.node(id).metrics.calls;
+        }
+    }
+    subrs
 }
 
 /// Per name, in first-seen order: the flat profile. A node's inclusive time
 /// is added unless an ancestor has the same name (its time is in there).
-fn flat_profile(tree: &CallTree, order: &[(NodeId, usize)]) -> Vec<(u32, Flat)> {
+fn flat_profile(tree: &CallTree, order: &[(NodeId, usize)], subrs: &[u64]) -> Vec<(u32, Flat)> {
     let mut index: FxHashMap<u32, usize> = FxHashMap::default();
     let mut flat: Vec<(u32, Flat)> = Vec::new();
     // The names open above the node being visited, with their counts.
@@ -115,7 +119,7 @@ fn flat_profile(tree: &CallTree, order: &[(NodeId, usize)]) -> Vec<(u32, Flat)> 
         });
         let f = &mut flat[slot].1;
         f.calls += m.calls;
-        f.subroutine_calls += subroutine_calls(tree, id);
+        f.subroutine_calls += subrs[id.0 as usize];
         f.exclusive += m.exclusive;
         let recursive = open_count.get(&name).is_some_and(|&c| c > 0);
         if !recursive {
@@ -157,7 +161,8 @@ pub fn write_profile(
     w: &mut dyn Write,
 ) -> io::Result<()> {
     let order = tree.preorder();
-    let flat = flat_profile(tree, &order);
+    let subrs = subroutine_calls(tree);
+    let flat = flat_profile(tree, &order, &subrs);
     let root = tree.root();
     let top: Metrics = tree
         .node(root)
@@ -220,7 +225,7 @@ pub fn write_profile(
             w,
             "\"{path}\" {} {} {:?} {:?} 0 GROUP=\"TAU_USER|TAU_CALLPATH\"",
             m.calls,
-            subroutine_calls(tree, id),
+            subrs[id.0 as usize],
             micros(m.exclusive),
             micros(m.inclusive)
         )?;

@@ -163,6 +163,33 @@ pub fn require(available: bool, tool: &str, install: &str) {
     );
 }
 
+/// True when `python3 -c "import MODULE"` works (for optional tests).
+pub fn python_has(module: &str) -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs a Python `script` with `args` (its `sys.argv[1:]`); its standard
+/// output, the test failing with its standard error when it fails.
+pub fn python(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// Prints `text` on stderr where `cargo test` shows it, once per test run.
 /// (The harness captures `eprintln!` and shows it only for failed tests;
 /// a write to the stderr handle itself goes through.) For skipped checks.

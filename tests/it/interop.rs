@@ -2,11 +2,9 @@
 //! Hatchet itself in the optional tests, `cargo test -- --include-ignored`),
 //! folded stacks rendered by inferno, shell completions and the man page.
 
-use std::process::Stdio;
-
 use serde_json::Value;
 
-use crate::common::{db, profparse, require, run_ok, tlog};
+use crate::common::{db, profparse, python, python_has, require, run_ok, tlog};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
@@ -41,14 +39,7 @@ fn names(nodes: &[Value], out: &mut Vec<String>) {
 fn require_hatchet() {
     // Importing hatchet (and pandas) takes seconds: ask once per test run.
     static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let ok = *AVAILABLE.get_or_init(|| {
-        std::process::Command::new("python3")
-            .args(["-c", "import hatchet"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    });
+    let ok = *AVAILABLE.get_or_init(|| python_has("hatchet"));
     require(ok, "Python's hatchet", "pip install llnl-hatchet");
 }
 
@@ -181,18 +172,7 @@ for _, row in df.iterrows():
     path = [n.frame["name"] for n in row["node"].path()]
     print(json.dumps([int(row["rank"]), path, [float(row["Calls"]), float(row["time (inc)"]), float(row["time"])]]))
 "#;
-    let out = std::process::Command::new("python3")
-        .args(["-c", script])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
+    python(script, &[dir.as_os_str()])
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
@@ -271,13 +251,11 @@ fixture_tests!(
 #[test]
 #[ignore = "needs Python's thicket (pip install llnl-thicket)"]
 fn thicket_reads_the_tau_export() {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "import thicket"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    require(ok, "Python's thicket", "pip install llnl-thicket");
+    require(
+        python_has("thicket"),
+        "Python's thicket",
+        "pip install llnl-thicket",
+    );
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("tau");
     let d = db("small4");
@@ -293,17 +271,7 @@ t = th.Thicket.from_tau(sys.argv[1])
 df = t.dataframe.reset_index()
 print("rows", len(df), df["rank"].nunique(), df["time (inc)"].max())
 "#;
-    let run = std::process::Command::new("python3")
-        .args(["-c", script])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let text = String::from_utf8(run.stdout).unwrap();
+    let text = python(script, &[dir.as_os_str()]);
     // Thicket prints its own lines too.
     let line = text
         .lines()

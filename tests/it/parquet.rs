@@ -9,17 +9,15 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{db, json_expect, require};
+use crate::common::{db, json_expect, python, python_has, require};
 
 /// Fails the (optional) test unless `python3 -c "import duckdb"` works.
 fn require_duckdb() {
-    let ok = Command::new("python3")
-        .args(["-c", "import duckdb"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    require(ok, "Python's duckdb", "pip install duckdb");
+    require(
+        python_has("duckdb"),
+        "Python's duckdb",
+        "pip install duckdb",
+    );
 }
 
 /// Runs `query` in DuckDB; rows as JSON arrays.
@@ -27,16 +25,7 @@ fn duckdb(query: &str) -> Vec<Vec<Value>> {
     let script = "import duckdb, json, sys\n\
                   rows = duckdb.sql(sys.argv[1]).fetchall()\n\
                   print(json.dumps([list(r) for r in rows]))";
-    let out = Command::new("python3")
-        .args(["-c", script, query])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{query}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&python(script, &[query.as_ref()])).unwrap()
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -335,29 +324,13 @@ fn spark_reproduces_the_reports_from_the_dataset() {
         );
         return;
     }
-    let ok = Command::new("python3")
-        .args(["-c", "import pyspark"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    require(ok, "PySpark", "pip install pyspark");
+    require(python_has("pyspark"), "PySpark", "pip install pyspark");
     let dir = db("small4");
     let d = dir.to_str().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("dataset");
     export_parquet(d, &out, None);
-    let run = Command::new("python3")
-        .args(["-c", SPARK_QUERIES])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let stdout = python(SPARK_QUERIES, &[out.as_os_str()]);
     let result = stdout
         .lines()
         .find_map(|l| l.strip_prefix("RESULT "))
