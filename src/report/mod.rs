@@ -200,3 +200,19 @@ pub fn write_in_order(
         |text| w.write_all(&text?),
     )
 }
+
+/// Creates the output directory `dir` (and its parents); an existing file
+/// that is not a directory is refused by name (`create_dir_all` would only
+/// say "File exists").
+pub(crate) fn create_output_dir(dir: &std::path::Path) -> crate::error::Result<()> {
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(crate::error::Error::io(
+            dir,
+            std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                "exists and is not a directory: choose a directory for the output",
+            ),
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| crate::error::Error::io(dir, e))
+}

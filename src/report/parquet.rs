@@ -530,7 +530,7 @@ pub fn write_parquet(
     dir: &Path,
     shard: Shard,
 ) -> Result<(ParquetRows, Vec<Warning>)> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    crate::report::create_output_dir(dir)?;
     let procs = (shard != Shard::WHOLE).then(|| {
         let mut all: Vec<usize> = Vec::new();
         if db.call_stats.is_some() {

@@ -262,7 +262,7 @@ pub fn write_tau(
     procs: Option<&[usize]>,
     budget: u64,
 ) -> Result<(TauOutcome, Vec<Warning>)> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    crate::report::create_output_dir(dir)?;
     let staging = tempfile::Builder::new()
         .prefix(".profparse-tau-")
         .tempdir_in(dir)

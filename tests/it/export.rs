@@ -443,6 +443,14 @@ fn tau_export_refuses_what_it_cannot_do_and_leaves_nothing_behind() {
     assert!(err.contains("the TAU profiles would write about"), "{err}");
     assert!(err.contains("--force"), "{err}");
     assert!(profile_files(&dir).is_empty(), "{:?}", profile_files(&dir));
+    // A file where the directory should be is named, and left alone.
+    let file = out.path().join("plain");
+    std::fs::write(&file, "keep").unwrap();
+    let r = output(&["export", s(&d), "--tau", s(&file)]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("is not a directory"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep");
     // Another run's profiles in the directory are named in a note.
     std::fs::write(dir.join("profile.7.0.0"), "stale").unwrap();
     let (_, stderr) = crate::common::run_ok_stderr(&["export", s(&d), "--tau", s(&dir)]);
