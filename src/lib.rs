@@ -19,6 +19,7 @@ pub mod parallel;
 pub mod progress;
 pub mod report;
 pub mod source;
+pub mod spill;
 pub mod synth;
 pub mod timer_tree;
 

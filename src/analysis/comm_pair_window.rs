@@ -15,7 +15,9 @@
 //!
 //! Memory is the window's sends, keys and receives, whatever the order of
 //! the records in the files; the price is a read of the receivers' records
-//! per window.
+//! per window. So this is the way only when the join
+//! ([`super::comm_pair_join`]) declines; otherwise a window gets its
+//! receives from the join ([`Window::with_receives`]).
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -98,26 +100,82 @@ impl KeyFilter {
     }
 }
 
-/// The window: its sends, and per key the receives they take.
+/// The window: its sends, and the receives they take.
 pub(super) struct Window {
     pub sends: Vec<WindowSend>,
-    /// Per key: its receiver (an index of `slots`, `u32::MAX` for none) and
-    /// the slot of its first receive.
-    key_slot: Vec<(u32, usize)>,
-    /// Per receiver, the receives at the keys' ranks ([`Waiting::EMPTY`]
-    /// where the receiver has none).
-    slots: Vec<Vec<Waiting>>,
+    taken: Taken,
+}
+
+/// Where a window's sends find their receives.
+enum Taken {
+    /// Found by the window from the receivers' records ([`Window::build`]).
+    ByKey {
+        /// Per key: its receiver (an index of `slots`, `u32::MAX` for
+        /// none) and the slot of its first receive.
+        key_slot: Vec<(u32, usize)>,
+        /// Per receiver, the receives at the keys' ranks
+        /// ([`Waiting::EMPTY`] where the receiver has none).
+        slots: Vec<Vec<Waiting>>,
+    },
+    /// Given by the join ([`super::comm_pair_join`]), by the send's rank in
+    /// the window ([`Window::with_receives`]).
+    BySend(Vec<Waiting>),
 }
 
 impl Window {
     /// The receive that send `s` takes, if its receiver has it.
     #[inline]
     pub(super) fn receive(&self, s: &WindowSend) -> Option<&Waiting> {
-        let &(r, first) = self.key_slot.get(s.key as usize)?;
-        self.slots
-            .get(r as usize)?
-            .get(first + s.rank as usize)
-            .filter(|x| !x.is_empty())
+        let x = match &self.taken {
+            Taken::ByKey { key_slot, slots } => {
+                let &(r, first) = key_slot.get(s.key as usize)?;
+                slots.get(r as usize)?.get(first + s.rank as usize)?
+            }
+            Taken::BySend(v) => v.get(s.rank as usize)?,
+        };
+        Some(x).filter(|x| !x.is_empty())
+    }
+
+    /// The window of `units[range]` whose sends take `receives`, by rank
+    /// in the window; `unit_seq[i]` is the rank of unit `i`'s first send in
+    /// the run.
+    pub(super) fn with_receives(
+        db: &Database,
+        sel: &CommSelection<'_>,
+        units: &[Unit<'_>],
+        range: std::ops::Range<usize>,
+        unit_seq: &[u64],
+        receives: Vec<Waiting>,
+    ) -> Window {
+        let start = unit_seq.get(range.start).copied().unwrap_or(0);
+        let total: u64 = units[range.clone()].iter().map(|u| u.sends).sum();
+        let mut sends: Vec<WindowSend> = Vec::with_capacity(total as usize);
+        for (i, u) in units.iter().enumerate().take(range.end).skip(range.start) {
+            let Ok(records) = db.comm_records(u.block) else {
+                continue;
+            };
+            let mut rank = unit_seq.get(i).map_or(0, |&s| s - start);
+            for r in records.part(u.first, u.len) {
+                if !sel.contains(r.time) || !is_paired_send(&r) {
+                    continue;
+                }
+                sends.push(WindowSend {
+                    time: r.time,
+                    from: u.proc,
+                    to: r.peer,
+                    tag: r.tag,
+                    size: r.size,
+                    kind: r.kind,
+                    key: if r.peer >= 0 { 0 } else { NO_KEY },
+                    rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                });
+                rank += 1;
+            }
+        }
+        Window {
+            sends,
+            taken: Taken::BySend(receives),
+        }
     }
 
     /// Builds the window of `units[range]` (the units of the whole run, in
@@ -230,8 +288,7 @@ impl Window {
             .collect();
         Window {
             sends,
-            key_slot,
-            slots,
+            taken: Taken::ByKey { key_slot, slots },
         }
     }
 }

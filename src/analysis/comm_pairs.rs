@@ -20,22 +20,27 @@
 //! first pass, in parallel over processes, cuts each process's records
 //! into *units* of consecutive records and counts its sends and receives.
 //! The sends are then paired in sender order a *window* at a time (256 Ki
-//! sends): [`super::comm_pair_window`] ranks the window's sends per
-//! (receiver, tag), finds where each key's ranks start in the sender's
-//! earlier records, and reads every receiver's records for the receives at
-//! those ranks. A window's sends are paired in parallel tasks, a few per
-//! thread at a time, handing the pairs on in process order and record
-//! order: the same output for any number of threads. Unmatched receives
-//! are looked for (again a window of receives at a time) only when fewer
-//! sends took a receive than there are receives.
+//! sends). The receive each send takes comes from a hash join through a
+//! temporary file ([`super::comm_pair_join`]: one more read of the files);
+//! when it declines (one key carries most messages) or has no room,
+//! [`super::comm_pair_window`] ranks the window's sends per (receiver,
+//! tag), finds where each key's ranks start in the sender's earlier
+//! records, and reads every receiver's records for the receives at those
+//! ranks (a read per window). A window's sends are paired in parallel
+//! tasks, a few per thread at a time, handing the pairs on in process
+//! order and record order: the same output for any number of threads.
+//! Without the join, unmatched receives are looked for (again a window of
+//! receives at a time) only when fewer sends took a receive than there
+//! are receives.
 
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
+use super::comm_pair_join::{JoinSizes, join};
 use super::comm_pair_window::{NO_KEY, Window, WindowSend, unmatched_receives};
 use super::comm_select::CommSelection;
-use crate::error::Warning;
+use crate::error::{Location, Warning};
 use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, CommRecord, func_name, is_recv, is_send};
 use crate::formats::blprof::database::Database;
@@ -169,12 +174,21 @@ struct Sizes {
     /// Sends per parallel task of a window (some 3,000 pairs, 0.4 MB of
     /// JSON).
     task_sends: usize,
+    /// The join's ([`super::comm_pair_join`]); `None`: the windows find
+    /// their receives.
+    join: Option<JoinSizes>,
 }
 
 const SIZES: Sizes = Sizes {
     unit_records: 32 * 1024,
     window_sends: 256 * 1024,
     task_sends: 4 * 1024,
+    // Partitions of 4 MB: sorted in the cache.
+    join: Some(JoinSizes {
+        partition: 16 * 1024,
+        limit: 4 * 1024 * 1024,
+        pending: 256 * 1024,
+    }),
 };
 
 /// Tasks of a window per thread handed on at a time (the pairs of two
@@ -429,11 +443,40 @@ fn pair_in_windows<C: Send>(
             (start, n) = (i + 1, 0);
         }
     }
+    // Each unit's first send's rank in the run.
+    let unit_seq: Vec<u64> = std::iter::once(0)
+        .chain(units.iter().scan(0u64, |n, u| {
+            *n += u.sends;
+            Some(*n)
+        }))
+        .collect();
+    let joined = match sizes.join {
+        None => None,
+        Some(size) => match join(db, &every_proc, &units, &unit_seq, &windows, recvs, size) {
+            Ok(j) => j,
+            Err(e) => {
+                // Slower, not wrong: worth a note.
+                warnings.push(Warning::note(
+                    Location::file(db.dir()),
+                    format!(
+                        "message pairing: no temporary space ({e}): pairing window by window \
+                         (slower; set TMPDIR to a directory with room)"
+                    ),
+                ));
+                None
+            }
+        },
+    };
     let mut routes = RouteSums::new();
     let mut matched = 0u64;
     let task = sizes.task_sends.max(1);
-    for range in windows {
-        let w = Window::build(db, &every_proc, &units, range, &position);
+    for (i, range) in windows.into_iter().enumerate() {
+        let w = match joined.as_ref().map(|j| j.receives(i)) {
+            Some(Ok(taken)) => {
+                Window::with_receives(db, &every_proc, &units, range, &unit_seq, taken)
+            }
+            _ => Window::build(db, &every_proc, &units, range, &position),
+        };
         let tasks = (0..w.sends.len())
             .step_by(task)
             .map(|a| a..(a + task).min(w.sends.len()));
@@ -471,7 +514,9 @@ fn pair_in_windows<C: Send>(
     report.routes = routes_of(routes);
     // Receives no send took (past the sends of their sender and tag), by
     // receiver, sender and tag: looked for only when some are left.
-    if matched < recvs {
+    if let Some(j) = joined {
+        report.unmatched_recvs.extend(j.unmatched_recvs);
+    } else if matched < recvs {
         for q in index.procs.iter().filter(|q| sel.wants_proc(q.proc)) {
             let mut left = unmatched_receives(db, &every_proc, &units, q, sizes.window_sends);
             left.sort_by_key(|e| (e.peer, e.tag));
@@ -708,24 +753,50 @@ mod tests {
             for sel in &selections {
                 let (pairs, report) = sequential(&db, sel);
                 unmatched += report.unmatched_sends.len() + report.unmatched_recvs.len();
+                // (The last: the join's partitions and pending receives;
+                // none: the windows find the receives. A limit of 2 makes
+                // the join decline.)
+                let join = |partition, limit, pending| {
+                    Some(JoinSizes {
+                        partition,
+                        limit,
+                        pending,
+                    })
+                };
                 let sizes = [
-                    (1, 1, 1),
-                    (2, 3, 2),
-                    (3, 7, 5),
-                    (7, 64, 3),
-                    (64, 1, 64),
-                    (1, 1000, 7),
-                    (SIZES.unit_records, SIZES.window_sends, SIZES.task_sends),
+                    (1, 1, 1, None),
+                    (1, 1, 1, join(1, u64::MAX, 0)),
+                    (2, 3, 2, None),
+                    (2, 3, 2, join(5, u64::MAX, 1)),
+                    (3, 7, 5, None),
+                    (3, 7, 5, join(64, u64::MAX, 3)),
+                    (7, 64, 3, join(3, 2, 100)),
+                    (64, 1, 64, join(3, u64::MAX, 1000)),
+                    (1, 1000, 7, None),
+                    (1, 1000, 7, join(1000, u64::MAX, 2)),
+                    (
+                        SIZES.unit_records,
+                        SIZES.window_sends,
+                        SIZES.task_sends,
+                        None,
+                    ),
+                    (
+                        SIZES.unit_records,
+                        SIZES.window_sends,
+                        SIZES.task_sends,
+                        SIZES.join,
+                    ),
                 ];
-                for (unit_records, window_sends, task_sends) in sizes {
+                for (unit_records, window_sends, task_sends, join) in sizes {
                     let size = Sizes {
                         unit_records,
                         window_sends,
                         task_sends,
+                        join,
                     };
                     let unit = format!("{size:?}");
                     let mut got = Vec::new();
-                    let (r, _) = pair_in_windows(
+                    let (r, w) = pair_in_windows(
                         &db,
                         sel,
                         size,
@@ -733,6 +804,7 @@ mod tests {
                         &|v: &mut Vec<Pair>, p| v.push(p.clone()),
                         &mut |v| got.extend(v),
                     );
+                    assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
                     assert_eq!(json(&got), json(&pairs), "{name} {sel:?} units of {unit}");
                     assert_eq!(json(&r), json(&report), "{name} {sel:?} units of {unit}");
                 }

@@ -1,0 +1,719 @@
+//! The message pairing as a hash join through spill space
+//! ([`crate::spill`]): the comm files are read once for all windows, where
+//! [`super::comm_pair_window`] reads the receivers' records again for every
+//! window.
+//!
+//! 1. One pass, in parallel over processes, files each send (with its rank
+//!    in sender order) and each receive under its key (sender, receiver,
+//!    tag): a partition of some 16 Ki events (1 MB, sorted in the cache)
+//!    per hash of the key. The pass completes the nonblocking receives by
+//!    the rule of [`super::comm_completion`] as it goes (a status takes
+//!    the oldest receive of its key waiting for one); past a bound on the
+//!    receives waiting, it files them and the statuses as they come.
+//! 2. Partition after partition (in parallel), the events are grouped by
+//!    key, in record order; statuses filed complete the receives left, and
+//!    the k-th send takes the k-th receive. Each send's receive is filed
+//!    under the send's window; receives left over are the unmatched ones.
+//! 3. The windows ([`super::comm_pairs`]) read their receives back, in
+//!    sender order.
+//!
+//! Memory is a partition per thread, the receives waiting per thread, or
+//! a window. Keys are not spread by the hash when one key carries most
+//! messages (a partition cannot be cut inside a key): then the join
+//! declines and the windows do the pairing.
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::comm_completion::{WaitTracker, is_nonblocking_recv, is_wait};
+use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
+use super::comm_select::CommSelection;
+use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv, is_send};
+use crate::formats::blprof::database::Database;
+use crate::formats::blprof::walk::{CommProcWalk, Skipped};
+use crate::spill::{Buffered, Spill};
+
+/// At most this many partitions (open buffers per writer).
+const MAX_PARTITIONS: u64 = 4096;
+/// Bytes of buffers per writing task, over all partitions.
+const WRITER_BYTES: usize = 4 << 20;
+/// What an event is.
+const SEND: u32 = 0;
+/// A nonblocking receive not completed yet.
+const RECV: u32 = 1;
+/// A nonblocking receive with its completion.
+const DONE_RECV: u32 = 2;
+const BLOCKING_RECV: u32 = 3;
+const STATUS: u32 = 4;
+
+/// A send, receive or status, as filed (64 bytes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Event {
+    from: i32,
+    to: i32,
+    tag: i32,
+    what: u32,
+    /// Sends: the rank in sender order (all sends of the run); receives
+    /// and statuses: the order among the receiver's events.
+    order: u64,
+    /// The record's time; a status's: the wait's exit.
+    time: f64,
+    /// When the receive completed (NaN: not known).
+    done: f64,
+    /// When the call that completed it was entered (NaN: not known), and
+    /// its MPI type.
+    entry: f64,
+    wait_kind: i32,
+    /// MPI type of the record.
+    kind: i32,
+    size: i32,
+}
+
+const EVENT_BYTES: usize = 64;
+
+impl Event {
+    fn encode(&self) -> [u8; EVENT_BYTES] {
+        let mut b = [0u8; EVENT_BYTES];
+        b[0..4].copy_from_slice(&self.from.to_le_bytes());
+        b[4..8].copy_from_slice(&self.to.to_le_bytes());
+        b[8..12].copy_from_slice(&self.tag.to_le_bytes());
+        b[12..16].copy_from_slice(&self.what.to_le_bytes());
+        b[16..24].copy_from_slice(&self.order.to_le_bytes());
+        b[24..32].copy_from_slice(&self.time.to_le_bytes());
+        b[32..40].copy_from_slice(&self.done.to_le_bytes());
+        b[40..48].copy_from_slice(&self.entry.to_le_bytes());
+        b[48..52].copy_from_slice(&self.wait_kind.to_le_bytes());
+        b[52..56].copy_from_slice(&self.kind.to_le_bytes());
+        b[56..60].copy_from_slice(&self.size.to_le_bytes());
+        b
+    }
+
+    fn decode(b: &[u8]) -> Event {
+        let i = |r: std::ops::Range<usize>| i32::from_le_bytes(b[r].try_into().unwrap_or([0; 4]));
+        let u = |r: std::ops::Range<usize>| u64::from_le_bytes(b[r].try_into().unwrap_or([0; 8]));
+        Event {
+            from: i(0..4),
+            to: i(4..8),
+            tag: i(8..12),
+            what: i(12..16) as u32,
+            order: u(16..24),
+            time: f64::from_bits(u(24..32)),
+            done: f64::from_bits(u(32..40)),
+            entry: f64::from_bits(u(40..48)),
+            wait_kind: i(48..52),
+            kind: i(52..56),
+            size: i(56..60),
+        }
+    }
+
+    fn key(&self) -> (i32, i32, i32) {
+        (self.from, self.to, self.tag)
+    }
+
+    /// The receive as a send takes it.
+    fn waiting(&self) -> Waiting {
+        Waiting {
+            time: self.time,
+            done: self.done,
+            entry: self.entry,
+            wait_kind: self.wait_kind,
+            kind: self.kind,
+        }
+    }
+}
+
+/// The partition of a key.
+#[inline]
+fn partition(key: (i32, i32, i32), n: usize) -> usize {
+    (key_hash(key) >> 32) as usize % n.max(1)
+}
+
+/// A send's receive as filed for its window: the send's rank, then the
+/// receive (40 bytes).
+const TAKEN_BYTES: usize = 40;
+
+fn encode_taken(seq: u64, x: &Waiting) -> [u8; TAKEN_BYTES] {
+    let mut b = [0u8; TAKEN_BYTES];
+    b[0..8].copy_from_slice(&seq.to_le_bytes());
+    b[8..16].copy_from_slice(&x.time.to_le_bytes());
+    b[16..24].copy_from_slice(&x.done.to_le_bytes());
+    b[24..32].copy_from_slice(&x.entry.to_le_bytes());
+    b[32..36].copy_from_slice(&x.wait_kind.to_le_bytes());
+    b[36..40].copy_from_slice(&x.kind.to_le_bytes());
+    b
+}
+
+fn decode_taken(b: &[u8]) -> (u64, Waiting) {
+    let u = |r: std::ops::Range<usize>| u64::from_le_bytes(b[r].try_into().unwrap_or([0; 8]));
+    let i = |r: std::ops::Range<usize>| i32::from_le_bytes(b[r].try_into().unwrap_or([0; 4]));
+    (
+        u(0..8),
+        Waiting {
+            time: f64::from_bits(u(8..16)),
+            done: f64::from_bits(u(16..24)),
+            entry: f64::from_bits(u(24..32)),
+            wait_kind: i(32..36),
+            kind: i(36..40),
+        },
+    )
+}
+
+/// The sizes the join works in.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct JoinSizes {
+    /// Events per partition (64 bytes each) aimed at, and the most a
+    /// partition may hold before the join declines.
+    pub partition: u64,
+    pub limit: u64,
+    /// Receives waiting for their status that one process's pass holds
+    /// (64 bytes each); past it, the pass files them and the statuses as
+    /// they come, and the partitions complete them.
+    pub pending: usize,
+}
+
+/// The join's result: per window, the receives its sends take.
+pub(super) struct Joined {
+    taken: Spill,
+    /// Each window's first send rank, and the end of the last.
+    starts: Vec<u64>,
+    /// Receives no send took: by receiver (in the comm index's order),
+    /// sender and tag, then in record order.
+    pub unmatched_recvs: Vec<MsgEnd>,
+}
+
+impl Joined {
+    /// The receives the sends of window `w` take, by rank in the window
+    /// ([`Waiting::EMPTY`] where a send takes none).
+    pub(super) fn receives(&self, w: usize) -> std::io::Result<Vec<Waiting>> {
+        let (Some(&a), Some(&z)) = (self.starts.get(w), self.starts.get(w + 1)) else {
+            return Ok(Vec::new());
+        };
+        let mut out = vec![Waiting::EMPTY; z.saturating_sub(a) as usize];
+        self.taken.read(w, |chunk| {
+            for b in chunk.chunks_exact(TAKEN_BYTES) {
+                let (seq, x) = decode_taken(b);
+                if let Some(slot) = seq.checked_sub(a).and_then(|i| out.get_mut(i as usize)) {
+                    *slot = x;
+                }
+            }
+        })?;
+        Ok(out)
+    }
+}
+
+/// Joins the sends of `units` (the run's, in sender order; `unit_seq[i]`
+/// is the rank of unit `i`'s first send, `unit_seq[units.len()]` the number
+/// of sends) with the receives of every process of `sel`. `windows` are
+/// the ranges of units paired at a time; `recvs` is the number of
+/// receives from a process (the first pass counted them). `None`: the
+/// join declines, a partition holding over `size.limit` events (one key
+/// carries too many messages).
+pub(super) fn join(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    units: &[Unit<'_>],
+    unit_seq: &[u64],
+    windows: &[std::ops::Range<usize>],
+    recvs: u64,
+    size: JoinSizes,
+) -> std::io::Result<Option<Joined>> {
+    let sends = unit_seq.last().copied().unwrap_or(0);
+    let events = sends.saturating_add(recvs);
+    let n = events
+        .div_ceil(size.partition.max(1))
+        .clamp(1, MAX_PARTITIONS) as usize;
+    let parts = Spill::new(n)?;
+    // Each process's first send rank.
+    let mut first_send: FxHashMap<usize, u64> = FxHashMap::default();
+    for (u, &seq) in units.iter().zip(unit_seq) {
+        first_send.entry(u.proc).or_insert(seq);
+    }
+    let chunk = (WRITER_BYTES / n).clamp(4 << 10, 256 << 10) / EVENT_BYTES * EVENT_BYTES;
+    let walks: Vec<CommProcWalk> = db.comm_blocks(sel).procs().collect();
+    walks.par_iter().try_for_each(|walk| {
+        let mut out = Buffered::new(&parts, chunk);
+        let first = first_send.get(&walk.proc().proc).copied().unwrap_or(0);
+        file_events(walk, first, n, size.pending, &mut out)?;
+        out.flush()
+    })?;
+    if (0..n).any(|b| parts.len(b) / EVENT_BYTES as u64 > size.limit) {
+        return Ok(None);
+    }
+    let starts: Vec<u64> = windows
+        .iter()
+        .map(|r| unit_seq[r.start])
+        .chain([sends])
+        .collect();
+    let taken = Spill::new(windows.len())?;
+    // Partitions are matched in parallel, each task taking every `tasks`-th
+    // one, with its own buffers (a partition is some MB).
+    let tasks = rayon::current_num_threads().clamp(1, n);
+    let chunk = (WRITER_BYTES / windows.len().max(1)).clamp(4 << 10, 256 << 10);
+    let lefts: Vec<Vec<Event>> = (0..tasks)
+        .into_par_iter()
+        .map(|t| {
+            let mut out = Buffered::new(&taken, chunk);
+            let mut left = Vec::new();
+            let mut events = Vec::new();
+            let mut scratch = Vec::new();
+            let mut group = Vec::new();
+            for b in (t..n).step_by(tasks) {
+                events.clear();
+                parts.read(b, |c| {
+                    events.extend(c.chunks_exact(EVENT_BYTES).map(Event::decode));
+                })?;
+                // (In any order of the keys: what a key files does not
+                // depend on the others.)
+                for_each_key(&events, &mut group, |group| {
+                    match_key(group, &starts, &mut scratch, &mut out, &mut left)
+                })?;
+            }
+            out.flush()?;
+            Ok(left)
+        })
+        .collect::<std::io::Result<_>>()?;
+    let mut left: Vec<Event> = lefts.into_iter().flatten().collect();
+    let position: FxHashMap<usize, usize> = db
+        .comm_index()
+        .procs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.proc, i))
+        .collect();
+    left.sort_unstable_by_key(|e: &Event| {
+        let q = usize::try_from(e.to).ok().and_then(|q| position.get(&q));
+        (q.copied(), e.from, e.tag, e.order)
+    });
+    let unmatched_recvs = left
+        .into_iter()
+        .map(|e| MsgEnd {
+            proc: e.to as usize,
+            peer: e.from,
+            tag: e.tag,
+            size: e.size,
+            time: e.time,
+            kind: func_name(e.kind).unwrap_or("?"),
+        })
+        .collect();
+    Ok(Some(Joined {
+        taken,
+        starts,
+        unmatched_recvs,
+    }))
+}
+
+/// The events of each key, in record order (the receiver's first): a
+/// sort of packed keys (comparing the events' fields took most of the
+/// join's time), then the events of each key gathered into `group`.
+fn for_each_key(
+    events: &[Event],
+    group: &mut Vec<Event>,
+    mut f: impl FnMut(&[Event]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut order: Vec<(u64, u32)> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (key_hash(e.key()), i as u32))
+        .collect();
+    order.sort_unstable_by_key(|x| x.0);
+    for run in order.chunk_by(|a, b| a.0 == b.0) {
+        group.clear();
+        group.extend(run.iter().map(|&(_, i)| events[i as usize]));
+        // (Keys of one hash share a run.)
+        group.sort_unstable_by_key(|e| (e.key(), e.what == SEND, e.order));
+        for key in group.chunk_by(|a, b| a.key() == b.key()) {
+            f(key)?;
+        }
+    }
+    Ok(())
+}
+
+#[inline]
+fn key_hash(key: (i32, i32, i32)) -> u64 {
+    let x = (u64::from(key.0 as u32) << 32 | u64::from(key.1 as u32))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ u64::from(key.2 as u32).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (x ^ (x >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Files the sends, receives and statuses of one process (its first send
+/// has rank `first`) under `n` partitions. The order of the records is
+/// the windows' and [`super::comm_pair_window`]'s, and so are the rules.
+fn file_events(
+    walk: &CommProcWalk<'_>,
+    first: u64,
+    n: usize,
+    cap: usize,
+    out: &mut Buffered<'_>,
+) -> std::io::Result<()> {
+    let sel = *walk.selection();
+    let me = i32::try_from(walk.proc().proc).ok();
+    let mut sent = 0u64;
+    let mut order = 0u64;
+    let mut waits = WaitTracker::default();
+    let mut recv_entry = f64::NAN;
+    // The nonblocking receives no status has completed yet: a status
+    // completes the oldest of its key, and a status of a key with none
+    // completes nothing and is not filed. Past `cap` of them, they and
+    // the statuses are filed as they come (`None`).
+    let mut pending: Option<Pending> = Some(Pending::default());
+    let mut failed = None;
+    let mut put = |e: &Event, out: &mut Buffered<'_>| {
+        if failed.is_none()
+            && let Err(err) = out.push(partition(e.key(), n), &e.encode())
+        {
+            failed = Some(err);
+        }
+    };
+    // Warnings were given by the first pass, which read the same blocks.
+    let _ = walk.for_each_block(Skipped::Messages, Skipped::Messages, |_, records| {
+        while let Some(batch) = records.next_batch() {
+            for r in batch.records() {
+                if is_send(r.kind) {
+                    if sel.contains(r.time) && is_paired_send(&r) {
+                        if r.peer >= 0
+                            && let Some(me) = me
+                        {
+                            put(&send(me, &r, first + sent), out);
+                        }
+                        sent += 1;
+                    }
+                    continue;
+                }
+                let Some(me) = me else { continue };
+                if !is_recv(r.kind) && !is_wait(r.kind) {
+                    continue;
+                }
+                if let Some(((from, tag), time)) = waits.push(&r) {
+                    let (entry, wait_kind) = waits.last_wait();
+                    match &mut pending {
+                        Some(p) => {
+                            if let Some(mut e) = p.pop((from, tag)) {
+                                (e.what, e.done, e.entry, e.wait_kind) =
+                                    (DONE_RECV, time, entry, wait_kind);
+                                put(&e, out);
+                            }
+                        }
+                        None => {
+                            let e = Event {
+                                from,
+                                to: me,
+                                tag,
+                                what: STATUS,
+                                order,
+                                time,
+                                done: time,
+                                entry,
+                                wait_kind,
+                                kind: wait_kind,
+                                size: 0,
+                            };
+                            order += 1;
+                            put(&e, out);
+                        }
+                    }
+                    continue;
+                }
+                if is_recv(r.kind) && r.size == BEFORE_CALL {
+                    // A blocking receive's entry; its data record follows.
+                    recv_entry = r.time;
+                }
+                if !sel.contains(r.time) || !is_paired_recv(&r) || r.peer < 0 {
+                    continue;
+                }
+                let nonblocking = is_nonblocking_recv(r.kind);
+                let e = Event {
+                    from: r.peer,
+                    to: me,
+                    tag: r.tag,
+                    what: if nonblocking { RECV } else { BLOCKING_RECV },
+                    order,
+                    time: r.time,
+                    done: if nonblocking { f64::NAN } else { r.time },
+                    entry: if nonblocking {
+                        f64::NAN
+                    } else if recv_entry <= r.time {
+                        recv_entry
+                    } else {
+                        r.time
+                    },
+                    wait_kind: r.kind,
+                    kind: r.kind,
+                    size: r.size,
+                };
+                order += 1;
+                match &mut pending {
+                    Some(p) if nonblocking => {
+                        p.push(e);
+                        if p.len() > cap {
+                            p.drain(|e| put(e, out));
+                            pending = None;
+                        }
+                    }
+                    _ => put(&e, out),
+                }
+            }
+        }
+    });
+    if let Some(p) = &mut pending {
+        p.drain(|e| put(e, out));
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+/// Receives waiting for their status, per (sender, tag) oldest first: lists
+/// through one pool of slots, so that the many keys of one receive each
+/// (AMReX tags its messages by a sequence number) cost no allocation.
+#[derive(Default)]
+struct Pending {
+    /// (sender, tag) → the first and last slot of its list.
+    keys: FxHashMap<(i32, i32), (u32, u32)>,
+    /// A receive and the next slot of its list (`u32::MAX`: none).
+    slots: Vec<(Event, u32)>,
+    free: Vec<u32>,
+}
+
+impl Pending {
+    fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    fn push(&mut self, e: Event) {
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = (e, u32::MAX);
+                i
+            }
+            None => {
+                self.slots.push((e, u32::MAX));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        match self.keys.entry((e.from, e.tag)) {
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                let (_, last) = o.get_mut();
+                self.slots[*last as usize].1 = slot;
+                *last = slot;
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert((slot, slot));
+            }
+        }
+    }
+
+    /// The oldest receive of `key`, taken out.
+    fn pop(&mut self, key: (i32, i32)) -> Option<Event> {
+        let (head, _) = *self.keys.get(&key)?;
+        let (e, next) = self.slots[head as usize];
+        if next == u32::MAX {
+            self.keys.remove(&key);
+        } else if let Some(k) = self.keys.get_mut(&key) {
+            k.0 = next;
+        }
+        self.free.push(head);
+        Some(e)
+    }
+
+    /// Hands every receive to `f` and empties the pool.
+    fn drain(&mut self, mut f: impl FnMut(&Event)) {
+        let free: rustc_hash::FxHashSet<u32> = self.free.drain(..).collect();
+        for (i, (e, _)) in self.slots.iter().enumerate() {
+            if !free.contains(&(i as u32)) {
+                f(e);
+            }
+        }
+        self.slots.clear();
+        self.keys.clear();
+    }
+}
+
+fn send(me: i32, r: &CommRecord, seq: u64) -> Event {
+    Event {
+        from: me,
+        to: r.peer,
+        tag: r.tag,
+        what: SEND,
+        order: seq,
+        time: r.time,
+        done: f64::NAN,
+        entry: f64::NAN,
+        wait_kind: 0,
+        kind: r.kind,
+        size: r.size,
+    }
+}
+
+/// One key's events, the receiver's first (in record order), then the
+/// sends (in rank order): completes the receives the receiver's pass left
+/// to the statuses, files the receive each send takes under the send's
+/// window and the ones left in `left`.
+fn match_key(
+    group: &[Event],
+    starts: &[u64],
+    recvs: &mut Vec<Event>,
+    out: &mut Buffered<'_>,
+    left: &mut Vec<Event>,
+) -> std::io::Result<()> {
+    let split = group.partition_point(|e| e.what != SEND);
+    let (receiver, sends) = group.split_at(split);
+    recvs.clear();
+    // A status completes the oldest receive not completed yet (receives
+    // completed by the pass come first, blocking ones at their own record:
+    // both are passed over).
+    let mut completed = 0;
+    for e in receiver {
+        if e.what != STATUS {
+            recvs.push(*e);
+            continue;
+        }
+        let mut c = completed;
+        while c < recvs.len() && recvs[c].what != RECV {
+            c += 1;
+        }
+        if let Some(x) = recvs.get_mut(c) {
+            (x.what, x.done, x.entry, x.wait_kind) = (DONE_RECV, e.time, e.entry, e.wait_kind);
+            c += 1;
+        }
+        completed = c;
+    }
+    for (s, x) in sends.iter().zip(recvs.iter()) {
+        let w = starts.partition_point(|&a| a <= s.order).saturating_sub(1);
+        out.push(w, &encode_taken(s.order, &x.waiting()))?;
+    }
+    left.extend(recvs.iter().skip(sends.len()).copied());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_and_receives_read_back_as_written() {
+        let e = Event {
+            from: -3,
+            to: 7,
+            tag: i32::MAX,
+            what: STATUS,
+            order: u64::MAX - 1,
+            time: 1.5,
+            done: 2.5,
+            entry: f64::NAN,
+            wait_kind: 41,
+            kind: 11,
+            size: -7,
+        };
+        let d = Event::decode(&e.encode());
+        assert_eq!(
+            (d.key(), d.what, d.order, d.time, d.done),
+            (e.key(), e.what, e.order, 1.5, 2.5)
+        );
+        assert!(d.entry.is_nan() && (d.wait_kind, d.kind, d.size) == (41, 11, -7));
+        let x = Waiting {
+            time: 2.0,
+            done: f64::NAN,
+            entry: 1.0,
+            wait_kind: 40,
+            kind: 11,
+        };
+        let (seq, y) = decode_taken(&encode_taken(9, &x));
+        assert_eq!(
+            (seq, y.time, y.entry, y.wait_kind, y.kind),
+            (9, 2.0, 1.0, 40, 11)
+        );
+        assert!(y.done.is_nan());
+    }
+
+    #[test]
+    fn pending_receives_leave_oldest_first_per_key() {
+        let recv = |from, tag, order| Event {
+            from,
+            tag,
+            order,
+            ..send(0, &CommRecord::of(11, 8, 0, 0, 0.0), 0)
+        };
+        let mut p = Pending::default();
+        for (i, (from, tag)) in [(1, 5), (2, 5), (1, 5), (1, 6), (1, 5)]
+            .into_iter()
+            .enumerate()
+        {
+            p.push(recv(from, tag, i as u64));
+        }
+        assert_eq!(p.pop((1, 5)).map(|e| e.order), Some(0));
+        assert_eq!(p.pop((1, 5)).map(|e| e.order), Some(2));
+        assert_eq!(p.pop((3, 5)), None);
+        // A freed slot is used again; the list keeps its order.
+        p.push(recv(1, 5, 5));
+        assert_eq!(p.len(), 4);
+        assert_eq!(p.pop((1, 5)).map(|e| e.order), Some(4));
+        let mut left: Vec<u64> = Vec::new();
+        p.drain(|e| left.push(e.order));
+        left.sort_unstable();
+        assert_eq!(left, [1, 3, 5]);
+        assert_eq!(p.len(), 0);
+        assert_eq!(p.pop((1, 5)), None);
+    }
+
+    /// A status filed by a pass past its bound completes the oldest
+    /// receive still waiting, passing over the ones the pass completed and
+    /// the blocking ones; sends take the receives in order, the rest are
+    /// left.
+    #[test]
+    fn statuses_complete_the_oldest_waiting_receive() {
+        let ev = |what, order, time, done| Event {
+            what,
+            order,
+            time,
+            done,
+            to: 1,
+            ..send(0, &CommRecord::of(11, 8, 1, 7, 0.0), 0)
+        };
+        let group = [
+            ev(DONE_RECV, 0, 0.5, 1.0),
+            ev(BLOCKING_RECV, 1, 1.5, 1.5),
+            ev(RECV, 2, 2.0, f64::NAN),
+            ev(STATUS, 3, 5.0, 5.0),
+            ev(RECV, 4, 6.0, f64::NAN),
+            ev(RECV, 5, 6.5, f64::NAN),
+            ev(SEND, 10, 0.0, f64::NAN),
+            ev(SEND, 11, 0.0, f64::NAN),
+            ev(SEND, 12, 0.0, f64::NAN),
+            ev(SEND, 13, 0.0, f64::NAN),
+        ];
+        let spill = Spill::new(1).unwrap();
+        let mut out = Buffered::new(&spill, 64);
+        let (mut scratch, mut left) = (Vec::new(), Vec::new());
+        match_key(&group, &[0, 100], &mut scratch, &mut out, &mut left).unwrap();
+        out.flush().unwrap();
+        let joined = Joined {
+            taken: spill,
+            starts: vec![0, 100],
+            unmatched_recvs: Vec::new(),
+        };
+        let taken = joined.receives(0).unwrap();
+        let done: Vec<String> = taken[10..14]
+            .iter()
+            .map(|x| format!("{}", x.done))
+            .collect();
+        assert_eq!(done, ["1", "1.5", "5", "NaN"]);
+        assert!(
+            taken[..10]
+                .iter()
+                .chain(&taken[14..])
+                .all(Waiting::is_empty)
+        );
+        assert_eq!(left.iter().map(|e| e.order).collect::<Vec<_>>(), [5]);
+    }
+
+    #[test]
+    fn keys_spread_over_the_partitions() {
+        let mut count = [0u32; 16];
+        for from in 0..8 {
+            for tag in 0..1000 {
+                count[partition((from, (from + 1) % 8, tag), 16)] += 1;
+            }
+        }
+        // 500 keys per partition on average.
+        assert!(count.iter().all(|&c| (400..600).contains(&c)), "{count:?}");
+    }
+}

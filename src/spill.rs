@@ -1,0 +1,164 @@
+//! Spill space: fixed-size records filed under numbered buckets in one
+//! anonymous temporary file, for work whose data does not fit the memory a
+//! report may take (the message pairing's hash join).
+//!
+//! The file is unlinked as it is created (`tempfile::tempfile`), so nothing
+//! is left behind whatever ends the run. Writers append whole chunks: each
+//! gets its own range of the file, so tasks write in parallel without
+//! holding a lock while they write. A bucket is read back chunk by chunk;
+//! the order of its chunks is the order they were appended, which parallel
+//! writers do not fix: readers must not depend on it.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::sync::Mutex;
+
+/// Buckets of records in one temporary file.
+pub struct Spill {
+    file: File,
+    /// The end of the file, and per bucket its chunks.
+    index: Mutex<(u64, Vec<Chunks>)>,
+}
+
+/// A bucket's chunks: offset and length.
+type Chunks = Vec<(u64, usize)>;
+
+impl Spill {
+    /// An empty spill of `buckets` buckets, in `$TMPDIR` (else `/tmp`).
+    pub fn new(buckets: usize) -> io::Result<Self> {
+        Ok(Spill {
+            file: tempfile::tempfile()?,
+            index: Mutex::new((0, vec![Vec::new(); buckets])),
+        })
+    }
+
+    /// The number of buckets.
+    pub fn buckets(&self) -> usize {
+        self.index.lock().map_or(0, |i| i.1.len())
+    }
+
+    /// Appends `bytes` to bucket `b` as one chunk.
+    pub fn append(&self, b: usize, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let offset = {
+            let mut index = self.index.lock().map_err(|_| poisoned())?;
+            let offset = index.0;
+            let chunks = index.1.get_mut(b).ok_or_else(|| no_bucket(b))?;
+            chunks.push((offset, bytes.len()));
+            index.0 += bytes.len() as u64;
+            offset
+        };
+        self.file.write_all_at(bytes, offset)
+    }
+
+    /// Bytes in bucket `b`.
+    pub fn len(&self, b: usize) -> u64 {
+        self.index.lock().map_or(0, |i| {
+            i.1.get(b)
+                .map_or(0, |c| c.iter().map(|&(_, n)| n as u64).sum())
+        })
+    }
+
+    /// Calls `f` with each chunk of bucket `b`, read into one buffer that
+    /// is reused (as large as the largest chunk).
+    pub fn read(&self, b: usize, mut f: impl FnMut(&[u8])) -> io::Result<()> {
+        let chunks = {
+            let index = self.index.lock().map_err(|_| poisoned())?;
+            index.1.get(b).ok_or_else(|| no_bucket(b))?.clone()
+        };
+        let mut buf = Vec::new();
+        for (offset, n) in chunks {
+            buf.resize(n, 0);
+            self.file.read_exact_at(&mut buf, offset)?;
+            f(&buf);
+        }
+        Ok(())
+    }
+}
+
+/// A writer's buffers, one per bucket, each handed to the spill as a chunk
+/// when full (and by [`Buffered::flush`]).
+pub struct Buffered<'a> {
+    spill: &'a Spill,
+    buffers: Vec<Vec<u8>>,
+    chunk: usize,
+}
+
+impl<'a> Buffered<'a> {
+    /// Buffers of about `chunk` bytes for every bucket of `spill`.
+    pub fn new(spill: &'a Spill, chunk: usize) -> Self {
+        Buffered {
+            spill,
+            buffers: vec![Vec::new(); spill.buckets()],
+            chunk: chunk.max(1),
+        }
+    }
+
+    /// Adds one record to bucket `b`.
+    #[inline]
+    pub fn push(&mut self, b: usize, record: &[u8]) -> io::Result<()> {
+        let Some(buf) = self.buffers.get_mut(b) else {
+            return Err(no_bucket(b));
+        };
+        if buf.capacity() == 0 {
+            buf.reserve_exact(self.chunk);
+        }
+        buf.extend_from_slice(record);
+        if buf.len() >= self.chunk {
+            self.spill.append(b, buf)?;
+            buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Hands every buffer's records to the spill.
+    pub fn flush(mut self) -> io::Result<()> {
+        for (b, buf) in self.buffers.iter_mut().enumerate() {
+            self.spill.append(b, buf)?;
+            *buf = Vec::new();
+        }
+        Ok(())
+    }
+}
+
+fn poisoned() -> io::Error {
+    io::Error::other("a spill writer panicked")
+}
+
+fn no_bucket(b: usize) -> io::Error {
+    io::Error::other(format!("no spill bucket {b}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_read_back_what_was_appended() {
+        let spill = Spill::new(3).unwrap();
+        let mut w = Buffered::new(&spill, 8);
+        for i in 0u32..100 {
+            w.push((i % 3) as usize, &i.to_le_bytes()).unwrap();
+        }
+        w.flush().unwrap();
+        for b in 0..3 {
+            let mut got = Vec::new();
+            spill
+                .read(b, |c| {
+                    got.extend(
+                        c.chunks(4)
+                            .map(|x| u32::from_le_bytes(x.try_into().unwrap())),
+                    )
+                })
+                .unwrap();
+            let want: Vec<u32> = (0..100).filter(|i| i % 3 == b as u32).collect();
+            assert_eq!(got, want);
+            assert_eq!(spill.len(b), 4 * want.len() as u64);
+        }
+        assert!(spill.read(3, |_| {}).is_err());
+        assert!(spill.append(7, b"x").is_err());
+    }
+}
