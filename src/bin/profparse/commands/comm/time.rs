@@ -1,10 +1,10 @@
 //! `profparse comm time`: MPI time per call type, process, call path and
 //! region.
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use clap::Args;
+use profparse::analysis::comm_select::ProcRanges;
 use profparse::analysis::comm_time::{TimeOptions, mpi_time};
 use profparse::analysis::regions::Regions;
 use profparse::formats::blprof::Part;
@@ -85,16 +85,7 @@ pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         r
     });
     let ranges = match (&regions, filter.is_everything()) {
-        (Some(r), false) => {
-            let lists = filter.time_ranges(r)?;
-            Some(
-                r.procs
-                    .iter()
-                    .map(|p| p.proc)
-                    .zip(lists)
-                    .collect::<BTreeMap<_, _>>(),
-            )
-        }
+        (Some(r), false) => Some(ProcRanges::from_filter(&filter, r)?),
         _ => None,
     };
     let opts = TimeOptions {
