@@ -370,18 +370,18 @@ fn a_filter_file_selects_as_the_names_do() {
         by_file["region_filter"],
         js!({"include_all": true, "include": [], "exclude": ["4"]})
     );
-    assert_eq!(
-        by_name["region_filter"],
-        js!({"include_all": true, "include": [], "exclude": ["R::Comm"]})
-    );
+    let named = js!({"include_all": true, "include": [], "exclude": ["R::Comm"]});
+    assert_eq!(by_name["region_filter"], named);
+    let time = comm_on("small4", "time", &["--exclude-region", "R::Comm"]);
+    assert_eq!(time["region_filter"], named);
 }
 
 /// Without region flags no report names a filter; with one but without
 /// call traces, every comm command fails as `comm time` does.
 #[test]
 fn no_filter_no_key_and_no_call_traces_no_filter() {
-    for sub in ["stats", "matrix", "pairs", "barriers", "waits"] {
-        let v = comm(sub, &[]);
+    for sub in ["stats", "matrix", "pairs", "barriers", "waits", "time"] {
+        let v = comm_on("small4", sub, &[]);
         assert!(v.get("region_filter").is_none(), "{sub}");
     }
     let tmp = copy_db("single");

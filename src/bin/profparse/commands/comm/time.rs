@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use profparse::analysis::comm_select::ProcRanges;
 use profparse::analysis::comm_time::{TimeOptions, mpi_time};
+use profparse::analysis::filter::FilterNames;
 use profparse::analysis::regions::Regions;
 use profparse::formats::blprof::Part;
 use profparse::report::Format;
@@ -101,6 +102,7 @@ pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         time: &t,
         top: args.top,
         warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        region_filter: (!filter.is_everything()).then(|| FilterNames::from(&filter)),
     };
     emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
