@@ -246,8 +246,9 @@ impl Report for MpiTimeReport<'_> {
             "{}: MPI time of {} processes",
             self.database,
             t.procs.len()
-        ))
-        .line(format!(
+        ));
+        super::comm::region_line(&mut doc, self.region_filter.as_ref());
+        doc.line(format!(
             "{} in {} calls: {} % of {} traced (the processes' spans)",
             duration(t.seconds),
             t.calls,

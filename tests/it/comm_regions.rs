@@ -374,6 +374,17 @@ fn a_filter_file_selects_as_the_names_do() {
     assert_eq!(by_name["region_filter"], named);
     let time = comm_on("small4", "time", &["--exclude-region", "R::Comm"]);
     assert_eq!(time["region_filter"], named);
+    // The tables say it in a line of their own.
+    let d = db_of("small4");
+    for sub in ["stats", "matrix", "pairs", "barriers", "waits", "time"] {
+        let text = run_ok(&["-q", "comm", sub, &d, "--exclude-region", "R::Comm"]);
+        assert!(
+            text.contains("Region filter: only records outside R::Comm"),
+            "{sub}: {text}"
+        );
+        let plain = run_ok(&["-q", "comm", sub, &d]);
+        assert!(!plain.contains("Region filter"), "{sub}");
+    }
 }
 
 /// Without region flags no report names a filter; with one but without
