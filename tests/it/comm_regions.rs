@@ -59,9 +59,14 @@ struct Ranges(BTreeMap<u64, Vec<(f64, f64)>>);
 
 impl Ranges {
     fn of(region: &str) -> Ranges {
-        let d = db();
+        Ranges::on(DB, NPROCS, region)
+    }
+
+    /// The ranges of `region` on the `nprocs` processes of fixture `name`.
+    fn on(name: &str, nprocs: u64, region: &str) -> Ranges {
+        let d = db_of(name);
         let mut m = BTreeMap::new();
-        for p in 0..NPROCS {
+        for p in 0..nprocs {
             let ps = p.to_string();
             let r = json(&["regions", &d, "--proc", &ps, "--format", "json"]);
             let list: Vec<(f64, f64)> = arr(&r["ranges"])
@@ -260,20 +265,10 @@ fn matrix_counts_the_sends_inside_the_region() {
 #[test]
 fn barriers_and_waits_keep_what_was_entered_inside() {
     let r = Ranges::of(PLOT);
-    let arrivals = |v: &Value| -> Vec<(u64, i64, u64)> {
-        ["barriers", "reductions"]
-            .iter()
-            .flat_map(|k| arr(&v[*k]))
-            .flat_map(|b| {
-                arr(&b["procs"]).iter().map(|p| {
-                    (
-                        u(&p["proc"]),
-                        b["number"].as_i64().unwrap(),
-                        f(&p["arrival"]).to_bits(),
-                    )
-                })
-            })
-            .collect()
+    let arrivals = |v: &Value| {
+        let mut a = arrivals(v, "barriers");
+        a.extend(arrivals(v, "reductions"));
+        a
     };
     let all = arrivals(&comm("barriers", &["--reductions"]));
     let got = arrivals(&comm(
@@ -303,6 +298,50 @@ fn barriers_and_waits_keep_what_was_entered_inside() {
     let kept: Vec<&Value> = arr(&got["top"]).iter().collect();
     assert_eq!(kept, want);
     assert!(!want.is_empty() && want.len() < arr(&all["top"]).len());
+}
+
+/// (process, number, arrival bits) of every synchronisation listed under
+/// `key` (`barriers` or `reductions`) of a `comm barriers` JSON.
+fn arrivals(v: &Value, key: &str) -> Vec<(u64, i64, u64)> {
+    arr(&v[key])
+        .iter()
+        .flat_map(|b| {
+            arr(&b["procs"]).iter().map(|p| {
+                (
+                    u(&p["proc"]),
+                    b["number"].as_i64().unwrap(),
+                    f(&p["arrival"]).to_bits(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// All-reductions count by their entry too. `small4` has them (the stock
+/// fixture has none), all inside `RV::Reduce` and none inside `R::Comm`.
+#[test]
+fn reductions_count_by_their_entry() {
+    let all = comm_on("small4", "barriers", &["--reductions"]);
+    let all = arrivals(&all, "reductions");
+    assert!(!all.is_empty());
+    for (region, some) in [("RV::Reduce", true), ("R::Comm", false)] {
+        let r = Ranges::on("small4", 4, region);
+        let got = comm_on(
+            "small4",
+            "barriers",
+            &["--reductions", "--include-region", region],
+        );
+        let mut got = arrivals(&got, "reductions");
+        let mut want: Vec<_> = all
+            .iter()
+            .copied()
+            .filter(|&(p, _, t)| r.holds(p, f64::from_bits(t)))
+            .collect();
+        got.sort_by_key(|x| (x.1, x.0));
+        want.sort_by_key(|x| (x.1, x.0));
+        assert_eq!(got, want, "{region}");
+        assert_eq!(!want.is_empty(), some, "{region}");
+    }
 }
 
 /// The timeline draws the calls entered inside: as many per process as
