@@ -15,10 +15,10 @@ use libfuzzer_sys::fuzz_target;
 use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::calltree::call_tree;
 use profparse::analysis::comm_check::comm_check;
-use profparse::analysis::comm_pairs::pair_messages;
-use profparse::analysis::comm_select::CommSelection;
-use profparse::analysis::comm_stats::comm_stats;
-use profparse::analysis::comm_sync::{barriers, send_matrix};
+use profparse::analysis::comm_pairs::{pair_messages, pair_messages_in};
+use profparse::analysis::comm_select::{CommSelection, ProcRanges};
+use profparse::analysis::comm_stats::{comm_stats, comm_stats_in};
+use profparse::analysis::comm_sync::{barriers, barriers_in, send_matrix, send_matrix_in};
 use profparse::analysis::comm_timeline::comm_calls;
 use profparse::analysis::filter::RegionFilter;
 use profparse::analysis::info::database_info;
@@ -97,5 +97,13 @@ fuzz_target!(|data: &[u8]| {
     let _ = send_matrix(&db, &all);
     let _ = pair_messages(&db, &all, &mut |_| {});
     let _ = comm_calls(&db, (0.0, 1.0));
+    // The comm reports under a region filter (`--exclude-region RComm`).
+    if let Ok(ranges) = ProcRanges::from_filter(&filter, &regions) {
+        let r = Some(&ranges);
+        let _ = comm_stats_in(&db, &all, r);
+        let _ = barriers_in(&db, &all, true, r);
+        let _ = send_matrix_in(&db, &all, r);
+        let _ = pair_messages_in(&db, &all, r, || (), |_, _| {}, &mut |_| {});
+    }
     let _ = comm_check(&db);
 });

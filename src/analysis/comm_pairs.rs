@@ -39,7 +39,8 @@ use rustc_hash::FxHashMap;
 
 use super::comm_pair_join::{JoinSizes, join};
 use super::comm_pair_window::{NO_KEY, Window, WindowSend, unmatched_receives};
-use super::comm_select::CommSelection;
+use super::comm_select::{CommSelection, ProcRanges, inside};
+use super::filter::FilterNames;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, CommRecord, func_name, is_recv, is_send};
@@ -114,6 +115,9 @@ pub struct PairReport {
     /// (docs/COMM.md); absent: each process's own clock.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clocks_aligned_to: Option<usize>,
+    /// The region filter applied (set by the caller; absent: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_filter: Option<FilterNames>,
 }
 
 fn end(proc: usize, r: &CommRecord) -> MsgEnd {
@@ -312,10 +316,13 @@ fn pair(s: &WindowSend, to: usize, x: &Waiting) -> Pair {
 }
 
 /// Pairs the sends `range` of `w`, giving the pairs to `on_pair` in order.
-/// Not generic, so that the loop is compiled once, here.
+/// Not generic, so that the loop is compiled once, here. With a region
+/// filter, a pair (or unmatched send) is reported when its send lies in the
+/// sender's `ranges`; the pairing itself took every record.
 fn pair_sends(
     w: &Window,
     sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
     range: std::ops::Range<usize>,
     on_pair: &mut dyn FnMut(&Pair),
 ) -> Found {
@@ -328,7 +335,9 @@ fn pair_sends(
         match taken {
             Some((x, to)) => {
                 out.matched += 1;
-                if !(sel.wants_proc(s.from) || sel.wants_proc(to)) {
+                if !(sel.wants_proc(s.from) || sel.wants_proc(to))
+                    || !inside(ranges, s.from, s.time)
+                {
                     continue;
                 }
                 let pair = pair(s, to, x);
@@ -343,7 +352,7 @@ fn pair_sends(
                 on_pair(&pair);
             }
             None => {
-                if sel.wants_proc(s.from) {
+                if sel.wants_proc(s.from) && inside(ranges, s.from, s.time) {
                     out.unmatched_sends.push(MsgEnd {
                         proc: s.from,
                         peer: s.to,
@@ -395,12 +404,28 @@ pub fn pair_messages_with<C: Send>(
     add: impl Fn(&mut C, &Pair) + Sync,
     emit: &mut dyn FnMut(C),
 ) -> (PairReport, Vec<Warning>) {
-    pair_in_windows(db, sel, SIZES, &new, &add, emit)
+    pair_in_windows(db, sel, None, SIZES, &new, &add, emit)
+}
+
+/// [`pair_messages_with`] reporting only the messages whose send lies in
+/// `ranges` (a region filter's, the sender's own clock) and the unmatched
+/// ends whose own record does. The pairing reads every record, so a
+/// filter never changes which send takes which receive.
+pub fn pair_messages_in<C: Send>(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
+    new: impl Fn() -> C + Sync,
+    add: impl Fn(&mut C, &Pair) + Sync,
+    emit: &mut dyn FnMut(C),
+) -> (PairReport, Vec<Warning>) {
+    pair_in_windows(db, sel, ranges, SIZES, &new, &add, emit)
 }
 
 fn pair_in_windows<C: Send>(
     db: &Database,
     sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
     sizes: Sizes,
     new: &(impl Fn() -> C + Sync),
     add: &(impl Fn(&mut C, &Pair) + Sync),
@@ -488,7 +513,7 @@ fn pair_in_windows<C: Send>(
                 tasks,
                 |t| {
                     let mut chunk = new();
-                    let found = pair_sends(&w, sel, t, &mut |p| add(&mut chunk, p));
+                    let found = pair_sends(&w, sel, ranges, t, &mut |p| add(&mut chunk, p));
                     TaskOut { chunk, found }
                 },
                 |TaskOut { chunk, found: o }| {
@@ -523,8 +548,10 @@ fn pair_in_windows<C: Send>(
             report.unmatched_recvs.extend(left);
         }
     }
-    if sel.procs.is_some() {
-        report.unmatched_recvs.retain(|e| sel.wants_proc(e.proc));
+    if sel.procs.is_some() || ranges.is_some() {
+        report
+            .unmatched_recvs
+            .retain(|e| sel.wants_proc(e.proc) && inside(ranges, e.proc, e.time));
     }
     (report, warnings)
 }
@@ -799,6 +826,7 @@ mod tests {
                     let (r, w) = pair_in_windows(
                         &db,
                         sel,
+                        None,
                         size,
                         &Vec::new,
                         &|v: &mut Vec<Pair>, p| v.push(p.clone()),

@@ -4,7 +4,10 @@
 //! placeholders in the time span, locale-dependent numbers).
 //!
 //! Only blocks of the selected processes whose `timeMinMax` overlaps the
-//! time window are read; the bytes read are counted.
+//! time window are read; the bytes read are counted. With a region filter
+//! ([`ProcRanges`]) only the records inside their process's selected
+//! ranges count (calls by the record that opens them); the header lists
+//! (barriers, name tags by name, `red` lines) are the blocks' read.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -17,7 +20,10 @@ use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::{CommProcWalk, Skipped};
 
 pub use super::comm_select::CommSelection;
+use super::comm_select::ProcRanges;
 use super::comm_timeline::{CallCounter, CallState};
+use super::filter::FilterNames;
+use super::ranges::{RangeCursor, RangeList};
 
 /// One CommFuncType.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -85,6 +91,10 @@ pub struct CommStats {
     pub name_tags: Vec<NameCount>,
     /// `red` lines (AMReX writes none).
     pub reductions: u64,
+    /// The region filter the counts were cut to (set by the caller;
+    /// absent: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_filter: Option<FilterNames>,
 }
 
 /// One type's counts.
@@ -126,7 +136,7 @@ struct Partial<'a> {
     reductions: u64,
 }
 
-fn scan_proc<'a>(walk: CommProcWalk<'a>) -> Partial<'a> {
+fn scan_proc<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> Partial<'a> {
     let p = walk.proc();
     let sel = *walk.selection();
     let mut out = Partial::default();
@@ -186,7 +196,7 @@ fn scan_proc<'a>(walk: CommProcWalk<'a>) -> Partial<'a> {
                 *out.tag_names.entry(name).or_default() += 1;
             }
         }
-        count_records(&mut out, &mut b.records, sel.window);
+        count_records(&mut out, &mut b.records, sel.window, ranges);
         out.warnings.extend(b.finish(Skipped::CommBlockCutShort));
     }
     out
@@ -199,9 +209,22 @@ fn reference_call(r: &CommRecord) -> bool {
     (r.size > -1 && r.kind != WAITSOME) || (r.size == BEFORE_CALL && r.kind == WAITSOME)
 }
 
-/// Counts one block's records inside `window` into `out`.
+/// Whether `t` is in the region filter's ranges (always without one).
 #[inline(always)]
-fn count_records(out: &mut Partial<'_>, records: &mut CommRecords, window: (f64, f64)) {
+fn in_ranges(ranges: &mut Option<RangeCursor<'_>>, t: f64) -> bool {
+    ranges.as_mut().is_none_or(|c| c.contains(t))
+}
+
+/// Counts one block's records inside `window` (and `ranges`) into `out`.
+#[inline(always)]
+fn count_records(
+    out: &mut Partial<'_>,
+    records: &mut CommRecords,
+    window: (f64, f64),
+    ranges: Option<&RangeList>,
+) {
+    // Times mostly grow: a cursor, not a binary search per record.
+    let mut ranges = ranges.map(RangeList::cursor);
     // Per type in an array (types 0..=63) and in locals, folded into
     // `out` per block: the loop touches nothing else.
     let mut by_kind = [Counts::default(); 64];
@@ -226,7 +249,7 @@ fn count_records(out: &mut Partial<'_>, records: &mut CommRecords, window: (f64,
             else {
                 // Types outside 0..=63 (damaged data): none is a send.
                 let opens = other_calls.opens_call(&r);
-                if r.time < lo || r.time > hi {
+                if r.time < lo || r.time > hi || !in_ranges(&mut ranges, r.time) {
                     continue;
                 }
                 b0 = b0.min(r.time);
@@ -243,7 +266,7 @@ fn count_records(out: &mut Partial<'_>, records: &mut CommRecords, window: (f64,
             // not, so that a call begun before the window is not counted
             // again by its status records inside it.
             let opens = state.opens_call(&r);
-            if r.time < lo || r.time > hi {
+            if r.time < lo || r.time > hi || !in_ranges(&mut ranges, r.time) {
                 continue;
             }
             // Branches, not `min`/`max`: times mostly grow, so these
@@ -308,7 +331,19 @@ fn listing<K: Into<String>>(m: BTreeMap<K, u64>) -> Vec<NameCount> {
 /// Computes the statistics; per-process work runs in parallel and is
 /// combined in process order.
 pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<Warning>) {
-    let parts: Vec<Partial> = db.comm_blocks(sel).map_procs(scan_proc);
+    comm_stats_in(db, sel, None)
+}
+
+/// [`comm_stats`] counting only the records inside `ranges` (a region
+/// filter's, each process on its own clock; `None`: all).
+pub fn comm_stats_in(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
+) -> (CommStats, Vec<Warning>) {
+    let parts: Vec<Partial> = db
+        .comm_blocks(sel)
+        .map_procs(|w| scan_proc(w, ranges.map(|r| r.of(w.proc().proc))));
     let mut s = CommStats {
         nprocs: parts.len(),
         ..Default::default()

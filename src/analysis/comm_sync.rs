@@ -13,9 +13,16 @@
 //! proc 0  ──arrive══════════ wait ══════════exit
 //! proc 1  ──────────────────────arrive(last)═exit   ← shortest wait
 //! ```
+//!
+//! With a region filter ([`ProcRanges`]), a process's barrier or reduction
+//! counts when its arrival (entry) lies in that process's selected ranges;
+//! a message of the send matrix when its send record does.
 
 use std::collections::BTreeMap;
 
+use super::comm_select::{ProcRanges, inside};
+use super::filter::FilterNames;
+use super::ranges::RangeList;
 use crate::error::Warning;
 use crate::formats::blprof::comm::BarrierRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, func_name, is_send};
@@ -68,6 +75,9 @@ pub struct BarrierReport {
     /// and `last_arrival` is the latest arrival on it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clocks_aligned_to: Option<usize>,
+    /// The region filter applied (set by the caller; absent: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_filter: Option<FilterNames>,
 }
 
 /// `(number, name, before time, after time)` of one synchronisation.
@@ -77,9 +87,11 @@ type ProcSyncs = (usize, Vec<Sync>, Vec<Sync>, Vec<Warning>);
 
 /// Barriers from the `bNum` entries (before record at the index, after
 /// record next); all-reductions (types 1–4) from their before/after records
-/// (peer −5 / −7, tag = reduction number).
-fn proc_syncs(walk: CommProcWalk<'_>) -> ProcSyncs {
+/// (peer −5 / −7, tag = reduction number). Each counts when its entry
+/// lies in `ranges` (the process's own; `None`: all).
+fn proc_syncs(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
     let sel = *walk.selection();
+    let entered = |t: f64| ranges.is_none_or(|r| r.contains(t));
     let (mut bars, mut reds) = (Vec::new(), Vec::new());
     let warnings = walk.for_each_block(
         Skipped::Synchronisations,
@@ -101,7 +113,7 @@ fn proc_syncs(walk: CommProcWalk<'_>) -> ProcSyncs {
             while let Some(batch) = records.next_batch() {
                 for r in batch.records() {
                     for (t0, bar) in pending.drain(..) {
-                        if sel.contains(t0) {
+                        if sel.contains(t0) && entered(t0) {
                             bars.push((bar.number, bar.name.clone(), t0, r.time));
                         }
                     }
@@ -116,6 +128,7 @@ fn proc_syncs(walk: CommProcWalk<'_>) -> ProcSyncs {
                         open.insert((r.kind, r.tag), r.time);
                     } else if r.peer == AFTER_CALL
                         && let Some(t0) = open.remove(&(r.kind, r.tag))
+                        && entered(t0)
                     {
                         reds.push((
                             i64::from(r.tag),
@@ -132,8 +145,9 @@ fn proc_syncs(walk: CommProcWalk<'_>) -> ProcSyncs {
 }
 
 /// A process's barriers from their two records each, read by index from a
-/// map of the block (only those pages are touched).
-fn proc_barriers(walk: CommProcWalk<'_>) -> ProcSyncs {
+/// map of the block (only those pages are touched); those entered in
+/// `ranges` (`None`: all).
+fn proc_barriers(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
     let sel = *walk.selection();
     let (mut bars, mut warnings) = (Vec::new(), Vec::new());
     'blocks: for b in walk.blocks().filter(|b| !b.barriers.is_empty()) {
@@ -143,7 +157,9 @@ fn proc_barriers(walk: CommProcWalk<'_>) -> ProcSyncs {
             };
             // Its two records, read where they lie.
             match walk.records_at::<2>(b, i, Skipped::Barriers) {
-                Ok([Some(x), Some(y)]) if sel.contains(x.time) => {
+                Ok([Some(x), Some(y)])
+                    if sel.contains(x.time) && ranges.is_none_or(|r| r.contains(x.time)) =>
+                {
                     bars.push((bar.number, bar.name.clone(), x.time, y.time));
                 }
                 Ok(_) => {}
@@ -217,11 +233,23 @@ pub fn barriers(
     sel: &super::comm_select::CommSelection<'_>,
     reductions: bool,
 ) -> (BarrierReport, Vec<Warning>) {
+    barriers_in(db, sel, reductions, None)
+}
+
+/// [`barriers`] counting only those entered inside `ranges` (a region
+/// filter's, each process on its own clock; `None`: all).
+pub fn barriers_in(
+    db: &Database,
+    sel: &super::comm_select::CommSelection<'_>,
+    reductions: bool,
+    ranges: Option<&ProcRanges>,
+) -> (BarrierReport, Vec<Warning>) {
     let walk = db.comm_blocks(sel);
+    let of = |w: &CommProcWalk<'_>| ranges.map(|r| r.of(w.proc().proc));
     let per: Vec<ProcSyncs> = if reductions {
-        walk.map_procs(proc_syncs)
+        walk.map_procs(|w| proc_syncs(w, of(&w)))
     } else {
-        walk.map_procs(proc_barriers)
+        walk.map_procs(|w| proc_barriers(w, of(&w)))
     };
     let mut warnings = Vec::new();
     let (mut bars, mut reds) = (Vec::new(), Vec::new());
@@ -239,6 +267,7 @@ pub fn barriers(
             reductions,
             reduction_procs,
             clocks_aligned_to: None,
+            region_filter: None,
         },
         warnings,
     )
@@ -254,6 +283,9 @@ pub struct SendMatrix {
     pub routes: Vec<Route>,
     /// Send records whose peer is outside `0..nprocs` (non-world communicators).
     pub unknown_peer: u64,
+    /// The region filter applied (set by the caller; absent: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_filter: Option<FilterNames>,
 }
 
 /// Messages and bytes from one process to another.
@@ -329,10 +361,12 @@ type SendRow<R> = (usize, R, u64, Vec<Warning>);
 
 /// Per group of `k` consecutive sending processes (`k = 1`: per process):
 /// messages and bytes per receiver group of `k`, for `n` processes, counted
-/// in a `new_row()`. Memory is one row per group, whatever `k`.
+/// in a `new_row()`. Memory is one row per group, whatever `k`. Only sends
+/// whose record lies in `ranges` count (`None`: all).
 fn send_rows<R: SendCounts>(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
     n: usize,
     k: usize,
     new_row: impl Fn() -> R + std::marker::Sync,
@@ -343,6 +377,7 @@ fn send_rows<R: SendCounts>(
         |first, procs| {
             let (mut row, mut unknown, mut w) = (new_row(), 0u64, Vec::new());
             for p in procs {
+                let from = p.proc().proc;
                 w.extend(
                     p.for_each_block(Skipped::Sends, Skipped::Sends, |_, records| {
                         // Locals for the loop, so that they stay in registers
@@ -355,7 +390,8 @@ fn send_rows<R: SendCounts>(
                             for r in batch.records() {
                                 if !(is_send(r.kind)
                                     && r.size != AFTER_CALL
-                                    && sel.contains(r.time))
+                                    && sel.contains(r.time)
+                                    && inside(ranges, from, r.time))
                                 {
                                     continue;
                                 }
@@ -389,14 +425,25 @@ pub fn send_matrix(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
 ) -> (SendMatrix, Vec<Warning>) {
+    send_matrix_in(db, sel, None)
+}
+
+/// [`send_matrix`] counting only the sends whose record lies inside
+/// `ranges` (a region filter's, the sender's own clock; `None`: all).
+pub fn send_matrix_in(
+    db: &Database,
+    sel: &super::comm_select::CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
+) -> (SendMatrix, Vec<Warning>) {
     let n = matrix_procs(db);
     let mut s = SendMatrix {
         nprocs: n,
         routes: Vec::new(),
         unknown_peer: 0,
+        region_filter: None,
     };
     let mut warnings = Vec::new();
-    for (from, row, u, w) in send_rows(db, sel, n, 1, SparseRow::default) {
+    for (from, row, u, w) in send_rows(db, sel, ranges, n, 1, SparseRow::default) {
         let first = s.routes.len();
         s.routes
             .extend(row.0.into_iter().map(|(to, (messages, bytes))| Route {
@@ -483,7 +530,7 @@ pub fn send_matrix_groups(
         messages: vec![0; cells],
         bytes: vec![0; cells],
     };
-    for (p, row, u, w) in send_rows(db, sel, n, k, new_row) {
+    for (p, row, u, w) in send_rows(db, sel, None, n, k, new_row) {
         for (acc, x) in s.messages[p / k].iter_mut().zip(row.messages) {
             *acc += x;
         }

@@ -23,7 +23,7 @@
 use std::collections::BTreeMap;
 
 use super::comm_attribution::{Attribution, AttributionSums, ProcAttribution, attribute};
-use super::comm_select::CommSelection;
+use super::comm_select::{CommSelection, ProcRanges};
 use super::comm_timeline::{CallBuilder, CommCall};
 use super::ranges::{RangeList, TimeRange};
 use super::regions::Regions;
@@ -116,8 +116,8 @@ pub struct MpiTime {
 pub struct TimeOptions<'a> {
     /// Regions (read from the call traces) to attribute time to.
     pub regions: Option<&'a Regions>,
-    /// Selected ranges per process number (a region filter); `None`: all.
-    pub ranges: Option<&'a BTreeMap<usize, RangeList>>,
+    /// The ranges a region filter selects; `None`: all.
+    pub ranges: Option<&'a ProcRanges>,
     /// Attribute calls to the call paths of the call traces.
     pub paths: bool,
 }
@@ -183,8 +183,9 @@ fn scan_proc(walk: CommProcWalk<'_>, opts: &TimeOptions<'_>) -> Partial {
     let db = walk.database();
     let proc = walk.proc().proc;
     let window = walk.selection().window;
-    let ranges = opts.ranges.and_then(|r| r.get(&proc));
-    let filtered = opts.ranges.is_some();
+    // A process the region filter leaves no range for has empty ranges:
+    // it counts nothing.
+    let ranges = opts.ranges.map(|r| r.of(proc));
     let keep_calls = opts.paths || opts.regions.is_some();
     let mut types: BTreeMap<i32, Acc> = BTreeMap::new();
     let mut kept: Vec<Counted> = Vec::new();
@@ -192,10 +193,6 @@ fn scan_proc(walk: CommProcWalk<'_>, opts: &TimeOptions<'_>) -> Partial {
     let warnings = walk.for_each_block(Skipped::CommBlock, Skipped::CommBlock, |_, records| {
         let mut builder = CallBuilder::default();
         let mut take = |c: CommCall| {
-            // A process the region filter leaves no range for counts nothing.
-            if filtered && ranges.is_none() {
-                return;
-            }
             let Some(seconds) = counted_seconds(&c, window, ranges) else {
                 return;
             };
@@ -226,10 +223,9 @@ fn scan_proc(walk: CommProcWalk<'_>, opts: &TimeOptions<'_>) -> Partial {
     });
     let traced = span.map_or(0.0, |(a, z)| {
         let cut = TimeRange::new(a.max(window.0), z.min(window.1).max(a.max(window.0)));
-        match (filtered, ranges) {
-            (false, _) => cut.len(),
-            (true, None) => 0.0,
-            (true, Some(r)) => r.intersect(cut).map(|x| x.len()).sum(),
+        match ranges {
+            None => cut.len(),
+            Some(r) => r.intersect(cut).map(|x| x.len()).sum(),
         }
     });
     let mut p = ProcTime {

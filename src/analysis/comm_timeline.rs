@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::comm_clocks::ClockOffsets;
+use super::comm_select::{ProcRanges, inside};
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{
     AFTER_CALL, BEFORE_CALL, CommRecord, CommRecords, NAME_TAG, func_name,
@@ -529,17 +530,20 @@ pub fn timeline_rows(
     span: (f64, f64),
     columns: usize,
 ) -> (Vec<TimelineRow>, Vec<Warning>) {
-    timeline_rows_on(db, window, span, columns, &ClockOffsets::none())
+    timeline_rows_on(db, window, span, columns, &ClockOffsets::none(), None)
 }
 
 /// [`timeline_rows`] with each process's times on the clocks of `clocks`
-/// (`span` on those clocks, `window` on each process's own).
+/// (`span` on those clocks, `window` on each process's own), drawing only
+/// the calls whose entry lies in `ranges` (a region filter's, on the
+/// process's own clock; `None`: all).
 pub fn timeline_rows_on(
     db: &Database,
     window: (f64, f64),
     span: (f64, f64),
     columns: usize,
     clocks: &ClockOffsets,
+    ranges: Option<&ProcRanges>,
 ) -> (Vec<TimelineRow>, Vec<Warning>) {
     let columns = columns.max(1);
     let width = (span.1 - span.0).max(f64::MIN_POSITIVE);
@@ -554,8 +558,12 @@ pub fn timeline_rows_on(
         let col = |t: f64| {
             (((t - span.0) / width * columns as f64).floor().max(0.0) as usize).min(columns - 1)
         };
-        let off = clocks.offset(walk.proc().proc);
+        let proc = walk.proc().proc;
+        let off = clocks.offset(proc);
         let w = proc_calls(walk, &mut |mut c| {
+            if !inside(ranges, proc, c.start) {
+                return;
+            }
             c.start -= off;
             c.end -= off;
             let k = usize::try_from(c.kind)

@@ -28,10 +28,11 @@ use rustc_hash::FxHashMap;
 use super::comm_attribution::{AttributionSums, PathTime, attribute};
 use super::comm_clocks::ClockOffsets;
 use super::comm_pairs::{Pair, pair_messages_with};
-use super::comm_select::CommSelection;
+use super::comm_select::{CommSelection, ProcRanges, inside};
 use super::comm_sync::barriers;
 use super::comm_time::Counted;
 use super::comm_timeline::proc_calls;
+use super::filter::FilterNames;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{func_name, is_recv};
 use crate::formats::blprof::database::Database;
@@ -152,6 +153,9 @@ pub struct WaitReport {
     /// Collective types not matched across processes (different numbers
     /// of calls per process), so not counted as N×N waits.
     pub unmatched_collectives: Vec<String>,
+    /// The region filter applied (set by the caller; absent: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_filter: Option<FilterNames>,
 }
 
 /// One process's collectives and blocking sends: (type, entry, exit).
@@ -240,11 +244,14 @@ fn keep_longest(m: &mut LateSenders, w: Wait) {
 }
 
 /// The waits of the selected processes inside `sel`'s window (entries on
-/// each process's own clock), on the clocks of `c`; the `top` longest;
-/// per call path when `paths` (call traces read).
+/// each process's own clock) and, with a region filter, inside `ranges`
+/// (the waiting process's, own clock), on the clocks of `c`; the `top`
+/// longest; per call path when `paths` (call traces read). The matching
+/// over processes reads everything whatever the selection.
 pub fn wait_states(
     db: &Database,
     sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
     c: &ClockOffsets,
     aligned: bool,
     top: usize,
@@ -374,7 +381,9 @@ pub fn wait_states(
     });
     waits.extend(late);
 
-    waits.retain(|w| sel.wants_proc(w.proc) && sel.contains(w.raw_entry));
+    waits.retain(|w| {
+        sel.wants_proc(w.proc) && sel.contains(w.raw_entry) && inside(ranges, w.proc, w.raw_entry)
+    });
     summarise(&mut report, &waits, top);
     if paths {
         let (p, w) = path_waits(db, &mut waits);

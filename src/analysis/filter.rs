@@ -185,6 +185,33 @@ impl RegionFilter {
     }
 }
 
+/// A filter as the JSON outputs name it (`region_filter`, docs/JSON.md):
+/// regions by name or, from a RegionFilters file, by number.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FilterNames {
+    pub include_all: bool,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+}
+
+impl From<&RegionFilter> for FilterNames {
+    fn from(f: &RegionFilter) -> Self {
+        let s = |v: &[RegionSel]| {
+            v.iter()
+                .map(|r| match r {
+                    RegionSel::Number(n) => n.to_string(),
+                    RegionSel::Name(n) => n.clone(),
+                })
+                .collect()
+        };
+        FilterNames {
+            include_all: f.include_all,
+            include: s(&f.include),
+            exclude: s(&f.exclude),
+        }
+    }
+}
+
 /// Writes a `RegionFilters` template listing every region (the reference's
 /// `-mff` intends this but writes no region lines).
 pub fn write_filter_file(w: &mut dyn std::io::Write, regions: &Regions) -> std::io::Result<()> {

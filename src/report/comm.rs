@@ -14,10 +14,28 @@ use crate::analysis::comm_check::CheckReport;
 use crate::analysis::comm_pairs::{Pair, PairReport};
 use crate::analysis::comm_stats::CommStats;
 use crate::analysis::comm_sync::{BarrierReport, Route, SendMatrix, SendMatrixGroups};
+use crate::analysis::filter::FilterNames;
 use crate::formats::blprof::CommHeader;
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+/// The line a comm table starts with under a region filter (none without
+/// one, so unfiltered tables stay as they were).
+pub(crate) fn region_line(doc: &mut Document<'_>, f: Option<&FilterNames>) {
+    let Some(f) = f else { return };
+    let mut parts = Vec::new();
+    if !f.include_all {
+        parts.push(format!("inside {}", f.include.join(", ")));
+    }
+    if !f.exclude.is_empty() {
+        parts.push(format!("outside {}", f.exclude.join(", ")));
+    }
+    doc.line(format!(
+        "Region filter: only records {} (each process's own ranges)",
+        parts.join(" and ")
+    ));
 }
 
 /// `comm stats`: totals, per MPI function type and per process.
@@ -71,8 +89,9 @@ impl Report for CommStatsReport<'_> {
         doc.line(format!(
             "{}: communication of {} processes",
             self.database, s.nprocs
-        ))
-        .line(format!(
+        ));
+        region_line(&mut doc, s.region_filter.as_ref());
+        doc.line(format!(
             "CommProfVersion {}   CommStatsSize {}   FinestLevel {}   MaxLevel {}",
             opt(g.and_then(|h| h.version)),
             self.record_size(),
@@ -155,6 +174,7 @@ impl Report for BarriersReport<'_> {
     fn document(&self) -> Document<'_> {
         let r = self.0;
         let mut doc = Document::new();
+        region_line(&mut doc, r.region_filter.as_ref());
         if let Some(p) = r.clocks_aligned_to {
             doc.line(format!(
                 "Times on process {p}'s clock (--align-clocks; comm clocks): last in = latest arrival"
@@ -292,6 +312,7 @@ impl Report for MatrixReport<'_> {
         let m = self.0;
         let g = SendMatrixGroups::from_matrix(m, MATRIX_TABLE_CELLS);
         let mut doc = Document::new();
+        region_line(&mut doc, m.region_filter.as_ref());
         if g.group > 1 {
             doc.line(format!(
                 "{} processes, {} consecutive ones per cell, labelled by the first \
@@ -405,6 +426,7 @@ impl Report for PairsReport<'_> {
     fn document(&self) -> Document<'_> {
         let r = self.0;
         let mut doc = Document::new();
+        region_line(&mut doc, r.region_filter.as_ref());
         doc.line(format!(
             "{} messages paired; {} sends and {} receives unmatched.",
             r.paired,

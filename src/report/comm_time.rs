@@ -9,6 +9,7 @@ use super::document::{Column, Document, Table};
 use super::numfmt::{duration, percent};
 use crate::analysis::comm_attribution::{PathTime, RegionTime};
 use crate::analysis::comm_time::{MpiTime, TypeTime, bucket_bounds};
+use crate::analysis::filter::FilterNames;
 
 /// `comm time` of one database.
 pub struct MpiTimeReport<'a> {
@@ -19,6 +20,8 @@ pub struct MpiTimeReport<'a> {
     pub top: usize,
     /// The analysis's warnings, listed in the JSON.
     pub warnings: Vec<String>,
+    /// The region filter applied (`None`: none, and no JSON key).
+    pub region_filter: Option<FilterNames>,
 }
 
 /// 100 · part / whole, or `-` when the whole is nothing.
@@ -133,6 +136,8 @@ pub struct MpiTimeWire<'a> {
     procs: Vec<ProcWire<'a>>,
     paths: Option<Vec<PathWire<'a>>>,
     regions: Option<Vec<RegionWire<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region_filter: Option<&'a FilterNames>,
     warnings: &'a [String],
 }
 
@@ -229,6 +234,7 @@ impl Report for MpiTimeReport<'_> {
                     })
                     .collect()
             }),
+            region_filter: self.region_filter.as_ref(),
             warnings: &self.warnings,
         }
     }
@@ -240,8 +246,9 @@ impl Report for MpiTimeReport<'_> {
             "{}: MPI time of {} processes",
             self.database,
             t.procs.len()
-        ))
-        .line(format!(
+        ));
+        super::comm::region_line(&mut doc, self.region_filter.as_ref());
+        doc.line(format!(
             "{} in {} calls: {} % of {} traced (the processes' spans)",
             duration(t.seconds),
             t.calls,

@@ -30,6 +30,7 @@ impl Report for WaitsReport<'_> {
         let r = self.waits;
         let t = &r.totals;
         let mut doc = Document::new();
+        super::comm::region_line(&mut doc, r.region_filter.as_ref());
         doc.line(match r.clocks_aligned_to {
             Some(p) => format!("Wait states on process {p}'s clock (--align-clocks; comm clocks)"),
             None => "Wait states on each process's own clock: without --align-clocks, waits \

@@ -162,31 +162,8 @@ pub fn trace_summary_json<'a>(
     }
 }
 
-#[derive(Serialize)]
-struct RegionFilterJson {
-    include_all: bool,
-    include: Vec<String>,
-    exclude: Vec<String>,
-}
-
-impl From<&crate::analysis::filter::RegionFilter> for RegionFilterJson {
-    fn from(f: &crate::analysis::filter::RegionFilter) -> Self {
-        use crate::analysis::filter::RegionSel;
-        let s = |v: &[RegionSel]| {
-            v.iter()
-                .map(|r| match r {
-                    RegionSel::Number(n) => n.to_string(),
-                    RegionSel::Name(n) => n.clone(),
-                })
-                .collect()
-        };
-        RegionFilterJson {
-            include_all: f.include_all,
-            include: s(&f.include),
-            exclude: s(&f.exclude),
-        }
-    }
-}
+/// The filter a report applied (shared with the comm reports).
+type RegionFilterJson = crate::analysis::filter::FilterNames;
 
 #[derive(Serialize)]
 struct ProcRange {

@@ -663,6 +663,7 @@ mod tests {
             nprocs: n,
             routes,
             unknown_peer: 0,
+            region_filter: None,
         }
     }
 

@@ -11,6 +11,7 @@ mod callers;
 mod check;
 mod comm;
 mod comm_completion;
+mod comm_regions;
 mod comm_time;
 mod comm_waits;
 mod contract;

@@ -7,7 +7,9 @@ use std::io::{self, Write};
 use rayon::prelude::*;
 
 use crate::analysis::comm_clocks::ClockOffsets;
+use crate::analysis::comm_select::ProcRanges;
 use crate::analysis::comm_timeline::{CommCall, ProcCalls};
+use crate::analysis::ranges::RangeList;
 use crate::analysis::regions::Regions;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::commdata::{func_name, is_recv, is_send};
@@ -469,6 +471,9 @@ impl<'w> Sink<'w> {
         min_dur: f64,
         // Seconds to subtract from this process's times (its clock offset).
         shift: f64,
+        // A region filter's ranges of this process: only calls entered
+        // inside are written (`None`: all).
+        inside: Option<&RangeList>,
     ) -> io::Result<Vec<Warning>> {
         let pid = p.proc().proc;
         let mut calls = ProcCalls::new(p);
@@ -485,7 +490,7 @@ impl<'w> Sink<'w> {
         let tasks = std::iter::from_fn(|| {
             let mut task = Vec::with_capacity(TASK + 2);
             calls.next_calls(TASK, |c: CommCall| {
-                let keep = c.end - c.start >= min_dur;
+                let keep = c.end - c.start >= min_dur && inside.is_none_or(|r| r.contains(c.start));
                 if keep {
                     task.push(CommEv {
                         start: c.start - shift,
@@ -826,7 +831,7 @@ pub fn write_blprof_trace(
         if let Some(p) = comms.get(&proc) {
             let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
             sink.items(&[meta(proc, TID_COMM, MetaName::Track("comm"))])?;
-            let w = sink.comm(*p, (TID_COMM, slot), opts.min_dur, 0.0)?;
+            let w = sink.comm(*p, (TID_COMM, slot), opts.min_dur, 0.0, None)?;
             stats.warnings.extend(w);
         }
     }
@@ -902,12 +907,15 @@ fn meta(pid: usize, tid: u32, name: MetaName) -> Item {
 
 /// Writes the communication calls of `db` overlapping `window` (one track
 /// per process, `X` for calls, `i` for instants), streamed process by
-/// process; returns the number of events and any warnings.
+/// process; with `ranges` (a region filter's) only the calls entered
+/// inside their process's ranges. Returns the number of events and any
+/// warnings.
 pub fn write_comm_trace(
     w: &mut dyn Write,
     db: &Database,
     window: (f64, f64),
     clocks: &ClockOffsets,
+    ranges: Option<&ProcRanges>,
 ) -> io::Result<(u64, Vec<Warning>)> {
     let out = EventWriter::new(w)?;
     let sel = BlockSelection {
@@ -923,7 +931,8 @@ pub fn write_comm_trace(
             meta(proc, 0, MetaName::Track("comm")),
         ])?;
         let shift = clocks.offset(proc);
-        warnings.extend(sink.comm(p, (0, NO_SLOT), ChromeOptions::all().min_dur, shift)?);
+        let inside = ranges.map(|r| r.of(proc));
+        warnings.extend(sink.comm(p, (0, NO_SLOT), ChromeOptions::all().min_dur, shift, inside)?);
     }
     Ok((sink.out.finish()?, warnings))
 }

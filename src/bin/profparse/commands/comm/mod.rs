@@ -3,6 +3,7 @@
 mod check;
 mod clocks;
 mod pairs;
+mod regions;
 mod stats;
 mod sync;
 mod time;
@@ -99,23 +100,33 @@ pub enum CommCommand {
     /// Calls, records and bytes per MPI function (amrprofparser -stats).
     ///
     /// Per MPI function type, per process and in total; message sizes, time
-    /// span, timer cost.
+    /// span, timer cost. With a region filter (`--include-region` & co.,
+    /// needs call traces) only the records inside the selected ranges of
+    /// their own process count.
     Stats(stats::StatsArgs),
     /// Barrier waits: who arrived last, who waited how long (amrprofparser -spd).
     ///
     /// Per barrier (by number) and process: arrival, exit and wait time, the
     /// last process to arrive (the one everybody waited for), and wait totals
-    /// per process.
+    /// per process. With a region filter (needs call traces) a process's
+    /// barrier or reduction counts when it entered inside its selected
+    /// ranges.
     Barriers(sync::BarriersArgs),
     /// Messages and bytes per sender × receiver (amrprofparser -sendspf).
     ///
-    /// `--svg F` also draws the bytes as a heat map.
+    /// `--svg F` also draws the bytes as a heat map. With a region filter
+    /// (needs call traces) a message counts when its send record lies
+    /// inside the sender's selected ranges.
     Matrix(sync::MatrixArgs),
     /// Each send paired with its receive: size, latency (amrprofparser -sr).
     ///
     /// The k-th send p→q with tag t is paired with the k-th receive on q
     /// from p with tag t: size and latency per message, unmatched sends and
-    /// receives listed (amrprofparser -sr/-srlist intent).
+    /// receives listed (amrprofparser -sr/-srlist intent). With a region
+    /// filter (needs call traces) the pairing still reads every record; a
+    /// pair is reported when its send lies inside the sender's selected
+    /// ranges, an unmatched end when its own record lies inside its
+    /// process's.
     Pairs(pairs::PairsArgs),
     /// Time in MPI per call type, process, call path and region.
     ///
@@ -127,7 +138,8 @@ pub enum CommCommand {
     /// Timeline of the communication calls per process (SVG, Chrome JSON).
     ///
     /// amrprofparser -timelinepf intent: `--svg F` picture, `--chrome F`
-    /// trace JSON.
+    /// trace JSON. With a region filter (needs call traces) only the calls
+    /// entered inside the selected ranges of their process are drawn.
     Timeline(timeline::TimelineArgs),
     /// Clock offsets per process, estimated from barriers and messages.
     ///
@@ -141,7 +153,9 @@ pub enum CommCommand {
     /// Scalasca's "who waits for whom": seconds waited per process, call
     /// type and call path, what each process made others wait, and the
     /// longest waits with the process that caused them. Use
-    /// `--align-clocks` to compare times across processes.
+    /// `--align-clocks` to compare times across processes. With a region
+    /// filter (needs call traces) a wait counts when the waiting call was
+    /// entered inside the waiting process's selected ranges.
     Waits(waits::WaitsArgs),
     /// Integrity check of the communication data (exit 0 only when clean).
     ///

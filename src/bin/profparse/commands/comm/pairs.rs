@@ -4,12 +4,13 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use profparse::analysis::comm_pairs::pair_messages_with;
+use profparse::analysis::comm_pairs::pair_messages_in;
 use profparse::report::comm::{PairChunk, PairChunks, PairStream, PairsReport};
 use profparse::report::{Format, render};
 
+use super::regions::CommRegions;
 use super::{AlignArg, CommSelect, TABLE_JSON_CSV, open_comm_db};
-use crate::cli::{DatabaseArg, OutputArg};
+use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::output;
 
@@ -19,6 +20,8 @@ pub struct PairsArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
     #[command(flatten)]
     align: AlignArg,
     /// Output format.
@@ -32,13 +35,16 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm pairs")?;
     let database = &mut *kept;
     args.select.check_procs(database)?;
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm pairs")?;
+    let ranges = regions.ranges();
     let mut out = output::open(args.output.output.as_deref())?;
     let sel = args.select.selection();
     let clocks = args.align.offsets(database, ctx);
     let aligned = args.align.align_clocks;
     let (report, warnings) = if args.format == Format::Table {
-        let mut r = pair_messages_with(database, &sel, || (), |_, _| {}, &mut |_| {});
+        let mut r = pair_messages_in(database, &sel, ranges, || (), |_, _| {}, &mut |_| {});
         drop(bar);
+        r.0.region_filter = regions.names();
         if aligned {
             clocks.align_pairs(&mut r.0);
         }
@@ -54,9 +60,10 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         // written in order as the tasks end.
         let chunks = PairChunks::new(args.format);
         let mut stream = PairStream::begin(&mut out, &chunks);
-        let mut r = pair_messages_with(
+        let mut r = pair_messages_in(
             database,
             &sel,
+            ranges,
             || chunks.chunk(),
             |c: &mut PairChunk, p| {
                 if aligned {
@@ -70,6 +77,7 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         if aligned {
             clocks.align_pairs(&mut r.0);
         }
+        r.0.region_filter = regions.names();
         let written = stream.finish(&r.0);
         drop(bar);
         written?;

@@ -3,12 +3,13 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use profparse::analysis::comm_stats::comm_stats;
+use profparse::analysis::comm_stats::comm_stats_in;
 use profparse::report::Format;
 use profparse::report::comm::CommStatsReport;
 
+use super::regions::CommRegions;
 use super::{CommSelect, open_comm_db};
-use crate::cli::{DatabaseArg, OutputArg};
+use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::format::TABLE_JSON;
 use crate::output::emit;
@@ -19,6 +20,8 @@ pub struct StatsArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
     format: Format,
@@ -30,7 +33,9 @@ pub fn run(args: &StatsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm stats")?;
     let database = &mut *kept;
     args.select.check_procs(database)?;
-    let (s, warnings) = comm_stats(database, &args.select.selection());
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm stats")?;
+    let (mut s, warnings) = comm_stats_in(database, &args.select.selection(), regions.ranges());
+    s.region_filter = regions.names();
     drop(bar);
     ctx.warn_all(&warnings);
     ctx.info(

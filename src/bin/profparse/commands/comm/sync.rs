@@ -4,12 +4,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use profparse::analysis::comm_sync::{barriers as barrier_waits, send_matrix};
+use profparse::analysis::comm_sync::{barriers_in, send_matrix_in};
 use profparse::report::comm::{BarriersReport, MatrixReport};
 use profparse::report::{Format, svg};
 
+use super::regions::CommRegions;
 use super::{AlignArg, CommSelect, TABLE_JSON_CSV, open_comm_db};
-use crate::cli::{DatabaseArg, OutputArg};
+use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::format::TABLE_JSON;
 use crate::output::{emit, write_file};
@@ -20,6 +21,8 @@ pub struct BarriersArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
     /// Also the all-reductions (wait at N×N per reduction and process):
     /// scans every block's records. Without it only the barrier records the
     /// headers point to are read (amrprofparser -spd's work).
@@ -42,9 +45,16 @@ pub fn barriers(args: &BarriersArgs, ctx: &Context) -> anyhow::Result<ExitCode> 
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
     let database = &mut *kept;
     args.select.check_procs(database)?;
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm barriers")?;
     let clocks = args.align.offsets(database, ctx);
-    let (mut r, warnings) = barrier_waits(database, &args.select.selection(), args.reductions);
+    let (mut r, warnings) = barriers_in(
+        database,
+        &args.select.selection(),
+        args.reductions,
+        regions.ranges(),
+    );
     drop(bar);
+    r.region_filter = regions.names();
     if args.align.align_clocks {
         clocks.align_barriers(&mut r);
     }
@@ -59,6 +69,8 @@ pub struct MatrixArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
     /// Output format (`csv`: one row per sender and receiver that exchanged
     /// messages).
     #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
@@ -78,8 +90,10 @@ pub struct MatrixArgs {
 pub fn matrix(args: &MatrixArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm matrix")?;
     let database = &mut *kept;
-    let (m, warnings) = send_matrix(database, &args.select.selection());
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm matrix")?;
+    let (mut m, warnings) = send_matrix_in(database, &args.select.selection(), regions.ranges());
     drop(bar);
+    m.region_filter = regions.names();
     ctx.warn_all(&warnings);
     if let Some(path) = &args.svg {
         let scale = if args.log_scale {

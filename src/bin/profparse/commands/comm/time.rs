@@ -1,11 +1,12 @@
 //! `profparse comm time`: MPI time per call type, process, call path and
 //! region.
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use clap::Args;
+use profparse::analysis::comm_select::ProcRanges;
 use profparse::analysis::comm_time::{TimeOptions, mpi_time};
+use profparse::analysis::filter::FilterNames;
 use profparse::analysis::regions::Regions;
 use profparse::formats::blprof::Part;
 use profparse::report::Format;
@@ -85,16 +86,7 @@ pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         r
     });
     let ranges = match (&regions, filter.is_everything()) {
-        (Some(r), false) => {
-            let lists = filter.time_ranges(r)?;
-            Some(
-                r.procs
-                    .iter()
-                    .map(|p| p.proc)
-                    .zip(lists)
-                    .collect::<BTreeMap<_, _>>(),
-            )
-        }
+        (Some(r), false) => Some(ProcRanges::from_filter(&filter, r)?),
         _ => None,
     };
     let opts = TimeOptions {
@@ -110,6 +102,7 @@ pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         time: &t,
         top: args.top,
         warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        region_filter: (!filter.is_everything()).then(|| FilterNames::from(&filter)),
     };
     emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)

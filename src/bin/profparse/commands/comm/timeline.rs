@@ -7,8 +7,9 @@ use clap::Args;
 use profparse::analysis::comm_timeline::{time_span_on, timeline_rows_on};
 use profparse::report::{chrome, svg};
 
+use super::regions::CommRegions;
 use super::{AlignArg, open_comm_db};
-use crate::cli::DatabaseArg;
+use crate::cli::{DatabaseArg, RegionArgs};
 use crate::commands::export::parse_window;
 use crate::context::Context;
 use crate::output::{UsageError, write_file};
@@ -20,6 +21,8 @@ pub struct TimelineArgs {
     /// Only calls in this window, in seconds: `T0..T1`, `T0..` or `..T1`.
     #[arg(long, value_name = "T0..T1", value_parser = parse_window)]
     time: Option<(f64, f64)>,
+    #[command(flatten)]
+    regions: RegionArgs,
     /// Write an SVG timeline to F.
     #[arg(long, value_name = "F")]
     svg: Option<PathBuf>,
@@ -37,19 +40,32 @@ pub fn run(args: &TimelineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     }
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm timeline")?;
     let database = &mut *kept;
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm timeline")?;
     let window = args.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
     let clocks = args.align.offsets(database, ctx);
     if let Some(path) = svg {
         let span = time_span_on(database, window, &clocks).unwrap_or((0.0, 1.0));
-        let (rows, warnings) =
-            timeline_rows_on(database, window, span, svg::TIMELINE_COLUMNS, &clocks);
+        let (rows, warnings) = timeline_rows_on(
+            database,
+            window,
+            span,
+            svg::TIMELINE_COLUMNS,
+            &clocks,
+            regions.ranges(),
+        );
         ctx.warn_all(&warnings);
         write_file(path, |w| svg::timeline_svg(span, &rows, w))?;
     }
     if let Some(path) = chrome {
         let mut written = None;
         write_file(path, |w| {
-            written = Some(chrome::write_comm_trace(w, database, window, &clocks)?);
+            written = Some(chrome::write_comm_trace(
+                w,
+                database,
+                window,
+                &clocks,
+                regions.ranges(),
+            )?);
             Ok(())
         })?;
         if let Some((n, warnings)) = written {

@@ -9,8 +9,9 @@ use profparse::formats::blprof::Part;
 use profparse::report::Format;
 use profparse::report::comm_waits::WaitsReport;
 
+use super::regions::CommRegions;
 use super::{AlignArg, CommSelect, open_comm_db};
-use crate::cli::{DatabaseArg, OutputArg};
+use crate::cli::{DatabaseArg, OutputArg, RegionArgs};
 use crate::context::Context;
 use crate::format::TABLE_JSON;
 use crate::output::emit;
@@ -21,6 +22,8 @@ pub struct WaitsArgs {
     db: DatabaseArg,
     #[command(flatten)]
     select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
     #[command(flatten)]
     align: AlignArg,
     /// The longest waits listed, and the call paths in the table.
@@ -40,17 +43,20 @@ pub fn run(args: &WaitsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm waits")?;
     let database = &mut *kept;
     args.select.check_procs(database)?;
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm waits")?;
     let clocks = args.align.offsets(database, ctx);
     let paths = database.parts().contains(&Part::Trace) && !args.no_trace;
-    let (r, warnings) = wait_states(
+    let (mut r, warnings) = wait_states(
         database,
         &args.select.selection(),
+        regions.ranges(),
         &clocks,
         args.align.align_clocks,
         args.top,
         paths,
     );
     drop(bar);
+    r.region_filter = regions.names();
     ctx.warn_all(&warnings);
     emit(
         &WaitsReport {
