@@ -169,6 +169,10 @@ pub(super) struct JoinSizes {
     /// (64 bytes each); past it, the pass files them and the statuses as
     /// they come, and the partitions complete them.
     pub pending: usize,
+    /// What the join costs per send and receive, in comm records read:
+    /// the windows do the pairing when they would read fewer (0: always
+    /// join).
+    pub event_cost: u64,
 }
 
 /// The join's result: per window, the receives its sends take.

@@ -293,6 +293,71 @@ impl Window {
     }
 }
 
+/// Whom one process's sends go to, up to [`Peers::MAX`] processes (then:
+/// maybe all).
+#[derive(Debug, Default)]
+pub(super) struct Peers {
+    set: FxHashSet<i32>,
+    all: bool,
+}
+
+impl Peers {
+    const MAX: usize = 256;
+
+    #[inline]
+    pub(super) fn add(&mut self, peer: i32) {
+        if !self.all && peer >= 0 && !self.set.contains(&peer) {
+            if self.set.len() == Self::MAX {
+                self.all = true;
+                self.set = FxHashSet::default();
+            } else {
+                self.set.insert(peer);
+            }
+        }
+    }
+}
+
+/// The records the windows `windows` (ranges of `units`) would read: per
+/// window, every record of the processes its senders send to (`peers`,
+/// by sender; `position`: a process's index in the comm index).
+pub(super) fn records_read(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    units: &[Unit<'_>],
+    windows: &[std::ops::Range<usize>],
+    peers: &FxHashMap<usize, Peers>,
+    position: &FxHashMap<usize, usize>,
+) -> u64 {
+    let procs = &db.comm_index().procs;
+    let records = |q: usize| -> u64 { sel.blocks(&procs[q]).map(|b| b.ncomm).sum() };
+    let every: u64 = (0..procs.len()).map(records).sum();
+    let mut total = 0u64;
+    let mut receivers: FxHashSet<usize> = FxHashSet::default();
+    for w in windows {
+        receivers.clear();
+        let mut all = false;
+        let mut senders: Vec<usize> = units[w.clone()].iter().map(|u| u.proc).collect();
+        senders.dedup();
+        for p in senders {
+            match peers.get(&p) {
+                Some(x) if !x.all => receivers.extend(
+                    x.set
+                        .iter()
+                        .filter_map(|&q| position.get(&usize::try_from(q).ok()?).copied()),
+                ),
+                _ => all = true,
+            }
+        }
+        let read = if all {
+            every
+        } else {
+            receivers.iter().map(|&q| records(q)).sum()
+        };
+        total = total.saturating_add(read);
+    }
+    total
+}
+
 /// Per key of `key_of` (numbers below `n`): the sends of `units`.
 fn count_sends(
     db: &Database,
@@ -525,6 +590,23 @@ pub(super) fn unmatched_receives(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Past its bound, a process's peers are all processes.
+    #[test]
+    fn peers_past_the_bound_are_everyone() {
+        let mut p = Peers::default();
+        for q in [3, 3, -1, 4] {
+            p.add(q);
+        }
+        assert_eq!((p.set.len(), p.all), (2, false));
+        for q in 0..Peers::MAX as i32 {
+            p.add(q);
+        }
+        assert_eq!((p.set.len(), p.all), (Peers::MAX, false));
+        p.add(-5);
+        p.add(Peers::MAX as i32);
+        assert!(p.all && p.set.is_empty());
+    }
 
     /// The filter never turns a key away that it holds, and turns most
     /// others away (else it saves no lookups).

@@ -38,7 +38,9 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use super::comm_pair_join::{JoinSizes, join};
-use super::comm_pair_window::{NO_KEY, Window, WindowSend, unmatched_receives};
+use super::comm_pair_window::{
+    NO_KEY, Peers, Window, WindowSend, records_read, unmatched_receives,
+};
 use super::comm_select::{CommSelection, ProcRanges, inside};
 use super::filter::FilterNames;
 use crate::error::{Location, Warning};
@@ -192,6 +194,7 @@ const SIZES: Sizes = Sizes {
         partition: 16 * 1024,
         limit: 4 * 1024 * 1024,
         pending: 256 * 1024,
+        event_cost: 12,
     }),
 };
 
@@ -217,6 +220,8 @@ struct FirstPass<'a> {
     wild: Vec<MsgEnd>,
     /// Receives from a process.
     recvs: u64,
+    /// Whom its sends go to.
+    peers: Peers,
     warnings: Vec<Warning>,
 }
 
@@ -226,6 +231,7 @@ fn first_pass(walk: CommProcWalk<'_>, unit_records: u64) -> FirstPass<'_> {
     let mut units = Vec::new();
     let mut wild = Vec::new();
     let mut recvs = 0;
+    let mut peers = Peers::default();
     let warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |b, records| {
         let (mut first, mut i, mut sends) = (0u64, 0u64, 0u64);
         let mut end_unit = |first: u64, len: u64, sends: &mut u64| {
@@ -251,6 +257,7 @@ fn first_pass(walk: CommProcWalk<'_>, unit_records: u64) -> FirstPass<'_> {
             }
             if is_paired_send(&r) {
                 sends += 1;
+                peers.add(r.peer);
             } else if is_paired_recv(&r) {
                 if r.peer >= 0 {
                     recvs += 1;
@@ -265,6 +272,7 @@ fn first_pass(walk: CommProcWalk<'_>, unit_records: u64) -> FirstPass<'_> {
         units,
         wild,
         recvs,
+        peers,
         warnings,
     }
 }
@@ -452,7 +460,11 @@ fn pair_in_windows<C: Send>(
         .map_procs(|p| first_pass(p, unit_records));
     let mut units: Vec<Unit> = Vec::new();
     let mut recvs = 0u64;
+    let mut peers: FxHashMap<usize, Peers> = FxHashMap::default();
     for f in per {
+        if let Some(u) = f.units.first() {
+            peers.insert(u.proc, f.peers);
+        }
         units.extend(f.units);
         recvs += f.recvs;
         report.unmatched_recvs.extend(f.wild);
@@ -475,7 +487,16 @@ fn pair_in_windows<C: Send>(
             Some(*n)
         }))
         .collect();
-    let joined = match sizes.join {
+    // The join costs some records' reading per send and receive; the
+    // windows read their receivers' records again per window, which costs
+    // less when each process sends to few others.
+    let join_pays = |size: &JoinSizes| {
+        let events = unit_seq.last().copied().unwrap_or(0).saturating_add(recvs);
+        size.event_cost == 0
+            || records_read(db, &every_proc, &units, &windows, &peers, &position)
+                > events.saturating_mul(size.event_cost)
+    };
+    let joined = match sizes.join.filter(join_pays) {
         None => None,
         Some(size) => match join(db, &every_proc, &units, &unit_seq, &windows, recvs, size) {
             Ok(j) => j,
@@ -788,6 +809,7 @@ mod tests {
                         partition,
                         limit,
                         pending,
+                        event_cost: 0,
                     })
                 };
                 let sizes = [
