@@ -456,3 +456,65 @@ fn tau_export_refuses_what_it_cannot_do_and_leaves_nothing_behind() {
     let (_, stderr) = crate::common::run_ok_stderr(&["export", s(&d), "--tau", s(&dir)]);
     assert!(stderr.contains("1 other profile.* files"), "{stderr}");
 }
+
+/// `--align-clocks` moves every event of a process by its offset of `comm
+/// clocks` (calls, regions, comm calls, flow ends and the times in the
+/// flows' `args`), and nothing else: the same events in the same order,
+/// slices still nested, flows still inside their calls.
+#[test]
+fn aligned_clocks_move_each_process_by_its_offset() {
+    for name in ["amrlevel8", "small4"] {
+        let dir = db(name);
+        let raw = export(&dir, &[]);
+        let aligned = export(&dir, &["--align-clocks"]);
+        let clocks: Value =
+            serde_json::from_str(&run_ok(&["comm", "clocks", s(&dir), "--format", "json"]))
+                .unwrap();
+        let offset: BTreeMap<u64, f64> = clocks["procs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["proc"].as_u64().unwrap(), f(p, "offset")))
+            .collect();
+        assert!(
+            offset.values().any(|&o| o.abs() > 1e-6),
+            "{name}: no offset to test"
+        );
+        assert_eq!(raw.len(), aligned.len(), "{name}");
+        let us = |p: u64| offset.get(&p).copied().unwrap_or(0.0) * 1e6;
+        let mut moved = 0;
+        for (a, b) in raw.iter().zip(&aligned) {
+            assert_eq!(
+                (&a["name"], &a["ph"], &a["pid"]),
+                (&b["name"], &b["ph"], &b["pid"])
+            );
+            if a["ph"] == "M" {
+                assert_eq!(a, b);
+                continue;
+            }
+            let shift = us(a["pid"].as_u64().unwrap());
+            // Rounded to the ns on both sides.
+            assert!(
+                (f(a, "ts") - shift - f(b, "ts")).abs() < 0.0021,
+                "{name}: {a} → {b}"
+            );
+            if a["ph"] == "X" {
+                assert!(
+                    (f(a, "dur") - f(b, "dur")).abs() < 0.0021,
+                    "{name}: {a} → {b}"
+                );
+            }
+            if a["cat"] == "message" {
+                let (x, y) = (&a["args"], &b["args"]);
+                let (from, to) = (x["from"].as_u64().unwrap(), x["to"].as_u64().unwrap());
+                let send = f(x, "send_time_s") - us(from) / 1e6;
+                let recv = f(x, "recv_time_s") - us(to) / 1e6;
+                assert!((send - f(y, "send_time_s")).abs() < 1e-12, "{a} → {b}");
+                assert!((recv - f(y, "recv_time_s")).abs() < 1e-12, "{a} → {b}");
+            }
+            moved += usize::from(shift != 0.0);
+        }
+        assert!(moved > 0, "{name}");
+        check_rules(&aligned);
+    }
+}

@@ -198,15 +198,19 @@ fn format_call(
     (pid, slot): (usize, u32),
     args: CallArgs,
     c: &CallRecord,
+    shift: f64,
 ) -> bool {
     let known = ctx.names.get(slot as usize).and_then(|n| n.get(&c.fnum));
     let name: &[u8] = known.map_or(b"\"?\"", |n| n);
+    let start = c.start - shift;
     o.extend_from_slice(b",\n{\"name\":");
     o.extend_from_slice(name);
     o.extend_from_slice(b",\"ph\":\"X\",\"ts\":");
-    put_us(o, c.start);
+    put_us(o, start);
     o.extend_from_slice(b",\"dur\":");
-    put_us(o, c.inclusive.max(0.0));
+    // From the rounded ends, as every slice's (`put_event`).
+    let ns = ((start + c.inclusive.max(0.0)) * 1e9).round() - (start * 1e9).round();
+    put_f64(o, ns.max(0.0) / 1e3);
     o.extend_from_slice(b",\"pid\":");
     put_int(o, pid);
     o.extend_from_slice(b",\"tid\":0,\"cat\":\"call\"");
@@ -238,6 +242,7 @@ fn format_calls(
     range: std::ops::Range<usize>,
     (pid, slot): (usize, u32),
     opts: &ChromeOptions,
+    shift: f64,
     ctx: &Context,
     out: &mut Formatted,
 ) {
@@ -248,7 +253,7 @@ fn format_calls(
         {
             continue;
         }
-        if !format_call(&mut out.text, ctx, (pid, slot), opts.call_args, &c) {
+        if !format_call(&mut out.text, ctx, (pid, slot), opts.call_args, &c, shift) {
             out.unknown_functions += 1;
         }
         out.events += 1;
@@ -529,6 +534,8 @@ impl<'w> Sink<'w> {
         p: TraceProcWalk<'_>,
         slot: u32,
         opts: &ChromeOptions,
+        // Seconds to subtract from this process's times (its clock offset).
+        shift: f64,
         warnings: &mut Vec<Warning>,
     ) -> io::Result<()> {
         let pid = p.proc().proc;
@@ -560,7 +567,7 @@ impl<'w> Sink<'w> {
                 (0..n).step_by(TASK).map(|a| a..n.min(a + TASK)),
                 |r, o| {
                     let end = r.end;
-                    format_calls(&block, r, (pid, slot), opts, ctx, o);
+                    format_calls(&block, r, (pid, slot), opts, shift, ctx, o);
                     end
                 },
                 |d, end| {
@@ -694,6 +701,8 @@ pub fn write_blprof_trace(
         procs: None,
     };
     let pairing = opts.comm && !comms.is_empty();
+    // Seconds to subtract from process `p`'s times (`--align-clocks`).
+    let shift = |p: usize| opts.clocks.as_ref().map_or(0.0, |c| c.offset(p));
     // The exported messages: both ends exported, both times finite.
     let exported = |m: &crate::analysis::comm_pairs::Pair| {
         comms.contains_key(&m.from)
@@ -718,7 +727,8 @@ pub fn write_blprof_trace(
             }
             for (p, t) in [(m.from, m.send_time), (m.to, m.recv_time)] {
                 if let Some(k) = slot_of.get(&p).and_then(|&s| keys.get_mut(s as usize)) {
-                    k.push(t.to_bits());
+                    // As the comm calls are written: shifted.
+                    k.push((t - shift(p)).to_bits());
                 }
             }
         });
@@ -771,7 +781,7 @@ pub fn write_blprof_trace(
         sink.items(&[meta(proc, 0, MetaName::Process)])?;
         if let Some(p) = traces.get(&proc) {
             sink.items(&[meta(proc, TID_CALLS, MetaName::Track("calls"))])?;
-            sink.calls(*p, slot, opts, &mut warnings)?;
+            sink.calls(*p, slot, opts, shift(proc), &mut warnings)?;
         }
         if let Some(r) = regions.and_then(|r| r.proc(proc)) {
             let mut ranges: Vec<(f64, f64, u32)> = Vec::new();
@@ -803,8 +813,8 @@ pub fn write_blprof_trace(
                         pid: proc,
                         tid: region_tid(lane),
                         name,
-                        start,
-                        stop,
+                        start: start - shift(proc),
+                        stop: stop - shift(proc),
                     }),
             );
             sink.items(&items)?;
@@ -831,7 +841,7 @@ pub fn write_blprof_trace(
         if let Some(p) = comms.get(&proc) {
             let slot = slot_of.get(&proc).copied().unwrap_or(NO_SLOT);
             sink.items(&[meta(proc, TID_COMM, MetaName::Track("comm"))])?;
-            let w = sink.comm(*p, (TID_COMM, slot), opts.min_dur, 0.0, None)?;
+            let w = sink.comm(*p, (TID_COMM, slot), opts.min_dur, shift(proc), None)?;
             stats.warnings.extend(w);
         }
     }
@@ -854,14 +864,12 @@ pub fn write_blprof_trace(
             else {
                 return;
             };
+            let (send_time, recv_time) = (m.send_time - shift(m.from), m.recv_time - shift(m.to));
             // Whether a message is left out must be known here, where the
             // flows are numbered.
             let ts = if opts.min_dur > 0.0 {
                 let ends = &batches.sink.ends;
-                match (
-                    ends.mid(from_slot, m.send_time),
-                    ends.mid(to_slot, m.recv_time),
-                ) {
+                match (ends.mid(from_slot, send_time), ends.mid(to_slot, recv_time)) {
                     (Some(s), Some(r)) => Some((s, r)),
                     _ => return,
                 }
@@ -877,8 +885,8 @@ pub fn write_blprof_trace(
                 to_slot,
                 tag: m.tag,
                 size: m.size,
-                send_time: m.send_time,
-                recv_time: m.recv_time,
+                send_time,
+                recv_time,
                 ts,
             }));
         });

@@ -36,6 +36,10 @@ pub struct ChromeOptions {
     pub comm: bool,
     /// What each call carries besides its name and times.
     pub call_args: CallArgs,
+    /// Every time of a process minus its clock offset (`--align-clocks`;
+    /// `None`: each process's own clock). The window selects on the
+    /// processes' own clocks.
+    pub clocks: Option<crate::analysis::comm_clocks::ClockOffsets>,
 }
 
 /// The `args` of each call event. Viewers that group by name and args
@@ -61,6 +65,7 @@ impl ChromeOptions {
             min_dur: 0.0,
             comm: true,
             call_args: CallArgs::All,
+            clocks: None,
         }
     }
 

@@ -49,12 +49,20 @@ pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<
     if args.min_dur.is_nan() {
         return Err(UsageError("--min-dur must be a number".into()).into());
     }
-    let opts = ChromeOptions {
+    if args.align_clocks && !parts.contains(&Part::Comm) {
+        return Err(UsageError(format!(
+            "--align-clocks: {} has no comm profile (COMM_PROFILE=TRUE) to estimate the clocks from",
+            args.db.db.display()
+        ))
+        .into());
+    }
+    let mut opts = ChromeOptions {
         window: args.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
         procs: (!args.procs.is_empty()).then(|| args.procs.clone()),
         min_dur: args.min_dur,
         comm,
         call_args: args.call_args.into(),
+        clocks: None,
     };
     // Before anything is read: will viewers load it?
     let estimate = estimate_export(db, &opts);
@@ -80,6 +88,11 @@ pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<
     };
     let bar = ctx.progress(trace_units + comm_units, "export", "blocks");
     db.set_progress(bar.hook());
+    if args.align_clocks {
+        let (clocks, warnings) = profparse::analysis::comm_clocks::estimate(db);
+        ctx.warn_all(&warnings);
+        opts.clocks = Some(clocks);
+    }
     let regions = has_trace.then(|| Regions::load(db));
     if let Some(r) = &regions {
         ctx.warn_all(&r.warnings);

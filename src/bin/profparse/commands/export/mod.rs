@@ -60,6 +60,12 @@ pub struct ExportArgs {
     /// `all` (depth, inclusive and exclusive seconds).
     #[arg(long = "args", value_enum, default_value_t = CallArgsArg::None, value_name = "WHAT")]
     pub call_args: CallArgsArg,
+    /// --chrome: put every process's calls, regions, communication calls
+    /// and messages on one clock, subtracting its estimated offset (see
+    /// `comm clocks`; docs/COMM.md). `--time` still selects on each
+    /// process's own clock.
+    #[arg(long, requires = "chrome")]
+    pub align_clocks: bool,
 }
 
 /// `--args`: see [`ExportArgs::call_args`].
