@@ -862,4 +862,58 @@ mod tests {
         }
         assert!(unmatched > 0, "the windows leave messages unmatched");
     }
+
+    /// On the stock application's database (and the others), the join and
+    /// the windows give the same pairs, completions and the calls that
+    /// completed them (what `comm waits` reads), and the same report.
+    #[test]
+    fn the_join_pairs_as_the_windows_on_every_fixture() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        let full = |p: &Pair| {
+            let wait = (p.wait_entry.map(f64::to_bits), p.wait_kind);
+            format!("{} {wait:?}", json(p))
+        };
+        let mut paired = 0;
+        for name in [
+            "amrlevel8",
+            "small4",
+            "asym4",
+            "flush",
+            "nfiles2",
+            "host_nid",
+        ] {
+            let Ok(db) = Database::open(fixtures.join(name).join("bl_prof")) else {
+                continue;
+            };
+            let run = |join: Option<JoinSizes>| {
+                let mut got = Vec::new();
+                let (r, w) = pair_in_windows(
+                    &db,
+                    &CommSelection::all(),
+                    None,
+                    Sizes { join, ..SIZES },
+                    &Vec::new,
+                    &|v: &mut Vec<String>, p| v.push(full(p)),
+                    &mut |v| got.extend(v),
+                );
+                assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
+                (got, json(&r))
+            };
+            let windows = run(None);
+            for pending in [0, 1, 64, 1 << 20] {
+                let join = Some(JoinSizes {
+                    partition: 1024,
+                    limit: u64::MAX,
+                    pending,
+                    event_cost: 0,
+                });
+                assert!(
+                    run(join) == windows,
+                    "{name}: the join with {pending} pending differs"
+                );
+            }
+            paired += windows.0.len();
+        }
+        assert!(paired > 40_000, "{paired} pairs");
+    }
 }
