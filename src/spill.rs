@@ -14,6 +14,34 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::sync::Mutex;
 
+/// Whether `bytes` of spill fit where the temporary files go: refused when
+/// they would take over half of the free space, or over 1 GiB of a file
+/// system in memory (tmpfs), so that a spill never fills the disk the
+/// outputs go to or takes the memory a bounded report promised.
+pub fn check_room(bytes: u64) -> io::Result<()> {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    let dir = std::env::temp_dir();
+    let fs = rustix::fs::statfs(&dir)?;
+    let free = (fs.f_bavail as u64).saturating_mul(fs.f_bsize as u64);
+    let mb = |b: u64| b.div_ceil(1 << 20);
+    if fs.f_type as i64 == TMPFS_MAGIC && bytes > 1 << 30 {
+        return Err(io::Error::other(format!(
+            "{} MB needed in {}, a file system in memory",
+            mb(bytes),
+            dir.display()
+        )));
+    }
+    if bytes > free / 2 {
+        return Err(io::Error::other(format!(
+            "{} MB needed in {}, which has {} MB free",
+            mb(bytes),
+            dir.display(),
+            mb(free)
+        )));
+    }
+    Ok(())
+}
+
 /// Buckets of records in one temporary file.
 pub struct Spill {
     file: File,
@@ -135,6 +163,13 @@ fn no_bucket(b: usize) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn room_is_refused_past_half_the_free_space() {
+        assert!(check_room(0).is_ok());
+        let e = check_room(u64::MAX).unwrap_err().to_string();
+        assert!(e.contains("MB needed in"), "{e}");
+    }
 
     #[test]
     fn buckets_read_back_what_was_appended() {

@@ -17,8 +17,8 @@
 //! 3. The windows ([`super::comm_pairs`]) read their receives back, in
 //!    sender order.
 //!
-//! Memory is a partition per thread, the receives waiting per thread, or
-//! a window. Keys are not spread by the hash when one key carries most
+//! Memory is a partition per thread, the receives waiting and the write
+//! buffers (budgets shared by the threads), or a window. Keys are not spread by the hash when one key carries most
 //! messages (a partition cannot be cut inside a key): then the join
 //! declines and the windows do the pairing.
 
@@ -35,8 +35,10 @@ use crate::spill::{Buffered, Spill};
 
 /// At most this many partitions (open buffers per writer).
 const MAX_PARTITIONS: u64 = 4096;
-/// Bytes of buffers per writing task, over all partitions.
-const WRITER_BYTES: usize = 4 << 20;
+/// Bytes of buffers of all writing tasks together (each task buffers
+/// every partition or window; at least 1 KiB each, so past 4096 buckets on
+/// 4 threads the buffers take more).
+const WRITER_BYTES: usize = 16 << 20;
 /// What an event is.
 const SEND: u32 = 0;
 /// A nonblocking receive not completed yet.
@@ -165,9 +167,10 @@ pub(super) struct JoinSizes {
     /// partition may hold before the join declines.
     pub partition: u64,
     pub limit: u64,
-    /// Receives waiting for their status that one process's pass holds
-    /// (64 bytes each); past it, the pass files them and the statuses as
-    /// they come, and the partitions complete them.
+    /// Receives waiting for their status that the passes hold together
+    /// (some 70 bytes each, shared by the threads); past its share, a
+    /// process's pass files them and the statuses as they come, and the
+    /// partitions complete them.
     pub pending: usize,
     /// What the join costs per send and receive, in comm records read:
     /// the windows do the pairing when they would read fewer (0: always
@@ -226,21 +229,39 @@ pub(super) fn join(
     let n = events
         .div_ceil(size.partition.max(1))
         .clamp(1, MAX_PARTITIONS) as usize;
+    // Every send and receive filed, and the receive of every send.
+    crate::spill::check_room(
+        events
+            .saturating_mul(EVENT_BYTES as u64)
+            .saturating_add(sends.saturating_mul(TAKEN_BYTES as u64)),
+    )?;
     let parts = Spill::new(n)?;
-    // Each process's first send rank.
-    let mut first_send: FxHashMap<usize, u64> = FxHashMap::default();
+    // Each process's first send rank and its sends.
+    let mut first_send: FxHashMap<usize, (u64, u64)> = FxHashMap::default();
     for (u, &seq) in units.iter().zip(unit_seq) {
-        first_send.entry(u.proc).or_insert(seq);
+        first_send.entry(u.proc).or_insert((seq, 0)).1 += u.sends;
     }
-    let chunk = (WRITER_BYTES / n).clamp(4 << 10, 256 << 10) / EVENT_BYTES * EVENT_BYTES;
+    // Budgets shared by the tasks that run at once.
+    let threads = rayon::current_num_threads().max(1);
+    let chunk = (WRITER_BYTES / threads / n).clamp(1 << 10, 256 << 10) / EVENT_BYTES * EVENT_BYTES;
+    let pending = size.pending / threads;
     let walks: Vec<CommProcWalk> = db.comm_blocks(sel).procs().collect();
-    walks.par_iter().try_for_each(|walk| {
-        let mut out = Buffered::new(&parts, chunk);
-        let first = first_send.get(&walk.proc().proc).copied().unwrap_or(0);
-        file_events(walk, first, n, size.pending, &mut out)?;
-        out.flush()
-    })?;
-    if (0..n).any(|b| parts.len(b) / EVENT_BYTES as u64 > size.limit) {
+    let same = walks.par_iter().try_fold(
+        || true,
+        |same, walk| {
+            let mut out = Buffered::new(&parts, chunk);
+            let (first, count) = first_send.get(&walk.proc().proc).copied().unwrap_or((0, 0));
+            let sent = file_events(walk, first, n, pending, &mut out)?;
+            out.flush()?;
+            Ok::<_, std::io::Error>(same && sent == count)
+        },
+    );
+    // The sends must be the first pass's (a file that changed in between
+    // would shift the ranks).
+    let same = same.try_reduce(|| true, |a, b| Ok(a && b))?;
+    // (Indices into a partition are 32 bits.)
+    let limit = size.limit.min(u64::from(u32::MAX));
+    if !same || (0..n).any(|b| parts.len(b) / EVENT_BYTES as u64 > limit) {
         return Ok(None);
     }
     let starts: Vec<u64> = windows
@@ -251,8 +272,8 @@ pub(super) fn join(
     let taken = Spill::new(windows.len())?;
     // Partitions are matched in parallel, each task taking every `tasks`-th
     // one, with its own buffers (a partition is some MB).
-    let tasks = rayon::current_num_threads().clamp(1, n);
-    let chunk = (WRITER_BYTES / windows.len().max(1)).clamp(4 << 10, 256 << 10);
+    let tasks = threads.clamp(1, n);
+    let chunk = (WRITER_BYTES / tasks / windows.len().max(1)).clamp(1 << 10, 256 << 10);
     let lefts: Vec<Vec<Event>> = (0..tasks)
         .into_par_iter()
         .map(|t| {
@@ -341,7 +362,7 @@ fn key_hash(key: (i32, i32, i32)) -> u64 {
 }
 
 /// Files the sends, receives and statuses of one process (its first send
-/// has rank `first`) under `n` partitions. The order of the records is
+/// has rank `first`) under `n` partitions; returns its sends. The order of the records is
 /// the windows' and [`super::comm_pair_window`]'s, and so are the rules.
 fn file_events(
     walk: &CommProcWalk<'_>,
@@ -349,7 +370,7 @@ fn file_events(
     n: usize,
     cap: usize,
     out: &mut Buffered<'_>,
-) -> std::io::Result<()> {
+) -> std::io::Result<u64> {
     let sel = *walk.selection();
     let me = i32::try_from(walk.proc().proc).ok();
     let mut sent = 0u64;
@@ -462,7 +483,7 @@ fn file_events(
     if let Some(p) = &mut pending {
         p.drain(|e| put(e, out));
     }
-    failed.map_or(Ok(()), Err)
+    failed.map_or(Ok(sent), Err)
 }
 
 /// Receives waiting for their status, per (sender, tag) oldest first: lists

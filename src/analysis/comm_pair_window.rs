@@ -317,45 +317,76 @@ impl Peers {
     }
 }
 
-/// The records the windows `windows` (ranges of `units`) would read: per
-/// window, every record of the processes its senders send to (`peers`,
-/// by sender; `position`: a process's index in the comm index).
-pub(super) fn records_read(
-    db: &Database,
-    sel: &CommSelection<'_>,
-    units: &[Unit<'_>],
-    windows: &[std::ops::Range<usize>],
-    peers: &FxHashMap<usize, Peers>,
-    position: &FxHashMap<usize, usize>,
-) -> u64 {
-    let procs = &db.comm_index().procs;
-    let records = |q: usize| -> u64 { sel.blocks(&procs[q]).map(|b| b.ncomm).sum() };
-    let every: u64 = (0..procs.len()).map(records).sum();
-    let mut total = 0u64;
-    let mut receivers: FxHashSet<usize> = FxHashSet::default();
-    for w in windows {
-        receivers.clear();
-        let mut all = false;
-        let mut senders: Vec<usize> = units[w.clone()].iter().map(|u| u.proc).collect();
-        senders.dedup();
-        for p in senders {
-            match peers.get(&p) {
-                Some(x) if !x.all => receivers.extend(
-                    x.set
-                        .iter()
-                        .filter_map(|&q| position.get(&usize::try_from(q).ok()?).copied()),
-                ),
-                _ => all = true,
+/// What pairing by windows would read, in records (sums saturate: the
+/// record counts come from the headers).
+pub(super) struct WindowCost<'a> {
+    pub db: &'a Database,
+    pub sel: &'a CommSelection<'a>,
+    /// The units of the run, in sender order, and the windows' ranges of
+    /// them.
+    pub units: &'a [Unit<'a>],
+    pub windows: &'a [std::ops::Range<usize>],
+    /// Per process of the comm index: whom it sends to, and its receives
+    /// from a process.
+    pub senders: &'a [(Peers, u64)],
+    /// A process's index in the comm index.
+    pub position: &'a FxHashMap<usize, usize>,
+}
+
+impl WindowCost<'_> {
+    /// The records the windows read (and, with `leftovers`, the search for
+    /// the receives no send took, `window` receives at a time), and the
+    /// records of the run.
+    pub(super) fn records(&self, leftovers: bool, window: u64) -> (u64, u64) {
+        let procs = &self.db.comm_index().procs;
+        let per: Vec<u64> = procs
+            .iter()
+            .map(|p| {
+                self.sel
+                    .blocks(p)
+                    .fold(0u64, |n, b| n.saturating_add(b.ncomm))
+            })
+            .collect();
+        let sum = |it: &mut dyn Iterator<Item = u64>| it.fold(0u64, u64::saturating_add);
+        let every = sum(&mut per.iter().copied());
+        let mut total = 0u64;
+        let mut receivers: FxHashSet<usize> = FxHashSet::default();
+        for w in self.windows {
+            receivers.clear();
+            let mut all = false;
+            let mut senders: Vec<usize> = self.units[w.clone()].iter().map(|u| u.proc).collect();
+            senders.dedup();
+            for p in senders {
+                match self.position.get(&p).and_then(|&i| self.senders.get(i)) {
+                    Some((x, _)) if !x.all => receivers.extend(
+                        x.set
+                            .iter()
+                            .filter_map(|&q| self.position.get(&usize::try_from(q).ok()?).copied()),
+                    ),
+                    _ => all = true,
+                }
+            }
+            let read = if all {
+                every
+            } else {
+                sum(&mut receivers.iter().map(|&q| per[q]))
+            };
+            // Step 2 reads the first sender's earlier units again.
+            let first = self.units.get(w.start).map_or(0, |u| u.proc);
+            let lo = self.units[..w.start].partition_point(|u| u.proc < first);
+            let again = sum(&mut self.units[lo..w.start].iter().map(|u| u.len));
+            total = total.saturating_add(read).saturating_add(again);
+        }
+        if leftovers {
+            // Each round of `window` receives reads the receiver twice.
+            for (q, &r) in per.iter().enumerate() {
+                let recvs = self.senders.get(q).map_or(0, |s| s.1);
+                let rounds = recvs / window.max(1) + 1;
+                total = total.saturating_add(r.saturating_mul(2).saturating_mul(rounds));
             }
         }
-        let read = if all {
-            every
-        } else {
-            receivers.iter().map(|&q| records(q)).sum()
-        };
-        total = total.saturating_add(read);
+        (total, every)
     }
-    total
 }
 
 /// Per key of `key_of` (numbers below `n`): the sends of `units`.

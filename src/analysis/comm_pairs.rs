@@ -38,9 +38,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use super::comm_pair_join::{JoinSizes, join};
-use super::comm_pair_window::{
-    NO_KEY, Peers, Window, WindowSend, records_read, unmatched_receives,
-};
+use super::comm_pair_window::{NO_KEY, Peers, Window, WindowCost, WindowSend, unmatched_receives};
 use super::comm_select::{CommSelection, ProcRanges, inside};
 use super::filter::FilterNames;
 use crate::error::{Location, Warning};
@@ -192,8 +190,8 @@ const SIZES: Sizes = Sizes {
     // Partitions of 4 MB: sorted in the cache.
     join: Some(JoinSizes {
         partition: 16 * 1024,
-        limit: 4 * 1024 * 1024,
-        pending: 256 * 1024,
+        limit: 512 * 1024,
+        pending: 1024 * 1024,
         event_cost: 12,
     }),
 };
@@ -460,11 +458,11 @@ fn pair_in_windows<C: Send>(
         .map_procs(|p| first_pass(p, unit_records));
     let mut units: Vec<Unit> = Vec::new();
     let mut recvs = 0u64;
-    let mut peers: FxHashMap<usize, Peers> = FxHashMap::default();
+    // Per process of the index (all are read): whom it sends to, and its
+    // receives.
+    let mut senders: Vec<(Peers, u64)> = Vec::with_capacity(per.len());
     for f in per {
-        if let Some(u) = f.units.first() {
-            peers.insert(u.proc, f.peers);
-        }
+        senders.push((f.peers, f.recvs));
         units.extend(f.units);
         recvs += f.recvs;
         report.unmatched_recvs.extend(f.wild);
@@ -487,14 +485,26 @@ fn pair_in_windows<C: Send>(
             Some(*n)
         }))
         .collect();
-    // The join costs some records' reading per send and receive; the
-    // windows read their receivers' records again per window, which costs
-    // less when each process sends to few others.
+    // The join reads every record once more and costs some records'
+    // reading per send and receive; the windows read their receivers'
+    // records again per window, which costs less when each process sends
+    // to few others.
     let join_pays = |size: &JoinSizes| {
-        let events = unit_seq.last().copied().unwrap_or(0).saturating_add(recvs);
+        let sends = unit_seq.last().copied().unwrap_or(0);
+        let cost = WindowCost {
+            db,
+            sel: &every_proc,
+            units: &units,
+            windows: &windows,
+            senders: &senders,
+            position: &position,
+        };
+        // (Receives are left over, and looked for, at least when there
+        // are more of them than sends.)
+        let (windows_read, every) = cost.records(recvs > sends, sizes.window_sends as u64);
+        let events = sends.saturating_add(recvs);
         size.event_cost == 0
-            || records_read(db, &every_proc, &units, &windows, &peers, &position)
-                > events.saturating_mul(size.event_cost)
+            || windows_read > every.saturating_add(events.saturating_mul(size.event_cost))
     };
     let joined = match sizes.join.filter(join_pays) {
         None => None,
@@ -505,8 +515,8 @@ fn pair_in_windows<C: Send>(
                 warnings.push(Warning::note(
                     Location::file(db.dir()),
                     format!(
-                        "message pairing: no temporary space ({e}): pairing window by window \
-                         (slower; set TMPDIR to a directory with room)"
+                        "message pairing: the temporary file failed ({e}): pairing window by \
+                         window instead (slower; TMPDIR names where the file goes)"
                     ),
                 ));
                 None

@@ -644,3 +644,26 @@ fn timer_trees_cut_and_overwritten() {
         }
     }
 }
+
+/// Block sizes whose sum passes 2^64, each of them allowed: the reports
+/// that add them up (the message pairing weighs its two ways by them) do
+/// not overflow.
+#[test]
+fn block_sizes_whose_sum_overflows() {
+    let db = copy_db("small4");
+    let header = db.path().join("bl_comm_prof_H_00000");
+    let mut text = fs::read_to_string(&header).unwrap();
+    for _ in 0..3 {
+        text.push_str(
+            "CommProfProc  0  nCommStats  9223372036854775807  datafile  bl_comm_prof_D_00000  \
+             seekpos  0  vm\ntimeMinMax  0.03  0.06\n",
+        );
+    }
+    fs::write(&header, text).unwrap();
+    run_part(
+        db.path(),
+        Part::Comm,
+        "small4: three blocks of 2^63 − 1 records",
+        None,
+    );
+}
