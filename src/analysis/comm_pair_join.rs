@@ -447,23 +447,18 @@ fn file_events(
                     continue;
                 }
                 let nonblocking = is_nonblocking_recv(r.kind);
+                let x = Waiting::posted(&r, recv_entry);
                 let e = Event {
                     from: r.peer,
                     to: me,
                     tag: r.tag,
                     what: if nonblocking { RECV } else { BLOCKING_RECV },
                     order,
-                    time: r.time,
-                    done: if nonblocking { f64::NAN } else { r.time },
-                    entry: if nonblocking {
-                        f64::NAN
-                    } else if recv_entry <= r.time {
-                        recv_entry
-                    } else {
-                        r.time
-                    },
-                    wait_kind: r.kind,
-                    kind: r.kind,
+                    time: x.time,
+                    done: x.done,
+                    entry: x.entry,
+                    wait_kind: x.wait_kind,
+                    kind: x.kind,
                     size: r.size,
                 };
                 order += 1;

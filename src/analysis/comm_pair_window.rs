@@ -26,7 +26,7 @@ use super::comm_completion::{WaitTracker, is_nonblocking_recv, is_wait};
 use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
 use super::comm_select::CommSelection;
 use crate::formats::blprof::CommBlockRef;
-use crate::formats::blprof::commdata::{BEFORE_CALL, func_name, is_recv};
+use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv};
 use crate::formats::blprof::database::{Database, ProcComm};
 
 /// A send of the window.
@@ -45,6 +45,21 @@ pub(super) struct WindowSend {
 }
 
 pub(super) const NO_KEY: u32 = u32::MAX;
+
+impl WindowSend {
+    fn of(from: usize, r: &CommRecord, key: u32, rank: u32) -> Self {
+        WindowSend {
+            time: r.time,
+            from,
+            to: r.peer,
+            tag: r.tag,
+            size: r.size,
+            kind: r.kind,
+            key,
+            rank,
+        }
+    }
+}
 
 /// A sender, receiver and tag.
 type Key = (usize, i32, i32);
@@ -159,16 +174,9 @@ impl Window {
                 if !sel.contains(r.time) || !is_paired_send(&r) {
                     continue;
                 }
-                sends.push(WindowSend {
-                    time: r.time,
-                    from: u.proc,
-                    to: r.peer,
-                    tag: r.tag,
-                    size: r.size,
-                    kind: r.kind,
-                    key: if r.peer >= 0 { 0 } else { NO_KEY },
-                    rank: u32::try_from(rank).unwrap_or(u32::MAX),
-                });
+                let key = if r.peer >= 0 { 0 } else { NO_KEY };
+                let rank32 = u32::try_from(rank).unwrap_or(u32::MAX);
+                sends.push(WindowSend::of(u.proc, &r, key, rank32));
                 rank += 1;
             }
         }
@@ -214,16 +222,7 @@ impl Window {
                 } else {
                     (NO_KEY, 0)
                 };
-                sends.push(WindowSend {
-                    time: r.time,
-                    from: u.proc,
-                    to: r.peer,
-                    tag: r.tag,
-                    size: r.size,
-                    kind: r.kind,
-                    key,
-                    rank,
-                });
+                sends.push(WindowSend::of(u.proc, &r, key, rank));
             }
         }
         // 2. Each key's first rank: the first sender's sends before the
@@ -490,19 +489,7 @@ fn receives(db: &Database, sel: &CommSelection<'_>, rv: &Receiver<'_>) -> Vec<Wa
                     blocking.insert((k as u32, rank));
                 }
                 if let Some(i) = slot(k, rank) {
-                    slots[i] = Waiting {
-                        time: r.time,
-                        done: if nonblocking { f64::NAN } else { r.time },
-                        entry: if nonblocking {
-                            f64::NAN
-                        } else if recv_entry <= r.time {
-                            recv_entry
-                        } else {
-                            r.time
-                        },
-                        wait_kind: r.kind,
-                        kind: r.kind,
-                    };
+                    slots[i] = Waiting::posted(&r, recv_entry);
                 }
             }
         }

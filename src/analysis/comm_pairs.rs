@@ -157,6 +157,26 @@ impl Waiting {
     pub fn is_empty(&self) -> bool {
         self.kind == i32::MIN
     }
+
+    /// Receive `r` as its record tells it: a blocking one completes at
+    /// its record and was entered at `recv_entry` (its before-record, when
+    /// not later); a nonblocking one waits for a status.
+    pub fn posted(r: &CommRecord, recv_entry: f64) -> Waiting {
+        let nonblocking = super::comm_completion::is_nonblocking_recv(r.kind);
+        Waiting {
+            time: r.time,
+            done: if nonblocking { f64::NAN } else { r.time },
+            entry: if nonblocking {
+                f64::NAN
+            } else if recv_entry <= r.time {
+                recv_entry
+            } else {
+                r.time
+            },
+            wait_kind: r.kind,
+            kind: r.kind,
+        }
+    }
 }
 
 pub(super) fn is_paired_send(r: &CommRecord) -> bool {
