@@ -48,7 +48,7 @@ const DONE_RECV: u32 = 2;
 const BLOCKING_RECV: u32 = 3;
 const STATUS: u32 = 4;
 
-/// A send, receive or status, as filed (64 bytes).
+/// A send, receive or status, as held while its partition is matched.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Event {
     from: i32,
@@ -71,41 +71,101 @@ struct Event {
     size: i32,
 }
 
-const EVENT_BYTES: usize = 64;
+/// The bytes of an event as filed: what its kind needs, no more (the
+/// filing's cost is its bytes). Every event starts with its key, what it
+/// is and its MPI types packed in 16 bytes (the types are below 64), then
+/// its order; a send ends there (the windows read the rest again from the
+/// sender's records).
+fn filed_bytes(what: u32) -> Option<usize> {
+    match what {
+        SEND => Some(24),
+        // + time, size
+        RECV => Some(36),
+        // + time, size, entry (done is time)
+        BLOCKING_RECV => Some(44),
+        // + time, size, entry, done
+        DONE_RECV => Some(52),
+        // + time (done is time), entry
+        STATUS => Some(40),
+        _ => None,
+    }
+}
+
+/// The most bytes an event takes, and the fewest.
+const MAX_EVENT_BYTES: usize = 52;
+const MIN_EVENT_BYTES: usize = 24;
 
 impl Event {
-    fn encode(&self) -> [u8; EVENT_BYTES] {
-        let mut b = [0u8; EVENT_BYTES];
-        b[0..4].copy_from_slice(&self.from.to_le_bytes());
-        b[4..8].copy_from_slice(&self.to.to_le_bytes());
-        b[8..12].copy_from_slice(&self.tag.to_le_bytes());
-        b[12..16].copy_from_slice(&self.what.to_le_bytes());
-        b[16..24].copy_from_slice(&self.order.to_le_bytes());
-        b[24..32].copy_from_slice(&self.time.to_le_bytes());
-        b[32..40].copy_from_slice(&self.done.to_le_bytes());
-        b[40..48].copy_from_slice(&self.entry.to_le_bytes());
-        b[48..52].copy_from_slice(&self.wait_kind.to_le_bytes());
-        b[52..56].copy_from_slice(&self.kind.to_le_bytes());
-        b[56..60].copy_from_slice(&self.size.to_le_bytes());
-        b
+    /// The event's bytes: the first `n` of the array.
+    fn encode(&self) -> ([u8; MAX_EVENT_BYTES], usize) {
+        let types = |k: i32| u8::try_from(k).unwrap_or(u8::MAX);
+        let mut b = [0u8; MAX_EVENT_BYTES];
+        let mut n = 0;
+        let mut put = |bytes: &[u8]| {
+            b[n..n + bytes.len()].copy_from_slice(bytes);
+            n += bytes.len();
+        };
+        put(&self.from.to_le_bytes());
+        put(&self.to.to_le_bytes());
+        put(&self.tag.to_le_bytes());
+        put(&[self.what as u8, types(self.kind), types(self.wait_kind), 0]);
+        put(&self.order.to_le_bytes());
+        if self.what != SEND {
+            put(&self.time.to_le_bytes());
+            if self.what != STATUS {
+                put(&self.size.to_le_bytes());
+            }
+            if self.what != RECV {
+                put(&self.entry.to_le_bytes());
+            }
+            if self.what == DONE_RECV {
+                put(&self.done.to_le_bytes());
+            }
+        }
+        (b, n)
     }
 
-    fn decode(b: &[u8]) -> Event {
-        let i = |r: std::ops::Range<usize>| i32::from_le_bytes(b[r].try_into().unwrap_or([0; 4]));
-        let u = |r: std::ops::Range<usize>| u64::from_le_bytes(b[r].try_into().unwrap_or([0; 8]));
-        Event {
-            from: i(0..4),
-            to: i(4..8),
-            tag: i(8..12),
-            what: i(12..16) as u32,
-            order: u(16..24),
-            time: f64::from_bits(u(24..32)),
-            done: f64::from_bits(u(32..40)),
-            entry: f64::from_bits(u(40..48)),
-            wait_kind: i(48..52),
-            kind: i(52..56),
-            size: i(56..60),
+    /// The event at the start of `b` and its length; `None` when `b` does
+    /// not start with a whole event.
+    fn decode(b: &[u8]) -> Option<(Event, usize)> {
+        let what = u32::from(*b.get(12)?);
+        let n = filed_bytes(what)?;
+        let b = b.get(..n)?;
+        let i = |at: usize| i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let u = |at: usize| {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(&b[at..at + 8]);
+            u64::from_le_bytes(x)
+        };
+        let f = |at: usize| f64::from_bits(u(at));
+        let types = |k: u8| if k == u8::MAX { -1 } else { i32::from(k) };
+        let mut e = Event {
+            from: i(0),
+            to: i(4),
+            tag: i(8),
+            what,
+            order: u(16),
+            time: f64::NAN,
+            done: f64::NAN,
+            entry: f64::NAN,
+            kind: types(b[13]),
+            wait_kind: types(b[14]),
+            size: 0,
+        };
+        match what {
+            SEND => {}
+            STATUS => {
+                (e.time, e.done, e.entry) = (f(24), f(24), f(32));
+            }
+            _ => {
+                (e.time, e.size) = (f(24), i(32));
+                if what != RECV {
+                    e.entry = f(36);
+                    e.done = if what == DONE_RECV { f(44) } else { e.time };
+                }
+            }
         }
+        Some((e, n))
     }
 
     fn key(&self) -> (i32, i32, i32) {
@@ -124,10 +184,11 @@ impl Event {
     }
 }
 
-/// The partition of a key.
+/// The partition of a key: the hash's high 32 bits scaled to `n` (a
+/// multiply, not a division: the filing does this per event).
 #[inline]
 fn partition(key: (i32, i32, i32), n: usize) -> usize {
-    (key_hash(key) >> 32) as usize % n.max(1)
+    (((key_hash(key) >> 32) * n as u64) >> 32) as usize
 }
 
 /// A send's receive as filed for its window: the send's rank, then the
@@ -163,8 +224,8 @@ fn decode_taken(b: &[u8]) -> (u64, Waiting) {
 /// The sizes the join works in.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct JoinSizes {
-    /// Events per partition (64 bytes each) aimed at, and the most a
-    /// partition may hold before the join declines.
+    /// Events per partition (24 to 52 bytes each as filed, 64 in memory)
+    /// aimed at, and the most a partition may hold before the join declines.
     pub partition: u64,
     pub limit: u64,
     /// Receives waiting for their status that the passes hold together
@@ -232,7 +293,7 @@ pub(super) fn join(
     // Every send and receive filed, and the receive of every send.
     crate::spill::check_room(
         events
-            .saturating_mul(EVENT_BYTES as u64)
+            .saturating_mul(MAX_EVENT_BYTES as u64)
             .saturating_add(sends.saturating_mul(TAKEN_BYTES as u64)),
     )?;
     let parts = Spill::new(n)?;
@@ -243,7 +304,7 @@ pub(super) fn join(
     }
     // Budgets shared by the tasks that run at once.
     let threads = rayon::current_num_threads().max(1);
-    let chunk = (WRITER_BYTES / threads / n).clamp(1 << 10, 256 << 10) / EVENT_BYTES * EVENT_BYTES;
+    let chunk = (WRITER_BYTES / threads / n).clamp(1 << 10, 256 << 10);
     let pending = size.pending / threads;
     let walks: Vec<CommProcWalk> = db.comm_blocks(sel).procs().collect();
     let same = walks.par_iter().try_fold(
@@ -261,7 +322,8 @@ pub(super) fn join(
     let same = same.try_reduce(|| true, |a, b| Ok(a && b))?;
     // (Indices into a partition are 32 bits.)
     let limit = size.limit.min(u64::from(u32::MAX));
-    if !same || (0..n).any(|b| parts.len(b) / EVENT_BYTES as u64 > limit) {
+    // (Counting every event as the smallest: at most `limit` of them.)
+    if !same || (0..n).any(|b| parts.len(b) / MIN_EVENT_BYTES as u64 > limit) {
         return Ok(None);
     }
     let starts: Vec<u64> = windows
@@ -284,9 +346,20 @@ pub(super) fn join(
             let mut group = Vec::new();
             for b in (t..n).step_by(tasks) {
                 events.clear();
-                parts.read(b, |c| {
-                    events.extend(c.chunks_exact(EVENT_BYTES).map(Event::decode));
+                let mut whole = true;
+                parts.read(b, |mut c| {
+                    while let Some((e, n)) = Event::decode(c) {
+                        events.push(e);
+                        c = &c[n..];
+                    }
+                    whole &= c.is_empty();
                 })?;
+                if !whole {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "the temporary file of the message pairing reads back damaged",
+                    ));
+                }
                 // (In any order of the keys: what a key files does not
                 // depend on the others.)
                 for_each_key(&events, &mut group, |group| {
@@ -297,6 +370,11 @@ pub(super) fn join(
             Ok(left)
         })
         .collect::<std::io::Result<_>>()?;
+    // Closing the file frees its pages in the page cache, some 50 ms per
+    // 250 MB: done aside, while the windows pair.
+    let _ = std::thread::Builder::new()
+        .name("spill-close".into())
+        .spawn(move || drop(parts));
     let mut left: Vec<Event> = lefts.into_iter().flatten().collect();
     let position: FxHashMap<usize, usize> = db
         .comm_index()
@@ -335,17 +413,24 @@ fn for_each_key(
     group: &mut Vec<Event>,
     mut f: impl FnMut(&[Event]) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let mut order: Vec<(u64, u32)> = events
+    // The hash's high bits over the event's index: one u64 to sort (fewer
+    // hash bits only put more keys in a run).
+    let bits = u64::BITS - (events.len() as u64).leading_zeros();
+    let low = (1u64 << bits) - 1;
+    let mut order: Vec<u64> = events
         .iter()
         .enumerate()
-        .map(|(i, e)| (key_hash(e.key()), i as u32))
+        .map(|(i, e)| key_hash(e.key()) & !low | i as u64)
         .collect();
-    order.sort_unstable_by_key(|x| x.0);
-    for run in order.chunk_by(|a, b| a.0 == b.0) {
+    order.sort_unstable();
+    for run in order.chunk_by(|a, b| a & !low == b & !low) {
         group.clear();
-        group.extend(run.iter().map(|&(_, i)| events[i as usize]));
-        // (Keys of one hash share a run.)
-        group.sort_unstable_by_key(|e| (e.key(), e.what == SEND, e.order));
+        group.extend(run.iter().map(|&x| events[(x & low) as usize]));
+        // (Keys of one hash share a run; the run is mostly in order.)
+        let rank = |e: &Event| (e.key(), e.what == SEND, e.order);
+        if !group.is_sorted_by_key(rank) {
+            group.sort_unstable_by_key(rank);
+        }
         for key in group.chunk_by(|a, b| a.key() == b.key()) {
             f(key)?;
         }
@@ -385,7 +470,10 @@ fn file_events(
     let mut failed = None;
     let mut put = |e: &Event, out: &mut Buffered<'_>| {
         if failed.is_none()
-            && let Err(err) = out.push(partition(e.key(), n), &e.encode())
+            && let Err(err) = {
+                let (bytes, len) = e.encode();
+                out.push(partition(e.key(), n), &bytes[..len])
+            }
         {
             failed = Some(err);
         }
@@ -608,27 +696,100 @@ fn match_key(
 mod tests {
     use super::*;
 
+    /// Every field an event of each kind carries, as bits (NaN compares).
+    fn fields(e: &Event) -> [u64; 11] {
+        let f = f64::to_bits;
+        [
+            e.from as u64,
+            e.to as u64,
+            e.tag as u64,
+            u64::from(e.what),
+            e.order,
+            f(e.time),
+            f(e.done),
+            f(e.entry),
+            e.wait_kind as u64,
+            e.kind as u64,
+            e.size as u64,
+        ]
+    }
+
     #[test]
     fn events_and_receives_read_back_as_written() {
-        let e = Event {
+        let base = Event {
             from: -3,
             to: 7,
             tag: i32::MAX,
-            what: STATUS,
+            what: SEND,
             order: u64::MAX - 1,
-            time: 1.5,
-            done: 2.5,
+            time: f64::NAN,
+            done: f64::NAN,
             entry: f64::NAN,
-            wait_kind: 41,
-            kind: 11,
-            size: -7,
+            wait_kind: 0,
+            kind: 6,
+            size: 0,
         };
-        let d = Event::decode(&e.encode());
-        assert_eq!(
-            (d.key(), d.what, d.order, d.time, d.done),
-            (e.key(), e.what, e.order, 1.5, 2.5)
-        );
-        assert!(d.entry.is_nan() && (d.wait_kind, d.kind, d.size) == (41, 11, -7));
+        // Each kind as the filing makes it: what it does not file is
+        // what its kind implies.
+        let events = [
+            base,
+            Event {
+                what: RECV,
+                time: 1.5,
+                wait_kind: 11,
+                kind: 11,
+                size: -7,
+                ..base
+            },
+            Event {
+                what: BLOCKING_RECV,
+                time: 2.5,
+                done: 2.5,
+                entry: 2.25,
+                wait_kind: 14,
+                kind: 14,
+                size: 1 << 30,
+                ..base
+            },
+            Event {
+                what: DONE_RECV,
+                time: 3.5,
+                done: 4.5,
+                entry: 4.0,
+                wait_kind: 41,
+                kind: 10,
+                size: 8,
+                ..base
+            },
+            Event {
+                what: STATUS,
+                time: 5.5,
+                done: 5.5,
+                entry: f64::NAN,
+                wait_kind: 43,
+                kind: 43,
+                ..base
+            },
+        ];
+        let mut bytes = Vec::new();
+        for e in &events {
+            let (b, n) = e.encode();
+            assert_eq!(Some(n), filed_bytes(e.what));
+            bytes.extend_from_slice(&b[..n]);
+        }
+        let mut rest = &bytes[..];
+        for e in &events {
+            let (d, n) = Event::decode(rest).unwrap();
+            assert_eq!(fields(&d), fields(e), "{e:?}");
+            rest = &rest[n..];
+        }
+        assert!(rest.is_empty());
+        // A cut event or an unknown kind reads as none.
+        assert!(Event::decode(&bytes[..23]).is_none());
+        assert!(Event::decode(&bytes[24..24 + 35]).is_none());
+        let mut odd = bytes[..24].to_vec();
+        odd[12] = 9;
+        assert!(Event::decode(&odd).is_none());
         let x = Waiting {
             time: 2.0,
             done: f64::NAN,
