@@ -142,6 +142,32 @@ impl<'a> Buffered<'a> {
         Ok(())
     }
 
+    /// Adds the first `len` bytes of `record` to bucket `b` as one record:
+    /// for records of a few sizes, the whole array is copied (a copy of a
+    /// size known when compiling, not a call) and the rest dropped.
+    #[inline]
+    pub fn push_prefix<const N: usize>(
+        &mut self,
+        b: usize,
+        record: &[u8; N],
+        len: usize,
+    ) -> io::Result<()> {
+        let Some(buf) = self.buffers.get_mut(b) else {
+            return Err(no_bucket(b));
+        };
+        if buf.capacity() - buf.len() < N {
+            buf.reserve_exact(self.chunk.max(N));
+        }
+        let end = buf.len() + len.min(N);
+        buf.extend_from_slice(record);
+        buf.truncate(end);
+        if buf.len() >= self.chunk {
+            self.spill.append(b, buf)?;
+            buf.clear();
+        }
+        Ok(())
+    }
+
     /// Hands every buffer's records to the spill.
     pub fn flush(mut self) -> io::Result<()> {
         for (b, buf) in self.buffers.iter_mut().enumerate() {
@@ -194,6 +220,16 @@ mod tests {
             assert_eq!(spill.len(b), 4 * want.len() as u64);
         }
         assert!(spill.read(3, |_| {}).is_err());
+        // Prefixes of a fixed array are records of their length.
+        let spill = Spill::new(1).unwrap();
+        let mut w = Buffered::new(&spill, 5);
+        for len in [1, 4, 2, 0, 3, 9] {
+            w.push_prefix(0, b"abcd", len).unwrap();
+        }
+        w.flush().unwrap();
+        let mut got = Vec::new();
+        spill.read(0, |c| got.extend_from_slice(c)).unwrap();
+        assert_eq!(got, b"aabcdababcabcd");
         assert!(spill.append(7, b"x").is_err());
     }
 }

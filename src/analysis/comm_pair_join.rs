@@ -472,7 +472,7 @@ fn file_events(
         if failed.is_none()
             && let Err(err) = {
                 let (bytes, len) = e.encode();
-                out.push(partition(e.key(), n), &bytes[..len])
+                out.push_prefix(partition(e.key(), n), &bytes, len)
             }
         {
             failed = Some(err);
