@@ -251,20 +251,30 @@ pub(super) struct Joined {
 
 impl Joined {
     /// The receives the sends of window `w` take, by rank in the window
-    /// ([`Waiting::EMPTY`] where a send takes none).
-    pub(super) fn receives(&self, w: usize) -> std::io::Result<Vec<Waiting>> {
+    /// ([`Waiting::EMPTY`] where a send takes none), in `out` (a window's
+    /// before, so that its memory is not faulted in again).
+    pub(super) fn receives(
+        &self,
+        w: usize,
+        mut out: Vec<Waiting>,
+    ) -> std::io::Result<Vec<Waiting>> {
+        out.clear();
         let (Some(&a), Some(&z)) = (self.starts.get(w), self.starts.get(w + 1)) else {
-            return Ok(Vec::new());
+            return Ok(out);
         };
-        let mut out = vec![Waiting::EMPTY; z.saturating_sub(a) as usize];
-        self.taken.read(w, |chunk| {
-            for b in chunk.chunks_exact(TAKEN_BYTES) {
-                let (seq, x) = decode_taken(b);
-                if let Some(slot) = seq.checked_sub(a).and_then(|i| out.get_mut(i as usize)) {
-                    *slot = x;
-                }
-            }
+        out.resize(z.saturating_sub(a) as usize, Waiting::EMPTY);
+        // (Read and decoded in parallel, placed in order.)
+        let chunks = self.taken.map_chunks(w, |chunk| {
+            chunk
+                .chunks_exact(TAKEN_BYTES)
+                .map(decode_taken)
+                .collect::<Vec<_>>()
         })?;
+        for (seq, x) in chunks.into_iter().flatten() {
+            if let Some(slot) = seq.checked_sub(a).and_then(|i| out.get_mut(i as usize)) {
+                *slot = x;
+            }
+        }
         Ok(out)
     }
 }
@@ -871,7 +881,7 @@ mod tests {
             starts: vec![0, 100],
             unmatched_recvs: Vec::new(),
         };
-        let taken = joined.receives(0).unwrap();
+        let taken = joined.receives(0, Vec::new()).unwrap();
         let done: Vec<String> = taken[10..14]
             .iter()
             .map(|x| format!("{}", x.done))

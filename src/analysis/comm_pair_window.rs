@@ -46,7 +46,50 @@ pub(super) struct WindowSend {
 
 pub(super) const NO_KEY: u32 = u32::MAX;
 
+/// The sends of unit `u` in the selection, ranked from `rank` on (the
+/// keys are the join's: [`NO_KEY`] for a peer that is no process, else 0),
+/// handed to `f`; returns how many.
+fn unit_sends(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    u: &Unit<'_>,
+    mut rank: u64,
+    f: &mut dyn FnMut(WindowSend),
+) -> u64 {
+    let Ok(records) = db.comm_records(u.block) else {
+        return 0;
+    };
+    let mut n = 0;
+    for r in records.part(u.first, u.len) {
+        if !sel.contains(r.time) || !is_paired_send(&r) {
+            continue;
+        }
+        let key = if r.peer >= 0 { 0 } else { NO_KEY };
+        f(WindowSend::of(
+            u.proc,
+            &r,
+            key,
+            u32::try_from(rank).unwrap_or(u32::MAX),
+        ));
+        rank += 1;
+        n += 1;
+    }
+    n
+}
+
 impl WindowSend {
+    /// A slot no send filled yet.
+    const NONE: WindowSend = WindowSend {
+        time: 0.0,
+        from: 0,
+        to: -1,
+        tag: 0,
+        size: 0,
+        kind: 0,
+        key: NO_KEY,
+        rank: 0,
+    };
+
     fn of(from: usize, r: &CommRecord, key: u32, rank: u32) -> Self {
         WindowSend {
             time: r.time,
@@ -151,38 +194,70 @@ impl Window {
         Some(x).filter(|x| !x.is_empty())
     }
 
-    /// The window of `units[range]` whose sends take `receives`, by rank
-    /// in the window; `unit_seq[i]` is the rank of unit `i`'s first send in
-    /// the run.
+    /// The window of `units[range]` whose sends take the receives that
+    /// `receives` gives, by rank in the window; `unit_seq[i]` is the rank
+    /// of unit `i`'s first send in the run. The receives are read while
+    /// the units' sends are, in parallel, into `sends` (a window's before,
+    /// so that its memory is not faulted in again); `None` when the
+    /// receives fail.
     pub(super) fn with_receives(
         db: &Database,
         sel: &CommSelection<'_>,
         units: &[Unit<'_>],
         range: std::ops::Range<usize>,
         unit_seq: &[u64],
-        receives: Vec<Waiting>,
-    ) -> Window {
+        mut sends: Vec<WindowSend>,
+        receives: impl FnOnce() -> std::io::Result<Vec<Waiting>> + Send,
+    ) -> Option<Window> {
         let start = unit_seq.get(range.start).copied().unwrap_or(0);
-        let total: u64 = units[range.clone()].iter().map(|u| u.sends).sum();
-        let mut sends: Vec<WindowSend> = Vec::with_capacity(total as usize);
-        for (i, u) in units.iter().enumerate().take(range.end).skip(range.start) {
-            let Ok(records) = db.comm_records(u.block) else {
-                continue;
-            };
-            let mut rank = unit_seq.get(i).map_or(0, |&s| s - start);
-            for r in records.part(u.first, u.len) {
-                if !sel.contains(r.time) || !is_paired_send(&r) {
-                    continue;
-                }
-                let key = if r.peer >= 0 { 0 } else { NO_KEY };
-                let rank32 = u32::try_from(rank).unwrap_or(u32::MAX);
-                sends.push(WindowSend::of(u.proc, &r, key, rank32));
-                rank += 1;
+        let units = &units[range.clone()];
+        let seqs = &unit_seq[range];
+        // Each unit's sends (the first pass counted them) fill its own
+        // slice; a unit that reads otherwise now (its file changed) has
+        // them all read again one after the other.
+        let total = units.iter().map(|u| u.sends as usize).sum();
+        sends.clear();
+        sends.resize(total, WindowSend::NONE);
+        let (receives, same) = rayon::join(receives, || {
+            let mut slices = Vec::with_capacity(units.len());
+            let mut rest = &mut sends[..];
+            for u in units {
+                let (slice, after) = rest.split_at_mut(u.sends as usize);
+                slices.push(slice);
+                rest = after;
+            }
+            units
+                .par_iter()
+                .zip(seqs)
+                .zip(slices)
+                .all(|((u, &seq), slice)| {
+                    let mut out = slice.iter_mut();
+                    let n = unit_sends(db, sel, u, seq - start, &mut |s| {
+                        if let Some(slot) = out.next() {
+                            *slot = s;
+                        }
+                    });
+                    n == slice.len() as u64
+                })
+        });
+        if !same {
+            sends.clear();
+            for (u, &seq) in units.iter().zip(seqs) {
+                unit_sends(db, sel, u, seq - start, &mut |s| sends.push(s));
             }
         }
-        Window {
+        Some(Window {
             sends,
-            taken: Taken::BySend(receives),
+            taken: Taken::BySend(receives.ok()?),
+        })
+    }
+
+    /// The window's vectors of sends and of receives by send, for the
+    /// next window to fill.
+    pub(super) fn into_parts(self) -> (Vec<WindowSend>, Vec<Waiting>) {
+        match self.taken {
+            Taken::BySend(v) => (self.sends, v),
+            Taken::ByKey { .. } => (self.sends, Vec::new()),
         }
     }
 
@@ -624,6 +699,67 @@ mod tests {
         p.add(-5);
         p.add(Peers::MAX as i32);
         assert!(p.all && p.set.is_empty());
+    }
+
+    /// The sends of a window fill each unit's slice in parallel; a unit
+    /// whose records hold other than the counted sends (its file changed
+    /// since they were counted) has the window read one unit after the
+    /// other: the same sends either way, in order.
+    #[test]
+    fn window_sends_as_read_whatever_the_counts() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/small4/bl_prof");
+        let db = Database::open(dir).unwrap();
+        let sel = CommSelection::all();
+        let index = db.comm_index();
+        let read = |u: &Unit<'_>| {
+            let mut v = Vec::new();
+            unit_sends(&db, &sel, u, 0, &mut |s| v.push(s));
+            v
+        };
+        let units: Vec<Unit> = index
+            .procs
+            .iter()
+            .flat_map(|p| {
+                p.blocks.iter().map(|b| Unit {
+                    proc: p.proc,
+                    block: b,
+                    first: 0,
+                    len: b.ncomm,
+                    sends: 0,
+                })
+            })
+            .map(|u| Unit {
+                sends: read(&u).len() as u64,
+                ..u
+            })
+            .collect();
+        let seq: Vec<u64> = std::iter::once(0)
+            .chain(units.iter().scan(0, |n, u| {
+                *n += u.sends;
+                Some(*n)
+            }))
+            .collect();
+        let sends = |units: &[Unit]| {
+            let w =
+                Window::with_receives(&db, &sel, units, 0..units.len(), &seq, Vec::new(), || {
+                    Ok(Vec::new())
+                })
+                .unwrap();
+            w.sends
+                .iter()
+                .map(|s| (s.from, s.to, s.tag, s.time.to_bits(), s.rank))
+                .collect::<Vec<_>>()
+        };
+        let want = sends(&units);
+        assert!(want.len() > 100, "{} sends", want.len());
+        assert!(want.iter().enumerate().all(|(i, s)| s.4 as usize == i));
+        for wrong in [1u64, u64::MAX] {
+            let mut off = units.iter().map(|u| Unit { ..*u }).collect::<Vec<_>>();
+            let u = off.iter_mut().find(|u| u.sends > 0).unwrap();
+            u.sends = u.sends.wrapping_add(wrong);
+            assert_eq!(sends(&off), want);
+        }
     }
 
     /// The filter never turns a key away that it holds, and turns most

@@ -546,12 +546,24 @@ fn pair_in_windows<C: Send>(
     let mut routes = RouteSums::new();
     let mut matched = 0u64;
     let task = sizes.task_sends.max(1);
+    // The last window's vectors, for the next (their memory stays mapped).
+    let mut spare = (Vec::new(), Vec::new());
     for (i, range) in windows.into_iter().enumerate() {
-        let w = match joined.as_ref().map(|j| j.receives(i)) {
-            Some(Ok(taken)) => {
-                Window::with_receives(db, &every_proc, &units, range, &unit_seq, taken)
-            }
-            _ => Window::build(db, &every_proc, &units, range, &position),
+        let from_join = joined.as_ref().and_then(|j| {
+            let (sends, taken) = std::mem::take(&mut spare);
+            Window::with_receives(
+                db,
+                &every_proc,
+                &units,
+                range.clone(),
+                &unit_seq,
+                sends,
+                || j.receives(i, taken),
+            )
+        });
+        let w = match from_join {
+            Some(w) => w,
+            None => Window::build(db, &every_proc, &units, range, &position),
         };
         let tasks = (0..w.sends.len())
             .step_by(task)
@@ -586,6 +598,7 @@ fn pair_in_windows<C: Send>(
                     }
                 },
             );
+        spare = w.into_parts();
     }
     report.routes = routes_of(routes);
     // Receives no send took (past the sends of their sender and tag), by
