@@ -5,7 +5,7 @@
 //!
 //! 1. One pass, in parallel over processes, files each send (with its rank
 //!    in sender order) and each receive under its key (sender, receiver,
-//!    tag): a partition of some 16 Ki events (1 MB, sorted in the cache)
+//!    tag): a partition of some 64 Ki events (4 MB, sorted in the cache)
 //!    per hash of the key. The pass completes the nonblocking receives by
 //!    the rule of [`super::comm_completion`] as it goes (a status takes
 //!    the oldest receive of its key waiting for one); past a bound on the

@@ -207,9 +207,11 @@ const SIZES: Sizes = Sizes {
     unit_records: 32 * 1024,
     window_sends: 256 * 1024,
     task_sends: 4 * 1024,
-    // Partitions of 4 MB: sorted in the cache.
+    // Partitions of some 2.5 MB as filed, 4 MB in memory: sorted in the
+    // cache, and few enough that the filing's buffers are long (16 Ki
+    // events filed more slowly on the yardstick of docs/PERFORMANCE.md).
     join: Some(JoinSizes {
-        partition: 16 * 1024,
+        partition: 64 * 1024,
         limit: 512 * 1024,
         pending: 1024 * 1024,
         event_cost: 12,
