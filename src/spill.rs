@@ -107,30 +107,6 @@ impl Spill {
     }
 }
 
-impl Spill {
-    /// Maps the chunks of bucket `b` with `f`, in parallel (each task
-    /// reads into its own buffer); the results come in the chunks' order.
-    pub fn map_chunks<T: Send>(
-        &self,
-        b: usize,
-        f: impl Fn(&[u8]) -> T + Sync,
-    ) -> io::Result<Vec<T>> {
-        use rayon::prelude::*;
-        let chunks = {
-            let index = self.index.lock().map_err(|_| poisoned())?;
-            index.1.get(b).ok_or_else(|| no_bucket(b))?.clone()
-        };
-        chunks
-            .par_iter()
-            .map_init(Vec::new, |buf, &(offset, n)| {
-                buf.resize(n, 0);
-                self.file.read_exact_at(buf, offset)?;
-                Ok(f(buf))
-            })
-            .collect()
-    }
-}
-
 /// A writer's buffers, one per bucket, each handed to the spill as a chunk
 /// when full (and by [`Buffered::flush`]).
 pub struct Buffered<'a> {
@@ -244,10 +220,6 @@ mod tests {
             assert_eq!(spill.len(b), 4 * want.len() as u64);
         }
         assert!(spill.read(3, |_| {}).is_err());
-        let sums = spill.map_chunks(1, |c| c.len()).unwrap();
-        assert_eq!(sums.iter().sum::<usize>() as u64, spill.len(1));
-        assert!(sums.len() > 1);
-        assert!(spill.map_chunks(3, |c| c.len()).is_err());
         // Prefixes of a fixed array are records of their length.
         let spill = Spill::new(1).unwrap();
         let mut w = Buffered::new(&spill, 5);

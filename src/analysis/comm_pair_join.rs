@@ -265,18 +265,14 @@ impl Joined {
             return Ok(out);
         };
         out.resize(z.saturating_sub(a) as usize, Waiting::EMPTY);
-        // (Read and decoded in parallel, placed in order.)
-        let chunks = self.taken.map_chunks(w, |chunk| {
-            chunk
-                .chunks_exact(TAKEN_BYTES)
-                .map(decode_taken)
-                .collect::<Vec<_>>()
-        })?;
-        for (seq, x) in chunks.into_iter().flatten() {
-            if let Some(slot) = seq.checked_sub(a).and_then(|i| out.get_mut(i as usize)) {
-                *slot = x;
+        self.taken.read(w, |chunk| {
+            for b in chunk.chunks_exact(TAKEN_BYTES) {
+                let (seq, x) = decode_taken(b);
+                if let Some(slot) = seq.checked_sub(a).and_then(|i| out.get_mut(i as usize)) {
+                    *slot = x;
+                }
             }
-        }
+        })?;
         Ok(out)
     }
 }

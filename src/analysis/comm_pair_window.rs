@@ -252,12 +252,13 @@ impl Window {
         })
     }
 
-    /// The window's vectors of sends and of receives by send, for the
-    /// next window to fill.
+    /// The vectors of sends and of receives by send of a window from the
+    /// join, for the next such window to fill (none from the others: the
+    /// next would hold them beside its own).
     pub(super) fn into_parts(self) -> (Vec<WindowSend>, Vec<Waiting>) {
         match self.taken {
             Taken::BySend(v) => (self.sends, v),
-            Taken::ByKey { .. } => (self.sends, Vec::new()),
+            Taken::ByKey { .. } => (Vec::new(), Vec::new()),
         }
     }
 
