@@ -231,7 +231,7 @@ pub(super) struct JoinSizes {
     pub partition: u64,
     pub limit: u64,
     /// Receives waiting for their status that the passes hold together
-    /// (some 70 bytes each, shared by the threads); past its share, a
+    /// (some 60 bytes each, shared by the threads); past its share, a
     /// process's pass files them and the statuses as they come, and the
     /// partitions complete them.
     pub pending: usize,
@@ -474,7 +474,7 @@ fn file_events(
     // completes the oldest of its key, and a status of a key with none
     // completes nothing and is not filed. Past `cap` of them, they and
     // the statuses are filed as they come (`None`).
-    let mut pending: Option<Pending> = Some(Pending::default());
+    let mut pending: Option<Pending> = me.map(Pending::new);
     let mut failed = None;
     let mut put = |e: &Event, out: &mut Buffered<'_>| {
         if failed.is_none()
@@ -580,28 +580,84 @@ fn file_events(
 /// Receives waiting for their status, per (sender, tag) oldest first: lists
 /// through one pool of slots, so that the many keys of one receive each
 /// (AMReX tags its messages by a sequence number) cost no allocation.
-#[derive(Default)]
 struct Pending {
+    /// The receiver: the process of the pass.
+    to: i32,
     /// (sender, tag) → the first and last slot of its list.
     keys: FxHashMap<(i32, i32), (u32, u32)>,
     /// A receive and the next slot of its list (`u32::MAX`: none).
-    slots: Vec<(Event, u32)>,
+    slots: Vec<(Posted, u32)>,
     free: Vec<u32>,
 }
 
+/// A nonblocking receive as it waits: its event but for what all of them
+/// share (the receiver, no completion yet, the wait's type its own), 32
+/// bytes where the event takes 64: the pool is the pass's memory.
+#[derive(Debug, Clone, Copy)]
+struct Posted {
+    order: u64,
+    time: f64,
+    from: i32,
+    tag: i32,
+    kind: i32,
+    size: i32,
+}
+
+impl Posted {
+    fn of(e: &Event) -> Posted {
+        Posted {
+            order: e.order,
+            time: e.time,
+            from: e.from,
+            tag: e.tag,
+            kind: e.kind,
+            size: e.size,
+        }
+    }
+
+    fn event(&self, to: i32) -> Event {
+        Event {
+            from: self.from,
+            to,
+            tag: self.tag,
+            what: RECV,
+            order: self.order,
+            time: self.time,
+            done: f64::NAN,
+            entry: f64::NAN,
+            wait_kind: self.kind,
+            kind: self.kind,
+            size: self.size,
+        }
+    }
+}
+
 impl Pending {
+    fn new(to: i32) -> Self {
+        Pending {
+            to,
+            keys: FxHashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
     fn len(&self) -> usize {
         self.slots.len() - self.free.len()
     }
 
+    /// Adds `e`, a nonblocking receive not completed (to this pool's
+    /// receiver).
     fn push(&mut self, e: Event) {
+        debug_assert!(e.what == RECV && e.to == self.to && e.done.is_nan());
+        let p = Posted::of(&e);
         let slot = match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = (e, u32::MAX);
+                self.slots[i as usize] = (p, u32::MAX);
                 i
             }
             None => {
-                self.slots.push((e, u32::MAX));
+                self.slots.push((p, u32::MAX));
                 (self.slots.len() - 1) as u32
             }
         };
@@ -620,22 +676,22 @@ impl Pending {
     /// The oldest receive of `key`, taken out.
     fn pop(&mut self, key: (i32, i32)) -> Option<Event> {
         let (head, _) = *self.keys.get(&key)?;
-        let (e, next) = self.slots[head as usize];
+        let (p, next) = self.slots[head as usize];
         if next == u32::MAX {
             self.keys.remove(&key);
         } else if let Some(k) = self.keys.get_mut(&key) {
             k.0 = next;
         }
         self.free.push(head);
-        Some(e)
+        Some(p.event(self.to))
     }
 
     /// Hands every receive to `f` and empties the pool.
     fn drain(&mut self, mut f: impl FnMut(&Event)) {
         let free: rustc_hash::FxHashSet<u32> = self.free.drain(..).collect();
-        for (i, (e, _)) in self.slots.iter().enumerate() {
+        for (i, (p, _)) in self.slots.iter().enumerate() {
             if !free.contains(&(i as u32)) {
-                f(e);
+                f(&p.event(self.to));
             }
         }
         self.slots.clear();
@@ -819,9 +875,15 @@ mod tests {
             from,
             tag,
             order,
+            what: RECV,
+            wait_kind: 11,
             ..send(0, &CommRecord::of(11, 8, 0, 0, 0.0), 0)
         };
-        let mut p = Pending::default();
+        let mut p = Pending::new(0);
+        // What goes in comes out.
+        p.push(recv(4, 4, 9));
+        let e = recv(4, 4, 9);
+        assert_eq!(p.pop((4, 4)).map(|x| fields(&x)), Some(fields(&e)), "{e:?}");
         for (i, (from, tag)) in [(1, 5), (2, 5), (1, 5), (1, 6), (1, 5)]
             .into_iter()
             .enumerate()
