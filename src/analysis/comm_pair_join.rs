@@ -431,11 +431,21 @@ fn for_each_key(
         .map(|(i, e)| key_hash(e.key()) & !low | i as u64)
         .collect();
     order.sort_unstable();
+    let rank = |e: &Event| (e.key(), e.what == SEND, e.order);
     for run in order.chunk_by(|a, b| a & !low == b & !low) {
+        // Most keys are one message (AMReX tags its messages by a sequence
+        // number): a receive and its send, taken as they are.
+        if let [a, b] = run {
+            let (a, b) = (&events[(a & low) as usize], &events[(b & low) as usize]);
+            if a.key() == b.key() && (a.what == SEND) != (b.what == SEND) {
+                let pair = if a.what == SEND { [*b, *a] } else { [*a, *b] };
+                f(&pair)?;
+                continue;
+            }
+        }
         group.clear();
         group.extend(run.iter().map(|&x| events[(x & low) as usize]));
         // (Keys of one hash share a run; the run is mostly in order.)
-        let rank = |e: &Event| (e.key(), e.what == SEND, e.order);
         if !group.is_sorted_by_key(rank) {
             group.sort_unstable_by_key(rank);
         }
