@@ -45,19 +45,23 @@ pub fn check_room(bytes: u64) -> io::Result<()> {
 /// Buckets of records in one temporary file.
 pub struct Spill {
     file: File,
-    /// The end of the file, and per bucket its chunks.
-    index: Mutex<(u64, Vec<Chunks>)>,
+    /// The end of the file, and the buckets.
+    index: Mutex<(u64, Vec<Bucket>)>,
 }
 
-/// A bucket's chunks: offset and length.
-type Chunks = Vec<(u64, usize)>;
+/// A bucket's chunks (offset and length) and the records in them.
+#[derive(Clone, Default)]
+struct Bucket {
+    chunks: Vec<(u64, usize)>,
+    records: u64,
+}
 
 impl Spill {
     /// An empty spill of `buckets` buckets, in `$TMPDIR` (else `/tmp`).
     pub fn new(buckets: usize) -> io::Result<Self> {
         Ok(Spill {
             file: tempfile::tempfile()?,
-            index: Mutex::new((0, vec![Vec::new(); buckets])),
+            index: Mutex::new((0, vec![Bucket::default(); buckets])),
         })
     }
 
@@ -66,16 +70,18 @@ impl Spill {
         self.index.lock().map_or(0, |i| i.1.len())
     }
 
-    /// Appends `bytes` to bucket `b` as one chunk.
-    pub fn append(&self, b: usize, bytes: &[u8]) -> io::Result<()> {
+    /// Appends `bytes`, which hold `records` records, to bucket `b` as one
+    /// chunk.
+    pub fn append(&self, b: usize, bytes: &[u8], records: u64) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
         let offset = {
             let mut index = self.index.lock().map_err(|_| poisoned())?;
             let offset = index.0;
-            let chunks = index.1.get_mut(b).ok_or_else(|| no_bucket(b))?;
-            chunks.push((offset, bytes.len()));
+            let bucket = index.1.get_mut(b).ok_or_else(|| no_bucket(b))?;
+            bucket.chunks.push((offset, bytes.len()));
+            bucket.records += records;
             index.0 += bytes.len() as u64;
             offset
         };
@@ -86,8 +92,15 @@ impl Spill {
     pub fn len(&self, b: usize) -> u64 {
         self.index.lock().map_or(0, |i| {
             i.1.get(b)
-                .map_or(0, |c| c.iter().map(|&(_, n)| n as u64).sum())
+                .map_or(0, |c| c.chunks.iter().map(|&(_, n)| n as u64).sum())
         })
+    }
+
+    /// Records in bucket `b`.
+    pub fn records(&self, b: usize) -> u64 {
+        self.index
+            .lock()
+            .map_or(0, |i| i.1.get(b).map_or(0, |c| c.records))
     }
 
     /// Calls `f` with each chunk of bucket `b`, read into one buffer that
@@ -95,7 +108,7 @@ impl Spill {
     pub fn read(&self, b: usize, mut f: impl FnMut(&[u8])) -> io::Result<()> {
         let chunks = {
             let index = self.index.lock().map_err(|_| poisoned())?;
-            index.1.get(b).ok_or_else(|| no_bucket(b))?.clone()
+            index.1.get(b).ok_or_else(|| no_bucket(b))?.chunks.clone()
         };
         let mut buf = Vec::new();
         for (offset, n) in chunks {
@@ -111,7 +124,8 @@ impl Spill {
 /// when full (and by [`Buffered::flush`]).
 pub struct Buffered<'a> {
     spill: &'a Spill,
-    buffers: Vec<Vec<u8>>,
+    /// Per bucket: its bytes, and the records in them.
+    buffers: Vec<(Vec<u8>, u64)>,
     chunk: usize,
 }
 
@@ -120,7 +134,7 @@ impl<'a> Buffered<'a> {
     pub fn new(spill: &'a Spill, chunk: usize) -> Self {
         Buffered {
             spill,
-            buffers: vec![Vec::new(); spill.buckets()],
+            buffers: vec![(Vec::new(), 0); spill.buckets()],
             chunk: chunk.max(1),
         }
     }
@@ -128,16 +142,20 @@ impl<'a> Buffered<'a> {
     /// Adds one record to bucket `b`.
     #[inline]
     pub fn push(&mut self, b: usize, record: &[u8]) -> io::Result<()> {
-        let Some(buf) = self.buffers.get_mut(b) else {
+        let Some((buf, n)) = self.buffers.get_mut(b) else {
             return Err(no_bucket(b));
         };
         if buf.capacity() == 0 {
-            buf.reserve_exact(self.chunk);
+            // (Handed on once `chunk` is reached: room for the record that
+            // reaches it.)
+            buf.reserve_exact(self.chunk + record.len());
         }
         buf.extend_from_slice(record);
+        *n += 1;
         if buf.len() >= self.chunk {
-            self.spill.append(b, buf)?;
+            self.spill.append(b, buf, *n)?;
             buf.clear();
+            *n = 0;
         }
         Ok(())
     }
@@ -152,26 +170,30 @@ impl<'a> Buffered<'a> {
         record: &[u8; N],
         len: usize,
     ) -> io::Result<()> {
-        let Some(buf) = self.buffers.get_mut(b) else {
+        let Some((buf, n)) = self.buffers.get_mut(b) else {
             return Err(no_bucket(b));
         };
         if buf.capacity() - buf.len() < N {
-            buf.reserve_exact(self.chunk.max(N));
+            // (Handed on once `chunk` is reached: room for the whole array
+            // past it, so that the buffer never grows.)
+            buf.reserve_exact(self.chunk + N - buf.len());
         }
         let end = buf.len() + len.min(N);
         buf.extend_from_slice(record);
         buf.truncate(end);
+        *n += 1;
         if buf.len() >= self.chunk {
-            self.spill.append(b, buf)?;
+            self.spill.append(b, buf, *n)?;
             buf.clear();
+            *n = 0;
         }
         Ok(())
     }
 
     /// Hands every buffer's records to the spill.
     pub fn flush(mut self) -> io::Result<()> {
-        for (b, buf) in self.buffers.iter_mut().enumerate() {
-            self.spill.append(b, buf)?;
+        for (b, (buf, n)) in self.buffers.iter_mut().enumerate() {
+            self.spill.append(b, buf, *n)?;
             *buf = Vec::new();
         }
         Ok(())
@@ -220,6 +242,10 @@ mod tests {
             assert_eq!(spill.len(b), 4 * want.len() as u64);
         }
         assert!(spill.read(3, |_| {}).is_err());
+        assert_eq!(
+            (0..3).map(|b| spill.records(b)).collect::<Vec<_>>(),
+            [34, 33, 33]
+        );
         // Prefixes of a fixed array are records of their length.
         let spill = Spill::new(1).unwrap();
         let mut w = Buffered::new(&spill, 5);
@@ -230,6 +256,7 @@ mod tests {
         let mut got = Vec::new();
         spill.read(0, |c| got.extend_from_slice(c)).unwrap();
         assert_eq!(got, b"aabcdababcabcd");
-        assert!(spill.append(7, b"x").is_err());
+        assert_eq!(spill.records(0), 6);
+        assert!(spill.append(7, b"x", 1).is_err());
     }
 }

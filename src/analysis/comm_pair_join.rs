@@ -93,9 +93,8 @@ fn filed_bytes(what: u32) -> Option<usize> {
     }
 }
 
-/// The most bytes an event takes, and the fewest.
+/// The most bytes an event takes.
 const MAX_EVENT_BYTES: usize = 52;
-const MIN_EVENT_BYTES: usize = 24;
 
 impl Event {
     /// The event's bytes: the first `n` of the array.
@@ -249,6 +248,16 @@ pub(super) struct Joined {
     /// Receives no send took: by receiver (in the comm index's order),
     /// sender and tag, then in record order.
     pub unmatched_recvs: Vec<MsgEnd>,
+    /// The thread closing the partitions' file.
+    closing: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Joined {
+    fn drop(&mut self) {
+        if let Some(t) = self.closing.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 impl Joined {
@@ -330,8 +339,7 @@ pub(super) fn join(
     let same = same.try_reduce(|| true, |a, b| Ok(a && b))?;
     // (Indices into a partition are 32 bits.)
     let limit = size.limit.min(u64::from(u32::MAX));
-    // (Counting every event as the smallest: at most `limit` of them.)
-    if !same || (0..n).any(|b| parts.len(b) / MIN_EVENT_BYTES as u64 > limit) {
+    if !same || (0..n).any(|b| parts.records(b) > limit) {
         return Ok(None);
     }
     let starts: Vec<u64> = windows
@@ -379,10 +387,12 @@ pub(super) fn join(
         })
         .collect::<std::io::Result<_>>()?;
     // Closing the file frees its pages in the page cache, some 50 ms per
-    // 250 MB: done aside, while the windows pair.
-    let _ = std::thread::Builder::new()
+    // 250 MB: done aside while the windows pair, and waited for when the
+    // join is dropped (its space is free again for a next spill).
+    let closing = std::thread::Builder::new()
         .name("spill-close".into())
-        .spawn(move || drop(parts));
+        .spawn(move || drop(parts))
+        .ok();
     let mut left: Vec<Event> = lefts.into_iter().flatten().collect();
     let position: FxHashMap<usize, usize> = db
         .comm_index()
@@ -410,6 +420,7 @@ pub(super) fn join(
         taken,
         starts,
         unmatched_recvs,
+        closing,
     }))
 }
 
@@ -950,6 +961,7 @@ mod tests {
             taken: spill,
             starts: vec![0, 100],
             unmatched_recvs: Vec::new(),
+            closing: None,
         };
         let taken = joined.receives(0, Vec::new()).unwrap();
         let done: Vec<String> = taken[10..14]

@@ -605,8 +605,10 @@ fn pair_in_windows<C: Send>(
     report.routes = routes_of(routes);
     // Receives no send took (past the sends of their sender and tag), by
     // receiver, sender and tag: looked for only when some are left.
-    if let Some(j) = joined {
-        report.unmatched_recvs.extend(j.unmatched_recvs);
+    if let Some(mut j) = joined {
+        report
+            .unmatched_recvs
+            .extend(std::mem::take(&mut j.unmatched_recvs));
     } else if matched < recvs {
         for q in index.procs.iter().filter(|q| sel.wants_proc(q.proc)) {
             let mut left = unmatched_receives(db, &every_proc, &units, q, sizes.window_sends);
