@@ -18,9 +18,10 @@
 //!    sender order.
 //!
 //! Memory is a partition per thread, the receives waiting and the write
-//! buffers (budgets shared by the threads), or a window. Keys are not spread by the hash when one key carries most
-//! messages (a partition cannot be cut inside a key): then the join
-//! declines and the windows do the pairing.
+//! buffers (budgets shared by the threads), or a window. Keys are not
+//! spread by the hash when one key carries most messages (a partition
+//! cannot be cut inside a key): then the join declines and the windows do
+//! the pairing.
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
