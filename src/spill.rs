@@ -88,14 +88,6 @@ impl Spill {
         self.file.write_all_at(bytes, offset)
     }
 
-    /// Bytes in bucket `b`.
-    pub fn len(&self, b: usize) -> u64 {
-        self.index.lock().map_or(0, |i| {
-            i.1.get(b)
-                .map_or(0, |c| c.chunks.iter().map(|&(_, n)| n as u64).sum())
-        })
-    }
-
     /// Records in bucket `b`.
     pub fn records(&self, b: usize) -> u64 {
         self.index
@@ -239,7 +231,6 @@ mod tests {
                 .unwrap();
             let want: Vec<u32> = (0..100).filter(|i| i % 3 == b as u32).collect();
             assert_eq!(got, want);
-            assert_eq!(spill.len(b), 4 * want.len() as u64);
         }
         assert!(spill.read(3, |_| {}).is_err());
         assert_eq!(
