@@ -133,23 +133,8 @@ impl<'a> Buffered<'a> {
 
     /// Adds one record to bucket `b`.
     #[inline]
-    pub fn push(&mut self, b: usize, record: &[u8]) -> io::Result<()> {
-        let Some((buf, n)) = self.buffers.get_mut(b) else {
-            return Err(no_bucket(b));
-        };
-        if buf.capacity() == 0 {
-            // (Handed on once `chunk` is reached: room for the record that
-            // reaches it.)
-            buf.reserve_exact(self.chunk + record.len());
-        }
-        buf.extend_from_slice(record);
-        *n += 1;
-        if buf.len() >= self.chunk {
-            self.spill.append(b, buf, *n)?;
-            buf.clear();
-            *n = 0;
-        }
-        Ok(())
+    pub fn push<const N: usize>(&mut self, b: usize, record: &[u8; N]) -> io::Result<()> {
+        self.push_prefix(b, record, N)
     }
 
     /// Adds the first `len` bytes of `record` to bucket `b` as one record:
