@@ -40,6 +40,7 @@ use rustc_hash::FxHashMap;
 use super::comm_pair_join::{JoinSizes, join};
 use super::comm_pair_window::{NO_KEY, Peers, Window, WindowCost, WindowSend, unmatched_receives};
 use super::comm_select::{CommSelection, ProcRanges, inside};
+use super::exact_sum::ExactSum;
 use super::filter::FilterNames;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::CommBlockRef;
@@ -309,20 +310,19 @@ struct Found {
     paired: u64,
     /// Sends that took a receive (reported or not).
     matched: u64,
-    routes: FxHashMap<(usize, usize), RouteParts>,
+    routes: FxHashMap<(usize, usize), RouteSum>,
     unmatched_sends: Vec<MsgEnd>,
 }
 
-/// One route's messages in a task. The latencies are kept (8 bytes a pair,
-/// for two runs of tasks) so that the caller sums them in send order: the
-/// mean is then the same to the last bit whatever the tasks.
-#[derive(Default)]
-struct RouteParts {
-    messages: u64,
-    bytes: u64,
-    latencies: Vec<f64>,
-    /// Latencies to completion (NaN: not known).
-    completion: Vec<f64>,
+impl Found {
+    /// Counts a pair reported.
+    fn add(&mut self, p: &Pair) {
+        self.paired += 1;
+        self.routes
+            .entry((p.from, p.to))
+            .or_insert_with(RouteSum::new)
+            .add(p);
+    }
 }
 
 /// The pair of send `s` and receive `x` on process `to`.
@@ -369,14 +369,7 @@ fn pair_sends(
                     continue;
                 }
                 let pair = pair(s, to, x);
-                let route = out.routes.entry((s.from, to)).or_default();
-                route.messages += 1;
-                route.bytes += s.size.max(0) as u64;
-                route.latencies.push(pair.latency);
-                route
-                    .completion
-                    .push(pair.latency_to_completion.unwrap_or(f64::NAN));
-                out.paired += 1;
+                out.add(&pair);
                 on_pair(&pair);
             }
             None => {
@@ -588,15 +581,7 @@ fn pair_in_windows<C: Send>(
                     matched += o.matched;
                     report.unmatched_sends.extend(o.unmatched_sends);
                     for (key, part) in o.routes {
-                        let e = routes.entry(key).or_insert_with(RouteSum::new);
-                        e.messages += part.messages;
-                        e.bytes += part.bytes;
-                        for l in part.latencies {
-                            e.latency.add(l);
-                        }
-                        for l in part.completion.into_iter().filter(|l| !l.is_nan()) {
-                            e.completion.add(l);
-                        }
+                        routes.entry(key).or_insert_with(RouteSum::new).merge(&part);
                     }
                 },
             );
@@ -624,19 +609,36 @@ fn pair_in_windows<C: Send>(
     (report, warnings)
 }
 
-/// Count, sum and largest of latencies, added in send order.
+/// Count, sum and largest of latencies (the sum exact: the same in any
+/// order of the pairs).
 #[derive(Debug, Clone, Copy)]
 struct Latencies {
     n: u64,
-    sum: f64,
+    sum: ExactSum,
     max: f64,
 }
 
 impl Latencies {
+    const NONE: Latencies = Latencies {
+        n: 0,
+        sum: ExactSum::ZERO,
+        max: f64::NEG_INFINITY,
+    };
+
     fn add(&mut self, l: f64) {
         self.n += 1;
-        self.sum += l;
+        self.sum.add(l);
         self.max = self.max.max(l);
+    }
+
+    fn merge(&mut self, o: &Latencies) {
+        self.n += o.n;
+        self.sum.merge(&o.sum);
+        self.max = self.max.max(o.max);
+    }
+
+    fn mean(&self) -> f64 {
+        self.sum.value() / self.n as f64
     }
 }
 
@@ -651,17 +653,29 @@ struct RouteSum {
 
 impl RouteSum {
     fn new() -> Self {
-        let none = Latencies {
-            n: 0,
-            sum: 0.0,
-            max: f64::NEG_INFINITY,
-        };
         RouteSum {
             messages: 0,
             bytes: 0,
-            latency: none,
-            completion: none,
+            latency: Latencies::NONE,
+            completion: Latencies::NONE,
         }
+    }
+
+    fn add(&mut self, p: &Pair) {
+        self.messages += 1;
+        self.bytes += p.size.max(0) as u64;
+        self.latency.add(p.latency);
+        // (A completion known at a time not a number counts as unknown.)
+        if let Some(l) = p.latency_to_completion.filter(|l| !l.is_nan()) {
+            self.completion.add(l);
+        }
+    }
+
+    fn merge(&mut self, o: &RouteSum) {
+        self.messages += o.messages;
+        self.bytes += o.bytes;
+        self.latency.merge(&o.latency);
+        self.completion.merge(&o.completion);
     }
 }
 
@@ -678,10 +692,10 @@ fn routes_of(routes: RouteSums) -> Vec<Route> {
                 to,
                 messages: r.messages,
                 bytes: r.bytes,
-                latency_mean: r.latency.sum / r.latency.n as f64,
+                latency_mean: r.latency.mean(),
                 latency_max: r.latency.max,
                 completed: c.n,
-                completion_latency_mean: (c.n > 0).then(|| c.sum / c.n as f64),
+                completion_latency_mean: (c.n > 0).then(|| c.mean()),
                 completion_latency_max: (c.n > 0).then_some(c.max),
             }
         })
