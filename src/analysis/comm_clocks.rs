@@ -28,7 +28,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::comm_pairs::{MsgEnd, Pair, PairReport, pair_messages_with};
+use super::comm_pairs::{MsgEnd, Pair, PairReport, pair_messages_unordered};
 use super::comm_select::CommSelection;
 use super::comm_sync::{BarrierReport, BarrierStats, ProcBarrierTotals, barriers};
 use crate::error::Warning;
@@ -211,9 +211,10 @@ type RouteMins = FxHashMap<(usize, usize), f64>;
 fn route_mins(db: &Database) -> (RouteMins, u64, u64, Vec<Warning>) {
     let mut mins = RouteMins::default();
     let (mut n, mut negative) = (0u64, 0u64);
-    let (_, warnings) = pair_messages_with(
+    let (_, warnings) = pair_messages_unordered(
         db,
         &CommSelection::all(),
+        None,
         || (RouteMins::default(), 0u64, 0u64),
         |c: &mut (RouteMins, u64, u64), p: &Pair| {
             if let Some(l) = p.latency_to_completion.filter(|l| l.is_finite()) {
@@ -239,9 +240,10 @@ fn route_mins(db: &Database) -> (RouteMins, u64, u64, Vec<Warning>) {
 /// were sent on the clocks of `offsets`.
 pub fn negative_latencies(db: &Database, offsets: &ClockOffsets) -> (u64, u64, Vec<Warning>) {
     let (mut n, mut negative) = (0u64, 0u64);
-    let (_, warnings) = pair_messages_with(
+    let (_, warnings) = pair_messages_unordered(
         db,
         &CommSelection::all(),
+        None,
         || (0u64, 0u64),
         |c: &mut (u64, u64), p: &Pair| {
             if let Some(l) = p.latency_to_completion.filter(|l| l.is_finite()) {

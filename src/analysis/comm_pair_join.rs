@@ -17,6 +17,11 @@
 //! 3. The windows ([`super::comm_pairs`]) read their receives back, in
 //!    sender order.
 //!
+//! A caller to whom the pairs' order makes no difference (sums, counts,
+//! extremes) gets them from step 2 instead: the sends are filed with their
+//! time and size, each partition's pairs are made as it is matched, and
+//! no window reads the sends or the receives again.
+//!
 //! Memory is a partition per thread, the receives waiting and the write
 //! buffers (budgets shared by the threads), or a window. Keys are not
 //! spread by the hash when one key carries most messages (a partition
@@ -27,6 +32,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::comm_completion::{WaitTracker, is_nonblocking_recv, is_wait};
+use super::comm_pair_window::WindowSend;
 use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
 use super::comm_select::CommSelection;
 use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv, is_send};
@@ -50,10 +56,17 @@ const RECV: u32 = 1;
 const DONE_RECV: u32 = 2;
 const BLOCKING_RECV: u32 = 3;
 const STATUS: u32 = 4;
+/// A send with its time and size: paired in its partition, not in its
+/// window ([`Filed::pair_partition`]).
+const TIMED_SEND: u32 = 5;
+
+fn is_send_event(what: u32) -> bool {
+    what == SEND || what == TIMED_SEND
+}
 
 /// A send, receive or status, as held while its partition is matched.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Event {
+pub(super) struct Event {
     from: i32,
     to: i32,
     tag: i32,
@@ -82,6 +95,8 @@ struct Event {
 fn filed_bytes(what: u32) -> Option<usize> {
     match what {
         SEND => Some(24),
+        // + time, size
+        TIMED_SEND => Some(36),
         // + time, size
         RECV => Some(36),
         // + time, size, entry (done is time)
@@ -117,7 +132,7 @@ impl Event {
             if self.what != STATUS {
                 put(&self.size.to_le_bytes());
             }
-            if self.what != RECV {
+            if self.what != RECV && self.what != TIMED_SEND {
                 put(&self.entry.to_le_bytes());
             }
             if self.what == DONE_RECV {
@@ -161,7 +176,7 @@ impl Event {
             }
             _ => {
                 (e.time, e.size) = (f(24), i(32));
-                if what != RECV {
+                if what != RECV && what != TIMED_SEND {
                     e.entry = f(36);
                     e.done = if what == DONE_RECV { f(44) } else { e.time };
                 }
@@ -287,32 +302,52 @@ impl Joined {
     }
 }
 
-/// Joins the sends of `units` (the run's, in sender order; `unit_seq[i]`
+/// The sends and receives filed in partitions: what pairing them needs.
+pub(super) struct Filed {
+    parts: Spill,
+    /// Sends filed with their time and size (paired in the partitions).
+    timed: bool,
+}
+
+/// Where the filed sends are paired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PairedIn {
+    /// In their windows, which read their receives back from this many
+    /// bytes of spill more ([`join`]).
+    Windows(u64),
+    /// In the partitions: the sends carry their time and size
+    /// ([`Filed::pair_partition`]).
+    Partitions,
+}
+
+/// Files the sends of `units` (the run's, in sender order; `unit_seq[i]`
 /// is the rank of unit `i`'s first send, `unit_seq[units.len()]` the number
-/// of sends) with the receives of every process of `sel`. `windows` are
-/// the ranges of units paired at a time; `recvs` is the number of
-/// receives from a process (the first pass counted them). `None`: the
-/// join declines, a partition holding over `size.limit` events (one key
-/// carries too many messages).
-pub(super) fn join(
+/// of sends) and the receives of every process of `sel`; `recvs` is the
+/// number of receives from a process (the first pass counted them).
+/// `None`: the join declines, a partition holding over `size.limit` events
+/// (one key carries too many messages).
+pub(super) fn file(
     db: &Database,
     sel: &CommSelection<'_>,
     units: &[Unit<'_>],
     unit_seq: &[u64],
-    windows: &[std::ops::Range<usize>],
     recvs: u64,
     size: JoinSizes,
-) -> std::io::Result<Option<Joined>> {
+    paired_in: PairedIn,
+) -> std::io::Result<Option<Filed>> {
+    let (timed, more) = match paired_in {
+        PairedIn::Windows(bytes) => (false, bytes),
+        PairedIn::Partitions => (true, 0),
+    };
     let sends = unit_seq.last().copied().unwrap_or(0);
     let events = sends.saturating_add(recvs);
     let n = events
         .div_ceil(size.partition.max(1))
         .clamp(1, MAX_PARTITIONS) as usize;
-    // Every send and receive filed, and the receive of every send.
     crate::spill::check_room(
         events
             .saturating_mul(MAX_EVENT_BYTES as u64)
-            .saturating_add(sends.saturating_mul(TAKEN_BYTES as u64)),
+            .saturating_add(more),
     )?;
     let parts = Spill::new(n)?;
     // Each process's first send rank and its sends.
@@ -330,7 +365,7 @@ pub(super) fn join(
         |same, walk| {
             let mut out = Buffered::new(&parts, chunk);
             let (first, count) = first_send.get(&walk.proc().proc).copied().unwrap_or((0, 0));
-            let sent = file_events(walk, first, n, pending, &mut out)?;
+            let sent = file_events(walk, first, n, pending, timed, &mut out)?;
             out.flush()?;
             Ok::<_, std::io::Error>(same && sent == count)
         },
@@ -343,6 +378,108 @@ pub(super) fn join(
     if !same || (0..n).any(|b| parts.records(b) > limit) {
         return Ok(None);
     }
+    Ok(Some(Filed { parts, timed }))
+}
+
+/// What matching a partition works in, kept from one partition to the
+/// next (a partition is some MB).
+#[derive(Default)]
+pub(super) struct Scratch {
+    events: Vec<Event>,
+    group: Vec<Event>,
+    recvs: Vec<Event>,
+}
+
+impl Filed {
+    pub(super) fn partitions(&self) -> usize {
+        self.parts.buckets()
+    }
+
+    /// Matches partition `b` key by key: `take` gets each send (`TIMED_SEND`
+    /// or not) with the receive it takes, if any; receives no send took go
+    /// to `left`.
+    fn match_partition(
+        &self,
+        b: usize,
+        scratch: &mut Scratch,
+        left: &mut Vec<Event>,
+        mut take: impl FnMut(&Event, Option<&Event>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let Scratch {
+            events,
+            group,
+            recvs,
+        } = scratch;
+        events.clear();
+        let mut whole = true;
+        self.parts.read(b, |mut c| {
+            while let Some((e, n)) = Event::decode(c) {
+                events.push(e);
+                c = &c[n..];
+            }
+            whole &= c.is_empty();
+        })?;
+        if !whole {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the temporary file of the message pairing reads back damaged",
+            ));
+        }
+        // (In any order of the keys: what a key gives does not depend on
+        // the others.)
+        for_each_key(events, group, |group| {
+            match_key(group, recvs, left, &mut take)
+        })
+    }
+
+    /// Pairs partition `b` (filed `timed`): `take` gets each send, with
+    /// its rank in sender order, and the receive it takes, if any; the
+    /// receives no send took go to `left` ([`unmatched_recvs`]).
+    pub(super) fn pair_partition(
+        &self,
+        b: usize,
+        scratch: &mut Scratch,
+        left: &mut Vec<Event>,
+        mut take: impl FnMut(u64, &WindowSend, Option<&Waiting>),
+    ) -> std::io::Result<()> {
+        debug_assert!(self.timed);
+        self.match_partition(b, scratch, left, |s, x| {
+            let send = WindowSend {
+                time: s.time,
+                from: s.from as usize,
+                to: s.to,
+                tag: s.tag,
+                size: s.size,
+                kind: s.kind,
+                key: 0,
+                rank: 0,
+            };
+            take(s.order, &send, x.map(Event::waiting).as_ref());
+            Ok(())
+        })
+    }
+}
+
+/// Joins the sends of `units` with the receives of every process of `sel`
+/// ([`file`]) and files each send's receive under its window: `windows`
+/// are the ranges of units paired at a time.
+pub(super) fn join(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    units: &[Unit<'_>],
+    unit_seq: &[u64],
+    windows: &[std::ops::Range<usize>],
+    recvs: u64,
+    size: JoinSizes,
+) -> std::io::Result<Option<Joined>> {
+    let sends = unit_seq.last().copied().unwrap_or(0);
+    // The receive of every send.
+    let taken_bytes = sends.saturating_mul(TAKEN_BYTES as u64);
+    let windows_read = PairedIn::Windows(taken_bytes);
+    let Some(filed) = file(db, sel, units, unit_seq, recvs, size, windows_read)? else {
+        return Ok(None);
+    };
+    let n = filed.partitions();
     let starts: Vec<u64> = windows
         .iter()
         .map(|r| unit_seq[r.start])
@@ -350,37 +487,22 @@ pub(super) fn join(
         .collect();
     let taken = Spill::new(windows.len())?;
     // Partitions are matched in parallel, each task taking every `tasks`-th
-    // one, with its own buffers (a partition is some MB).
-    let tasks = threads.clamp(1, n);
+    // one, with its own buffers.
+    let tasks = rayon::current_num_threads().clamp(1, n);
     let chunk = (WRITER_BYTES / tasks / windows.len().max(1)).clamp(1 << 10, 256 << 10);
     let lefts: Vec<Vec<Event>> = (0..tasks)
         .into_par_iter()
         .map(|t| {
             let mut out = Buffered::new(&taken, chunk);
             let mut left = Vec::new();
-            let mut events = Vec::new();
-            let mut scratch = Vec::new();
-            let mut group = Vec::new();
+            let mut scratch = Scratch::default();
             for b in (t..n).step_by(tasks) {
-                events.clear();
-                let mut whole = true;
-                parts.read(b, |mut c| {
-                    while let Some((e, n)) = Event::decode(c) {
-                        events.push(e);
-                        c = &c[n..];
+                filed.match_partition(b, &mut scratch, &mut left, |s, x| match x {
+                    Some(x) => {
+                        let w = starts.partition_point(|&a| a <= s.order).saturating_sub(1);
+                        out.push(w, &encode_taken(s.order, &x.waiting()))
                     }
-                    whole &= c.is_empty();
-                })?;
-                if !whole {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "the temporary file of the message pairing reads back damaged",
-                    ));
-                }
-                // (In any order of the keys: what a key files does not
-                // depend on the others.)
-                for_each_key(&events, &mut group, |group| {
-                    match_key(group, &starts, &mut scratch, &mut out, &mut left)
+                    None => Ok(()),
                 })?;
             }
             out.flush()?;
@@ -390,11 +512,29 @@ pub(super) fn join(
     // Closing the file frees its pages in the page cache, some 50 ms per
     // 250 MB: done aside while the windows pair, and waited for when the
     // join is dropped (its space is free again for a next spill).
-    let closing = std::thread::Builder::new()
-        .name("spill-close".into())
-        .spawn(move || drop(parts))
-        .ok();
-    let mut left: Vec<Event> = lefts.into_iter().flatten().collect();
+    let closing = filed.close_aside();
+    Ok(Some(Joined {
+        taken,
+        starts,
+        unmatched_recvs: unmatched_recvs(db, lefts.into_iter().flatten().collect()),
+        closing,
+    }))
+}
+
+impl Filed {
+    /// Drops the partitions' file on another thread (see [`join`]).
+    pub(super) fn close_aside(self) -> Option<std::thread::JoinHandle<()>> {
+        let parts = self.parts;
+        std::thread::Builder::new()
+            .name("spill-close".into())
+            .spawn(move || drop(parts))
+            .ok()
+    }
+}
+
+/// Receives no send took, as listed: by receiver (in the comm index's
+/// order), sender and tag, then in record order.
+pub(super) fn unmatched_recvs(db: &Database, mut left: Vec<Event>) -> Vec<MsgEnd> {
     let position: FxHashMap<usize, usize> = db
         .comm_index()
         .procs
@@ -406,8 +546,7 @@ pub(super) fn join(
         let q = usize::try_from(e.to).ok().and_then(|q| position.get(&q));
         (q.copied(), e.from, e.tag, e.order)
     });
-    let unmatched_recvs = left
-        .into_iter()
+    left.into_iter()
         .map(|e| MsgEnd {
             proc: e.to as usize,
             peer: e.from,
@@ -416,13 +555,7 @@ pub(super) fn join(
             time: e.time,
             kind: func_name(e.kind).unwrap_or("?"),
         })
-        .collect();
-    Ok(Some(Joined {
-        taken,
-        starts,
-        unmatched_recvs,
-        closing,
-    }))
+        .collect()
 }
 
 /// The events of each key, in record order (the receiver's first): a
@@ -443,14 +576,18 @@ fn for_each_key(
         .map(|(i, e)| key_hash(e.key()) & !low | i as u64)
         .collect();
     order.sort_unstable();
-    let rank = |e: &Event| (e.key(), e.what == SEND, e.order);
+    let rank = |e: &Event| (e.key(), is_send_event(e.what), e.order);
     for run in order.chunk_by(|a, b| a & !low == b & !low) {
         // Most keys are one message (AMReX tags its messages by a sequence
         // number): a receive and its send, taken as they are.
         if let [a, b] = run {
             let (a, b) = (&events[(a & low) as usize], &events[(b & low) as usize]);
-            if a.key() == b.key() && (a.what == SEND) != (b.what == SEND) {
-                let pair = if a.what == SEND { [*b, *a] } else { [*a, *b] };
+            if a.key() == b.key() && is_send_event(a.what) != is_send_event(b.what) {
+                let pair = if is_send_event(a.what) {
+                    [*b, *a]
+                } else {
+                    [*a, *b]
+                };
                 f(&pair)?;
                 continue;
             }
@@ -484,6 +621,7 @@ fn file_events(
     first: u64,
     n: usize,
     cap: usize,
+    timed: bool,
     out: &mut Buffered<'_>,
 ) -> std::io::Result<u64> {
     let sel = *walk.selection();
@@ -514,10 +652,12 @@ fn file_events(
             for r in batch.records() {
                 if is_send(r.kind) {
                     if sel.contains(r.time) && is_paired_send(&r) {
-                        if r.peer >= 0
+                        // (A send to no process is filed when timed: it
+                        // takes no receive there and is listed unmatched.)
+                        if (r.peer >= 0 || timed)
                             && let Some(me) = me
                         {
-                            put(&send(me, &r, first + sent), out);
+                            put(&send(me, &r, first + sent, timed), out);
                         }
                         sent += 1;
                     }
@@ -721,12 +861,12 @@ impl Pending {
     }
 }
 
-fn send(me: i32, r: &CommRecord, seq: u64) -> Event {
+fn send(me: i32, r: &CommRecord, seq: u64, timed: bool) -> Event {
     Event {
         from: me,
         to: r.peer,
         tag: r.tag,
-        what: SEND,
+        what: if timed { TIMED_SEND } else { SEND },
         order: seq,
         time: r.time,
         done: f64::NAN,
@@ -739,16 +879,15 @@ fn send(me: i32, r: &CommRecord, seq: u64) -> Event {
 
 /// One key's events, the receiver's first (in record order), then the
 /// sends (in rank order): completes the receives the receiver's pass left
-/// to the statuses, files the receive each send takes under the send's
-/// window and the ones left in `left`.
+/// to the statuses, gives each send with the receive it takes, if any, to
+/// `take`, and puts the receives left in `left`.
 fn match_key(
     group: &[Event],
-    starts: &[u64],
     recvs: &mut Vec<Event>,
-    out: &mut Buffered<'_>,
     left: &mut Vec<Event>,
+    take: &mut impl FnMut(&Event, Option<&Event>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let split = group.partition_point(|e| e.what != SEND);
+    let split = group.partition_point(|e| !is_send_event(e.what));
     let (receiver, sends) = group.split_at(split);
     recvs.clear();
     // A status completes the oldest receive not completed yet (receives
@@ -770,9 +909,8 @@ fn match_key(
         }
         completed = c;
     }
-    for (s, x) in sends.iter().zip(recvs.iter()) {
-        let w = starts.partition_point(|&a| a <= s.order).saturating_sub(1);
-        out.push(w, &encode_taken(s.order, &x.waiting()))?;
+    for (i, s) in sends.iter().enumerate() {
+        take(s, recvs.get(i))?;
     }
     left.extend(recvs.iter().skip(sends.len()).copied());
     Ok(())
@@ -819,6 +957,12 @@ mod tests {
         // what its kind implies.
         let events = [
             base,
+            Event {
+                what: TIMED_SEND,
+                time: 0.75,
+                size: 4096,
+                ..base
+            },
             Event {
                 what: RECV,
                 time: 1.5,
@@ -899,7 +1043,7 @@ mod tests {
             order,
             what: RECV,
             wait_kind: 11,
-            ..send(0, &CommRecord::of(11, 8, 0, 0, 0.0), 0)
+            ..send(0, &CommRecord::of(11, 8, 0, 0, 0.0), 0, false)
         };
         let mut p = Pending::new(0);
         // What goes in comes out.
@@ -939,7 +1083,7 @@ mod tests {
             time,
             done,
             to: 1,
-            ..send(0, &CommRecord::of(11, 8, 1, 7, 0.0), 0)
+            ..send(0, &CommRecord::of(11, 8, 1, 7, 0.0), 0, false)
         };
         let group = [
             ev(DONE_RECV, 0, 0.5, 1.0),
@@ -956,7 +1100,11 @@ mod tests {
         let spill = Spill::new(1).unwrap();
         let mut out = Buffered::new(&spill, 64);
         let (mut scratch, mut left) = (Vec::new(), Vec::new());
-        match_key(&group, &[0, 100], &mut scratch, &mut out, &mut left).unwrap();
+        let mut take = |s: &Event, x: Option<&Event>| match x {
+            Some(x) => out.push(0, &encode_taken(s.order, &x.waiting())),
+            None => Ok(()),
+        };
+        match_key(&group, &mut scratch, &mut left, &mut take).unwrap();
         out.flush().unwrap();
         let joined = Joined {
             taken: spill,

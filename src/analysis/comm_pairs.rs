@@ -32,12 +32,17 @@
 //! Without the join, unmatched receives are looked for (again a window of
 //! receives at a time) only when fewer sends took a receive than there
 //! are receives.
+//! A caller that only sums the pairs ([`pair_messages_unordered`]: the
+//! table, the clock estimate) has the join make them in its partitions,
+//! in an order of the data's, and skips the windows.
 
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::comm_pair_join::{JoinSizes, join};
+use super::comm_pair_join::{
+    Event, Filed, JoinSizes, PairedIn, Scratch, file, join, unmatched_recvs,
+};
 use super::comm_pair_window::{NO_KEY, Peers, Window, WindowCost, WindowSend, unmatched_receives};
 use super::comm_select::{CommSelection, ProcRanges, inside};
 use super::exact_sum::ExactSum;
@@ -202,6 +207,16 @@ struct Sizes {
     /// The join's ([`super::comm_pair_join`]); `None`: the windows find
     /// their receives.
     join: Option<JoinSizes>,
+    /// Whether the pairs must reach the caller in sender order.
+    order: PairOrder,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PairOrder {
+    /// By sender, then in the sender's record order.
+    Sender,
+    /// Any order fixed by the data ([`pair_messages_unordered`]).
+    Any,
 }
 
 const SIZES: Sizes = Sizes {
@@ -217,6 +232,7 @@ const SIZES: Sizes = Sizes {
         pending: 1024 * 1024,
         event_cost: 12,
     }),
+    order: PairOrder::Sender,
 };
 
 /// Tasks of a window per thread handed on at a time (the pairs of two
@@ -356,37 +372,49 @@ fn pair_sends(
 ) -> Found {
     let mut out = Found::default();
     for s in &w.sends[range] {
-        let taken = w
-            .receive(s)
-            .zip(usize::try_from(s.to).ok())
-            .filter(|_| s.key != NO_KEY);
-        match taken {
-            Some((x, to)) => {
-                out.matched += 1;
-                if !(sel.wants_proc(s.from) || sel.wants_proc(to))
-                    || !inside(ranges, s.from, s.time)
-                {
-                    continue;
-                }
-                let pair = pair(s, to, x);
-                out.add(&pair);
-                on_pair(&pair);
-            }
-            None => {
-                if sel.wants_proc(s.from) && inside(ranges, s.from, s.time) {
-                    out.unmatched_sends.push(MsgEnd {
-                        proc: s.from,
-                        peer: s.to,
-                        tag: s.tag,
-                        size: s.size,
-                        time: s.time,
-                        kind: func_name(s.kind).unwrap_or("?"),
-                    });
-                }
-            }
+        let x = w.receive(s).filter(|_| s.key != NO_KEY);
+        if let Some(e) = out.take(sel, ranges, s, x, on_pair) {
+            out.unmatched_sends.push(e);
         }
     }
     out
+}
+
+impl Found {
+    /// Send `s` with the receive `x` it takes, if any: a pair reported (to
+    /// `on_pair`) when it touches the selection, or the send to list as
+    /// unmatched. With a region filter, a pair (or unmatched send) is
+    /// reported when its send lies in the sender's `ranges`.
+    #[inline]
+    fn take(
+        &mut self,
+        sel: &CommSelection<'_>,
+        ranges: Option<&ProcRanges>,
+        s: &WindowSend,
+        x: Option<&Waiting>,
+        on_pair: &mut dyn FnMut(&Pair),
+    ) -> Option<MsgEnd> {
+        match x.zip(usize::try_from(s.to).ok()) {
+            Some((x, to)) => {
+                self.matched += 1;
+                if (sel.wants_proc(s.from) || sel.wants_proc(to)) && inside(ranges, s.from, s.time)
+                {
+                    let pair = pair(s, to, x);
+                    self.add(&pair);
+                    on_pair(&pair);
+                }
+                None
+            }
+            None => (sel.wants_proc(s.from) && inside(ranges, s.from, s.time)).then(|| MsgEnd {
+                proc: s.from,
+                peer: s.to,
+                tag: s.tag,
+                size: s.size,
+                time: s.time,
+                kind: func_name(s.kind).unwrap_or("?"),
+            }),
+        }
+    }
 }
 
 /// Pairs sends with receives, calling `on_pair` for each pair in a fixed
@@ -441,6 +469,26 @@ pub fn pair_messages_in<C: Send>(
     emit: &mut dyn FnMut(C),
 ) -> (PairReport, Vec<Warning>) {
     pair_in_windows(db, sel, ranges, SIZES, &new, &add, emit)
+}
+
+/// [`pair_messages_in`] for a caller that only sums, counts or takes
+/// extremes of the pairs: `emit` gets the chunks in an order that depends
+/// on the data alone (the same for any thread count) but is not the
+/// senders'. The report is the same. When the join pairs, the pairs are
+/// made in its partitions, and the sends are not read again in order.
+pub fn pair_messages_unordered<C: Send>(
+    db: &Database,
+    sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
+    new: impl Fn() -> C + Sync,
+    add: impl Fn(&mut C, &Pair) + Sync,
+    emit: &mut dyn FnMut(C),
+) -> (PairReport, Vec<Warning>) {
+    let sizes = Sizes {
+        order: PairOrder::Any,
+        ..SIZES
+    };
+    pair_in_windows(db, sel, ranges, sizes, &new, &add, emit)
 }
 
 fn pair_in_windows<C: Send>(
@@ -521,19 +569,62 @@ fn pair_in_windows<C: Send>(
         size.event_cost == 0
             || windows_read > every.saturating_add(events.saturating_mul(size.event_cost))
     };
+    let spill_failed = |e: std::io::Error| {
+        // Slower, not wrong: worth a note.
+        Warning::note(
+            Location::file(db.dir()),
+            format!(
+                "message pairing: the temporary file failed ({e}): pairing window by window \
+                 instead (slower; TMPDIR names where the file goes)"
+            ),
+        )
+    };
+    // (The partitions take processes' numbers as 32 bits.)
+    let in_partitions =
+        sizes.order == PairOrder::Any && index.procs.iter().all(|p| i32::try_from(p.proc).is_ok());
     let joined = match sizes.join.filter(join_pays) {
         None => None,
+        Some(size) if in_partitions => {
+            match file(
+                db,
+                &every_proc,
+                &units,
+                &unit_seq,
+                recvs,
+                size,
+                PairedIn::Partitions,
+            ) {
+                Ok(Some(filed)) => {
+                    let mut taken = Taken {
+                        report,
+                        routes: RouteSums::new(),
+                    };
+                    let done = pair_partitions(filed, sel, ranges, new, add, emit, &mut taken);
+                    let mut report = taken.report;
+                    report.routes = routes_of(taken.routes);
+                    match done {
+                        Ok(left) => report.unmatched_recvs.extend(unmatched_recvs(db, left)),
+                        Err(e) => warnings.push(Warning::new(
+                            Location::file(db.dir()),
+                            format!(
+                                "message pairing: the temporary file failed while it was read \
+                                 ({e}): the pairs, routes and unmatched receives are incomplete"
+                            ),
+                        )),
+                    }
+                    return (selected(report, sel, ranges), warnings);
+                }
+                Ok(None) => None,
+                Err(e) => {
+                    warnings.push(spill_failed(e));
+                    None
+                }
+            }
+        }
         Some(size) => match join(db, &every_proc, &units, &unit_seq, &windows, recvs, size) {
             Ok(j) => j,
             Err(e) => {
-                // Slower, not wrong: worth a note.
-                warnings.push(Warning::note(
-                    Location::file(db.dir()),
-                    format!(
-                        "message pairing: the temporary file failed ({e}): pairing window by \
-                         window instead (slower; TMPDIR names where the file goes)"
-                    ),
-                ));
+                warnings.push(spill_failed(e));
                 None
             }
         },
@@ -601,12 +692,94 @@ fn pair_in_windows<C: Send>(
             report.unmatched_recvs.extend(left);
         }
     }
+    (selected(report, sel, ranges), warnings)
+}
+
+/// The unmatched receives of `report` that the selection reports.
+fn selected(
+    mut report: PairReport,
+    sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
+) -> PairReport {
     if sel.procs.is_some() || ranges.is_some() {
         report
             .unmatched_recvs
             .retain(|e| sel.wants_proc(e.proc) && inside(ranges, e.proc, e.time));
     }
-    (report, warnings)
+    report
+}
+
+/// What pairing in the partitions adds up.
+struct Taken {
+    report: PairReport,
+    routes: RouteSums,
+}
+
+/// Pairs the sends and receives `filed` in its partitions, a few per
+/// thread at a time, in partition order; returns the receives no send
+/// took. An error of the temporary file ends the pairing there.
+fn pair_partitions<C: Send>(
+    filed: Filed,
+    sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
+    new: &(impl Fn() -> C + Sync),
+    add: &(impl Fn(&mut C, &Pair) + Sync),
+    emit: &mut dyn FnMut(C),
+    taken: &mut Taken,
+) -> std::io::Result<Vec<Event>> {
+    // One scratch per task running (each some MB).
+    let scratch: std::sync::Mutex<Vec<Scratch>> = std::sync::Mutex::new(Vec::new());
+    let mut unmatched_sends: Vec<(u64, MsgEnd)> = Vec::new();
+    let mut left = Vec::new();
+    let partitions = filed.partitions();
+    let run = crate::parallel::Ordered::per_thread(TASKS_PER_THREAD)
+        .overlapped()
+        .run(
+            0..partitions,
+            |b| {
+                let mut s = scratch
+                    .lock()
+                    .map(|mut v| v.pop().unwrap_or_default())
+                    .unwrap_or_default();
+                let mut chunk = new();
+                let mut found = Found::default();
+                let mut left = Vec::new();
+                let mut unmatched = Vec::new();
+                let done = filed.pair_partition(b, &mut s, &mut left, |rank, send, x| {
+                    if let Some(e) = found.take(sel, ranges, send, x, &mut |p| add(&mut chunk, p)) {
+                        unmatched.push((rank, e));
+                    }
+                });
+                if let Ok(mut v) = scratch.lock() {
+                    v.push(s);
+                }
+                done.map(|()| (chunk, found, left, unmatched))
+            },
+            |out| {
+                let (chunk, found, l, unmatched) = out?;
+                emit(chunk);
+                taken.report.paired += found.paired;
+                for (key, part) in found.routes {
+                    taken
+                        .routes
+                        .entry(key)
+                        .or_insert_with(RouteSum::new)
+                        .merge(&part);
+                }
+                unmatched_sends.extend(unmatched);
+                left.extend(l);
+                Ok::<_, std::io::Error>(())
+            },
+        );
+    // In sender order, as the windows list them.
+    unmatched_sends.sort_unstable_by_key(|(rank, _)| *rank);
+    taken
+        .report
+        .unmatched_sends
+        .extend(unmatched_sends.into_iter().map(|(_, e)| e));
+    // (The file is closed as the run ends.)
+    drop(filed);
+    run.map(|()| left)
 }
 
 /// Count, sum and largest of latencies (the sum exact: the same in any
@@ -832,6 +1005,13 @@ mod tests {
         serde_json::to_string(v).unwrap()
     }
 
+    /// Pairs in an order of their own, to compare as sets.
+    fn sorted(pairs: &[Pair]) -> Vec<String> {
+        let mut v: Vec<String> = pairs.iter().map(json).collect();
+        v.sort_unstable();
+        v
+    }
+
     /// Units, windows and tasks of any size, down to one record or send,
     /// pair exactly as one sequential pass: the same pairs in the same
     /// order, the same report to the bit.
@@ -897,12 +1077,16 @@ mod tests {
                         SIZES.join,
                     ),
                 ];
-                for (unit_records, window_sends, task_sends, join) in sizes {
+                for ((unit_records, window_sends, task_sends, join), order) in sizes
+                    .into_iter()
+                    .flat_map(|s| [(s, PairOrder::Sender), (s, PairOrder::Any)])
+                {
                     let size = Sizes {
                         unit_records,
                         window_sends,
                         task_sends,
                         join,
+                        order,
                     };
                     let unit = format!("{size:?}");
                     let mut got = Vec::new();
@@ -916,7 +1100,11 @@ mod tests {
                         &mut |v| got.extend(v),
                     );
                     assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
-                    assert_eq!(json(&got), json(&pairs), "{name} {sel:?} units of {unit}");
+                    if order == PairOrder::Any {
+                        assert_eq!(sorted(&got), sorted(&pairs), "{name} {sel:?} {unit}");
+                    } else {
+                        assert_eq!(json(&got), json(&pairs), "{name} {sel:?} units of {unit}");
+                    }
                     assert_eq!(json(&r), json(&report), "{name} {sel:?} units of {unit}");
                 }
             }
@@ -946,13 +1134,17 @@ mod tests {
             let Ok(db) = Database::open(fixtures.join(name).join("bl_prof")) else {
                 continue;
             };
-            let run = |join: Option<JoinSizes>| {
+            let run_in = |join: Option<JoinSizes>, order| {
                 let mut got = Vec::new();
                 let (r, w) = pair_in_windows(
                     &db,
                     &CommSelection::all(),
                     None,
-                    Sizes { join, ..SIZES },
+                    Sizes {
+                        join,
+                        order,
+                        ..SIZES
+                    },
                     &Vec::new,
                     &|v: &mut Vec<String>, p| v.push(full(p)),
                     &mut |v| got.extend(v),
@@ -960,7 +1152,10 @@ mod tests {
                 assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
                 (got, json(&r))
             };
+            let run = |join| run_in(join, PairOrder::Sender);
             let windows = run(None);
+            let mut in_order = windows.0.clone();
+            in_order.sort_unstable();
             for pending in [0, 1, 64, 1 << 20] {
                 let join = Some(JoinSizes {
                     partition: 1024,
@@ -971,6 +1166,17 @@ mod tests {
                 assert!(
                     run(join) == windows,
                     "{name}: the join with {pending} pending differs"
+                );
+                // Paired in the partitions: the same pairs in another
+                // order, the same report.
+                let (mut pairs, report) = run_in(join, PairOrder::Any);
+                if name == "amrlevel8" {
+                    assert!(pairs != windows.0, "{name}: paired in the windows");
+                }
+                pairs.sort_unstable();
+                assert!(
+                    pairs == in_order && report == windows.1,
+                    "{name}: the partitions with {pending} pending differ"
                 );
             }
             paired += windows.0.len();

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use profparse::analysis::comm_pairs::pair_messages_in;
+use profparse::analysis::comm_pairs::{pair_messages_in, pair_messages_unordered};
 use profparse::report::comm::{PairChunk, PairChunks, PairStream, PairsReport};
 use profparse::report::{Format, render};
 
@@ -42,7 +42,8 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let clocks = args.align.offsets(database, ctx);
     let aligned = args.align.align_clocks;
     let (report, warnings) = if args.format == Format::Table {
-        let mut r = pair_messages_in(database, &sel, ranges, || (), |_, _| {}, &mut |_| {});
+        // (The table shows sums and extremes: the pairs' order is free.)
+        let mut r = pair_messages_unordered(database, &sel, ranges, || (), |_, _| {}, &mut |_| {});
         drop(bar);
         r.0.region_filter = regions.names();
         if aligned {
