@@ -2,11 +2,13 @@
 //! anonymous temporary file, for work whose data does not fit the memory a
 //! report may take (the message pairing's hash join).
 //!
-//! The file is unlinked as it is created (`tempfile::tempfile`), so nothing
-//! is left behind whatever ends the run. Writers append whole chunks: each
-//! gets its own range of the file, so tasks write in parallel without
-//! holding a lock while they write. A bucket is read back chunk by chunk;
-//! the order of its chunks is the order they were appended, which parallel
+//! The files (one per worker thread) are unlinked as they are created
+//! (`tempfile::tempfile`), so nothing is left behind whatever ends the run.
+//! Writers append whole chunks: each gets its own range of its thread's
+//! file, so tasks write in parallel without holding a lock while they
+//! write, nor waiting for each other's writes to one file (a file's writes
+//! take its lock in the kernel). A bucket is read back chunk by chunk; the
+//! order of its chunks is the order they were appended, which parallel
 //! writers do not fix: readers must not depend on it.
 
 use std::fs::File;
@@ -42,32 +44,63 @@ pub fn check_room(bytes: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// Buckets of records in one temporary file.
+/// Buckets of records in temporary files.
 pub struct Spill {
-    file: File,
-    /// The end of the file, and the buckets.
-    index: Mutex<(u64, Vec<Bucket>)>,
+    /// One per worker thread (created as first written).
+    files: Vec<std::sync::OnceLock<File>>,
+    index: Mutex<Index>,
 }
 
-/// A bucket's chunks (offset and length) and the records in them.
+struct Index {
+    /// The end of each file.
+    ends: Vec<u64>,
+    buckets: Vec<Bucket>,
+}
+
+/// A bucket's chunks (file, offset and length) and the records in them.
 #[derive(Clone, Default)]
 struct Bucket {
-    chunks: Vec<(u64, usize)>,
+    chunks: Vec<Chunk>,
     records: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Chunk {
+    file: usize,
+    offset: u64,
+    len: usize,
 }
 
 impl Spill {
     /// An empty spill of `buckets` buckets, in `$TMPDIR` (else `/tmp`).
     pub fn new(buckets: usize) -> io::Result<Self> {
-        Ok(Spill {
-            file: tempfile::tempfile()?,
-            index: Mutex::new((0, vec![Bucket::default(); buckets])),
-        })
+        let files = rayon::current_num_threads().max(1);
+        let spill = Spill {
+            files: (0..files).map(|_| std::sync::OnceLock::new()).collect(),
+            index: Mutex::new(Index {
+                ends: vec![0; files],
+                buckets: vec![Bucket::default(); buckets],
+            }),
+        };
+        // The first file now, so that a spill that cannot be made fails
+        // here.
+        spill.file(0)?;
+        Ok(spill)
+    }
+
+    /// File `i`, created when first asked for.
+    fn file(&self, i: usize) -> io::Result<&File> {
+        let cell = self.files.get(i).ok_or_else(|| no_bucket(i))?;
+        if let Some(f) = cell.get() {
+            return Ok(f);
+        }
+        let f = tempfile::tempfile()?;
+        Ok(cell.get_or_init(|| f))
     }
 
     /// The number of buckets.
     pub fn buckets(&self) -> usize {
-        self.index.lock().map_or(0, |i| i.1.len())
+        self.index.lock().map_or(0, |i| i.buckets.len())
     }
 
     /// Appends `bytes`, which hold `records` records, to bucket `b` as one
@@ -76,23 +109,30 @@ impl Spill {
         if bytes.is_empty() {
             return Ok(());
         }
+        // The calling thread's file (threads outside the pool share the
+        // first).
+        let file = rayon::current_thread_index().unwrap_or(0) % self.files.len();
         let offset = {
             let mut index = self.index.lock().map_err(|_| poisoned())?;
-            let offset = index.0;
-            let bucket = index.1.get_mut(b).ok_or_else(|| no_bucket(b))?;
-            bucket.chunks.push((offset, bytes.len()));
+            let offset = index.ends[file];
+            let bucket = index.buckets.get_mut(b).ok_or_else(|| no_bucket(b))?;
+            bucket.chunks.push(Chunk {
+                file,
+                offset,
+                len: bytes.len(),
+            });
             bucket.records += records;
-            index.0 += bytes.len() as u64;
+            index.ends[file] += bytes.len() as u64;
             offset
         };
-        self.file.write_all_at(bytes, offset)
+        self.file(file)?.write_all_at(bytes, offset)
     }
 
     /// Records in bucket `b`.
     pub fn records(&self, b: usize) -> u64 {
         self.index
             .lock()
-            .map_or(0, |i| i.1.get(b).map_or(0, |c| c.records))
+            .map_or(0, |i| i.buckets.get(b).map_or(0, |c| c.records))
     }
 
     /// Calls `f` with each chunk of bucket `b`, read into one buffer that
@@ -100,12 +140,17 @@ impl Spill {
     pub fn read(&self, b: usize, mut f: impl FnMut(&[u8])) -> io::Result<()> {
         let chunks = {
             let index = self.index.lock().map_err(|_| poisoned())?;
-            index.1.get(b).ok_or_else(|| no_bucket(b))?.chunks.clone()
+            index
+                .buckets
+                .get(b)
+                .ok_or_else(|| no_bucket(b))?
+                .chunks
+                .clone()
         };
         let mut buf = Vec::new();
-        for (offset, n) in chunks {
-            buf.resize(n, 0);
-            self.file.read_exact_at(&mut buf, offset)?;
+        for c in chunks {
+            buf.resize(c.len, 0);
+            self.file(c.file)?.read_exact_at(&mut buf, c.offset)?;
             f(&buf);
         }
         Ok(())
@@ -234,5 +279,45 @@ mod tests {
         assert_eq!(got, b"aabcdababcabcd");
         assert_eq!(spill.records(0), 6);
         assert!(spill.append(7, b"x", 1).is_err());
+    }
+
+    /// Writers on the pool's threads write a file each; every bucket
+    /// reads back what they all wrote.
+    #[test]
+    fn buckets_gather_the_files_of_every_thread() {
+        use rayon::prelude::*;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let spill = Spill::new(2).unwrap();
+            (0u32..30).into_par_iter().for_each(|t| {
+                let mut w = Buffered::new(&spill, 16);
+                for i in 0..50 {
+                    w.push((i % 2) as usize, &(t * 100 + i).to_le_bytes())
+                        .unwrap();
+                }
+                w.flush().unwrap();
+            });
+            let written = spill.files.iter().filter(|f| f.get().is_some()).count();
+            assert!(written > 1, "{written} files written");
+            for b in 0..2u32 {
+                let mut got = Vec::new();
+                spill
+                    .read(b as usize, |c| {
+                        got.extend(
+                            c.chunks(4)
+                                .map(|x| u32::from_le_bytes(x.try_into().unwrap())),
+                        )
+                    })
+                    .unwrap();
+                got.sort_unstable();
+                let want: Vec<u32> = (0..30)
+                    .flat_map(|t| (0..50).filter(|i| i % 2 == b).map(move |i| t * 100 + i))
+                    .collect();
+                assert_eq!(got, want);
+            }
+        });
     }
 }
