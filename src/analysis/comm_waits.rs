@@ -27,7 +27,7 @@ use rustc_hash::FxHashMap;
 
 use super::comm_attribution::{AttributionSums, PathTime, attribute};
 use super::comm_clocks::ClockOffsets;
-use super::comm_pairs::{Pair, pair_messages_with};
+use super::comm_pairs::{Pair, pair_messages_unordered};
 use super::comm_select::{CommSelection, ProcRanges, inside};
 use super::comm_sync::barriers;
 use super::comm_time::Counted;
@@ -233,10 +233,14 @@ fn collective_waits(
 /// A late-sender candidate, per waiting call (receiver, raw entry bits).
 type LateSenders = FxHashMap<(usize, u64), Wait>;
 
+/// Keeps the longest wait of a call; of equal ones, the one caused by the
+/// lowest process (the same whatever the order the pairs come in).
 fn keep_longest(m: &mut LateSenders, w: Wait) {
     let key = (w.proc, w.raw_entry.to_bits());
     match m.get(&key) {
-        Some(old) if old.seconds >= w.seconds => {}
+        Some(old)
+            if old.seconds > w.seconds
+                || (old.seconds == w.seconds && old.caused_by <= w.caused_by) => {}
         _ => {
             m.insert(key, w);
         }
@@ -321,9 +325,12 @@ pub fn wait_states(
     // Messages: late senders (per waiting call) and late receivers.
     let mut late: LateSenders = LateSenders::default();
     let blocking = &blocking;
-    let (_, w) = pair_messages_with(
+    // (In any order: the waits are put in order below.)
+    let mut late_receivers = Vec::new();
+    let (_, w) = pair_messages_unordered(
         db,
         sel,
+        None,
         || (Vec::new(), Vec::new()),
         |chunk: &mut (Vec<Wait>, Vec<Wait>), p: &Pair| {
             let send = c.align(p.from, p.send_time);
@@ -369,10 +376,19 @@ pub fn wait_states(
             for w in ls {
                 keep_longest(&mut late, w);
             }
-            waits.extend(lr);
+            late_receivers.extend(lr);
         },
     );
     warnings.extend(w);
+    // By sender, then in its record order (sums over them are the same
+    // for any pairing).
+    late_receivers.sort_unstable_by(|a: &Wait, b: &Wait| {
+        (a.proc.cmp(&b.proc))
+            .then(a.raw_entry.total_cmp(&b.raw_entry))
+            .then(a.caused_by.cmp(&b.caused_by))
+            .then(a.seconds.total_cmp(&b.seconds))
+    });
+    waits.extend(late_receivers);
     let mut late: Vec<Wait> = late.into_values().collect();
     late.sort_unstable_by(|a, b| {
         (a.proc, a.raw_entry)
@@ -503,5 +519,31 @@ mod tests {
         let w = at(&[(0, 1.0, 5.0), (1, f64::NAN, 5.0), (2, 2.0, f64::INFINITY)]);
         let got: Vec<(usize, f64)> = w.iter().map(|w| (w.proc, w.seconds)).collect();
         assert_eq!(got, vec![(0, 1.0)]);
+    }
+
+    /// A call's late sender is its longest wait, the lowest process of
+    /// equal ones: the same whichever pair comes first.
+    #[test]
+    fn a_call_keeps_its_longest_wait_in_any_order() {
+        let wait = |seconds, by| Wait {
+            state: WaitState::LateSender,
+            proc: 3,
+            kind: 41,
+            name: "Waitall",
+            entry: 2.0,
+            seconds,
+            caused_by: Some(by),
+            raw_entry: 2.0,
+        };
+        let waits = [wait(0.5, 4), wait(0.75, 6), wait(0.75, 2), wait(0.25, 1)];
+        for order in [[0, 1, 2, 3], [3, 2, 1, 0], [1, 0, 3, 2], [2, 3, 0, 1]] {
+            let mut m = LateSenders::default();
+            for i in order {
+                keep_longest(&mut m, waits[i].clone());
+            }
+            let kept: Vec<(f64, Option<usize>)> =
+                m.values().map(|w| (w.seconds, w.caused_by)).collect();
+            assert_eq!(kept, [(0.75, Some(2))], "{order:?}");
+        }
     }
 }
