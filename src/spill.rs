@@ -157,6 +157,21 @@ impl Spill {
     }
 }
 
+impl Drop for Spill {
+    /// Closes the files side by side: closing frees a file's pages, some
+    /// 40 ms per 100 MB of one thread's time.
+    fn drop(&mut self) {
+        let files: Vec<File> = self.files.iter_mut().filter_map(|f| f.take()).collect();
+        if files.len() > 1 {
+            std::thread::scope(|s| {
+                for f in files {
+                    s.spawn(move || drop(f));
+                }
+            });
+        }
+    }
+}
+
 /// A writer's buffers, one per bucket, each handed to the spill as a chunk
 /// when full (and by [`Buffered::flush`]).
 pub struct Buffered<'a> {
