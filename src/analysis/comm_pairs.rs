@@ -1156,9 +1156,10 @@ mod tests {
             let windows = run(None);
             let mut in_order = windows.0.clone();
             in_order.sort_unstable();
-            for pending in [0, 1, 64, 1 << 20] {
+            // (Partitions of 64 Ki events are matched in parts.)
+            for (partition, pending) in [(1024, 0), (1024, 1), (1024, 64), (64 << 10, 1 << 20)] {
                 let join = Some(JoinSizes {
-                    partition: 1024,
+                    partition,
                     limit: u64::MAX,
                     pending,
                     event_cost: 0,
