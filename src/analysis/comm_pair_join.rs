@@ -33,7 +33,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::comm_completion::{WaitTracker, is_nonblocking_recv, is_wait};
-use super::comm_pair_window::WindowSend;
+use super::comm_pair_window::{NO_KEY, WindowSend};
 use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
 use super::comm_select::CommSelection;
 use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv, is_send};
@@ -265,7 +265,7 @@ pub(super) struct Joined {
     /// Receives no send took: by receiver (in the comm index's order),
     /// sender and tag, then in record order.
     pub unmatched_recvs: Vec<MsgEnd>,
-    /// The thread closing the partitions' file.
+    /// The thread closing the partitions' files.
     closing: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -308,6 +308,9 @@ pub(super) struct Filed {
     parts: Spill,
     /// Sends filed with their time and size (paired in the partitions).
     timed: bool,
+    /// With `timed`: the sends to no process (a negative peer), with their
+    /// ranks, not filed (they take no receive).
+    pub(super) strays: Vec<(u64, WindowSend)>,
 }
 
 /// Where the filed sends are paired.
@@ -361,25 +364,36 @@ pub(super) fn file(
     let chunk = (WRITER_BYTES / threads / n).clamp(1 << 10, 256 << 10);
     let pending = size.pending / threads;
     let walks: Vec<CommProcWalk> = db.comm_blocks(sel).procs().collect();
-    let same = walks.par_iter().try_fold(
-        || true,
-        |same, walk| {
+    let filed = walks.par_iter().try_fold(
+        || (true, Vec::new()),
+        |(same, mut strays), walk| {
             let mut out = Buffered::new(&parts, chunk);
             let (first, count) = first_send.get(&walk.proc().proc).copied().unwrap_or((0, 0));
-            let sent = file_events(walk, first, n, pending, timed, &mut out)?;
+            let strays_of = timed.then_some(&mut strays);
+            let sent = file_events(walk, first, n, pending, strays_of, &mut out)?;
             out.flush()?;
-            Ok::<_, std::io::Error>(same && sent == count)
+            Ok::<_, std::io::Error>((same && sent == count, strays))
         },
     );
     // The sends must be the first pass's (a file that changed in between
     // would shift the ranks).
-    let same = same.try_reduce(|| true, |a, b| Ok(a && b))?;
+    let (same, strays) = filed.try_reduce(
+        || (true, Vec::new()),
+        |(a, mut x), (b, y)| {
+            x.extend(y);
+            Ok((a && b, x))
+        },
+    )?;
     // (Indices into a partition are 32 bits.)
     let limit = size.limit.min(u64::from(u32::MAX));
     if !same || (0..n).any(|b| parts.records(b) > limit) {
         return Ok(None);
     }
-    Ok(Some(Filed { parts, timed }))
+    Ok(Some(Filed {
+        parts,
+        timed,
+        strays,
+    }))
 }
 
 /// What matching a partition works in, kept from one partition to the
@@ -394,8 +408,8 @@ pub(super) struct Scratch {
 
 /// Events of a partition grouped by key at a time: 256 KB, so that the
 /// events, which are visited in the order of their keys' hashes, stay in
-/// a core's cache (a whole partition of 4 MB (64 Ki events) cost `comm pairs` 7% more
-/// time on the yardstick, parts of 1 MB 4%).
+/// a core's cache (a whole partition of 4 MB, 64 Ki events, cost
+/// `comm pairs` 7% more time on the yardstick; parts of 1 MB, 4%).
 const PART_EVENTS: usize = 4 * 1024;
 
 impl Filed {
@@ -423,15 +437,23 @@ impl Filed {
         let n = (self.parts.records(b) as usize)
             .div_ceil(PART_EVENTS)
             .clamp(1, 256);
-        parts.resize_with(n.max(parts.len()), Vec::new);
-        parts.iter_mut().for_each(Vec::clear);
+        parts.truncate(n);
+        parts.resize_with(n, Vec::new);
+        for v in parts.iter_mut() {
+            v.clear();
+            // (A part that one key's many messages filled is not kept: the
+            // parts hold some twice a partition, whatever its keys.)
+            if v.capacity() > 2 * PART_EVENTS {
+                *v = Vec::new();
+            }
+        }
         let mut whole = true;
         self.parts.read(b, |mut c| {
             while let Some((e, len)) = Event::decode(c) {
                 let part = if n == 1 {
                     0
                 } else {
-                    (key_hash(e.key()) as u32 as usize * n) >> 32
+                    ((u64::from(key_hash(e.key()) as u32) * n as u64) >> 32) as usize
                 };
                 parts[part].push(e);
                 c = &c[len..];
@@ -544,8 +566,8 @@ pub(super) fn join(
 }
 
 impl Filed {
-    /// Drops the partitions' file on another thread (see [`join`]).
-    pub(super) fn close_aside(self) -> Option<std::thread::JoinHandle<()>> {
+    /// Drops the partitions' files on another thread (see [`join`]).
+    fn close_aside(self) -> Option<std::thread::JoinHandle<()>> {
         let parts = self.parts;
         std::thread::Builder::new()
             .name("spill-close".into())
@@ -643,9 +665,10 @@ fn file_events(
     first: u64,
     n: usize,
     cap: usize,
-    timed: bool,
+    mut strays: Option<&mut Vec<(u64, WindowSend)>>,
     out: &mut Buffered<'_>,
 ) -> std::io::Result<u64> {
+    let timed = strays.is_some();
     let sel = *walk.selection();
     let me = i32::try_from(walk.proc().proc).ok();
     let mut sent = 0u64;
@@ -674,12 +697,16 @@ fn file_events(
             for r in batch.records() {
                 if is_send(r.kind) {
                     if sel.contains(r.time) && is_paired_send(&r) {
-                        // (A send to no process is filed when timed: it
-                        // takes no receive there and is listed unmatched.)
-                        if (r.peer >= 0 || timed)
+                        if r.peer >= 0
                             && let Some(me) = me
                         {
                             put(&send(me, &r, first + sent, timed), out);
+                        } else if let Some(strays) = strays.as_deref_mut() {
+                            // (Kept aside: it takes no receive.)
+                            strays.push((
+                                first + sent,
+                                WindowSend::of(walk.proc().proc, &r, NO_KEY, 0),
+                            ));
                         }
                         sent += 1;
                     }

@@ -90,7 +90,7 @@ impl WindowSend {
         rank: 0,
     };
 
-    fn of(from: usize, r: &CommRecord, key: u32, rank: u32) -> Self {
+    pub(super) fn of(from: usize, r: &CommRecord, key: u32, rank: u32) -> Self {
         WindowSend {
             time: r.time,
             from,

@@ -609,7 +609,8 @@ fn pair_in_windows<C: Send>(
                             Location::file(db.dir()),
                             format!(
                                 "message pairing: the temporary file failed while it was read \
-                                 ({e}): the pairs, routes and unmatched receives are incomplete"
+                                 back ({e}): the pairs and all counted from them (routes, \
+                                 unmatched sends and receives) are incomplete"
                             ),
                         )),
                     }
@@ -720,7 +721,7 @@ struct Taken {
 /// thread at a time, in partition order; returns the receives no send
 /// took. An error of the temporary file ends the pairing there.
 fn pair_partitions<C: Send>(
-    filed: Filed,
+    mut filed: Filed,
     sel: &CommSelection<'_>,
     ranges: Option<&ProcRanges>,
     new: &(impl Fn() -> C + Sync),
@@ -730,7 +731,14 @@ fn pair_partitions<C: Send>(
 ) -> std::io::Result<Vec<Event>> {
     // One scratch per task running (each some MB).
     let scratch: std::sync::Mutex<Vec<Scratch>> = std::sync::Mutex::new(Vec::new());
+    // Sends to no process take no receive.
     let mut unmatched_sends: Vec<(u64, MsgEnd)> = Vec::new();
+    let mut strays = Found::default();
+    for (rank, s) in std::mem::take(&mut filed.strays) {
+        if let Some(e) = strays.take(sel, ranges, &s, None, &mut |_| {}) {
+            unmatched_sends.push((rank, e));
+        }
+    }
     let mut left = Vec::new();
     let partitions = filed.partitions();
     let run = crate::parallel::Ordered::per_thread(TASKS_PER_THREAD)
@@ -1111,6 +1119,166 @@ mod tests {
             }
         }
         assert!(unmatched > 0, "the windows leave messages unmatched");
+    }
+
+    /// Sends to no process (a negative peer, as `MPI_PROC_NULL`) take no
+    /// receive and are listed unmatched, in sender order, whichever way
+    /// pairs (the join files them aside when it pairs in its partitions).
+    #[test]
+    fn sends_to_no_process_are_unmatched_either_way() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/small4/bl_prof");
+        let dir = tempfile::tempdir().unwrap();
+        for f in std::fs::read_dir(&fixture).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+        }
+        // Every third paired send of the copy goes to process -2.
+        let db = Database::open(&fixture).unwrap();
+        let mut stray = 0;
+        for p in &db.comm_index().procs {
+            for b in CommSelection::all().blocks(p) {
+                let path = dir.path().join(&*b.datafile);
+                let mut bytes = std::fs::read(&path).unwrap();
+                let records = db.comm_records(b).unwrap();
+                for (i, r) in records.enumerate() {
+                    if is_paired_send(&r) {
+                        stray += 1;
+                        if stray % 3 == 0 {
+                            let at = b.seekpos as usize + i * 24 + 8;
+                            bytes[at..at + 4].copy_from_slice(&(-2i32).to_le_bytes());
+                        }
+                    }
+                }
+                std::fs::write(&path, bytes).unwrap();
+            }
+        }
+        let db = Database::open(dir.path()).unwrap();
+        let sel = CommSelection::all();
+        let (pairs, report) = sequential(&db, &sel);
+        let strays = report
+            .unmatched_sends
+            .iter()
+            .filter(|e| e.peer == -2)
+            .count();
+        assert!(strays > 10, "{strays} sends to no process");
+        let forced = JoinSizes {
+            event_cost: 0,
+            ..SIZES.join.unwrap()
+        };
+        for (join, order) in [
+            (None, PairOrder::Sender),
+            (Some(forced), PairOrder::Sender),
+            (Some(forced), PairOrder::Any),
+        ] {
+            let mut got = Vec::new();
+            let (r, _) = pair_in_windows(
+                &db,
+                &sel,
+                None,
+                Sizes {
+                    join,
+                    order,
+                    ..SIZES
+                },
+                &Vec::new,
+                &|v: &mut Vec<Pair>, p| v.push(p.clone()),
+                &mut |v| got.extend(v),
+            );
+            assert_eq!(sorted(&got), sorted(&pairs), "{join:?} {order:?}");
+            assert_eq!(json(&r), json(&report), "{join:?} {order:?}");
+        }
+    }
+
+    /// With a region filter's ranges (here the first half of each
+    /// process's time, none for process 0), pairing in the partitions
+    /// reports what the windows report.
+    #[test]
+    fn partitions_report_within_ranges_as_the_windows() {
+        use crate::analysis::ranges::{RangeList, TimeRange};
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        for name in ["amrlevel8", "small4", "nfiles2"] {
+            let Ok(db) = Database::open(fixtures.join(name).join("bl_prof")) else {
+                continue;
+            };
+            let mut by_proc = BTreeMap::new();
+            for p in db.comm_index().procs.iter().filter(|p| p.proc != 0) {
+                let times = CommSelection::all()
+                    .blocks(p)
+                    .filter_map(|b| b.time_min_max);
+                let (lo, hi) = times.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (c, d)| {
+                    (a.min(c), b.max(d))
+                });
+                let half = TimeRange::new(lo, lo + (hi - lo) / 2.0);
+                by_proc.insert(p.proc, RangeList::union_of(vec![half]));
+            }
+            let ranges = ProcRanges::new(by_proc);
+            let forced = JoinSizes {
+                event_cost: 0,
+                ..SIZES.join.unwrap()
+            };
+            let run = |order| {
+                let mut got = Vec::new();
+                let (r, _) = pair_in_windows(
+                    &db,
+                    &CommSelection::all(),
+                    Some(&ranges),
+                    Sizes {
+                        join: Some(forced),
+                        order,
+                        ..SIZES
+                    },
+                    &Vec::new,
+                    &|v: &mut Vec<Pair>, p| v.push(p.clone()),
+                    &mut |v| got.extend(v),
+                );
+                (sorted(&got), json(&r))
+            };
+            let (pairs, report) = run(PairOrder::Sender);
+            let (all, _) = sequential(&db, &CommSelection::all());
+            assert!(!pairs.is_empty() && pairs.len() < all.len(), "{name}");
+            assert!(run(PairOrder::Any) == (pairs, report), "{name}");
+        }
+    }
+
+    /// Paired in the partitions, the pairs come in the same order for any
+    /// number of threads (the spill's chunks are not).
+    #[test]
+    fn partitions_pair_in_one_order_for_any_threads() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        let Ok(db) = Database::open(fixtures.join("amrlevel8").join("bl_prof")) else {
+            return;
+        };
+        let join = JoinSizes {
+            partition: 4096,
+            event_cost: 0,
+            ..SIZES.join.unwrap()
+        };
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut got = Vec::new();
+                let (r, _) = pair_in_windows(
+                    &db,
+                    &CommSelection::all(),
+                    None,
+                    Sizes {
+                        join: Some(join),
+                        order: PairOrder::Any,
+                        ..SIZES
+                    },
+                    &Vec::new,
+                    &|v: &mut Vec<Pair>, p| v.push(p.clone()),
+                    &mut |v| got.extend(v),
+                );
+                (json(&got), json(&r))
+            })
+        };
+        let one = run(1);
+        assert!(one.0.len() > 1000);
+        assert!(run(3) == one && run(4) == one);
     }
 
     /// On the stock application's database (and the others), the join and

@@ -380,8 +380,8 @@ pub fn wait_states(
         },
     );
     warnings.extend(w);
-    // By sender, then in its record order (sums over them are the same
-    // for any pairing).
+    // By sender, then by send time (the raw one; sums over them are the
+    // same for any pairing).
     late_receivers.sort_unstable_by(|a: &Wait, b: &Wait| {
         (a.proc.cmp(&b.proc))
             .then(a.raw_entry.total_cmp(&b.raw_entry))
