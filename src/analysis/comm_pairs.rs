@@ -596,25 +596,10 @@ fn pair_in_windows<C: Send>(
                 PairedIn::Partitions,
             ) {
                 Ok(Some(filed)) => {
-                    let mut taken = Taken {
-                        report,
-                        routes: RouteSums::new(),
-                    };
-                    let done = pair_partitions(filed, sel, ranges, new, add, emit, &mut taken);
-                    let mut report = taken.report;
-                    report.routes = routes_of(taken.routes);
-                    match done {
-                        Ok(left) => report.unmatched_recvs.extend(unmatched_recvs(db, left)),
-                        Err(e) => warnings.push(Warning::new(
-                            Location::file(db.dir()),
-                            format!(
-                                "message pairing: the temporary file failed while it was read \
-                                 back ({e}): the pairs and all counted from them (routes, \
-                                 unmatched sends and receives) are incomplete"
-                            ),
-                        )),
-                    }
-                    return (selected(report, sel, ranges), warnings);
+                    let (report, failed) =
+                        report_in_partitions(db, filed, sel, ranges, new, add, emit, report);
+                    warnings.extend(failed);
+                    return (report, warnings);
                 }
                 Ok(None) => None,
                 Err(e) => {
@@ -709,6 +694,44 @@ fn selected(
             .retain(|e| sel.wants_proc(e.proc) && inside(ranges, e.proc, e.time));
     }
     report
+}
+
+/// The report of pairing `filed` in its partitions ([`pair_partitions`]),
+/// `report` holding what the first pass found; with a warning when the
+/// temporary file failed on the way.
+#[allow(clippy::too_many_arguments)]
+fn report_in_partitions<C: Send>(
+    db: &Database,
+    filed: Filed,
+    sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
+    new: &(impl Fn() -> C + Sync),
+    add: &(impl Fn(&mut C, &Pair) + Sync),
+    emit: &mut dyn FnMut(C),
+    report: PairReport,
+) -> (PairReport, Option<Warning>) {
+    let mut taken = Taken {
+        report,
+        routes: RouteSums::new(),
+    };
+    let done = pair_partitions(filed, sel, ranges, new, add, emit, &mut taken);
+    let mut report = taken.report;
+    report.routes = routes_of(taken.routes);
+    let failed = match done {
+        Ok(left) => {
+            report.unmatched_recvs.extend(unmatched_recvs(db, left));
+            None
+        }
+        Err(e) => Some(Warning::new(
+            Location::file(db.dir()),
+            format!(
+                "message pairing: the temporary file failed while it was read back ({e}): the \
+                 pairs and all counted from them (routes, unmatched sends and receives) are \
+                 incomplete"
+            ),
+        )),
+    };
+    (selected(report, sel, ranges), failed)
 }
 
 /// What pairing in the partitions adds up.
