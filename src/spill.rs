@@ -2,14 +2,14 @@
 //! files, for work whose data does not fit the memory a report may take
 //! (the message pairing's hash join).
 //!
-//! The files (one per worker thread, up to [`MAX_FILES`]) are unlinked as they are created
-//! (`tempfile::tempfile`), so nothing is left behind whatever ends the run.
-//! Writers append whole chunks: each gets its own range of its thread's
-//! file, so tasks write in parallel without holding a lock while they
-//! write, nor waiting for each other's writes to one file (a file's writes
-//! take its lock in the kernel). A bucket is read back chunk by chunk; the
-//! order of its chunks is the order they were appended, which parallel
-//! writers do not fix: readers must not depend on it.
+//! The files (one per worker thread, up to [`MAX_FILES`]) are unlinked as
+//! they are created (`tempfile::tempfile`), so nothing is left behind
+//! whatever ends the run. Writers append whole chunks: each gets its own
+//! range of its thread's file, so tasks write in parallel without holding a
+//! lock while they write, nor waiting for each other's writes to one file
+//! (a file's writes take its lock in the kernel). A bucket is read back
+//! chunk by chunk; the order of its chunks is the order they were appended,
+//! which parallel writers do not fix: readers must not depend on it.
 
 use std::fs::File;
 use std::io;
@@ -94,7 +94,10 @@ impl Spill {
 
     /// File `i`, created when first asked for.
     fn file(&self, i: usize) -> io::Result<&File> {
-        let cell = self.files.get(i).ok_or_else(|| no_bucket(i))?;
+        let cell = self
+            .files
+            .get(i)
+            .ok_or_else(|| io::Error::other(format!("no spill file {i}")))?;
         if let Some(f) = cell.get() {
             return Ok(f);
         }

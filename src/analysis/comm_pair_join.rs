@@ -306,10 +306,8 @@ impl Joined {
 /// The sends and receives filed in partitions: what pairing them needs.
 pub(super) struct Filed {
     parts: Spill,
-    /// Sends filed with their time and size (paired in the partitions).
-    timed: bool,
-    /// With `timed`: the sends to no process (a negative peer), with their
-    /// ranks, not filed (they take no receive).
+    /// Filed for the partitions: the sends to no process (a negative
+    /// peer), with their ranks, kept aside (they take no receive).
     pub(super) strays: Vec<(u64, WindowSend)>,
 }
 
@@ -389,11 +387,7 @@ pub(super) fn file(
     if !same || (0..n).any(|b| parts.records(b) > limit) {
         return Ok(None);
     }
-    Ok(Some(Filed {
-        parts,
-        timed,
-        strays,
-    }))
+    Ok(Some(Filed { parts, strays }))
 }
 
 /// What matching a partition works in, kept from one partition to the
@@ -476,7 +470,7 @@ impl Filed {
         Ok(())
     }
 
-    /// Pairs partition `b` (filed `timed`): `take` gets each send, with
+    /// Pairs partition `b` (filed for [`PairedIn::Partitions`]): `take` gets each send, with
     /// its rank in sender order, and the receive it takes, if any; the
     /// receives no send took go to `left` ([`unmatched_recvs`]).
     pub(super) fn pair_partition(
@@ -486,7 +480,6 @@ impl Filed {
         left: &mut Vec<Event>,
         mut take: impl FnMut(u64, &WindowSend, Option<&Waiting>),
     ) -> std::io::Result<()> {
-        debug_assert!(self.timed);
         self.match_partition(b, scratch, left, |s, x| {
             let send = WindowSend {
                 time: s.time,

@@ -420,15 +420,16 @@ impl Found {
 
 /// Pairs sends with receives, calling `on_pair` for each pair in a fixed
 /// order (by sender, then in the sender's record order). See
-/// [`pair_messages_with`], which this wraps.
+/// [`pair_messages_in`], which this wraps.
 pub fn pair_messages(
     db: &Database,
     sel: &CommSelection<'_>,
     on_pair: &mut dyn FnMut(&Pair),
 ) -> (PairReport, Vec<Warning>) {
-    pair_messages_with(
+    pair_messages_in(
         db,
         sel,
+        None,
         Vec::new,
         |v: &mut Vec<Pair>, p| v.push(p.clone()),
         &mut |v| v.iter().for_each(&mut *on_pair),
@@ -447,20 +448,11 @@ pub fn pair_messages(
 /// streams the pairs with bounded memory and the same output for any
 /// thread count. Pairs and the report cover the messages that touch the
 /// selected processes; both ends are read for pairing.
-pub fn pair_messages_with<C: Send>(
-    db: &Database,
-    sel: &CommSelection<'_>,
-    new: impl Fn() -> C + Sync,
-    add: impl Fn(&mut C, &Pair) + Sync,
-    emit: &mut dyn FnMut(C),
-) -> (PairReport, Vec<Warning>) {
-    pair_in_windows(db, sel, None, SIZES, &new, &add, emit)
-}
-
-/// [`pair_messages_with`] reporting only the messages whose send lies in
-/// `ranges` (a region filter's, the sender's own clock) and the unmatched
-/// ends whose own record does. The pairing reads every record, so a
-/// filter never changes which send takes which receive.
+///
+/// With `ranges` (a region filter's, the sender's own clock), only the
+/// messages whose send lies in them are reported, and the unmatched ends
+/// whose own record does. The pairing reads every record, so a filter
+/// never changes which send takes which receive.
 pub fn pair_messages_in<C: Send>(
     db: &Database,
     sel: &CommSelection<'_>,

@@ -26,7 +26,7 @@ use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnDescPtr;
 use rustc_hash::FxHashMap;
 
-use crate::analysis::comm_pairs::{Pair, pair_messages_with};
+use crate::analysis::comm_pairs::{Pair, pair_messages_in};
 use crate::analysis::comm_select::CommSelection;
 use crate::analysis::regions::Regions;
 use crate::error::{Error, Location, Result, Warning};
@@ -965,9 +965,10 @@ fn write_messages(db: &Database, out: &Dataset<'_>, warnings: &Mutex<Vec<Warning
     let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<Pair>>(4);
     std::thread::scope(|scope| {
         let pairing = scope.spawn(move || {
-            let (_, found) = pair_messages_with(
+            let (_, found) = pair_messages_in(
                 db,
                 &CommSelection::all(),
+                None,
                 Vec::new,
                 |v: &mut Vec<Pair>, p| {
                     if out.has(p.from) {
