@@ -985,8 +985,8 @@ mod tests {
                         e.bytes += r.size.max(0) as u64;
                         e.latency.add(latency);
                         let completed = (!done.is_nan()).then_some(done);
-                        if let Some(c) = completed {
-                            e.completion.add(c - r.time);
+                        if let Some(l) = completed.map(|c| c - r.time).filter(|l| !l.is_nan()) {
+                            e.completion.add(l);
                         }
                         pairs.push(Pair {
                             from: p.proc,
@@ -1367,5 +1367,117 @@ mod tests {
             paired += windows.0.len();
         }
         assert!(paired > 40_000, "{paired} pairs");
+    }
+
+    /// On damaged comm data (records of small4 with a field made up: a
+    /// type, a size, a peer, a tag or a time, NaN and infinities among
+    /// them; or two records swapped), the windows, the join and the
+    /// partitions pair as the sequential pass does, and report the same.
+    #[test]
+    fn every_way_pairs_damaged_records_alike() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/small4/bl_prof");
+        let original = Database::open(&fixture).unwrap();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut checked = 0;
+        for round in 0..40 {
+            let dir = tempfile::tempdir().unwrap();
+            for f in std::fs::read_dir(&fixture).unwrap() {
+                let f = f.unwrap().path();
+                std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+            }
+            for p in &original.comm_index().procs {
+                for b in CommSelection::all().blocks(p) {
+                    let path = dir.path().join(&*b.datafile);
+                    let mut bytes = std::fs::read(&path).unwrap();
+                    for i in 0..b.ncomm as usize {
+                        // More damage in later rounds.
+                        if next(128) > round * 2 {
+                            continue;
+                        }
+                        let at = b.seekpos as usize + i * 24;
+                        let field = next(6) as usize;
+                        if field == 5 && i + 1 < b.ncomm as usize {
+                            // Two records swapped.
+                            let (a, z) = bytes[at..at + 48].split_at_mut(24);
+                            a.swap_with_slice(z);
+                            continue;
+                        }
+                        let new = match field {
+                            0 => [next(64) as i32, -1, 99, i32::MAX][next(4) as usize],
+                            1 => [next(300) as i32, -5, -1, i32::MIN][next(4) as usize],
+                            2 => next(7) as i32 - 2,
+                            3 => next(6) as i32,
+                            4 => {
+                                let t = [f64::NAN, f64::INFINITY, -1.0, next(1000) as f64 * 1e-3]
+                                    [next(4) as usize];
+                                bytes[at + 16..at + 24].copy_from_slice(&t.to_le_bytes());
+                                continue;
+                            }
+                            _ => continue,
+                        };
+                        let at = at + field * 4;
+                        bytes[at..at + 4].copy_from_slice(&new.to_le_bytes());
+                    }
+                    std::fs::write(&path, bytes).unwrap();
+                }
+            }
+            let db = Database::open(dir.path()).unwrap();
+            let two = [0usize, 2];
+            // Every other round, a selection of processes and of time.
+            let sel = if round % 2 == 0 {
+                CommSelection::all()
+            } else {
+                CommSelection {
+                    window: (0.02, 0.04),
+                    procs: Some(&two),
+                }
+            };
+            let (pairs, report) = sequential(&db, &sel);
+            let (pairs, report) = (sorted(&pairs), json(&report));
+            let small = JoinSizes {
+                partition: 256,
+                limit: u64::MAX,
+                pending: 3,
+                event_cost: 0,
+            };
+            let forced = JoinSizes {
+                event_cost: 0,
+                ..SIZES.join.unwrap()
+            };
+            for (join, order) in [
+                (None, PairOrder::Sender),
+                (Some(forced), PairOrder::Sender),
+                (Some(forced), PairOrder::Any),
+                (Some(small), PairOrder::Sender),
+                (Some(small), PairOrder::Any),
+            ] {
+                let mut got = Vec::new();
+                let (r, w) = pair_in_windows(
+                    &db,
+                    &sel,
+                    None,
+                    Sizes {
+                        join,
+                        order,
+                        window_sends: 100,
+                        ..SIZES
+                    },
+                    &Vec::new,
+                    &|v: &mut Vec<Pair>, p| v.push(p.clone()),
+                    &mut |v| got.extend(v),
+                );
+                assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
+                assert_eq!(sorted(&got), pairs, "round {round}: {join:?} {order:?}");
+                assert_eq!(json(&r), report, "round {round}: {join:?} {order:?}");
+            }
+            checked += pairs.len();
+        }
+        assert!(checked > 1000, "{checked} pairs");
     }
 }
