@@ -98,7 +98,10 @@ fn commands(part: Part, out: &Path) -> Vec<(Vec<String>, bool)> {
             (vec!["comm", "check"], true),
             (vec!["comm", "pairs", "--format", "json"], false),
             (vec!["comm", "barriers"], false),
+            (vec!["comm", "barriers", "--reductions"], false),
             (vec!["comm", "matrix"], false),
+            (vec!["comm", "time", "--format", "json"], false),
+            (vec!["comm", "waits"], false),
             (vec!["comm", "clocks", "--format", "json"], false),
             (vec!["comm", "pairs", "--align-clocks"], false),
             (
@@ -107,6 +110,10 @@ fn commands(part: Part, out: &Path) -> Vec<(Vec<String>, bool)> {
             ),
             (
                 vec!["comm", "timeline", "--svg", "@t.svg", "--chrome", "@t.json"],
+                false,
+            ),
+            (
+                vec!["export", "--chrome", "@chrome.json", "--align-clocks"],
                 false,
             ),
         ],
