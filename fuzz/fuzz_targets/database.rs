@@ -1,7 +1,8 @@
 //! A whole one-process bl_prof database built from the fuzz input, opened
 //! with `Database::open` and run through the summary, regions, trace
 //! summary, call tree, info and every comm analysis (statistics, barriers,
-//! send matrix, message pairs, timeline, check).
+//! send matrix, message pairs, timeline, check, MPI time, clock offsets,
+//! wait states).
 //!
 //! Input: chunks `file: u8` (mod 8, an index into `FILES`), `len: u16 LE`,
 //! `len` bytes. A file no chunk names keeps its content from the `single`
@@ -15,11 +16,14 @@ use libfuzzer_sys::fuzz_target;
 use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::calltree::call_tree;
 use profparse::analysis::comm_check::comm_check;
+use profparse::analysis::comm_clocks::{estimate, negative_latencies};
 use profparse::analysis::comm_pairs::{pair_messages, pair_messages_in};
 use profparse::analysis::comm_select::{CommSelection, ProcRanges};
 use profparse::analysis::comm_stats::{comm_stats, comm_stats_in};
 use profparse::analysis::comm_sync::{barriers, barriers_in, send_matrix, send_matrix_in};
+use profparse::analysis::comm_time::{TimeOptions, mpi_time};
 use profparse::analysis::comm_timeline::comm_calls;
+use profparse::analysis::comm_waits::wait_states;
 use profparse::analysis::filter::RegionFilter;
 use profparse::analysis::info::database_info;
 use profparse::analysis::regions::{Regions, region_stats};
@@ -104,6 +108,15 @@ fuzz_target!(|data: &[u8]| {
         let _ = barriers_in(&db, &all, true, r);
         let _ = send_matrix_in(&db, &all, r);
         let _ = pair_messages_in(&db, &all, r, || (), |_, _| {}, &mut |_| {});
+        let opts = TimeOptions {
+            regions: Some(&regions),
+            ranges: r,
+            paths: true,
+        };
+        let _ = mpi_time(&db, &all, &opts);
     }
+    let (offsets, _) = estimate(&db);
+    let _ = negative_latencies(&db, &offsets);
+    let _ = wait_states(&db, &all, None, &offsets, true, 10, true);
     let _ = comm_check(&db);
 });
