@@ -36,6 +36,7 @@ use super::comm_completion::{WaitTracker, is_nonblocking_recv, is_wait};
 use super::comm_pair_window::{NO_KEY, WindowSend};
 use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
 use super::comm_select::CommSelection;
+use crate::error::Warning;
 use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv, is_send};
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::{CommProcWalk, Skipped};
@@ -309,6 +310,10 @@ pub(super) struct Filed {
     /// Filed for the partitions: the sends to no process (a negative
     /// peer), with their ranks, kept aside (they take no receive).
     pub(super) strays: Vec<(u64, WindowSend)>,
+    /// Filed without a first pass ([`Ranks::Forecast`]): the receives from
+    /// no process and the blocks' warnings, in process order.
+    pub(super) wild: Vec<MsgEnd>,
+    pub(super) warnings: Vec<Warning>,
 }
 
 /// Where the filed sends are paired.
@@ -322,18 +327,34 @@ pub(super) enum PairedIn {
     Partitions,
 }
 
-/// Files the sends of `units` (the run's, in sender order; `unit_seq[i]`
-/// is the rank of unit `i`'s first send, `unit_seq[units.len()]` the number
-/// of sends) and the receives of every process of `sel`; `recvs` is the
-/// number of receives from a process (the first pass counted them).
-/// `None`: the join declines, a partition holding over `size.limit` events
-/// (one key carries too many messages).
+/// How the filing pass ranks the sends, and what it knows beforehand.
+#[derive(Clone, Copy)]
+pub(super) enum Ranks<'a> {
+    /// From the first pass: the run's `units`, in sender order;
+    /// `unit_seq[i]` is the rank of unit `i`'s first send,
+    /// `unit_seq[units.len()]` the number of sends; `recvs` the receives
+    /// from a process it counted.
+    Counted {
+        units: &'a [Unit<'a>],
+        unit_seq: &'a [u64],
+        recvs: u64,
+    },
+    /// No first pass ([`super::comm_pair_forecast`]), `events` sends and
+    /// receives forecast: a send's rank is its sender's position in the comm
+    /// index times 2⁴⁰ plus its count there (the same order, with gaps),
+    /// and the pass gathers what the first pass would have: the receives
+    /// from no process and the blocks' warnings.
+    Forecast { events: u64 },
+}
+
+/// Files the sends and the receives of every process of `sel`, ranked by
+/// `ranks`. `None`: the join declines, a partition holding over
+/// `size.limit` events (one key carries too many messages; or, forecast,
+/// far more events came than were forecast).
 pub(super) fn file(
     db: &Database,
     sel: &CommSelection<'_>,
-    units: &[Unit<'_>],
-    unit_seq: &[u64],
-    recvs: u64,
+    ranks: Ranks<'_>,
     size: JoinSizes,
     paired_in: PairedIn,
 ) -> std::io::Result<Option<Filed>> {
@@ -341,53 +362,126 @@ pub(super) fn file(
         PairedIn::Windows(bytes) => (false, bytes),
         PairedIn::Partitions => (true, 0),
     };
-    let sends = unit_seq.last().copied().unwrap_or(0);
-    let events = sends.saturating_add(recvs);
+    let procs = &db.comm_index().procs;
+    // Each process's first send rank and its sends (`None`: not counted),
+    // and the events aimed at and the most that can come.
+    let mut first_send: FxHashMap<usize, (u64, Option<u64>)> = FxHashMap::default();
+    let (events, most) = match ranks {
+        Ranks::Counted {
+            units,
+            unit_seq,
+            recvs,
+        } => {
+            for (u, &seq) in units.iter().zip(unit_seq) {
+                let e = first_send.entry(u.proc).or_insert((seq, Some(0)));
+                e.1 = e.1.map(|n| n + u.sends);
+            }
+            let sends = unit_seq.last().copied().unwrap_or(0);
+            let events = sends.saturating_add(recvs);
+            (events, events)
+        }
+        Ranks::Forecast { events } => {
+            if procs.len() >= 1 << 24 {
+                return Ok(None);
+            }
+            for (i, p) in procs.iter().enumerate() {
+                first_send.insert(p.proc, ((i as u64) << 40, None));
+            }
+            // (A record files at most one event.)
+            let records = procs
+                .iter()
+                .flat_map(|p| sel.blocks(p))
+                .fold(0u64, |n, b| n.saturating_add(b.ncomm));
+            (events.saturating_add(events / 4), records)
+        }
+    };
     let n = events
         .div_ceil(size.partition.max(1))
         .clamp(1, MAX_PARTITIONS) as usize;
     crate::spill::check_room(
-        events
-            .saturating_mul(MAX_EVENT_BYTES as u64)
+        most.saturating_mul(MAX_EVENT_BYTES as u64)
             .saturating_add(more),
     )?;
     let parts = Spill::new(n)?;
-    // Each process's first send rank and its sends.
-    let mut first_send: FxHashMap<usize, (u64, u64)> = FxHashMap::default();
-    for (u, &seq) in units.iter().zip(unit_seq) {
-        first_send.entry(u.proc).or_insert((seq, 0)).1 += u.sends;
-    }
     // Budgets shared by the tasks that run at once.
     let threads = rayon::current_num_threads().max(1);
     let chunk = (WRITER_BYTES / threads / n).clamp(1 << 10, 256 << 10);
     let pending = size.pending / threads;
+    let gather = matches!(ranks, Ranks::Forecast { .. });
     let walks: Vec<CommProcWalk> = db.comm_blocks(sel).procs().collect();
-    let filed = walks.par_iter().try_fold(
-        || (true, Vec::new()),
-        |(same, mut strays), walk| {
-            let mut out = Buffered::new(&parts, chunk);
-            let (first, count) = first_send.get(&walk.proc().proc).copied().unwrap_or((0, 0));
-            let strays_of = timed.then_some(&mut strays);
-            let sent = file_events(walk, first, n, pending, strays_of, &mut out)?;
-            out.flush()?;
-            Ok::<_, std::io::Error>((same && sent == count, strays))
-        },
-    );
+    let filed = walks.par_iter().try_fold(Gathered::default, |mut g, walk| {
+        let mut out = Buffered::new(&parts, chunk);
+        let (first, count) = first_send
+            .get(&walk.proc().proc)
+            .copied()
+            .unwrap_or((0, Some(0)));
+        let mut wild = Vec::new();
+        let aside = Aside {
+            strays: timed.then_some(&mut g.strays),
+            wild: gather.then_some(&mut wild),
+        };
+        let (sent, warnings) = file_events(walk, first, n, pending, aside, &mut out)?;
+        out.flush()?;
+        g.same &= count.is_none_or(|c| c == sent);
+        if gather {
+            g.found.push((first, wild, warnings));
+        }
+        Ok::<_, std::io::Error>(g)
+    });
+    let mut g = filed.try_reduce(Gathered::default, |mut a, b| {
+        a.same &= b.same;
+        a.strays.extend(b.strays);
+        a.found.extend(b.found);
+        Ok(a)
+    })?;
     // The sends must be the first pass's (a file that changed in between
     // would shift the ranks).
-    let (same, strays) = filed.try_reduce(
-        || (true, Vec::new()),
-        |(a, mut x), (b, y)| {
-            x.extend(y);
-            Ok((a && b, x))
-        },
-    )?;
     // (Indices into a partition are 32 bits.)
     let limit = size.limit.min(u64::from(u32::MAX));
-    if !same || (0..n).any(|b| parts.records(b) > limit) {
+    if !g.same || (0..n).any(|b| parts.records(b) > limit) {
         return Ok(None);
     }
-    Ok(Some(Filed { parts, strays }))
+    // In process order, as the first pass gives them.
+    g.found.sort_unstable_by_key(|f| f.0);
+    let (mut wild, mut warnings) = (Vec::new(), Vec::new());
+    for (_, w, x) in g.found {
+        wild.extend(w);
+        warnings.extend(x);
+    }
+    Ok(Some(Filed {
+        parts,
+        strays: g.strays,
+        wild,
+        warnings,
+    }))
+}
+
+/// What the filing tasks gather.
+struct Gathered {
+    /// Whether every process filed the sends its first pass counted.
+    same: bool,
+    strays: Vec<(u64, WindowSend)>,
+    /// Forecast: per process (by its first rank), its receives from no
+    /// process and its blocks' warnings.
+    found: Vec<(u64, Vec<MsgEnd>, Vec<Warning>)>,
+}
+
+impl Default for Gathered {
+    fn default() -> Self {
+        Gathered {
+            same: true,
+            strays: Vec::new(),
+            found: Vec::new(),
+        }
+    }
+}
+
+/// Where [`file_events`] puts what it does not file.
+struct Aside<'a> {
+    /// Sends to no process, with their ranks (`None`: dropped).
+    strays: Option<&'a mut Vec<(u64, WindowSend)>>,
+    /// Receives from no process (`None`: dropped, the first pass has them).
+    wild: Option<&'a mut Vec<MsgEnd>>,
 }
 
 /// What matching a partition works in, kept from one partition to the
@@ -513,7 +607,12 @@ pub(super) fn join(
     // The receive of every send.
     let taken_bytes = sends.saturating_mul(TAKEN_BYTES as u64);
     let windows_read = PairedIn::Windows(taken_bytes);
-    let Some(filed) = file(db, sel, units, unit_seq, recvs, size, windows_read)? else {
+    let ranks = Ranks::Counted {
+        units,
+        unit_seq,
+        recvs,
+    };
+    let Some(filed) = file(db, sel, ranks, size, windows_read)? else {
         return Ok(None);
     };
     let n = filed.partitions();
@@ -658,9 +757,13 @@ fn file_events(
     first: u64,
     n: usize,
     cap: usize,
-    mut strays: Option<&mut Vec<(u64, WindowSend)>>,
+    aside: Aside<'_>,
     out: &mut Buffered<'_>,
-) -> std::io::Result<u64> {
+) -> std::io::Result<(u64, Vec<Warning>)> {
+    let Aside {
+        mut strays,
+        mut wild,
+    } = aside;
     let timed = strays.is_some();
     let sel = *walk.selection();
     let me = i32::try_from(walk.proc().proc).ok();
@@ -684,8 +787,9 @@ fn file_events(
             failed = Some(err);
         }
     };
-    // Warnings were given by the first pass, which read the same blocks.
-    let _ = walk.for_each_block(Skipped::Messages, Skipped::Messages, |_, records| {
+    // (Without `wild`, the first pass read the same blocks and gave their
+    // warnings.)
+    let warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |_, records| {
         while let Some(batch) = records.next_batch() {
             for r in batch.records() {
                 if is_send(r.kind) {
@@ -743,7 +847,13 @@ fn file_events(
                     // A blocking receive's entry; its data record follows.
                     recv_entry = r.time;
                 }
-                if !sel.contains(r.time) || !is_paired_recv(&r) || r.peer < 0 {
+                if !sel.contains(r.time) || !is_paired_recv(&r) {
+                    continue;
+                }
+                if r.peer < 0 {
+                    if let Some(wild) = wild.as_deref_mut() {
+                        wild.push(super::comm_pairs::end(walk.proc().proc, &r));
+                    }
                     continue;
                 }
                 let nonblocking = is_nonblocking_recv(r.kind);
@@ -778,7 +888,7 @@ fn file_events(
     if let Some(p) = &mut pending {
         p.drain(|e| put(e, out));
     }
-    failed.map_or(Ok(sent), Err)
+    failed.map_or(Ok((sent, warnings)), Err)
 }
 
 /// Receives waiting for their status, per (sender, tag) oldest first: lists

@@ -40,8 +40,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
+use super::comm_pair_forecast::{SampleSizes, join_events};
 use super::comm_pair_join::{
-    Event, Filed, JoinSizes, PairedIn, Scratch, file, join, unmatched_recvs,
+    Event, Filed, JoinSizes, PairedIn, Ranks, Scratch, file, join, unmatched_recvs,
 };
 use super::comm_pair_window::{NO_KEY, Peers, Window, WindowCost, WindowSend, unmatched_receives};
 use super::comm_select::{CommSelection, ProcRanges, inside};
@@ -126,7 +127,7 @@ pub struct PairReport {
     pub region_filter: Option<FilterNames>,
 }
 
-fn end(proc: usize, r: &CommRecord) -> MsgEnd {
+pub(super) fn end(proc: usize, r: &CommRecord) -> MsgEnd {
     MsgEnd {
         proc,
         peer: r.peer,
@@ -209,6 +210,9 @@ struct Sizes {
     join: Option<JoinSizes>,
     /// Whether the pairs must reach the caller in sender order.
     order: PairOrder,
+    /// For pairs in any order: a sample that may choose the join without
+    /// the first pass ([`super::comm_pair_forecast`]).
+    forecast: Option<SampleSizes>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,6 +238,13 @@ const SIZES: Sizes = Sizes {
         event_cost: 12,
     }),
     order: PairOrder::Sender,
+    // 16 Ki records of each process (1% of the yardstick's) in 8 runs
+    // of 48 KB.
+    forecast: Some(SampleSizes {
+        runs: 8,
+        run: 2 * 1024,
+        share: 16,
+    }),
 };
 
 /// Tasks of a window per thread handed on at a time (the pairs of two
@@ -509,6 +520,28 @@ fn pair_in_windows<C: Send>(
         procs: None,
         ..*sel
     };
+    // (The partitions take processes' numbers as 32 bits.)
+    let in_partitions =
+        sizes.order == PairOrder::Any && index.procs.iter().all(|p| i32::try_from(p.proc).is_ok());
+    if in_partitions
+        && let (Some(size), Some(sample)) = (sizes.join, sizes.forecast)
+        && let Some(events) = join_events(db, &every_proc, sizes.window_sends, &size, sample)
+        // (Declined or failed: the first pass chooses, and notes a
+        // temporary file that fails again.)
+        && let Ok(Some(mut filed)) = file(
+            db,
+            &every_proc,
+            Ranks::Forecast { events },
+            size,
+            PairedIn::Partitions,
+        )
+    {
+        report.unmatched_recvs = std::mem::take(&mut filed.wild);
+        warnings.append(&mut filed.warnings);
+        let (report, failed) = report_in_partitions(db, filed, sel, ranges, new, add, emit, report);
+        warnings.extend(failed);
+        return (report, warnings);
+    }
     let per: Vec<FirstPass> = db
         .comm_blocks(&every_proc)
         .map_procs(|p| first_pass(p, unit_records));
@@ -524,16 +557,7 @@ fn pair_in_windows<C: Send>(
         report.unmatched_recvs.extend(f.wild);
         warnings.extend(f.warnings);
     }
-    // Windows: runs of units of at least `window_sends` sends.
-    let mut windows: Vec<std::ops::Range<usize>> = Vec::new();
-    let (mut start, mut n) = (0, 0u64);
-    for (i, u) in units.iter().enumerate() {
-        n = n.saturating_add(u.sends);
-        if n >= sizes.window_sends as u64 || i + 1 == units.len() {
-            windows.push(start..i + 1);
-            (start, n) = (i + 1, 0);
-        }
-    }
+    let windows = windows_of(&units, sizes.window_sends);
     // Each unit's first send's rank in the run.
     let unit_seq: Vec<u64> = std::iter::once(0)
         .chain(units.iter().scan(0u64, |n, u| {
@@ -572,21 +596,15 @@ fn pair_in_windows<C: Send>(
             ),
         )
     };
-    // (The partitions take processes' numbers as 32 bits.)
-    let in_partitions =
-        sizes.order == PairOrder::Any && index.procs.iter().all(|p| i32::try_from(p.proc).is_ok());
     let joined = match sizes.join.filter(join_pays) {
         None => None,
         Some(size) if in_partitions => {
-            match file(
-                db,
-                &every_proc,
-                &units,
-                &unit_seq,
+            let ranks = Ranks::Counted {
+                units: &units,
+                unit_seq: &unit_seq,
                 recvs,
-                size,
-                PairedIn::Partitions,
-            ) {
+            };
+            match file(db, &every_proc, ranks, size, PairedIn::Partitions) {
                 Ok(Some(filed)) => {
                     let (report, failed) =
                         report_in_partitions(db, filed, sel, ranges, new, add, emit, report);
@@ -672,6 +690,21 @@ fn pair_in_windows<C: Send>(
         }
     }
     (selected(report, sel, ranges), warnings)
+}
+
+/// Windows: runs of `units` of at least `window_sends` sends (the last
+/// may have fewer).
+pub(super) fn windows_of(units: &[Unit<'_>], window_sends: usize) -> Vec<std::ops::Range<usize>> {
+    let mut windows = Vec::new();
+    let (mut start, mut n) = (0, 0u64);
+    for (i, u) in units.iter().enumerate() {
+        n = n.saturating_add(u.sends);
+        if n >= window_sends as u64 || i + 1 == units.len() {
+            windows.push(start..i + 1);
+            (start, n) = (i + 1, 0);
+        }
+    }
+    windows
 }
 
 /// The unmatched receives of `report` that the selection reports.
@@ -1101,9 +1134,21 @@ mod tests {
                         SIZES.join,
                     ),
                 ];
-                for ((unit_records, window_sends, task_sends, join), order) in sizes
-                    .into_iter()
-                    .flat_map(|s| [(s, PairOrder::Sender), (s, PairOrder::Any)])
+                // In any order, also without the first pass (a sample of
+                // every record).
+                let sample = Some(SampleSizes {
+                    runs: 1,
+                    run: u64::MAX,
+                    share: 0,
+                });
+                for ((unit_records, window_sends, task_sends, join), order, forecast) in
+                    sizes.into_iter().flat_map(|s| {
+                        [
+                            (s, PairOrder::Sender, None),
+                            (s, PairOrder::Any, None),
+                            (s, PairOrder::Any, sample),
+                        ]
+                    })
                 {
                     let size = Sizes {
                         unit_records,
@@ -1111,6 +1156,7 @@ mod tests {
                         task_sends,
                         join,
                         order,
+                        forecast,
                     };
                     let unit = format!("{size:?}");
                     let mut got = Vec::new();
@@ -1450,12 +1496,32 @@ mod tests {
                 event_cost: 0,
                 ..SIZES.join.unwrap()
             };
-            for (join, order) in [
-                (None, PairOrder::Sender),
-                (Some(forced), PairOrder::Sender),
-                (Some(forced), PairOrder::Any),
-                (Some(small), PairOrder::Sender),
-                (Some(small), PairOrder::Any),
+            // A sample of every record, and one of a few records that
+            // forecasts too few events for the limit (the first pass then
+            // files again).
+            let every = Some(SampleSizes {
+                runs: 1,
+                run: u64::MAX,
+                share: 0,
+            });
+            let few = Some(SampleSizes {
+                runs: 2,
+                run: 3,
+                share: 0,
+            });
+            let limited = JoinSizes {
+                limit: 300,
+                ..small
+            };
+            for (join, order, forecast) in [
+                (None, PairOrder::Sender, None),
+                (Some(forced), PairOrder::Sender, None),
+                (Some(forced), PairOrder::Any, None),
+                (Some(forced), PairOrder::Any, every),
+                (Some(small), PairOrder::Sender, None),
+                (Some(small), PairOrder::Any, None),
+                (Some(small), PairOrder::Any, every),
+                (Some(limited), PairOrder::Any, few),
             ] {
                 let mut got = Vec::new();
                 let (r, w) = pair_in_windows(
@@ -1466,6 +1532,7 @@ mod tests {
                         join,
                         order,
                         window_sends: 100,
+                        forecast,
                         ..SIZES
                     },
                     &Vec::new,
@@ -1473,8 +1540,9 @@ mod tests {
                     &mut |v| got.extend(v),
                 );
                 assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
-                assert_eq!(sorted(&got), pairs, "round {round}: {join:?} {order:?}");
-                assert_eq!(json(&r), report, "round {round}: {join:?} {order:?}");
+                let what = format!("round {round}: {join:?} {order:?} {forecast:?}");
+                assert_eq!(sorted(&got), pairs, "{what}");
+                assert_eq!(json(&r), report, "{what}");
             }
             checked += pairs.len();
         }

@@ -8,6 +8,7 @@ pub mod comm_attribution;
 pub mod comm_check;
 pub mod comm_clocks;
 pub mod comm_completion;
+mod comm_pair_forecast;
 mod comm_pair_join;
 mod comm_pair_window;
 pub mod comm_pairs;
