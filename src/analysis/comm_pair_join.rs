@@ -4,7 +4,8 @@
 //! window.
 //!
 //! 1. One pass, in parallel over processes, files each send (with its rank
-//!    in sender order) and each receive under its key (sender, receiver,
+//!    in sender order: counted by the first pass, or, without one, its
+//!    process's position and its count there) and each receive under its key (sender, receiver,
 //!    tag): a partition of some 128 Ki events (8 MB, matched in parts that
 //!    stay in the cache) per hash of the key. The pass completes the
 //!    nonblocking receives by the rule of [`super::comm_completion`] as it
@@ -347,17 +348,27 @@ pub(super) enum Ranks<'a> {
     Forecast { events: u64 },
 }
 
+/// Why [`file`] declined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Declined {
+    /// A partition holds over the limit while the events were spread as
+    /// aimed: one key carries too many messages, in any partitioning.
+    OneKey,
+    /// Far more events came than were forecast, or other sends than the
+    /// first pass counted (a file changed in between).
+    Miscounted,
+}
+
 /// Files the sends and the receives of every process of `sel`, ranked by
-/// `ranks`. `None`: the join declines, a partition holding over
-/// `size.limit` events (one key carries too many messages; or, forecast,
-/// far more events came than were forecast).
+/// `ranks`; or declines, a partition holding over `size.limit` events.
+/// Without a first pass, each process filed advances the progress.
 pub(super) fn file(
     db: &Database,
     sel: &CommSelection<'_>,
     ranks: Ranks<'_>,
     size: JoinSizes,
     paired_in: PairedIn,
-) -> std::io::Result<Option<Filed>> {
+) -> std::io::Result<Result<Filed, Declined>> {
     let (timed, more) = match paired_in {
         PairedIn::Windows(bytes) => (false, bytes),
         PairedIn::Partitions => (true, 0),
@@ -382,7 +393,7 @@ pub(super) fn file(
         }
         Ranks::Forecast { events } => {
             if procs.len() >= 1 << 24 {
-                return Ok(None);
+                return Ok(Err(Declined::Miscounted));
             }
             for (i, p) in procs.iter().enumerate() {
                 first_send.insert(p.proc, ((i as u64) << 40, None));
@@ -425,6 +436,7 @@ pub(super) fn file(
         g.same &= count.is_none_or(|c| c == sent);
         if gather {
             g.found.push((first, wild, warnings));
+            db.progress().advance(1);
         }
         Ok::<_, std::io::Error>(g)
     });
@@ -436,10 +448,19 @@ pub(super) fn file(
     })?;
     // The sends must be the first pass's (a file that changed in between
     // would shift the ranks).
+    if !g.same {
+        return Ok(Err(Declined::Miscounted));
+    }
     // (Indices into a partition are 32 bits.)
     let limit = size.limit.min(u64::from(u32::MAX));
-    if !g.same || (0..n).any(|b| parts.records(b) > limit) {
-        return Ok(None);
+    if (0..n).any(|b| parts.records(b) > limit) {
+        let filed = (0..n).fold(0u64, |t, b| t.saturating_add(parts.records(b)));
+        let aimed = (n as u64).saturating_mul(size.partition);
+        return Ok(Err(if filed > aimed.saturating_mul(2) {
+            Declined::Miscounted
+        } else {
+            Declined::OneKey
+        }));
     }
     // In process order, as the first pass gives them.
     g.found.sort_unstable_by_key(|f| f.0);
@@ -448,7 +469,7 @@ pub(super) fn file(
         wild.extend(w);
         warnings.extend(x);
     }
-    Ok(Some(Filed {
+    Ok(Ok(Filed {
         parts,
         strays: g.strays,
         wild,
@@ -612,7 +633,7 @@ pub(super) fn join(
         unit_seq,
         recvs,
     };
-    let Some(filed) = file(db, sel, ranks, size, windows_read)? else {
+    let Ok(filed) = file(db, sel, ranks, size, windows_read)? else {
         return Ok(None);
     };
     let n = filed.partitions();
@@ -750,7 +771,8 @@ fn key_hash(key: (i32, i32, i32)) -> u64 {
 }
 
 /// Files the sends, receives and statuses of one process (its first send
-/// has rank `first`) under `n` partitions; returns its sends. The order of the records is
+/// has rank `first`) under `n` partitions; returns its sends and the
+/// warnings of its blocks. The order of the records is
 /// the windows' and [`super::comm_pair_window`]'s, and so are the rules.
 fn file_events(
     walk: &CommProcWalk<'_>,
@@ -797,11 +819,11 @@ fn file_events(
                         if r.peer >= 0
                             && let Some(me) = me
                         {
-                            put(&send(me, &r, first + sent, timed), out);
+                            put(&send(me, &r, first.saturating_add(sent), timed), out);
                         } else if let Some(strays) = strays.as_deref_mut() {
                             // (Kept aside: it takes no receive.)
                             strays.push((
-                                first + sent,
+                                first.saturating_add(sent),
                                 WindowSend::of(walk.proc().proc, &r, NO_KEY, 0),
                             ));
                         }
@@ -1289,5 +1311,32 @@ mod tests {
         }
         // 500 keys per partition on average.
         assert!(count.iter().all(|&c| (400..600).contains(&c)), "{count:?}");
+    }
+
+    /// A partition past the limit with the events spread as aimed is one
+    /// key's doing (the join would decline after a first pass too); with
+    /// far more events than forecast, a counted filing may still do.
+    #[test]
+    fn declines_say_whether_a_key_or_the_forecast_is_to_blame() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        let db = Database::open(dir.join("amrlevel8/bl_prof")).unwrap();
+        let sel = CommSelection::all();
+        let sizes = |partition, limit| JoinSizes {
+            partition,
+            limit,
+            pending: 64,
+            event_cost: 0,
+        };
+        let file_with = |events, size| {
+            let ranks = Ranks::Forecast { events };
+            file(&db, &sel, ranks, size, PairedIn::Partitions)
+                .unwrap()
+                .map(|f| f.partitions())
+        };
+        // 41,076 messages: as many sends and receives.
+        let events = 2 * 41_076;
+        assert!(file_with(events, sizes(1024, u64::MAX)).is_ok());
+        assert_eq!(file_with(events, sizes(1024, 10)), Err(Declined::OneKey));
+        assert_eq!(file_with(10, sizes(1024, 2048)), Err(Declined::Miscounted));
     }
 }

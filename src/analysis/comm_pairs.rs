@@ -34,7 +34,9 @@
 //! are receives.
 //! A caller that only sums the pairs ([`pair_messages_unordered`]: the
 //! table, the clock estimate) has the join make them in its partitions,
-//! in an order of the data's, and skips the windows.
+//! in an order of the data's, and skips the windows; when a sample of
+//! each process already shows the join reading less
+//! ([`super::comm_pair_forecast`]), it skips the first pass too.
 
 use std::collections::BTreeMap;
 
@@ -42,7 +44,7 @@ use rustc_hash::FxHashMap;
 
 use super::comm_pair_forecast::{SampleSizes, join_events};
 use super::comm_pair_join::{
-    Event, Filed, JoinSizes, PairedIn, Ranks, Scratch, file, join, unmatched_recvs,
+    Declined, Event, Filed, JoinSizes, PairedIn, Ranks, Scratch, file, join, unmatched_recvs,
 };
 use super::comm_pair_window::{NO_KEY, Peers, Window, WindowCost, WindowSend, unmatched_receives};
 use super::comm_select::{CommSelection, ProcRanges, inside};
@@ -523,24 +525,29 @@ fn pair_in_windows<C: Send>(
     // (The partitions take processes' numbers as 32 bits.)
     let in_partitions =
         sizes.order == PairOrder::Any && index.procs.iter().all(|p| i32::try_from(p.proc).is_ok());
+    let mut sizes = sizes;
     if in_partitions
         && let (Some(size), Some(sample)) = (sizes.join, sizes.forecast)
         && let Some(events) = join_events(db, &every_proc, sizes.window_sends, &size, sample)
-        // (Declined or failed: the first pass chooses, and notes a
-        // temporary file that fails again.)
-        && let Ok(Some(mut filed)) = file(
-            db,
-            &every_proc,
-            Ranks::Forecast { events },
-            size,
-            PairedIn::Partitions,
-        )
     {
-        report.unmatched_recvs = std::mem::take(&mut filed.wild);
-        warnings.append(&mut filed.warnings);
-        let (report, failed) = report_in_partitions(db, filed, sel, ranges, new, add, emit, report);
-        warnings.extend(failed);
-        return (report, warnings);
+        let ranks = Ranks::Forecast { events };
+        match file(db, &every_proc, ranks, size, PairedIn::Partitions) {
+            Ok(Ok(mut filed)) => {
+                #[cfg(test)]
+                tests::FORECAST_FILED.with(|n| n.set(n.get() + 1));
+                report.unmatched_recvs = std::mem::take(&mut filed.wild);
+                warnings.append(&mut filed.warnings);
+                let (report, failed) =
+                    report_in_partitions(db, filed, sel, ranges, new, add, emit, report);
+                warnings.extend(failed);
+                return (report, warnings);
+            }
+            // It would decline after the first pass too.
+            Ok(Err(Declined::OneKey)) => sizes.join = None,
+            // (The first pass chooses, and notes a temporary file that
+            // fails again.)
+            Ok(Err(Declined::Miscounted)) | Err(_) => {}
+        }
     }
     let per: Vec<FirstPass> = db
         .comm_blocks(&every_proc)
@@ -605,13 +612,13 @@ fn pair_in_windows<C: Send>(
                 recvs,
             };
             match file(db, &every_proc, ranks, size, PairedIn::Partitions) {
-                Ok(Some(filed)) => {
+                Ok(Ok(filed)) => {
                     let (report, failed) =
                         report_in_partitions(db, filed, sel, ranges, new, add, emit, report);
                     warnings.extend(failed);
                     return (report, warnings);
                 }
-                Ok(None) => None,
+                Ok(Err(_)) => None,
                 Err(e) => {
                     warnings.push(spill_failed(e));
                     None
@@ -940,6 +947,11 @@ mod tests {
     use super::*;
     use crate::analysis::comm_completion::{WaitTracker, is_nonblocking_recv};
     use crate::formats::blprof::database::ProcComm;
+
+    thread_local! {
+        /// Pairings of this thread filed without a first pass.
+        pub(super) static FORECAST_FILED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
 
     /// The pairing as one sequential pass over the senders once did it: the
     /// oracle for the units.
@@ -1364,7 +1376,7 @@ mod tests {
             let Ok(db) = Database::open(fixtures.join(name).join("bl_prof")) else {
                 continue;
             };
-            let run_in = |join: Option<JoinSizes>, order| {
+            let run_in = |join: Option<JoinSizes>, order, forecast| {
                 let mut got = Vec::new();
                 let (r, w) = pair_in_windows(
                     &db,
@@ -1373,6 +1385,7 @@ mod tests {
                     Sizes {
                         join,
                         order,
+                        forecast,
                         ..SIZES
                     },
                     &Vec::new,
@@ -1382,7 +1395,7 @@ mod tests {
                 assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
                 (got, json(&r))
             };
-            let run = |join| run_in(join, PairOrder::Sender);
+            let run = |join| run_in(join, PairOrder::Sender, None);
             let windows = run(None);
             let mut in_order = windows.0.clone();
             in_order.sort_unstable();
@@ -1399,16 +1412,28 @@ mod tests {
                     "{name}: the join with {pending} pending differs"
                 );
                 // Paired in the partitions: the same pairs in another
-                // order, the same report.
-                let (mut pairs, report) = run_in(join, PairOrder::Any);
-                if name == "amrlevel8" {
-                    assert!(pairs != windows.0, "{name}: paired in the windows");
+                // order, the same report; also without the first pass.
+                let every = SampleSizes {
+                    runs: 4,
+                    run: u64::MAX,
+                    share: 0,
+                };
+                for forecast in [None, Some(every)] {
+                    let filed = FORECAST_FILED.get();
+                    let (mut pairs, report) = run_in(join, PairOrder::Any, forecast);
+                    assert_eq!(
+                        FORECAST_FILED.get() - filed,
+                        usize::from(forecast.is_some())
+                    );
+                    if name == "amrlevel8" {
+                        assert!(pairs != windows.0, "{name}: paired in the windows");
+                    }
+                    pairs.sort_unstable();
+                    assert!(
+                        pairs == in_order && report == windows.1,
+                        "{name}: the partitions with {pending} pending differ ({forecast:?})"
+                    );
                 }
-                pairs.sort_unstable();
-                assert!(
-                    pairs == in_order && report == windows.1,
-                    "{name}: the partitions with {pending} pending differ"
-                );
             }
             paired += windows.0.len();
         }
@@ -1430,7 +1455,7 @@ mod tests {
             seed ^= seed << 17;
             seed % n
         };
-        let mut checked = 0;
+        let (mut checked, mut warnings) = (0, 0);
         for round in 0..40 {
             let dir = tempfile::tempdir().unwrap();
             for f in std::fs::read_dir(&fixture).unwrap() {
@@ -1473,6 +1498,12 @@ mod tests {
                     std::fs::write(&path, bytes).unwrap();
                 }
             }
+            // Every fifth round, a data file cut short: warnings.
+            if round % 5 == 4 {
+                let path = dir.path().join(format!("bl_comm_prof_D_{:05}", round % 4));
+                let bytes = std::fs::read(&path).unwrap();
+                std::fs::write(&path, &bytes[..bytes.len() * 2 / 3]).unwrap();
+            }
             let db = Database::open(dir.path()).unwrap();
             let two = [0usize, 2];
             // Every other round, a selection of processes and of time.
@@ -1513,6 +1544,7 @@ mod tests {
                 limit: 300,
                 ..small
             };
+            let mut warned: Option<Vec<String>> = None;
             for (join, order, forecast) in [
                 (None, PairOrder::Sender, None),
                 (Some(forced), PairOrder::Sender, None),
@@ -1539,13 +1571,77 @@ mod tests {
                     &|v: &mut Vec<Pair>, p| v.push(p.clone()),
                     &mut |v| got.extend(v),
                 );
-                assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
+                let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+                assert!(w.iter().all(|w| !w.contains("temporary")));
                 let what = format!("round {round}: {join:?} {order:?} {forecast:?}");
                 assert_eq!(sorted(&got), pairs, "{what}");
                 assert_eq!(json(&r), report, "{what}");
+                // The warnings of the first pass, or of the filing.
+                let first = warned.get_or_insert_with(|| w.clone());
+                assert_eq!(&w, first, "{what}");
             }
+            warnings += warned.map_or(0, |w| w.len());
             checked += pairs.len();
         }
         assert!(checked > 1000, "{checked} pairs");
+        assert!(warnings >= 8, "{warnings} warnings");
+        assert!(FORECAST_FILED.get() >= 40, "filed without a first pass");
+    }
+
+    /// A block the sample does not reach, cut short: the filing without a
+    /// first pass warns as the first pass does, and reports the same.
+    #[test]
+    fn a_block_the_sample_missed_warns_as_the_first_pass() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/flush/bl_prof");
+        let dir = tempfile::tempdir().unwrap();
+        for f in std::fs::read_dir(&fixture).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+        }
+        // The last block (process 1's fourth) loses its end.
+        let data = dir.path().join("bl_comm_prof_D_00000");
+        let bytes = std::fs::read(&data).unwrap();
+        std::fs::write(&data, &bytes[..bytes.len() - 1000]).unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        // The first record of each process.
+        let first = SampleSizes {
+            runs: 1,
+            run: 1,
+            share: 0,
+        };
+        let forced = JoinSizes {
+            event_cost: 0,
+            ..SIZES.join.unwrap()
+        };
+        let mut seen = Vec::new();
+        for forecast in [None, Some(first)] {
+            let filed = FORECAST_FILED.get();
+            let mut got = Vec::new();
+            let (r, w) = pair_in_windows(
+                &db,
+                &CommSelection::all(),
+                None,
+                Sizes {
+                    join: Some(forced),
+                    order: PairOrder::Any,
+                    forecast,
+                    ..SIZES
+                },
+                &Vec::new,
+                &|v: &mut Vec<Pair>, p| v.push(p.clone()),
+                &mut |v| got.extend(v),
+            );
+            assert_eq!(
+                FORECAST_FILED.get() - filed,
+                usize::from(forecast.is_some())
+            );
+            let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+            assert!(
+                w.iter().any(|w| w.contains("bl_comm_prof_D_00000")),
+                "{w:?}"
+            );
+            seen.push((sorted(&got), json(&r), w));
+        }
+        assert!(seen[0] == seen[1]);
     }
 }

@@ -39,7 +39,12 @@ impl<'c> Bar<'c> {
         let bar = self.bar.clone();
         Progress::new(move |n| {
             if !bar.is_finished() {
-                bar.inc(n);
+                // (Never past the end: a pass that gives up is followed
+                // by another over the same units.)
+                let room = bar
+                    .length()
+                    .map_or(n, |len| len.saturating_sub(bar.position()));
+                bar.inc(n.min(room));
             }
         })
     }
