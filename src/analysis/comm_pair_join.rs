@@ -5,9 +5,9 @@
 //!
 //! 1. One pass, in parallel over processes, files each send (with its rank
 //!    in sender order: counted by the first pass, or, without one, its
-//!    process's position and its count there) and each receive under its key (sender, receiver,
-//!    tag): a partition of some 128 Ki events (8 MB, matched in parts that
-//!    stay in the cache) per hash of the key. The pass completes the
+//!    process's position and its count there) and each receive under its
+//!    key (sender, receiver, tag): a partition of some 128 Ki events (8 MB,
+//!    matched in parts that stay in the cache) per hash of the key. The pass completes the
 //!    nonblocking receives by the rule of [`super::comm_completion`] as it
 //!    goes (a status takes the oldest receive of its key waiting for one);
 //!    past a bound on the receives waiting, it files them and the statuses
