@@ -21,6 +21,8 @@ pub mod report;
 pub mod source;
 pub mod spill;
 pub mod synth;
+#[cfg(test)]
+mod test_rng;
 pub mod timer_tree;
 
 pub use error::{Error, Location, NotADatabase, Result, Warning, WarningKind};

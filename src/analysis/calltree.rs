@@ -531,13 +531,8 @@ mod tests {
 
     #[test]
     fn parallel_merge_equals_the_sequential_fold() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::test_rng::Xorshift::new(0x2545_f491_4f6c_dd1du64);
+        let mut next = move |n: u64| rng.below(n);
         let names = ["a", "b", "c", "d", "e"];
         let trees: Vec<(usize, CallTree)> = (0..9)
             .map(|proc| {

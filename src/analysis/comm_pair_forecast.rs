@@ -13,7 +13,6 @@
 //! first pass.
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use super::comm_pair_join::JoinSizes;
 use super::comm_pair_window::{Peers, WindowCost};
@@ -110,8 +109,7 @@ pub(super) fn join_events(
         return Some(events);
     }
     let windows = windows_of(&units, window_sends);
-    let position: FxHashMap<usize, usize> =
-        procs.iter().enumerate().map(|(i, p)| (p.proc, i)).collect();
+    let position = db.comm_index().positions();
     let senders: Vec<(Peers, u64)> = samples
         .into_iter()
         .map(|s| {

@@ -692,13 +692,7 @@ impl Filed {
 /// Receives no send took, as listed: by receiver (in the comm index's
 /// order), sender and tag, then in record order.
 pub(super) fn unmatched_recvs(db: &Database, mut left: Vec<Event>) -> Vec<MsgEnd> {
-    let position: FxHashMap<usize, usize> = db
-        .comm_index()
-        .procs
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.proc, i))
-        .collect();
+    let position = db.comm_index().positions();
     left.sort_unstable_by_key(|e: &Event| {
         let q = usize::try_from(e.to).ok().and_then(|q| position.get(&q));
         (q.copied(), e.from, e.tag, e.order)

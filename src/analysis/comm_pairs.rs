@@ -510,12 +510,7 @@ fn pair_in_windows<C: Send>(
     let index = db.comm_index();
     let mut warnings = Vec::new();
     let mut report = PairReport::default();
-    let position: FxHashMap<usize, usize> = index
-        .procs
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.proc, i))
-        .collect();
+    let position = index.positions();
     // Every process is read: a message of a selected process has its other
     // end in any process.
     let every_proc = CommSelection {
@@ -1070,6 +1065,37 @@ mod tests {
         (pairs, report)
     }
 
+    /// The pairs of `db` as `sizes` hands them on, the report and the
+    /// warnings.
+    fn pair_all(
+        db: &Database,
+        sel: &CommSelection<'_>,
+        ranges: Option<&ProcRanges>,
+        sizes: Sizes,
+    ) -> (Vec<Pair>, PairReport, Vec<Warning>) {
+        let mut got = Vec::new();
+        let (r, w) = pair_in_windows(
+            db,
+            sel,
+            ranges,
+            sizes,
+            &Vec::new,
+            &|v: &mut Vec<Pair>, p| v.push(p.clone()),
+            &mut |v| got.extend(v),
+        );
+        (got, r, w)
+    }
+
+    /// A copy of the database directory `from`, to damage.
+    fn copy_of(from: &Path) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for f in std::fs::read_dir(from).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+        }
+        dir
+    }
+
     fn json<T: serde::Serialize>(v: &T) -> String {
         serde_json::to_string(v).unwrap()
     }
@@ -1171,16 +1197,7 @@ mod tests {
                         forecast,
                     };
                     let unit = format!("{size:?}");
-                    let mut got = Vec::new();
-                    let (r, w) = pair_in_windows(
-                        &db,
-                        sel,
-                        None,
-                        size,
-                        &Vec::new,
-                        &|v: &mut Vec<Pair>, p| v.push(p.clone()),
-                        &mut |v| got.extend(v),
-                    );
+                    let (got, r, w) = pair_all(&db, sel, None, size);
                     assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
                     if order == PairOrder::Any {
                         assert_eq!(sorted(&got), sorted(&pairs), "{name} {sel:?} {unit}");
@@ -1200,11 +1217,7 @@ mod tests {
     #[test]
     fn sends_to_no_process_are_unmatched_either_way() {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/small4/bl_prof");
-        let dir = tempfile::tempdir().unwrap();
-        for f in std::fs::read_dir(&fixture).unwrap() {
-            let f = f.unwrap().path();
-            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
-        }
+        let dir = copy_of(&fixture);
         // Every third paired send of the copy goes to process -2.
         let db = Database::open(&fixture).unwrap();
         let mut stray = 0;
@@ -1243,8 +1256,7 @@ mod tests {
             (Some(forced), PairOrder::Sender),
             (Some(forced), PairOrder::Any),
         ] {
-            let mut got = Vec::new();
-            let (r, _) = pair_in_windows(
+            let (got, r, _) = pair_all(
                 &db,
                 &sel,
                 None,
@@ -1253,9 +1265,6 @@ mod tests {
                     order,
                     ..SIZES
                 },
-                &Vec::new,
-                &|v: &mut Vec<Pair>, p| v.push(p.clone()),
-                &mut |v| got.extend(v),
             );
             assert_eq!(sorted(&got), sorted(&pairs), "{join:?} {order:?}");
             assert_eq!(json(&r), json(&report), "{join:?} {order:?}");
@@ -1290,8 +1299,7 @@ mod tests {
                 ..SIZES.join.unwrap()
             };
             let run = |order| {
-                let mut got = Vec::new();
-                let (r, _) = pair_in_windows(
+                let (got, r, _) = pair_all(
                     &db,
                     &CommSelection::all(),
                     Some(&ranges),
@@ -1300,9 +1308,6 @@ mod tests {
                         order,
                         ..SIZES
                     },
-                    &Vec::new,
-                    &|v: &mut Vec<Pair>, p| v.push(p.clone()),
-                    &mut |v| got.extend(v),
                 );
                 (sorted(&got), json(&r))
             };
@@ -1332,8 +1337,7 @@ mod tests {
                 .build()
                 .unwrap();
             pool.install(|| {
-                let mut got = Vec::new();
-                let (r, _) = pair_in_windows(
+                let (got, r, _) = pair_all(
                     &db,
                     &CommSelection::all(),
                     None,
@@ -1342,9 +1346,6 @@ mod tests {
                         order: PairOrder::Any,
                         ..SIZES
                     },
-                    &Vec::new,
-                    &|v: &mut Vec<Pair>, p| v.push(p.clone()),
-                    &mut |v| got.extend(v),
                 );
                 (json(&got), json(&r))
             })
@@ -1448,20 +1449,11 @@ mod tests {
     fn every_way_pairs_damaged_records_alike() {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/small4/bl_prof");
         let original = Database::open(&fixture).unwrap();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::test_rng::Xorshift::new(0x2545_f491_4f6c_dd1d);
+        let mut next = move |n: u64| rng.below(n);
         let (mut checked, mut warnings) = (0, 0);
         for round in 0..40 {
-            let dir = tempfile::tempdir().unwrap();
-            for f in std::fs::read_dir(&fixture).unwrap() {
-                let f = f.unwrap().path();
-                std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
-            }
+            let dir = copy_of(&fixture);
             for p in &original.comm_index().procs {
                 for b in CommSelection::all().blocks(p) {
                     let path = dir.path().join(&*b.datafile);
@@ -1555,8 +1547,7 @@ mod tests {
                 (Some(small), PairOrder::Any, every),
                 (Some(limited), PairOrder::Any, few),
             ] {
-                let mut got = Vec::new();
-                let (r, w) = pair_in_windows(
+                let (got, r, w) = pair_all(
                     &db,
                     &sel,
                     None,
@@ -1567,9 +1558,6 @@ mod tests {
                         forecast,
                         ..SIZES
                     },
-                    &Vec::new,
-                    &|v: &mut Vec<Pair>, p| v.push(p.clone()),
-                    &mut |v| got.extend(v),
                 );
                 let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
                 assert!(w.iter().all(|w| !w.contains("temporary")));
@@ -1593,11 +1581,7 @@ mod tests {
     #[test]
     fn a_block_the_sample_missed_warns_as_the_first_pass() {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/flush/bl_prof");
-        let dir = tempfile::tempdir().unwrap();
-        for f in std::fs::read_dir(&fixture).unwrap() {
-            let f = f.unwrap().path();
-            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
-        }
+        let dir = copy_of(&fixture);
         // The last block (process 1's fourth) loses its end.
         let data = dir.path().join("bl_comm_prof_D_00000");
         let bytes = std::fs::read(&data).unwrap();
@@ -1616,8 +1600,7 @@ mod tests {
         let mut seen = Vec::new();
         for forecast in [None, Some(first)] {
             let filed = FORECAST_FILED.get();
-            let mut got = Vec::new();
-            let (r, w) = pair_in_windows(
+            let (got, r, w) = pair_all(
                 &db,
                 &CommSelection::all(),
                 None,
@@ -1627,9 +1610,6 @@ mod tests {
                     forecast,
                     ..SIZES
                 },
-                &Vec::new,
-                &|v: &mut Vec<Pair>, p| v.push(p.clone()),
-                &mut |v| got.extend(v),
             );
             assert_eq!(
                 FORECAST_FILED.get() - filed,

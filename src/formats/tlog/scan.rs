@@ -462,13 +462,8 @@ mod tests {
     /// checks find, on files with every kind of damage here and there.
     #[test]
     fn clean_block_path_changes_nothing() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::test_rng::Xorshift::new(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = move |n: u64| rng.below(n);
         for _ in 0..300 {
             let mut bytes = Vec::new();
             let nblocks = 1 + next(12) as usize;
