@@ -282,60 +282,88 @@ fn a_shard_past_the_count_is_a_usage_error() {
     }
 }
 
-/// What Spark computes from the dataset of `small4`, as SQL in
-/// docs/SCALING.md writes it: one JSON object of query results.
+/// What Spark computes from each dataset named on the command line (the
+/// SQL of docs/SCALING.md): one JSON object of query results per dataset.
 const SPARK_QUERIES: &str = r#"
 import json, sys
 from pyspark.sql import SparkSession
 spark = (SparkSession.builder.master("local[2]").appName("profparse-test")
          .config("spark.ui.enabled", "false").getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
-root = sys.argv[1]
-for t in ["functions", "calls", "regions", "comm", "messages"]:
-    spark.read.parquet(f"{root}/{t}").createOrReplaceTempView(t)
 rows = lambda q: [list(r) for r in spark.sql(q).collect()]
-out = {
-    "summary": rows("""select function, sum(case when proc = 0 then ncalls end),
-                              avg(exclusive) from functions group by function"""),
-    "trace_summary": rows("select function, count(*), sum(exclusive) from calls group by function"),
-    "comm_stats": rows("select type_name, count(*) from comm group by type_name"),
-    "pairs": rows("""select sender, receiver, count(*), sum(size) from messages
-                     group by sender, receiver order by sender, receiver"""),
-}
+out = []
+for root in sys.argv[1:]:
+    for t in ["functions", "calls", "regions", "comm", "messages"]:
+        spark.read.parquet(f"{root}/{t}").createOrReplaceTempView(t)
+    out.append({
+        "summary": rows("""select function, sum(case when proc = 0 then ncalls end),
+                                  sum(ncalls), sum(exclusive), min(exclusive),
+                                  max(exclusive)
+                           from functions group by function"""),
+        "trace_summary": rows("select function, count(*), sum(exclusive) from calls group by function"),
+        "comm_stats": rows("select type_name, count(*) from comm group by type_name"),
+        "pairs": rows("""select sender, receiver, count(*), sum(size) from messages
+                         group by sender, receiver order by sender, receiver"""),
+    })
 print("RESULT " + json.dumps(out))
 spark.stop()
 "#;
 
-/// Spark reads the dataset (each table's directory alone) and the SQL of
-/// docs/SCALING.md reproduces summary, trace-summary, comm stats and comm
-/// pairs. Needs Java: without it the check is skipped with a note.
-#[test]
-#[ignore = "needs PySpark (pip install pyspark) and Java"]
-fn spark_reproduces_the_reports_from_the_dataset() {
+/// Fails the (optional) test unless `java -version` works (PySpark starts
+/// a JVM).
+fn require_java() {
     let java = Command::new("java")
         .arg("-version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !java {
-        crate::common::note(
-            "no Java here: the PySpark read-back of the Parquet dataset is skipped",
-        );
-        return;
-    }
+    require(java, "Java", "apt-get install default-jre-headless");
+}
+
+/// Spark reads the dataset of one export and the dataset three `--shard
+/// K/3` jobs wrote together (each table's directory alone), and the SQL of
+/// docs/SCALING.md reproduces summary (per-function sums, minima and
+/// maxima over processes), trace-summary, comm stats and comm pairs from
+/// each.
+#[test]
+#[ignore = "needs PySpark (pip install pyspark) and Java (apt-get install default-jre-headless)"]
+fn spark_reproduces_the_reports_from_the_dataset() {
+    require_java();
     require(python_has("pyspark"), "PySpark", "pip install pyspark");
     let dir = db("small4");
     let d = dir.to_str().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("dataset");
-    export_parquet(d, &out, None);
-    let stdout = python(SPARK_QUERIES, &[out.as_os_str()]);
+    let whole = tmp.path().join("whole");
+    export_parquet(d, &whole, None);
+    let sharded = tmp.path().join("sharded");
+    for k in 0..3 {
+        export_parquet(d, &sharded, Some(&format!("{k}/3")));
+    }
+    let files = std::fs::read_dir(sharded.join("functions"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 3, "one file per shard");
+    let stdout = python(SPARK_QUERIES, &[whole.as_os_str(), sharded.as_os_str()]);
     let result = stdout
         .lines()
         .find_map(|l| l.strip_prefix("RESULT "))
         .expect("Spark printed its result");
-    let spark: Value = serde_json::from_str(result).unwrap();
+    let datasets: Value = serde_json::from_str(result).unwrap();
+    let datasets = datasets.as_array().unwrap();
+    assert_eq!(datasets.len(), 2);
+    let sm = json_expect(&["summary", d, "--format", "json"], &[0, 3]);
+    let ts = json_expect(&["trace-summary", d, "--format", "json"], &[0, 3]);
+    let cs = json_expect(&["comm", "stats", d, "--format", "json"], &[0, 3]);
+    let cp = json_expect(&["comm", "pairs", d, "--format", "json"], &[0, 3]);
+    for (spark, which) in datasets.iter().zip(["whole", "3 shards"]) {
+        spark_matches_the_reports(spark, [&sm, &ts, &cs, &cp], which);
+    }
+}
+
+/// One dataset's Spark results (`spark`) against summary, trace-summary,
+/// comm stats and comm pairs; `which` names the dataset in failures.
+fn spark_matches_the_reports(spark: &Value, [sm, ts, cs, cp]: [&Value; 4], which: &str) {
     let by_name = |rows: &Value| -> BTreeMap<String, Vec<Value>> {
         rows.as_array()
             .unwrap()
@@ -348,52 +376,54 @@ fn spark_reproduces_the_reports_from_the_dataset() {
             })
             .collect()
     };
+    let f64_of = |v: &Value| v.as_f64().unwrap();
 
-    let sm = json_expect(&["summary", d, "--format", "json"], &[0, 3]);
+    let nprocs = sm["nprocs"].as_f64().unwrap();
     let got = by_name(&spark["summary"]);
-    for f in sm["functions"].as_array().unwrap() {
+    let functions = sm["functions"].as_array().unwrap();
+    assert_eq!(got.len(), functions.len(), "{which}: functions");
+    for f in functions {
         let r = &got[f["name"].as_str().unwrap()];
-        assert_eq!(r[0].as_u64(), f["ncalls"].as_u64(), "{f}");
-        assert!(
-            close(r[1].as_f64().unwrap(), f["avg"].as_f64().unwrap()),
-            "{f}"
-        );
+        assert_eq!(r[0].as_u64(), f["ncalls"].as_u64(), "{which}: {f}");
+        assert_eq!(r[1].as_u64(), f["ncalls_total"].as_u64(), "{which}: {f}");
+        let avg = f64_of(&r[2]) / nprocs;
+        assert!(close(avg, f64_of(&f["avg"])), "{which}: {avg} {f}");
+        assert!(close(f64_of(&r[3]), f64_of(&f["min"])), "{which}: {f}");
+        assert!(close(f64_of(&r[4]), f64_of(&f["max"])), "{which}: {f}");
     }
 
-    let ts = json_expect(&["trace-summary", d, "--format", "json"], &[0, 3]);
     let nprocs = ts["nprocs"].as_f64().unwrap();
     let got = by_name(&spark["trace_summary"]);
     for f in ts["functions"].as_array().unwrap() {
         let calls = f["ncalls_total"].as_u64().unwrap();
         if calls == 0 {
+            assert!(!got.contains_key(f["name"].as_str().unwrap()), "{f}");
             continue;
         }
         let r = &got[f["name"].as_str().unwrap()];
-        assert_eq!(r[0].as_u64(), Some(calls), "{f}");
-        let avg = r[1].as_f64().unwrap() / nprocs;
-        assert!(close(avg, f["avg"].as_f64().unwrap()), "{f}");
+        assert_eq!(r[0].as_u64(), Some(calls), "{which}: {f}");
+        let avg = f64_of(&r[1]) / nprocs;
+        assert!(close(avg, f64_of(&f["avg"])), "{which}: {f}");
     }
 
-    let cs = json_expect(&["comm", "stats", d, "--format", "json"], &[0, 3]);
     let got = by_name(&spark["comm_stats"]);
     let types = cs["by_type"].as_array().unwrap();
-    assert_eq!(got.len(), types.len());
+    assert_eq!(got.len(), types.len(), "{which}");
     for t in types {
         assert_eq!(
             got[t["type"].as_str().unwrap()][0].as_u64(),
             t["records"].as_u64(),
-            "{t}"
+            "{which}: {t}"
         );
     }
 
-    let cp = json_expect(&["comm", "pairs", d, "--format", "json"], &[0, 3]);
     let routes = cp["routes"].as_array().unwrap();
     let pairs = spark["pairs"].as_array().unwrap();
-    assert_eq!(pairs.len(), routes.len());
+    assert_eq!(pairs.len(), routes.len(), "{which}");
     for (r, route) in pairs.iter().zip(routes) {
-        assert_eq!(r[0], route["from"]);
-        assert_eq!(r[1], route["to"]);
-        assert_eq!(r[2], route["messages"]);
-        assert_eq!(r[3].as_u64(), route["bytes"].as_u64());
+        assert_eq!(r[0], route["from"], "{which}");
+        assert_eq!(r[1], route["to"], "{which}");
+        assert_eq!(r[2], route["messages"], "{which}");
+        assert_eq!(r[3].as_u64(), route["bytes"].as_u64(), "{which}");
     }
 }
