@@ -64,6 +64,15 @@ fn require_gfortran() {
     );
 }
 
+/// Fails the test unless a C compiler is on the PATH (Rust links with
+/// `cc` on Linux, so every machine that builds the crate has one).
+fn require_cc() {
+    assert!(
+        on_path("cc"),
+        "cc is missing: the C API test needs a C compiler (apt-get install gcc)"
+    );
+}
+
 /// The module compiled once: its directory holds `timer_tree_type.o` and
 /// `timer_tree_type.mod`.
 fn module_dir() -> &'static Path {
@@ -283,10 +292,7 @@ fn instances_are_independent_of_each_other_and_of_the_global_tree() {
 /// The C test program, linked statically and dynamically.
 #[test]
 fn the_c_test_program_passes_against_the_header() {
-    if !on_path("cc") {
-        eprintln!("note: cc not found: C API test skipped");
-        return;
-    }
+    require_cc();
     let dir = scratch("c-program");
     let source = repo().join("capi/tests/c/timer_test.c");
     let include = repo().join("capi/include");

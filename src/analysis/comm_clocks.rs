@@ -420,9 +420,8 @@ mod tests {
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
         let mut early = 0;
         for name in ["amrlevel8", "small4", "asym4", "flush", "nfiles2"] {
-            let Ok(db) = Database::open(fixtures.join(name).join("bl_prof")) else {
-                continue;
-            };
+            let db = Database::open(fixtures.join(name).join("bl_prof"))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             let (c, _) = estimate(&db);
             let (mins, ..) = route_mins(&db);
             let paired = |c: &ClockOffsets| negative_latencies(&db, c).1;

@@ -1279,9 +1279,8 @@ mod tests {
         use crate::analysis::ranges::{RangeList, TimeRange};
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
         for name in ["amrlevel8", "small4", "nfiles2"] {
-            let Ok(db) = Database::open(fixtures.join(name).join("bl_prof")) else {
-                continue;
-            };
+            let db = Database::open(fixtures.join(name).join("bl_prof"))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             let mut by_proc = BTreeMap::new();
             for p in db.comm_index().procs.iter().filter(|p| p.proc != 0) {
                 let times = CommSelection::all()
@@ -1323,9 +1322,8 @@ mod tests {
     #[test]
     fn partitions_pair_in_one_order_for_any_threads() {
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
-        let Ok(db) = Database::open(fixtures.join("amrlevel8").join("bl_prof")) else {
-            return;
-        };
+        let db = Database::open(fixtures.join("amrlevel8").join("bl_prof"))
+            .unwrap_or_else(|e| panic!("amrlevel8: {e}"));
         let join = JoinSizes {
             partition: 4096,
             event_cost: 0,
@@ -1374,9 +1372,8 @@ mod tests {
             "nfiles2",
             "host_nid",
         ] {
-            let Ok(db) = Database::open(fixtures.join(name).join("bl_prof")) else {
-                continue;
-            };
+            let db = Database::open(fixtures.join(name).join("bl_prof"))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             let run_in = |join: Option<JoinSizes>, order, forecast| {
                 let mut got = Vec::new();
                 let (r, w) = pair_in_windows(
