@@ -74,7 +74,10 @@ impl InputFile {
                     .len(part as usize)
                     .map(&file)
             } {
-                Ok(map) => Bytes::Mapped(map),
+                Ok(map) => {
+                    test_pause::after_first_part_map();
+                    Bytes::Mapped(map)
+                }
                 Err(_) => Bytes::Owned(read_part(path, file, start, part)?),
             }
         } else {
@@ -321,6 +324,37 @@ mod tests {
         let dir = std::env::temp_dir();
         let err = InputFile::open(&dir).err().unwrap();
         assert!(err.to_string().contains("is a directory"));
+    }
+}
+
+/// Test-only: a pause at the first part of a file mapped by
+/// [`InputFile::open_part`], before its bytes are read, so that
+/// tests/it/hostile_files.rs can cut the file under a live map at a known
+/// point instead of racing the reader. It needs the variable below set to
+/// the path of a FIFO (anything else is ignored, so it is not reachable by
+/// accident); the reader then waits until the test has opened the FIFO and
+/// closed it again. Once per process.
+mod test_pause {
+    use std::os::unix::fs::FileTypeExt;
+    use std::sync::Once;
+
+    const VARIABLE: &str = "PROFPARSE_TEST_ONLY_PAUSE_AT_FIRST_MAP_FIFO";
+
+    pub(super) fn after_first_part_map() {
+        static FIRST: Once = Once::new();
+        // Threads mapping at the same time wait here too: nothing reads a
+        // mapped part before the test has released the pause.
+        FIRST.call_once(|| {
+            let Some(fifo) = std::env::var_os(VARIABLE) else {
+                return;
+            };
+            let is_fifo = std::fs::metadata(&fifo).is_ok_and(|m| m.file_type().is_fifo());
+            if is_fifo && let Ok(mut f) = std::fs::File::open(&fifo) {
+                // Opening waited for the test's write end; this ends when
+                // the test closes it.
+                let _ = std::io::copy(&mut f, &mut std::io::sink());
+            }
+        });
     }
 }
 
