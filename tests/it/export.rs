@@ -288,25 +288,45 @@ fn trace_events(file: &Path) -> Vec<Value> {
     v["traceEvents"].as_array().unwrap().clone()
 }
 
-/// Every process with events is named, and so is every track it uses;
-/// times are whole nanoseconds (at most 3 decimals of a microsecond).
-fn named_and_rounded(events: &[Value], what: &str) {
+/// Every process of the input (`procs`, from the input's own report) is
+/// named `process N` by one metadata event, no other is, and every track
+/// it uses carries its label (`tracks[tid]`); times are whole nanoseconds
+/// (at most 3 decimals of a microsecond).
+fn named_and_rounded(events: &[Value], procs: &BTreeSet<u64>, tracks: &[&str], what: &str) {
     assert_nested(events);
-    let meta = |kind: &str| -> BTreeSet<(u64, u64)> {
+    let meta = |kind: &str| -> Vec<((u64, u64), String)> {
         events
             .iter()
             .filter(|e| e["ph"] == "M" && e["name"] == kind)
-            .map(|e| (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()))
+            .map(|e| {
+                let label = e["args"]["name"].as_str();
+                let label = label.unwrap_or_else(|| panic!("{what}: {e} has no label"));
+                (
+                    (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()),
+                    label.to_owned(),
+                )
+            })
             .collect()
     };
-    let (procs, threads) = (meta("process_name"), meta("thread_name"));
+    let named = meta("process_name");
+    let mut pids = BTreeSet::new();
+    for ((pid, _), label) in &named {
+        assert!(pids.insert(*pid), "{what}: process {pid} named twice");
+        assert_eq!(label, &format!("process {pid}"), "{what}");
+    }
+    assert_eq!(&pids, procs, "{what}: the processes named");
+    let threads: BTreeSet<(u64, u64)> = meta("thread_name")
+        .into_iter()
+        .map(|((pid, tid), label)| {
+            let want = tracks.get(tid as usize).copied();
+            assert_eq!(Some(label.as_str()), want, "{what}: track {pid}/{tid}");
+            (pid, tid)
+        })
+        .collect();
     let mut seen = 0;
     for e in events.iter().filter(|e| e["ph"] != "M") {
         let (pid, tid) = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());
-        assert!(
-            procs.iter().any(|p| p.0 == pid),
-            "{what}: process {pid} unnamed"
-        );
+        assert!(pids.contains(&pid), "{what}: process {pid} unnamed");
         assert!(
             threads.contains(&(pid, tid)),
             "{what}: track {pid}/{tid} unnamed"
@@ -329,16 +349,30 @@ fn named_and_rounded(events: &[Value], what: &str) {
 fn every_chrome_export_names_its_processes_and_tracks() {
     let tmp = tempfile::tempdir().unwrap();
     let d = db("flush");
+    // The processes as the inputs' own reports list them.
+    let info = crate::common::json(&["info", s(&d), "--format", "json"]);
+    let procs: BTreeSet<u64> = (0..info["nprocs"].as_u64().unwrap()).collect();
     let a = tmp.path().join("export.json");
     run_ok(&["export", s(&d), "--chrome", s(&a)]);
-    named_and_rounded(&trace_events(&a), "export --chrome");
+    let tracks = ["calls", "regions", "comm"];
+    named_and_rounded(&trace_events(&a), &procs, &tracks, "export --chrome");
     let b = tmp.path().join("timeline.json");
     run_ok(&["-q", "comm", "timeline", s(&d), "--chrome", s(&b)]);
-    named_and_rounded(&trace_events(&b), "comm timeline --chrome");
+    let tracks = ["comm"];
+    named_and_rounded(&trace_events(&b), &procs, &tracks, "comm timeline --chrome");
     let c = tmp.path().join("tlog.json");
     let log = crate::common::tlog("np4.log");
+    let summary = crate::common::json(&["tlog", "summary", s(&log), "--format", "json"]);
+    let procs: BTreeSet<u64> = summary["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["proc"].as_u64().unwrap())
+        .collect();
+    assert_eq!(procs.len(), 4, "np4.log");
     run_ok(&["-q", "tlog", "export", s(&log), "--chrome", s(&c)]);
-    named_and_rounded(&trace_events(&c), "tlog export --chrome");
+    let tracks = ["events"];
+    named_and_rounded(&trace_events(&c), &procs, &tracks, "tlog export --chrome");
 }
 
 /// `--args`: none by default (viewers group calls by name), the depth with
