@@ -9,6 +9,7 @@ use std::fs;
 use serde_json::Value;
 
 use crate::common::{fixture, json, run_ok};
+use crate::raw_comm;
 
 fn db(name: &str) -> String {
     fixture(name).join("bl_prof").to_str().unwrap().to_owned()
@@ -152,6 +153,37 @@ fn calls_are_comm_stats_calls_and_seconds_the_timeline_s(name: &str) {
 }
 
 database_tests!(calls_are_comm_stats_calls_and_seconds_the_timeline_s);
+
+/// Calls and seconds per process and type are those of the records read
+/// and built into calls by the test's own reader of the format
+/// ([`crate::raw_comm`]), which shares nothing with the crate.
+fn seconds_are_those_of_the_raw_records(name: &str) {
+    let raw = raw_comm::mpi_seconds(&raw_comm::blocks(&fixture(name).join("bl_prof")));
+    let t = time(name, &[]);
+    let mut ours = BTreeMap::new();
+    for p in arr(&t["procs"]) {
+        for x in arr(&p["by_type"]) {
+            let key = (u(&p["proc"]), x["number"].as_i64().unwrap() as i32);
+            ours.insert(key, (u(&x["calls"]), f(&x["seconds"])));
+        }
+    }
+    let raw: BTreeMap<(u64, i32), (u64, f64)> = raw
+        .into_iter()
+        .map(|(k, s)| (k, (s.calls, s.seconds)))
+        .collect();
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        raw.keys().collect::<Vec<_>>(),
+        "{name}: (process, type)"
+    );
+    for (k, (calls, secs)) in &raw {
+        let (c, s) = ours[k];
+        assert_eq!(c, *calls, "{name}: calls of {k:?}");
+        assert!(close(s, *secs), "{name}: seconds of {k:?}: {s} vs {secs}");
+    }
+}
+
+database_tests!(seconds_are_those_of_the_raw_records);
 
 /// `--proc` restricts to the processes named, with their figures unchanged.
 #[test]

@@ -29,6 +29,7 @@ mod names;
 mod output_files;
 mod parquet;
 mod progress;
+mod raw_comm;
 mod report;
 mod stock;
 mod synth;
