@@ -325,11 +325,10 @@ fn random_byte_flips() {
 }
 
 /// Replaces the first match of `word value` (whitespace-separated) in
-/// `file` with `word new`; false when the word is absent.
+/// `file` with `word new`; false when the word is absent (a missing file
+/// fails the test).
 fn edit_value(path: &Path, word: &str, new: &str) -> bool {
-    let Ok(text) = fs::read_to_string(path) else {
-        return false;
-    };
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut done = false;
     let mut out = String::new();
     for line in text.split_inclusive('\n') {
@@ -394,9 +393,8 @@ fn absurd_counts_and_positions(fx: &str) {
     for global in ["bl_prof_H", "bl_call_stats_H", "bl_comm_prof_H"] {
         for value in ["0", "1000000000", "-4"] {
             let db = copy_db(fx);
-            if !edit_value(&db.path().join(global), "NProcs", value) {
-                continue;
-            }
+            let edited = edit_value(&db.path().join(global), "NProcs", value);
+            assert!(edited, "{fx}: {global} has no NProcs");
             let what = format!("{fx}: {global}: NProcs {value}");
             run_part(db.path(), part_of(global), &what, None);
         }

@@ -172,6 +172,9 @@ fn a_data_file_that_shrinks_while_mapped_ends_the_run_with_exit_1_not_a_signal()
             Err(e) => panic!("{}: {e}", fifo.display()),
         }
     };
+    // The unfinished output exists at the pause: the run must remove it.
+    let pending = fs::read_dir(&out_dir).unwrap().count();
+    assert_eq!(pending, 1, "the export's temporary output");
     let mut cut = 0;
     for e in fs::read_dir(&db).unwrap() {
         let p = e.unwrap().path();

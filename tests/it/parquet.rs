@@ -1,7 +1,7 @@
-//! `export --parquet`: the tables read back by a real client (DuckDB's
-//! Python package) must hold the counts and sums of our own reports.
-//! Optional tests: `cargo test -- --include-ignored` runs them (CI does,
-//! after installing duckdb).
+//! `export --parquet`: the tables read back by real clients (DuckDB's
+//! Python package, PySpark) must hold the counts and sums of our own
+//! reports. Optional tests: `cargo test -- --include-ignored` runs them
+//! (CI does, after installing duckdb, PySpark and Java).
 #![cfg(feature = "parquet")]
 
 use std::collections::BTreeMap;
