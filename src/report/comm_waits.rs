@@ -33,7 +33,7 @@ impl Report for WaitsReport<'_> {
         let mut doc = Document::new();
         super::comm::region_line(&mut doc, r.region_filter.as_ref());
         // In sentences, a time without the blank that aligns it in columns.
-        let time = |x: f64| duration(x).trim_end().to_owned();
+        let time = |x: f64| super::text::unbroken(duration(x).trim_end());
         doc.prose(match r.clocks_aligned_to {
             Some(p) => format!("Wait states on process {p}'s clock (--align-clocks; comm clocks)"),
             None => "Wait states on each process's own clock: without --align-clocks, waits \
@@ -99,6 +99,9 @@ impl Report for WaitsReport<'_> {
             let frames: Vec<&[String]> = shown.iter().map(|p| p.path.as_slice()).collect();
             let weight: Vec<f64> = shown.iter().map(|p| p.seconds).collect();
             let lines = tree_lines(&frames, &weight);
+            // Names of MPI calls are short; the tree gets the room.
+            let function_width = shown.iter().map(|p| p.name.chars().count()).max();
+            let function_width = function_width.unwrap_or(0).max("Function".len());
             doc.line("")
                 .prose(
                     "By call path (innermost timed call open at the waiting call's entry), \
@@ -106,7 +109,7 @@ impl Report for WaitsReport<'_> {
                 )
                 .table(Table::new(
                     vec![
-                        Column::left("Function", 9),
+                        Column::left("Function", function_width),
                         Column::right("Waits", 6),
                         Column::right("Seconds", 9),
                         Column::left("Call path", 0).after("  "),

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed, time_text};
+use super::numfmt::{duration, fixed_not_zero, time_text};
 use crate::analysis::tinyprofiler::{CompareMetric, Comparison, FunctionScaling, Scaling};
 
 pub struct CompareReport<'a> {
@@ -162,12 +162,17 @@ impl Report for CompareReport<'_> {
         let rows = shown.into_iter().map(move |f| {
             let mut row = vec![f.name.clone()];
             row.extend(f.times.iter().map(|t| opt(*t, duration)));
-            row.extend(f.speedup.iter().skip(1).map(|s| opt(*s, |x| fixed(x, 2))));
+            row.extend(
+                f.speedup
+                    .iter()
+                    .skip(1)
+                    .map(|s| opt(*s, |x| fixed_not_zero(x, 2))),
+            );
             row.extend(
                 f.efficiency
                     .iter()
                     .skip(1)
-                    .map(|e| opt(*e, |x| format!("{}%", fixed(x * 100.0, 1)))),
+                    .map(|e| opt(*e, |x| format!("{}%", fixed_not_zero(x * 100.0, 1)))),
             );
             row
         });

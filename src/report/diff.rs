@@ -4,8 +4,9 @@
 use serde::Serialize;
 
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed};
+use super::numfmt::{duration, fixed, fixed_not_zero};
 use super::table::TableStyle;
+use super::text::unbroken;
 use super::{Report, call_path};
 use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence};
 
@@ -69,14 +70,8 @@ pub fn rel_text(rel: Option<f64>) -> String {
     match rel {
         None => "new".to_owned(),
         Some(r) => {
-            let s = fixed(100.0 * r, 1);
-            if r > 0.0 && s != "0.0" {
-                format!("+{s}")
-            } else if s == "-0.0" {
-                "0.0".to_owned()
-            } else {
-                s
-            }
+            let s = fixed_not_zero(100.0 * r, 1);
+            if r > 0.0 { format!("+{s}") } else { s }
         }
     }
 }
@@ -100,9 +95,9 @@ fn part<'a>(doc: &mut Document<'a>, title: &str, what: &str, d: &'a Diff, r: &Di
         },
         d.only_a,
         d.only_b,
-        value(metric, d.total_a),
-        value(metric, d.total_b),
-        signed(metric, d.total_b - d.total_a),
+        unbroken(&value(metric, d.total_a)),
+        unbroken(&value(metric, d.total_b)),
+        unbroken(&signed(metric, d.total_b - d.total_a)),
     ));
     if d.rows.is_empty() {
         doc.line("(no rows left by --min-diff/--top)\n");
@@ -221,8 +216,8 @@ impl Report for DiffReport {
             None => String::new(),
         };
         let mut doc = Document::new();
-        doc.line(format!("A: {}{}", r.a.path, procs(&r.a)))
-            .line(format!("B: {}{}", r.b.path, procs(&r.b)));
+        doc.prose(format!("A: {}{}", r.a.path, procs(&r.a)))
+            .prose(format!("B: {}{}", r.b.path, procs(&r.b)));
         let averaged = r.a.nprocs.is_some() && r.metric != Metric::Calls;
         doc.line(format!(
             "{} {}{}; sorted by {}.\n",
@@ -326,8 +321,8 @@ mod tests {
     #[test]
     fn numbers() {
         assert_eq!(rel_text(None), "new");
-        assert_eq!(rel_text(Some(0.0)), "0.0");
-        assert_eq!(rel_text(Some(-0.00001)), "0.0");
+        assert_eq!(rel_text(Some(0.0)), "0");
+        assert_eq!(rel_text(Some(-0.00001)), "-0.001");
         assert_eq!(rel_text(Some(0.25)), "+25.0");
         // Times too small for 4 decimals of seconds show in their unit.
         assert_eq!(signed(Metric::Inclusive, 2.6e-6), "+2.600 µs");

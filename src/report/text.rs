@@ -31,7 +31,7 @@ pub fn write_document(
             Block::Prose(text) => {
                 let text = super::escape::visible_except(&text, &['\n']);
                 for l in wrapped(&text, width) {
-                    writeln!(w, "{l}")?;
+                    writeln!(w, "{}", l.replace(NO_BREAK, " "))?;
                 }
             }
             Block::Table(table) => write_table(w, table, width, &mut line)?,
@@ -39,6 +39,15 @@ pub fn write_document(
         }
     }
     Ok(())
+}
+
+/// Stands for a blank where prose lines do not break (`12.35 ms`); written
+/// as a blank.
+const NO_BREAK: char = '\u{a0}';
+
+/// `text` for prose, its blanks ones where lines do not break.
+pub fn unbroken(text: &str) -> String {
+    text.replace(' ', &NO_BREAK.to_string())
 }
 
 /// `text` in lines of at most `width` characters, broken at blanks; a
@@ -330,6 +339,8 @@ mod tests {
             ]
         );
         assert_eq!(wrapped(text, None).len(), 2);
+        let times = format!("late sender {}", unbroken("49.21 ms"));
+        assert_eq!(wrapped(&times, Some(16)), ["late sender", "49.21\u{a0}ms"]);
         assert_eq!(wrapped("", Some(5)), [""]);
     }
 
