@@ -80,9 +80,9 @@ impl Report for WaitsReport<'_> {
             vec![
                 Column::left("State", 16),
                 Column::left("Function", 14).after("  "),
-                Column::right("#", 3),
-                Column::right("Waits", 9),
-                Column::right("Seconds", 12),
+                Column::right("#", 3).droppable(1),
+                Column::right("Waits", 7),
+                Column::right("Seconds", 10),
             ],
             r.types.iter().map(|x| {
                 vec![
@@ -139,9 +139,11 @@ impl Report for WaitsReport<'_> {
                     Column::left("State", 16),
                     Column::right("Proc", 5),
                     Column::left("Function", 14).after("  "),
-                    Column::right("Entry", 14),
+                    // Narrow outputs keep who waited how long, then who
+                    // caused it.
+                    Column::right("Entry", 14).droppable(2),
                     Column::right("Seconds", 12),
-                    Column::right("Caused by", 10),
+                    Column::right("Caused by", 10).droppable(1),
                 ],
                 r.top.iter().map(|w| {
                     vec![

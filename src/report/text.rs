@@ -139,7 +139,12 @@ fn write_table(
         .filter(|(_, (shown, _))| **shown)
         .zip(&widest)
         .map(|((c, (_, &limit)), &widest)| {
-            let width = c.width.max(widest).min(limit).min(MAX_CELL_BYTES);
+            let width = if c.path {
+                c.width.max(widest).min(MAX_CELL_BYTES)
+            } else {
+                c.width
+            };
+            let width = width.min(limit);
             (Column { width, ..c }, limit)
         })
         .collect();

@@ -148,6 +148,19 @@ fn shows_time(what: &str, shown: Option<f64>, exact: &serde_json::Value, line: &
     assert!(shows(shown, exact), "{what} {exact}: {line}");
 }
 
+/// Units of time in `text`: a time for people that is not zero has one.
+fn units(text: &str) -> usize {
+    let unit = |f: &str| matches!(f, "s" | "ms" | "µs" | "ns");
+    text.split_whitespace().filter(|f| unit(f)).count()
+}
+
+/// How many of `values` must show a unit: all but exact zeros and the
+/// absent (`-`, JSON null while the text says nothing).
+fn with_unit<'v>(values: impl IntoIterator<Item = &'v serde_json::Value>) -> usize {
+    let needs = |v: &serde_json::Value| v.as_f64().is_some_and(|x| x != 0.0);
+    values.into_iter().filter(|v| needs(v)).count()
+}
+
 /// The rows of the table under the first line starting with `title`: the
 /// lines after its header line (the first starting with `header`) up to
 /// a blank line.
@@ -239,6 +252,7 @@ fn comm_waits_reads_in_80_columns(name: &str) {
         for (i, key) in keys.into_iter().enumerate() {
             shows_time(key, n[i + 1], &p[key], line);
         }
+        assert_eq!(units(line), with_unit(keys.map(|k| &p[k])), "{line}");
     }
     // The longest waits: entry (a point in time, microseconds) and length.
     let (_, rows) = rows_under(&text, "The ", "State");
@@ -250,6 +264,8 @@ fn comm_waits_reads_in_80_columns(name: &str) {
         let entry = w["entry"].as_f64().unwrap();
         assert!((n[k - 3].unwrap() - entry).abs() <= 5e-7, "{entry}: {line}");
         shows_time("seconds", n[k - 2], &w["seconds"], line);
+        // The entry's unit, and the length's.
+        assert_eq!(units(line), 1 + with_unit([&w["seconds"]]), "{line}");
     }
     // The call-path tree: the rows of the JSON in 80 columns, different
     // paths apart; with room, every path whole.
@@ -328,7 +344,13 @@ fn compare_reads_in_80_columns(runs: &[&str], extra: &[&str]) {
     let check = |line: &str, f: &serde_json::Value| {
         let name = f["name"].as_str().unwrap();
         let shown = line_numbers(&line[name.len()..]);
-        for (i, t) in f["times"].as_array().unwrap().iter().enumerate() {
+        let times = f["times"].as_array().unwrap();
+        let nan = shown[..n]
+            .iter()
+            .filter(|x| x.is_some_and(f64::is_nan))
+            .count();
+        assert_eq!(units(&line[name.len()..]), with_unit(times) + nan, "{line}");
+        for (i, t) in times.iter().enumerate() {
             if t.is_null() {
                 // `-`: not in that run; or NaN (a damaged timer tree).
                 assert!(shown[i].is_none_or(|x| !x.is_finite()), "{line}");
@@ -392,9 +414,16 @@ fn compare_reads_in_80_columns_on_timer_trees() {
     }
 }
 
-/// A diff's tables read back: per part (in order), each row's path text
-/// and its A, B and B−A as shown (with their units).
-fn diff_rows(text: &str) -> Vec<Vec<(String, [Option<f64>; 3])>> {
+/// A row of a diff's table read back: its path text, its A, B and B−A as
+/// shown (with their units), and the text after the path.
+struct DiffLine {
+    path: String,
+    values: [Option<f64>; 3],
+    rest: String,
+}
+
+/// A diff's tables read back: per part, in order, its rows.
+fn diff_rows(text: &str) -> Vec<Vec<DiffLine>> {
     let mut parts = Vec::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
@@ -410,9 +439,12 @@ fn diff_rows(text: &str) -> Vec<Vec<(String, [Option<f64>; 3])>> {
         while let Some(row) = lines.next_if(|l| !l.trim().is_empty() && !l.starts_with("Paths")) {
             let cell: String = row.chars().skip(3).collect();
             let path = cell.split("  ").next().unwrap().trim_end().to_owned();
-            let n = line_numbers(row);
+            // The numbers after the path.
+            let rest: String = cell.chars().skip(path.chars().count()).collect();
+            let n = line_numbers(&rest);
             let k = n.len() - after;
-            rows.push((path, [n[k - 3], n[k - 2], n[k - 1]]));
+            let values = [n[k - 3], n[k - 2], n[k - 1]];
+            rows.push(DiffLine { path, values, rest });
         }
         parts.push(rows);
     }
@@ -434,13 +466,17 @@ fn diff_reads_in_80_columns(a: &str, b: &str) {
     for (part, rows) in parts.into_iter().zip(shown) {
         let want = part["rows"].as_array().unwrap();
         assert_eq!(want.len(), rows.len(), "{args:?}\n{text}");
-        for (w, (path, values)) in want.iter().zip(&rows) {
-            for (i, key) in ["a", "b", "diff"].into_iter().enumerate() {
-                shows_time(key, values[i], &w[key], path);
+        for (w, DiffLine { path, values, rest }) in want.iter().zip(&rows) {
+            let keys = ["a", "b", "diff"];
+            for (i, key) in keys.into_iter().enumerate() {
+                shows_time(key, values[i], &w[key], rest);
             }
+            let infinite = values.iter().filter(|x| x.is_some_and(|x| !x.is_finite()));
+            let want_units = with_unit(keys.map(|k| &w[k])) + infinite.count();
+            assert_eq!(units(rest), want_units, "{args:?} {path}: {rest}");
         }
         let paths: Vec<Vec<String>> = want.iter().map(|w| strings(&w["path"])).collect();
-        let texts: Vec<&String> = rows.iter().map(|(p, _)| p).collect();
+        let texts: Vec<&String> = rows.iter().map(|r| &r.path).collect();
         apart_as_paths(&format!("{args:?}"), &paths, &texts);
     }
 }
