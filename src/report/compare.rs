@@ -159,24 +159,33 @@ impl Report for CompareReport<'_> {
         for i in 2..=n {
             columns.push(Column::right(format!("E{i}"), 6).after("  "));
         }
-        let rows = shown.into_iter().map(move |f| {
-            let mut row = vec![f.name.clone()];
-            row.extend(f.times.iter().map(|t| opt(*t, duration)));
-            row.extend(
-                f.speedup
-                    .iter()
-                    .skip(1)
-                    .map(|s| opt(*s, |x| fixed_not_zero(x, 2))),
-            );
-            row.extend(
-                f.efficiency
-                    .iter()
-                    .skip(1)
-                    .map(|e| opt(*e, |x| format!("{}%", fixed_not_zero(x * 100.0, 1)))),
-            );
-            row
-        });
-        doc.table(Table::new(columns, rows));
+        let rows: Vec<Vec<String>> = shown
+            .into_iter()
+            .map(move |f| {
+                let mut row = vec![f.name.clone()];
+                row.extend(f.times.iter().map(|t| opt(*t, duration)));
+                row.extend(
+                    f.speedup
+                        .iter()
+                        .skip(1)
+                        .map(|s| opt(*s, |x| fixed_not_zero(x, 2))),
+                );
+                row.extend(
+                    f.efficiency
+                        .iter()
+                        .skip(1)
+                        .map(|e| opt(*e, |x| format!("{}%", fixed_not_zero(x * 100.0, 1)))),
+                );
+                row
+            })
+            .collect();
+        // Columns as wide as their widest cell, so that the numbers line up
+        // (a sub-nanosecond `2.000e-12 s`, a speedup of `0.0012`).
+        for (i, c) in columns.iter_mut().enumerate().skip(1) {
+            let widest = rows.iter().map(|r| r[i].chars().count()).max();
+            c.width = c.width.max(widest.unwrap_or(0));
+        }
+        doc.table(Table::new(columns, rows.into_iter()));
         doc.line("");
         let minor = c.functions.iter().filter(|f| !f.matters).count();
         doc.prose(format!(

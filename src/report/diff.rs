@@ -104,16 +104,30 @@ fn part<'a>(doc: &mut Document<'a>, title: &str, what: &str, d: &'a Diff, r: &Di
         return;
     }
     let shortened = d.rows.iter().any(|x| x.depth >= MAX_TEXT_LEVELS);
+    // Columns as wide as their widest cell, so that the numbers line up
+    // (`+14060.7` %, a sub-nanosecond `-2.220e-16 s`).
+    let widest = |least: usize, cell: &dyn Fn(&DiffRow) -> String| {
+        d.rows
+            .iter()
+            .map(|x| cell(x).chars().count())
+            .fold(least, usize::max)
+    };
     let columns = vec![
         Column::left("", 1).whole(),
         Column::path(what, 0).after("  "),
-        Column::right("A", 8).after("  "),
-        Column::right("B", 8).after("  "),
-        Column::right("B−A", 9).after("  "),
+        Column::right("A", widest(8, &|x| value(metric, x.a))).after("  "),
+        Column::right("B", widest(8, &|x| value(metric, x.b))).after("  "),
+        Column::right("B−A", widest(9, &|x| signed(metric, x.diff))).after("  "),
         // Narrow outputs keep the path and the times; the calls go first.
-        Column::right("Rel %", 7).after("  ").droppable(1),
-        Column::right("Calls A", 8).after("  ").droppable(2),
-        Column::right("Calls B", 8).after("  ").droppable(2),
+        Column::right("Rel %", widest(7, &|x| rel_text(x.rel)))
+            .after("  ")
+            .droppable(1),
+        Column::right("Calls A", widest(8, &|x| x.calls_a.to_string()))
+            .after("  ")
+            .droppable(2),
+        Column::right("Calls B", widest(8, &|x| x.calls_b.to_string()))
+            .after("  ")
+            .droppable(2),
     ];
     let rows = d.rows.iter().map(move |x| {
         vec![

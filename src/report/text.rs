@@ -103,7 +103,10 @@ fn write_table(
     // is escaped, so it cannot forge a row.
     let runs = !header && columns.len() == 1;
     let keep: &[char] = if runs { &['\n'] } else { &[] };
-    let (mut measured, layout) = if runs || width.is_none() {
+    // Path columns are measured at any width: each is as wide as its
+    // widest path laid out (whole without a width).
+    let any_path = columns.iter().any(|c| c.path);
+    let (mut measured, layout) = if runs || (width.is_none() && !any_path) {
         (Vec::new(), Fit::whole(columns.len()))
     } else {
         let measured: Vec<Vec<String>> = rows.by_ref().take(MEASURED_ROWS).collect();
@@ -135,10 +138,10 @@ fn write_table(
     });
     let columns: Vec<(Column, usize)> = columns
         .into_iter()
+        .zip(&widest)
         .zip(layout.shown.iter().zip(&layout.limit))
         .filter(|(_, (shown, _))| **shown)
-        .zip(&widest)
-        .map(|((c, (_, &limit)), &widest)| {
+        .map(|((c, &widest), (_, &limit))| {
             let width = if c.path {
                 c.width.max(widest).min(MAX_CELL_BYTES)
             } else {

@@ -377,6 +377,12 @@ fn compare_reads_in_80_columns(runs: &[&str], extra: &[&str]) {
         checked += 1;
     }
     assert!(checked > 0, "{whole}");
+    // With room, the numbers in their columns: rows end where the header
+    // does.
+    let (head, rows) = rows_under(&whole, "Name", "Name");
+    for row in rows {
+        assert_eq!(row.chars().count(), head.chars().count(), "{row}\n{whole}");
+    }
 }
 
 #[test]
@@ -478,6 +484,18 @@ fn diff_reads_in_80_columns(a: &str, b: &str) {
         let paths: Vec<Vec<String>> = want.iter().map(|w| strings(&w["path"])).collect();
         let texts: Vec<&String> = rows.iter().map(|r| &r.path).collect();
         apart_as_paths(&format!("{args:?}"), &paths, &texts);
+    }
+    // With room, paths whole and the numbers in their columns: the rows of
+    // a table end where its header does.
+    let whole = people(&args, "0");
+    let mut lines = whole.lines();
+    while let Some(head) = lines.find(|l| l.contains("B−A")) {
+        let end = head.chars().count();
+        for row in lines.by_ref().take_while(|l| !l.trim().is_empty()) {
+            if !row.starts_with("Paths deeper") {
+                assert_eq!(row.chars().count(), end, "{args:?}: {row}\n{whole}");
+            }
+        }
     }
 }
 
