@@ -3,7 +3,8 @@
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::duration;
+use super::numfmt::{TreeIndent, duration};
+use super::path_tree::tree_lines;
 use crate::analysis::comm_waits::WaitReport;
 
 pub struct WaitsReport<'a> {
@@ -31,19 +32,21 @@ impl Report for WaitsReport<'_> {
         let t = &r.totals;
         let mut doc = Document::new();
         super::comm::region_line(&mut doc, r.region_filter.as_ref());
-        doc.line(match r.clocks_aligned_to {
+        // In sentences, a time without the blank that aligns it in columns.
+        let time = |x: f64| super::text::unbroken(duration(x).trim_end());
+        doc.prose(match r.clocks_aligned_to {
             Some(p) => format!("Wait states on process {p}'s clock (--align-clocks; comm clocks)"),
             None => "Wait states on each process's own clock: without --align-clocks, waits \
                      between processes mix clocks"
                 .to_owned(),
         })
-        .line(format!(
+        .prose(format!(
             "{} waiting: late sender {}, late receiver {}, barrier {}, NxN {}",
-            duration(t.total),
-            duration(t.late_sender),
-            duration(t.late_receiver),
-            duration(t.barrier),
-            duration(t.nxn)
+            time(t.total),
+            time(t.late_sender),
+            time(t.late_receiver),
+            time(t.barrier),
+            time(t.nxn)
         ))
         .line("")
         .line("By process (Caused: what others waited for it)")
@@ -51,11 +54,12 @@ impl Report for WaitsReport<'_> {
             vec![
                 Column::right("Proc", 5),
                 Column::right("Late sender", 12),
-                Column::right("Late recv", 12),
-                Column::right("Barrier", 12),
-                Column::right("NxN", 12),
-                Column::right("Total", 12),
-                Column::right("Caused", 12),
+                // Narrow outputs keep the totals; the rare states go first.
+                Column::right("Late recv", 10).droppable(2),
+                Column::right("Barrier", 10).droppable(1),
+                Column::right("NxN", 10).droppable(1),
+                Column::right("Total", 10),
+                Column::right("Caused", 10),
             ],
             r.procs.iter().map(|p| {
                 let w = &p.waited;
@@ -76,9 +80,9 @@ impl Report for WaitsReport<'_> {
             vec![
                 Column::left("State", 16),
                 Column::left("Function", 14).after("  "),
-                Column::right("#", 3),
-                Column::right("Waits", 9),
-                Column::right("Seconds", 12),
+                Column::right("#", 3).droppable(1),
+                Column::right("Waits", 7),
+                Column::right("Seconds", 10),
             ],
             r.types.iter().map(|x| {
                 vec![
@@ -91,26 +95,40 @@ impl Report for WaitsReport<'_> {
             }),
         ));
         if let Some(paths) = &r.paths {
+            let shown = &paths[..paths.len().min(self.top_paths)];
+            let frames: Vec<&[String]> = shown.iter().map(|p| p.path.as_slice()).collect();
+            let weight: Vec<f64> = shown.iter().map(|p| p.seconds).collect();
+            let lines = tree_lines(&frames, &weight);
+            // Names of MPI calls are short; the tree gets the room.
+            let function_width = shown.iter().map(|p| p.name.chars().count()).max();
+            let function_width = function_width.unwrap_or(0).max("Function".len());
             doc.line("")
-                .line("By call path (innermost timed call open at the waiting call's entry)")
+                .prose(
+                    "By call path (innermost timed call open at the waiting call's entry), \
+                     as a tree, heaviest first",
+                )
                 .table(Table::new(
                     vec![
-                        Column::left("Function", 14),
-                        Column::right("Waits", 9),
-                        Column::right("Seconds", 12),
-                        Column::left("Path", 40).after("  "),
+                        Column::left("Function", function_width),
+                        Column::right("Waits", 6),
+                        Column::right("Seconds", 9),
+                        Column::left("Call path", 0).after("  "),
                     ],
-                    paths.iter().take(self.top_paths).map(|p| {
-                        vec![
-                            p.name.clone(),
-                            p.waits.to_string(),
-                            duration(p.seconds),
-                            if p.path.is_empty() {
-                                "(outside timed calls)".to_owned()
-                            } else {
-                                p.path.join(" > ")
-                            },
-                        ]
+                    lines.into_iter().map(move |l| {
+                        let frame = format!(
+                            "{}{}",
+                            TreeIndent::new(l.depth),
+                            l.name.unwrap_or("(outside timed calls)")
+                        );
+                        match l.row.map(|i| &shown[i]) {
+                            Some(p) => vec![
+                                p.name.clone(),
+                                p.waits.to_string(),
+                                duration(p.seconds),
+                                frame,
+                            ],
+                            None => vec![String::new(), String::new(), String::new(), frame],
+                        }
                     }),
                 ));
         }
@@ -121,23 +139,26 @@ impl Report for WaitsReport<'_> {
                     Column::left("State", 16),
                     Column::right("Proc", 5),
                     Column::left("Function", 14).after("  "),
-                    Column::right("Entry", 14),
+                    // Narrow outputs keep who waited how long, then who
+                    // caused it.
+                    Column::right("Entry", 14).droppable(2),
                     Column::right("Seconds", 12),
-                    Column::right("Caused by", 10),
+                    Column::right("Caused by", 10).droppable(1),
                 ],
                 r.top.iter().map(|w| {
                     vec![
                         w.state.label().to_owned(),
                         w.proc.to_string(),
                         w.name.to_owned(),
-                        format!("{:.6}", w.entry),
+                        // A point in time: microseconds, as the trace records it.
+                        format!("{:.6} s", w.entry),
                         duration(w.seconds),
                         who(w.caused_by),
                     ]
                 }),
             ));
         for u in &r.unmatched_collectives {
-            doc.line(format!("not matched across processes, no NxN waits: {u}"));
+            doc.prose(format!("not matched across processes, no NxN waits: {u}"));
         }
         doc
     }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{fixed, sig4, time_text};
+use super::numfmt::{duration, fixed_not_zero, time_text};
 use crate::analysis::tinyprofiler::{CompareMetric, Comparison, FunctionScaling, Scaling};
 
 pub struct CompareReport<'a> {
@@ -56,9 +56,9 @@ fn wire(f: &FunctionScaling) -> FunctionWire<'_> {
 
 fn metric_words(m: CompareMetric) -> &'static str {
     match m {
-        CompareMetric::Inclusive => "average inclusive seconds over ranks",
-        CompareMetric::Exclusive => "average exclusive seconds over ranks",
-        CompareMetric::Max => "maximum inclusive seconds over ranks",
+        CompareMetric::Inclusive => "average inclusive time over ranks",
+        CompareMetric::Exclusive => "average exclusive time over ranks",
+        CompareMetric::Max => "maximum inclusive time over ranks",
     }
 }
 
@@ -99,7 +99,7 @@ impl Report for CompareReport<'_> {
         let c = self.comparison;
         let n = c.labels.len();
         let mut doc = Document::new();
-        doc.line(format!(
+        doc.prose(format!(
             "{} scaling of {n} runs against run 1 ({}). Speedup S = t1/ti; efficiency E = {}.",
             match c.scaling {
                 Scaling::Strong => "Strong",
@@ -149,30 +149,46 @@ impl Report for CompareReport<'_> {
             .max(4);
         let mut columns = vec![Column::left("Name", width)];
         for i in 1..=n {
-            columns.push(Column::right(format!("t{i}"), 9).after("  "));
+            columns.push(Column::right(format!("t{i}"), 8).after("  "));
         }
+        // Narrow outputs keep the times and efficiencies: a speedup is the
+        // efficiency times the ratio of ranks.
         for i in 2..=n {
-            columns.push(Column::right(format!("S{i}"), 6).after("  "));
+            columns.push(Column::right(format!("S{i}"), 5).after("  ").droppable(1));
         }
         for i in 2..=n {
             columns.push(Column::right(format!("E{i}"), 6).after("  "));
         }
-        let rows = shown.into_iter().map(move |f| {
-            let mut row = vec![f.name.clone()];
-            row.extend(f.times.iter().map(|t| opt(*t, sig4)));
-            row.extend(f.speedup.iter().skip(1).map(|s| opt(*s, |x| fixed(x, 2))));
-            row.extend(
-                f.efficiency
-                    .iter()
-                    .skip(1)
-                    .map(|e| opt(*e, |x| format!("{}%", fixed(x * 100.0, 1)))),
-            );
-            row
-        });
-        doc.table(Table::new(columns, rows));
+        let rows: Vec<Vec<String>> = shown
+            .into_iter()
+            .map(move |f| {
+                let mut row = vec![f.name.clone()];
+                row.extend(f.times.iter().map(|t| opt(*t, duration)));
+                row.extend(
+                    f.speedup
+                        .iter()
+                        .skip(1)
+                        .map(|s| opt(*s, |x| fixed_not_zero(x, 2))),
+                );
+                row.extend(
+                    f.efficiency
+                        .iter()
+                        .skip(1)
+                        .map(|e| opt(*e, |x| format!("{}%", fixed_not_zero(x * 100.0, 1)))),
+                );
+                row
+            })
+            .collect();
+        // Columns as wide as their widest cell, so that the numbers line up
+        // (a sub-nanosecond `2.000e-12 s`, a speedup of `0.0012`).
+        for (i, c) in columns.iter_mut().enumerate().skip(1) {
+            let widest = rows.iter().map(|r| r[i].chars().count()).max();
+            c.width = c.width.max(widest.unwrap_or(0));
+        }
+        doc.table(Table::new(columns, rows.into_iter()));
         doc.line("");
         let minor = c.functions.iter().filter(|f| !f.matters).count();
-        doc.line(format!(
+        doc.prose(format!(
             "Timers by worst efficiency first; `total` is the TinyProfiler total time (a database's calcEndTime). {minor} timer(s) under {}% of the total time in every run not shown (--min-percent 0 shows them). `-`: not in that run.",
             c.min_percent
         ));

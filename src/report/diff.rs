@@ -1,13 +1,13 @@
 //! Renderers of a run comparison ([`crate::analysis::diff`]): a table per
 //! part (call tree, functions) and JSON (docs/JSON.md, `diff`).
 
-use comfy_table::Cell;
 use serde::Serialize;
 
-use super::Report;
-use super::document::{Document, FitRule};
-use super::numfmt::fixed;
-use super::table::{TableStyle, new_table, right_align_from};
+use super::document::{Column, Document, Table};
+use super::numfmt::{duration, fixed, fixed_not_zero};
+use super::table::TableStyle;
+use super::text::unbroken;
+use super::{Report, call_path};
 use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence};
 
 /// One input of the comparison.
@@ -28,9 +28,6 @@ pub struct DiffReport {
     pub b: RunInfo,
     pub metric: Metric,
     pub sort: DiffSort,
-    /// Decimals of seconds in text (4 as the reference tables; 6 for the
-    /// microsecond clock of tlog).
-    pub decimals: usize,
     /// The call-path trees compared (`None`: the inputs have none).
     pub calltree: Option<Diff>,
     /// The function tables compared (bl_prof databases with a base profile).
@@ -41,24 +38,27 @@ pub struct DiffReport {
     pub warnings: Vec<String>,
 }
 
-fn value(metric: Metric, decimals: usize, x: f64) -> String {
-    let s = match metric {
-        Metric::Calls => fixed(x, 0),
-        _ => fixed(x, decimals),
-    };
-    // No "-0.0000": a sign only where a digit shows.
-    match s.strip_prefix('-') {
-        Some(rest) if !rest.bytes().any(|b| (b'1'..=b'9').contains(&b)) && x.is_finite() => {
-            rest.to_owned()
+/// A value of the metric for people: calls as a count, times with their
+/// unit (`2.600 µs`, never `0.0000`).
+fn value(metric: Metric, x: f64) -> String {
+    match metric {
+        Metric::Calls => {
+            let s = fixed(x, 0);
+            // No "-0": a sign only where a digit shows.
+            match s.strip_prefix('-') {
+                Some("0") => "0".to_owned(),
+                _ => s,
+            }
         }
-        _ => s,
+        _ => duration(x).trim_end().to_owned(),
     }
 }
 
-fn signed(metric: Metric, decimals: usize, x: f64) -> String {
-    let s = value(metric, decimals, x);
-    // "+0.0000" would suggest a change; print zero unsigned.
-    if x > 0.0 && (s.bytes().any(|b| (b'1'..=b'9').contains(&b)) || x.is_infinite()) {
+/// A change: `+` before an increase ("+0" would suggest a change; zero is
+/// unsigned).
+fn signed(metric: Metric, x: f64) -> String {
+    let s = value(metric, x);
+    if x > 0.0 && s != "0" {
         format!("+{s}")
     } else {
         s
@@ -70,14 +70,8 @@ pub fn rel_text(rel: Option<f64>) -> String {
     match rel {
         None => "new".to_owned(),
         Some(r) => {
-            let s = fixed(100.0 * r, 1);
-            if r > 0.0 && s != "0.0" {
-                format!("+{s}")
-            } else if s == "-0.0" {
-                "0.0".to_owned()
-            } else {
-                s
-            }
+            let s = fixed_not_zero(100.0 * r, 1);
+            if r > 0.0 { format!("+{s}") } else { s }
         }
     }
 }
@@ -89,9 +83,9 @@ fn unit(metric: Metric) -> &'static str {
     }
 }
 
-fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffReport) {
-    let (metric, dec) = (r.metric, r.decimals);
-    doc.line(format!(
+fn part<'a>(doc: &mut Document<'a>, title: &str, what: &str, d: &'a Diff, r: &DiffReport) {
+    let metric = r.metric;
+    doc.prose(format!(
         "{title}: {} {}, {} only in A (-), {} only in B (+); total {} → {} ({})",
         d.nodes,
         if what == "Function" {
@@ -101,43 +95,55 @@ fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffRepor
         },
         d.only_a,
         d.only_b,
-        value(metric, dec, d.total_a),
-        value(metric, dec, d.total_b),
-        signed(metric, dec, d.total_b - d.total_a),
+        unbroken(&value(metric, d.total_a)),
+        unbroken(&value(metric, d.total_b)),
+        unbroken(&signed(metric, d.total_b - d.total_a)),
     ));
     if d.rows.is_empty() {
         doc.line("(no rows left by --min-diff/--top)\n");
         return;
     }
-    let mut t = new_table(vec![
-        "", what, "A", "B", "B−A", "Rel %", "Calls A", "Calls B",
-    ]);
-    let mut shortened = false;
-    for x in &d.rows {
-        let path = d.path(x);
-        shortened |= path.len() > MAX_TEXT_LEVELS;
-        t.add_row(vec![
-            Cell::new(x.presence.mark()),
-            Cell::new(path_text(&path)),
-            Cell::new(value(metric, dec, x.a)),
-            Cell::new(value(metric, dec, x.b)),
-            Cell::new(signed(metric, dec, x.diff)),
-            Cell::new(rel_text(x.rel)),
-            Cell::new(x.calls_a),
-            Cell::new(x.calls_b),
-        ]);
-    }
-    right_align_from(&mut t, 2);
-    // Narrow outputs keep the path and the times; the calls go first.
-    doc.fitted_by(
-        t,
-        FitRule {
-            shrink: Some(1),
-            drop_ranks: vec![0, 0, 0, 0, 0, 1, 2, 2],
-        },
-    );
+    let shortened = d.rows.iter().any(|x| x.depth >= MAX_TEXT_LEVELS);
+    // Columns as wide as their widest cell, so that the numbers line up
+    // (`+14060.7` %, a sub-nanosecond `-2.220e-16 s`).
+    let widest = |least: usize, cell: &dyn Fn(&DiffRow) -> String| {
+        d.rows
+            .iter()
+            .map(|x| cell(x).chars().count())
+            .fold(least, usize::max)
+    };
+    let columns = vec![
+        Column::left("", 1).whole(),
+        Column::path(what, 0).after("  "),
+        Column::right("A", widest(8, &|x| value(metric, x.a))).after("  "),
+        Column::right("B", widest(8, &|x| value(metric, x.b))).after("  "),
+        Column::right("B−A", widest(9, &|x| signed(metric, x.diff))).after("  "),
+        // Narrow outputs keep the path and the times; the calls go first.
+        Column::right("Rel %", widest(7, &|x| rel_text(x.rel)))
+            .after("  ")
+            .droppable(1),
+        Column::right("Calls A", widest(8, &|x| x.calls_a.to_string()))
+            .after("  ")
+            .droppable(2),
+        Column::right("Calls B", widest(8, &|x| x.calls_b.to_string()))
+            .after("  ")
+            .droppable(2),
+    ];
+    let rows = d.rows.iter().map(move |x| {
+        vec![
+            x.presence.mark().to_owned(),
+            path_cell(&d.path(x)),
+            value(metric, x.a),
+            value(metric, x.b),
+            signed(metric, x.diff),
+            rel_text(x.rel),
+            x.calls_a.to_string(),
+            x.calls_b.to_string(),
+        ]
+    });
+    doc.table(Table::new(columns, rows));
     if shortened {
-        doc.line(format!(
+        doc.prose(format!(
             "Paths deeper than {MAX_TEXT_LEVELS} calls are shortened in the middle (`--format json` has them whole)."
         ));
     }
@@ -149,19 +155,18 @@ fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffRepor
 /// grow with the square of the depth.
 const MAX_TEXT_LEVELS: usize = 32;
 
-/// `a > b > c`, or for a path over [`MAX_TEXT_LEVELS`] its first and last
-/// names around `… N more …`.
-fn path_text(path: &[&str]) -> String {
+/// The cell of a call path ([`call_path::cell`]), a path over
+/// [`MAX_TEXT_LEVELS`] as its first and last names around `… N more …`.
+fn path_cell(path: &[&str]) -> String {
     if path.len() <= MAX_TEXT_LEVELS {
-        return path.join(" > ");
+        return call_path::cell(path);
     }
     let (head, tail) = (4, MAX_TEXT_LEVELS - 5);
-    let hidden = path.len() - head - tail;
-    format!(
-        "{} > … {hidden} more … > {}",
-        path[..head].join(" > "),
-        path[path.len() - tail..].join(" > ")
-    )
+    let hidden = format!("… {} more …", path.len() - head - tail);
+    let mut frames = path[..head].to_vec();
+    frames.push(&hidden);
+    frames.extend_from_slice(&path[path.len() - tail..]);
+    call_path::cell(&frames)
 }
 
 /// About the bytes of the JSON of `report`: each row's path, one name per
@@ -225,8 +230,8 @@ impl Report for DiffReport {
             None => String::new(),
         };
         let mut doc = Document::new();
-        doc.line(format!("A: {}{}", r.a.path, procs(&r.a)))
-            .line(format!("B: {}{}", r.b.path, procs(&r.b)));
+        doc.prose(format!("A: {}{}", r.a.path, procs(&r.a)))
+            .prose(format!("B: {}{}", r.b.path, procs(&r.b)));
         let averaged = r.a.nprocs.is_some() && r.metric != Metric::Calls;
         doc.line(format!(
             "{} {}{}; sorted by {}.\n",
@@ -330,13 +335,28 @@ mod tests {
     #[test]
     fn numbers() {
         assert_eq!(rel_text(None), "new");
-        assert_eq!(rel_text(Some(0.0)), "0.0");
-        assert_eq!(rel_text(Some(-0.00001)), "0.0");
+        assert_eq!(rel_text(Some(0.0)), "0");
+        assert_eq!(rel_text(Some(-0.00001)), "-0.001");
         assert_eq!(rel_text(Some(0.25)), "+25.0");
-        assert_eq!(signed(Metric::Inclusive, 4, 0.00001), "0.0000");
-        assert_eq!(signed(Metric::Inclusive, 4, -0.00001), "0.0000");
-        assert_eq!(signed(Metric::Inclusive, 4, 1.5), "+1.5000");
-        assert_eq!(signed(Metric::Inclusive, 6, 0.00001), "+0.000010");
-        assert_eq!(signed(Metric::Calls, 4, -3.0), "-3");
+        // Times too small for 4 decimals of seconds show in their unit.
+        assert_eq!(signed(Metric::Inclusive, 2.6e-6), "+2.600 µs");
+        assert_eq!(signed(Metric::Inclusive, -0.00001), "-10.00 µs");
+        assert_eq!(signed(Metric::Inclusive, 1.5), "+1.500 s");
+        assert_eq!(signed(Metric::Inclusive, 0.0), "0");
+        assert_eq!(signed(Metric::Calls, -3.0), "-3");
+        assert_eq!(signed(Metric::Calls, -0.2), "0");
+        assert_eq!(signed(Metric::Calls, 0.2), "0");
+    }
+
+    #[test]
+    fn deep_paths_keep_their_ends() {
+        let names: Vec<String> = (0..40).map(|i| format!("f{i}")).collect();
+        let path: Vec<&str> = names.iter().map(String::as_str).collect();
+        let text = call_path::whole(&path_cell(&path));
+        assert!(
+            text.starts_with("f0 > f1 > f2 > f3 > … 9 more … > f13 > "),
+            "{text}"
+        );
+        assert!(text.ends_with(" > f39"), "{text}");
     }
 }

@@ -47,6 +47,9 @@ pub struct Column {
     /// When the table is wider than the output: which columns go first
     /// (higher earlier; 0, the default, never).
     pub drop_rank: u8,
+    /// Cells are call paths ([`super::call_path::cell`]): shortened by
+    /// whole frames, different paths kept apart.
+    pub path: bool,
 }
 
 impl Column {
@@ -58,6 +61,16 @@ impl Column {
             gap: " ",
             shrink: true,
             drop_rank: 0,
+            path: false,
+        }
+    }
+
+    /// A column of call paths ([`super::call_path::cell`] cells), left
+    /// aligned.
+    pub fn path(header: impl Into<String>, width: usize) -> Self {
+        Column {
+            path: true,
+            ..Column::left(header, width)
         }
     }
 
@@ -69,6 +82,7 @@ impl Column {
             gap: " ",
             shrink: false,
             drop_rank: 0,
+            path: false,
         }
     }
 
@@ -142,6 +156,8 @@ impl Default for FitRule {
 pub enum Block<'a> {
     /// A line of text (without its newline).
     Line(String),
+    /// Sentences: wrapped at blanks to the output's width.
+    Prose(String),
     /// Columns of fixed least width.
     Table(Table<'a>),
     /// A table laid out by comfy-table, fitted to the output's width by
@@ -162,6 +178,15 @@ impl<'a> Document<'a> {
 
     pub fn line(&mut self, text: impl Into<String>) -> &mut Self {
         self.blocks.push(Block::Line(text.into()));
+        self
+    }
+
+    /// Sentences for people, wrapped to the output's width (a [`line`]
+    /// is written as it is).
+    ///
+    /// [`line`]: Document::line
+    pub fn prose(&mut self, text: impl Into<String>) -> &mut Self {
+        self.blocks.push(Block::Prose(text.into()));
         self
     }
 

@@ -7,6 +7,7 @@
 //! renderer ([`text`], [`json`], [`csv`]). Reports that stream millions of
 //! rows (message pairs, call traces) have writers of their own.
 
+pub mod call_path;
 pub mod calltrace;
 pub mod calltree;
 pub mod check;
@@ -35,6 +36,7 @@ pub mod names;
 pub mod numfmt;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+pub mod path_tree;
 pub mod reference;
 pub mod regions;
 pub mod svg;

@@ -53,6 +53,21 @@ pub fn duration(x: f64) -> String {
     format!("{v:.decimals$} {unit}")
 }
 
+/// `fixed(x, decimals)` for ratios and percentages, but never a zero that
+/// is not zero: exact zero is `0`, and a value that would read `0.00` has
+/// 2 significant digits instead (`0.0012`).
+pub fn fixed_not_zero(x: f64, decimals: usize) -> String {
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    let s = fixed(x, decimals);
+    if x.is_finite() && !s.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        c_g(x, 2)
+    } else {
+        s
+    }
+}
+
 /// Seconds with enough decimals (at least 4) to tell apart values `step`
 /// seconds apart: labels of histogram bins.
 pub fn seconds_apart(x: f64, step: f64) -> String {
@@ -184,6 +199,15 @@ pub fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ratios_never_read_as_zero_unless_zero() {
+        assert_eq!(fixed_not_zero(0.0, 2), "0");
+        assert_eq!(fixed_not_zero(0.65, 2), "0.65");
+        assert_eq!(fixed_not_zero(0.0012, 2), "0.0012");
+        assert_eq!(fixed_not_zero(-0.00001, 1), "-1e-05");
+        assert_eq!(fixed_not_zero(100.0, 1), "100.0");
+    }
 
     #[test]
     fn durations_have_four_significant_digits_and_a_unit() {

@@ -5,6 +5,7 @@
 
 use std::io::{self, Write};
 
+use super::call_path;
 use super::document::{Align, Block, Column, Document, MAX_CELL_BYTES, Table, shortened_cell};
 use super::fit::{Fit, FitColumn, fit, middle_ellipsis};
 
@@ -27,11 +28,62 @@ pub fn write_document(
             // in runs): its line breaks stay, other control characters
             // from names are escaped.
             Block::Line(text) => writeln!(w, "{}", super::escape::visible_except(&text, &['\n']))?,
+            Block::Prose(text) => {
+                let text = super::escape::visible_except(&text, &['\n']);
+                for l in wrapped(&text, width) {
+                    writeln!(w, "{}", l.replace(NO_BREAK, " "))?;
+                }
+            }
             Block::Table(table) => write_table(w, table, width, &mut line)?,
             Block::Fitted(table, rule) => super::table::write_table(w, &table, &rule, width)?,
         }
     }
     Ok(())
+}
+
+/// Stands for a blank where prose lines do not break (`12.35 ms`); written
+/// as a blank.
+const NO_BREAK: char = '\u{a0}';
+
+/// `text` for prose, its blanks ones where lines do not break.
+pub fn unbroken(text: &str) -> String {
+    text.replace(' ', &NO_BREAK.to_string())
+}
+
+/// `text` in lines of at most `width` characters, broken at blanks; a
+/// word longer than the width (a file's path) is broken where it must.
+fn wrapped(text: &str, width: Option<usize>) -> Vec<String> {
+    let Some(width) = width.filter(|&w| w > 0) else {
+        return text.lines().map(str::to_owned).collect();
+    };
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        let mut used = 0;
+        for word in paragraph.split(' ').filter(|w| !w.is_empty()) {
+            let n = word.chars().count();
+            if used > 0 && used + 1 + n <= width {
+                line.push(' ');
+                line.push_str(word);
+                used += 1 + n;
+                continue;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+            }
+            let chars: Vec<char> = word.chars().collect();
+            let mut pieces = chars.chunks(width).peekable();
+            while let Some(piece) = pieces.next() {
+                line = piece.iter().collect();
+                used = piece.len();
+                if pieces.peek().is_some() {
+                    lines.push(std::mem::take(&mut line));
+                }
+            }
+        }
+        lines.push(line);
+    }
+    lines
 }
 
 fn write_table(
@@ -51,19 +103,51 @@ fn write_table(
     // is escaped, so it cannot forge a row.
     let runs = !header && columns.len() == 1;
     let keep: &[char] = if runs { &['\n'] } else { &[] };
-    let (measured, layout) = if runs || width.is_none() {
+    // Path columns are measured at any width: each is as wide as its
+    // widest path laid out (whole without a width).
+    let any_path = columns.iter().any(|c| c.path);
+    let (mut measured, layout) = if runs || (width.is_none() && !any_path) {
         (Vec::new(), Fit::whole(columns.len()))
     } else {
         let measured: Vec<Vec<String>> = rows.by_ref().take(MEASURED_ROWS).collect();
         let layout = fit(&fit_columns(&columns, header, &measured), width);
         (measured, layout)
     };
+    // Call paths: the measured rows' paths are laid out together (so they
+    // stay apart), later rows' one by one.
+    let paths: Vec<(usize, usize)> = (0..columns.len())
+        .filter(|&i| columns[i].path && layout.shown[i])
+        .map(|i| (i, layout.limit[i]))
+        .collect();
+    let mut widest = vec![0; columns.len()];
+    for &(i, limit) in &paths {
+        lay_out_paths(&mut measured, i, limit);
+        // A path column is as wide as its widest text laid out.
+        widest[i] = measured
+            .iter()
+            .filter_map(|r| r.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0);
+    }
+    let rows = rows.map(|mut row| {
+        for &(i, limit) in &paths {
+            lay_out_paths(std::slice::from_mut(&mut row), i, limit);
+        }
+        row
+    });
     let columns: Vec<(Column, usize)> = columns
         .into_iter()
+        .zip(&widest)
         .zip(layout.shown.iter().zip(&layout.limit))
         .filter(|(_, (shown, _))| **shown)
-        .map(|(c, (_, &limit))| {
-            let width = c.width.min(limit);
+        .map(|((c, &widest), (_, &limit))| {
+            let width = if c.path {
+                c.width.max(widest).min(MAX_CELL_BYTES)
+            } else {
+                c.width
+            };
+            let width = width.min(limit);
             (Column { width, ..c }, limit)
         })
         .collect();
@@ -94,6 +178,28 @@ fn write_table(
     Ok(())
 }
 
+/// Column `col` of `rows` (call path cells) as text within `limit`.
+fn lay_out_paths(rows: &mut [Vec<String>], col: usize, limit: usize) {
+    if limit == usize::MAX {
+        for cell in rows.iter_mut().filter_map(|r| r.get_mut(col)) {
+            *cell = call_path::whole(cell);
+        }
+        return;
+    }
+    let texts = {
+        let paths: Vec<Vec<&str>> = rows
+            .iter()
+            .map(|r| r.get(col).map_or_else(Vec::new, |c| call_path::frames(c)))
+            .collect();
+        call_path::fit_all(&paths, limit)
+    };
+    for (row, text) in rows.iter_mut().zip(texts) {
+        if let Some(cell) = row.get_mut(col) {
+            *cell = text;
+        }
+    }
+}
+
 /// The columns as the fitting sees them: widths from the header and the
 /// measured rows.
 fn fit_columns(columns: &[Column], header: bool, rows: &[Vec<String>]) -> Vec<FitColumn> {
@@ -105,7 +211,13 @@ fn fit_columns(columns: &[Column], header: bool, rows: &[Vec<String>]) -> Vec<Fi
             let cells = rows
                 .iter()
                 .filter_map(|r| r.get(i))
-                .map(|s| shortened_cell(s).chars().count())
+                .map(|s| {
+                    if c.path {
+                        call_path::whole_width(s).min(MAX_CELL_BYTES)
+                    } else {
+                        shortened_cell(s).chars().count()
+                    }
+                })
                 .max()
                 .unwrap_or(0);
             FitColumn {
@@ -219,6 +331,25 @@ mod tests {
         let narrower = render(Some(30));
         assert!(!narrower.contains("Calls"), "{narrower}");
         assert!(narrower.contains("1.234 ms"), "{narrower}");
+    }
+
+    #[test]
+    fn prose_wraps_at_blanks_within_the_width() {
+        let text = "Timers by worst efficiency first; a/very/long/path/name here.\nnext";
+        assert_eq!(
+            wrapped(text, Some(20)),
+            [
+                "Timers by worst",
+                "efficiency first;",
+                "a/very/long/path/nam",
+                "e here.",
+                "next"
+            ]
+        );
+        assert_eq!(wrapped(text, None).len(), 2);
+        let times = format!("late sender {}", unbroken("49.21 ms"));
+        assert_eq!(wrapped(&times, Some(16)), ["late sender", "49.21\u{a0}ms"]);
+        assert_eq!(wrapped("", Some(5)), [""]);
     }
 
     #[test]

@@ -77,6 +77,471 @@ fn no_time_that_is_not_zero_reads_as_zero(name: &str) {
 
 database_tests!(no_time_that_is_not_zero_reads_as_zero);
 
+// ---- comm waits, compare and diff for people (issue 43) ----
+// Every shipped database and job log each applies to, in 80 columns: every
+// line fits, times carry their unit and read as zero only when zero, and
+// different call paths print differently.
+
+use std::collections::HashSet;
+
+/// stdout of `profparse -q ARGS --width WIDTH` run in `fixtures/` (inputs
+/// named relative to it, as a user would), exit 0 or 3.
+fn people(args: &[&str], width: &str) -> String {
+    let out = crate::common::profparse()
+        .current_dir(crate::common::fixtures())
+        .arg("-q")
+        .args(args)
+        .args(["--width", width])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The JSON of `profparse -q ARGS --format json`, run in `fixtures/`.
+fn wire(args: &[&str]) -> serde_json::Value {
+    let out = crate::common::profparse()
+        .current_dir(crate::common::fixtures())
+        .arg("-q")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{args:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Every line within 80 columns, and no number that reads as zero without
+/// being zero (`0.0000`, `0.00`: exact zeros print `0`).
+fn fits_80_without_false_zeros(what: &[&str], text: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{what:?}: {} columns: {line}\n{text}",
+            line.chars().count()
+        );
+        for field in line.split_whitespace() {
+            let f = field.trim_matches(|c: char| "(),;%+-".contains(c));
+            if f.contains('.') && f.parse::<f64>().is_ok_and(|x| x == 0.0) {
+                panic!("{what:?}: {field} reads as zero: {line}\n{text}");
+            }
+        }
+    }
+}
+
+/// A time shown (`Some(seconds)`, parsed with its unit) is the exact one:
+/// zero exactly when it is zero, else to 4 significant digits.
+fn shows_time(what: &str, shown: Option<f64>, exact: &serde_json::Value, line: &str) {
+    if exact.is_null() {
+        // Not finite (a damaged timer tree): JSON has null, the text says
+        // NaN or inf.
+        assert!(shown.is_some_and(|x| !x.is_finite()), "{what}: {line}");
+        return;
+    }
+    let exact = exact.as_f64().unwrap_or_else(|| panic!("{what}: {exact}"));
+    let shown = shown.unwrap_or_else(|| panic!("{what}: no number: {line}"));
+    assert_eq!(shown == 0.0, exact == 0.0, "{what} {exact}: {line}");
+    assert!(shows(shown, exact), "{what} {exact}: {line}");
+}
+
+/// Units of time in `text`: a time for people that is not zero has one.
+fn units(text: &str) -> usize {
+    let unit = |f: &str| matches!(f, "s" | "ms" | "µs" | "ns");
+    text.split_whitespace().filter(|f| unit(f)).count()
+}
+
+/// How many of `values` must show a unit: all but exact zeros and the
+/// absent (`-`, JSON null while the text says nothing).
+fn with_unit<'v>(values: impl IntoIterator<Item = &'v serde_json::Value>) -> usize {
+    let needs = |v: &serde_json::Value| v.as_f64().is_some_and(|x| x != 0.0);
+    values.into_iter().filter(|v| needs(v)).count()
+}
+
+/// The rows of the table under the first line starting with `title`: the
+/// lines after its header line (the first starting with `header`) up to
+/// a blank line.
+fn rows_under<'t>(text: &'t str, title: &str, header: &str) -> (&'t str, Vec<&'t str>) {
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with(title))
+        .skip_while(|l| !l.trim_start().starts_with(header));
+    let head = lines
+        .next()
+        .unwrap_or_else(|| panic!("no {title}:\n{text}"));
+    (head, lines.take_while(|l| !l.trim().is_empty()).collect())
+}
+
+/// `comm waits`' call-path tree read back: per row its function and the
+/// path of frames above its line.
+fn waits_tree(text: &str) -> Vec<(String, Vec<String>)> {
+    let (head, rows) = rows_under(text, "By call path", "Function");
+    let col = head.find("Call path").unwrap();
+    let mut stack: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for line in rows {
+        let cell: String = line.chars().skip(col).collect();
+        let name = cell.trim_start();
+        let depth = (cell.len() - name.len()) / 2;
+        stack.truncate(depth);
+        stack.push(name.to_owned());
+        if !line.starts_with(' ') {
+            let function = line.split_whitespace().next().unwrap().to_owned();
+            let path = if depth == 0 && name == "(outside timed calls)" {
+                Vec::new()
+            } else {
+                stack.clone()
+            };
+            out.push((function, path));
+        }
+    }
+    out
+}
+
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    let a = v.as_array().unwrap();
+    a.iter().map(|x| x.as_str().unwrap().to_owned()).collect()
+}
+
+/// `i` and `j` print alike exactly when their paths are alike.
+fn apart_as_paths<P: PartialEq + std::fmt::Debug, T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    paths: &[P],
+    texts: &[T],
+) {
+    assert_eq!(paths.len(), texts.len(), "{what}");
+    for i in 0..paths.len() {
+        for j in 0..i {
+            assert_eq!(
+                paths[i] == paths[j],
+                texts[i] == texts[j],
+                "{what}: {:?} and {:?} print as {:?} and {:?}",
+                paths[i],
+                paths[j],
+                texts[i],
+                texts[j]
+            );
+        }
+    }
+}
+
+fn comm_waits_reads_in_80_columns(name: &str) {
+    let d = format!("blprof/{name}/bl_prof");
+    let args = ["comm", "waits", d.as_str()];
+    let text = people(&args, "80");
+    fits_80_without_false_zeros(&args, &text);
+    let v = wire(&args);
+    // Per process: every state's time and what it caused, with units.
+    let (_, rows) = rows_under(&text, "By process", "Proc");
+    let procs = v["procs"].as_array().unwrap();
+    assert_eq!(rows.len(), procs.len(), "{text}");
+    for (p, line) in procs.iter().zip(rows) {
+        let n = line_numbers(line);
+        assert_eq!(n[0], p["proc"].as_f64(), "{line}");
+        let keys = [
+            "late_sender",
+            "late_receiver",
+            "barrier",
+            "nxn",
+            "total",
+            "caused",
+        ];
+        for (i, key) in keys.into_iter().enumerate() {
+            shows_time(key, n[i + 1], &p[key], line);
+        }
+        assert_eq!(units(line), with_unit(keys.map(|k| &p[k])), "{line}");
+    }
+    // The longest waits: entry (a point in time, microseconds) and length.
+    let (_, rows) = rows_under(&text, "The ", "State");
+    let top = v["top"].as_array().unwrap();
+    assert_eq!(rows.len(), top.len(), "{text}");
+    for (w, line) in top.iter().zip(rows) {
+        let n = line_numbers(line);
+        let k = n.len();
+        let entry = w["entry"].as_f64().unwrap();
+        assert!((n[k - 3].unwrap() - entry).abs() <= 5e-7, "{entry}: {line}");
+        shows_time("seconds", n[k - 2], &w["seconds"], line);
+        // The entry's unit, and the length's.
+        assert_eq!(units(line), 1 + with_unit([&w["seconds"]]), "{line}");
+    }
+    // The call-path tree: the rows of the JSON in 80 columns, different
+    // paths apart; with room, every path whole.
+    let Some(paths) = v["paths"].as_array() else {
+        assert!(!text.contains("By call path"), "{text}");
+        return;
+    };
+    let shown = &paths[..paths.len().min(20)];
+    let want: Vec<(String, Vec<String>)> = shown
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap().to_owned(), strings(&p["path"])))
+        .collect();
+    // The tree orders the rows its way, and one path is one line of it:
+    // different paths apart means as many texts as paths.
+    let narrow = waits_tree(&text);
+    assert_eq!(narrow.len(), want.len(), "{text}");
+    let distinct = |paths: Vec<&Vec<String>>| paths.into_iter().collect::<HashSet<_>>().len();
+    assert_eq!(
+        distinct(narrow.iter().map(|(_, p)| p).collect()),
+        distinct(want.iter().map(|(_, p)| p).collect()),
+        "{text}"
+    );
+    let mut whole = waits_tree(&people(&args, "0"));
+    let mut want = want;
+    whole.sort();
+    want.sort();
+    assert_eq!(whole, want, "{name}");
+}
+
+database_tests!(comm_waits_reads_in_80_columns);
+
+/// The TinyProfiler logs that hold a report (the others say they have
+/// none): what `compare` and `diff` apply to.
+const LOGS_WITH_REPORTS: [&str; 11] = [
+    "asyncout_24.10_np1.txt",
+    "asyncout_24.10_np2.txt",
+    "asyncout_24.10_np4.txt",
+    "singlevortex_24.10_np1.txt",
+    "singlevortex_24.10_np2.txt",
+    "singlevortex_24.10_np2_nomemprof.txt",
+    "singlevortex_24.10_np2_outputfile.report.txt",
+    "singlevortex_24.10_np2_threshold0.txt",
+    "singlevortex_24.10_np2_threshold5.txt",
+    "singlevortex_24.10_np2_verbose.txt",
+    "singlevortex_24.10_np4.txt",
+];
+
+/// Every shipped log is in [`LOGS_WITH_REPORTS`] or has no report.
+#[test]
+fn the_logs_compared_are_every_log_with_a_report() {
+    let dir = crate::common::fixtures().join("tinyprofiler");
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        if !name.ends_with(".txt") || name == "README.md" {
+            continue;
+        }
+        let listed = LOGS_WITH_REPORTS.contains(&name.as_str());
+        let out = crate::common::output(&["info", crate::common::s(&dir.join(&name))]);
+        let no_report = String::from_utf8_lossy(&out.stderr).contains("no TinyProfiler report");
+        assert!(
+            listed != no_report,
+            "{name}: listed {listed}, no report {no_report}"
+        );
+    }
+}
+
+fn compare_reads_in_80_columns(runs: &[&str], extra: &[&str]) {
+    let mut args: Vec<&str> = vec!["compare"];
+    args.extend_from_slice(runs);
+    args.extend_from_slice(extra);
+    let text = people(&args, "80");
+    fits_80_without_false_zeros(&args, &text);
+    let v = wire(&args);
+    let n = runs.len();
+    // Times of the total in 80 columns; of every timer shown with room.
+    let check = |line: &str, f: &serde_json::Value| {
+        let name = f["name"].as_str().unwrap();
+        let shown = line_numbers(&line[name.len()..]);
+        let times = f["times"].as_array().unwrap();
+        let nan = shown[..n]
+            .iter()
+            .filter(|x| x.is_some_and(f64::is_nan))
+            .count();
+        assert_eq!(units(&line[name.len()..]), with_unit(times) + nan, "{line}");
+        for (i, t) in times.iter().enumerate() {
+            if t.is_null() {
+                // `-`: not in that run; or NaN (a damaged timer tree).
+                assert!(shown[i].is_none_or(|x| !x.is_finite()), "{line}");
+            } else {
+                shows_time(name, shown[i], t, line);
+            }
+        }
+        assert!(shown.len() > n, "{line}");
+    };
+    let total = text.lines().find(|l| l.starts_with("total ")).unwrap();
+    check(total, &v["total"]);
+    let whole = people(&args, "0");
+    let mut checked = 0;
+    for f in v["functions"].as_array().unwrap() {
+        let name = f["name"].as_str().unwrap();
+        if !f["matters"].as_bool().unwrap() {
+            continue;
+        }
+        let line = whole
+            .lines()
+            .find(|l| l.starts_with(name) && l[name.len()..].starts_with("  "))
+            .unwrap_or_else(|| panic!("{name}\n{whole}"));
+        check(line, f);
+        checked += 1;
+    }
+    assert!(checked > 0, "{whole}");
+    // With room, the numbers in their columns: rows end where the header
+    // does.
+    let (head, rows) = rows_under(&whole, "Name", "Name");
+    for row in rows {
+        assert_eq!(row.chars().count(), head.chars().count(), "{row}\n{whole}");
+    }
+}
+
+#[test]
+fn compare_reads_in_80_columns_on_every_log() {
+    for family in ["singlevortex", "asyncout"] {
+        let runs: Vec<String> = ["np1", "np2", "np4"]
+            .iter()
+            .map(|n| format!("tinyprofiler/{family}_24.10_{n}.txt"))
+            .collect();
+        let runs: Vec<&str> = runs.iter().map(String::as_str).collect();
+        compare_reads_in_80_columns(&runs, &[]);
+    }
+    for log in LOGS_WITH_REPORTS {
+        let log = format!("tinyprofiler/{log}");
+        compare_reads_in_80_columns(
+            &["tinyprofiler/singlevortex_24.10_np1.txt", &log],
+            &["--weak"],
+        );
+    }
+}
+
+fn compare_reads_in_80_columns_on(name: &str) {
+    let d = format!("blprof/{name}/bl_prof");
+    let runs = ["blprof/single/bl_prof", d.as_str()];
+    compare_reads_in_80_columns(&runs, &["--metric", "exclusive"]);
+}
+
+database_tests!(compare_reads_in_80_columns_on);
+
+#[test]
+fn compare_reads_in_80_columns_on_timer_trees() {
+    for t in ["doc_example.json", "edge_cases.json"] {
+        let t = format!("timertree/{t}");
+        compare_reads_in_80_columns(&["timertree/measured_example.json", &t], &["--weak"]);
+    }
+}
+
+/// A row of a diff's table read back: its path text, its A, B and B−A as
+/// shown (with their units), and the text after the path.
+struct DiffLine {
+    path: String,
+    values: [Option<f64>; 3],
+    rest: String,
+}
+
+/// A diff's tables read back: per part, in order, its rows.
+fn diff_rows(text: &str) -> Vec<Vec<DiffLine>> {
+    let mut parts = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if !line.contains("B−A") {
+            continue;
+        }
+        // Columns after B−A that narrow outputs may drop.
+        let after = ["Rel %", "Calls A", "Calls B"]
+            .iter()
+            .filter(|h| line.contains(*h))
+            .count();
+        let mut rows = Vec::new();
+        while let Some(row) = lines.next_if(|l| !l.trim().is_empty() && !l.starts_with("Paths")) {
+            let cell: String = row.chars().skip(3).collect();
+            let path = cell.split("  ").next().unwrap().trim_end().to_owned();
+            // The numbers after the path.
+            let rest: String = cell.chars().skip(path.chars().count()).collect();
+            let n = line_numbers(&rest);
+            let k = n.len() - after;
+            let values = [n[k - 3], n[k - 2], n[k - 1]];
+            rows.push(DiffLine { path, values, rest });
+        }
+        parts.push(rows);
+    }
+    parts
+}
+
+fn diff_reads_in_80_columns(a: &str, b: &str) {
+    let args = ["diff", a, b];
+    let text = people(&args, "80");
+    fits_80_without_false_zeros(&args, &text);
+    let v = wire(&args);
+    let parts: Vec<&serde_json::Value> = ["calltree", "functions"]
+        .iter()
+        .map(|p| &v[*p])
+        .filter(|p| !p.is_null() && !p["rows"].as_array().unwrap().is_empty())
+        .collect();
+    let shown = diff_rows(&text);
+    assert_eq!(shown.len(), parts.len(), "{args:?}\n{text}");
+    for (part, rows) in parts.into_iter().zip(shown) {
+        let want = part["rows"].as_array().unwrap();
+        assert_eq!(want.len(), rows.len(), "{args:?}\n{text}");
+        for (w, DiffLine { path, values, rest }) in want.iter().zip(&rows) {
+            let keys = ["a", "b", "diff"];
+            for (i, key) in keys.into_iter().enumerate() {
+                shows_time(key, values[i], &w[key], rest);
+            }
+            let infinite = values.iter().filter(|x| x.is_some_and(|x| !x.is_finite()));
+            let want_units = with_unit(keys.map(|k| &w[k])) + infinite.count();
+            assert_eq!(units(rest), want_units, "{args:?} {path}: {rest}");
+        }
+        let paths: Vec<Vec<String>> = want.iter().map(|w| strings(&w["path"])).collect();
+        let texts: Vec<&String> = rows.iter().map(|r| &r.path).collect();
+        apart_as_paths(&format!("{args:?}"), &paths, &texts);
+    }
+    // With room, paths whole and the numbers in their columns: the rows of
+    // a table end where its header does.
+    let whole = people(&args, "0");
+    let mut lines = whole.lines();
+    while let Some(head) = lines.find(|l| l.contains("B−A")) {
+        let end = head.chars().count();
+        for row in lines.by_ref().take_while(|l| !l.trim().is_empty()) {
+            if !row.starts_with("Paths deeper") {
+                assert_eq!(row.chars().count(), end, "{args:?}: {row}\n{whole}");
+            }
+        }
+    }
+}
+
+fn diff_reads_in_80_columns_on(name: &str) {
+    let d = format!("blprof/{name}/bl_prof");
+    let other = if name == "small4" { "asym4" } else { "small4" };
+    diff_reads_in_80_columns(&format!("blprof/{other}/bl_prof"), &d);
+}
+
+database_tests!(diff_reads_in_80_columns_on);
+
+#[test]
+fn diff_reads_in_80_columns_on_every_log_trace_and_timer_tree() {
+    for log in LOGS_WITH_REPORTS {
+        let log = format!("tinyprofiler/{log}");
+        diff_reads_in_80_columns("tinyprofiler/singlevortex_24.10_np1.txt", &log);
+    }
+    for t in ["np1.log", "edge_values.log", "np4_flush_part1.log"] {
+        diff_reads_in_80_columns("tlog/np4.log", &format!("tlog/{t}"));
+    }
+    for t in ["doc_example.json", "edge_cases.json"] {
+        diff_reads_in_80_columns("timertree/measured_example.json", &format!("timertree/{t}"));
+    }
+}
+
+/// `--ranks` counts ranks: 0 is a usage error, not a division by zero.
+#[test]
+fn compare_refuses_zero_ranks() {
+    let a = "tinyprofiler/singlevortex_24.10_np1.txt";
+    let b = "tinyprofiler/singlevortex_24.10_np2.txt";
+    for ranks in ["0,2", "1,0"] {
+        let out = crate::common::profparse()
+            .current_dir(crate::common::fixtures())
+            .args(["compare", a, b, "--ranks", ranks])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{ranks}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--ranks") && err.contains("1 or more"),
+            "{err}"
+        );
+    }
+    people(&["compare", a, b, "--ranks", "1,2"], "80");
+}
+
 /// `--top 1`: below every node with more children, one line says how many
 /// are hidden and their share; `--depth 0`: under every root with children.
 #[test]

@@ -225,6 +225,19 @@ pub struct RegionArgs {
     pub filter_file: Option<PathBuf>,
 }
 
+/// A count that must be 1 or more (`--ranks`): a usage error (exit 2)
+/// otherwise, not a division by zero in the efficiency.
+pub fn positive_u64(s: &str) -> Result<u64, String> {
+    let v: u64 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("{s:?} is not a whole number: {e}"))?;
+    if v == 0 {
+        return Err("must be 1 or more (a run has at least one rank)".to_owned());
+    }
+    Ok(v)
+}
+
 /// Value parser for thresholds (`--min-percent`, `--min-dur`, `--min-diff`):
 /// a finite number, zero or more. NaN, infinities and negative values are
 /// usage errors (exit 2) instead of thresholds that silently keep or drop

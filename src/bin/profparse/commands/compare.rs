@@ -56,7 +56,7 @@ pub struct CompareArgs {
     pub min_percent: f64,
     /// The ranks of each run, comma-separated, for logs that do not say
     /// (a report written to tiny_profiler.output_file).
-    #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',', value_parser = crate::cli::positive_u64)]
     pub ranks: Vec<u64>,
     /// Also draw time against ranks (log–log) as an SVG picture: the total
     /// and the timers that matter with the largest time in the first run,

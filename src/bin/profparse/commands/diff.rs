@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use profparse::analysis::diff::{DiffOptions, DiffSort, Metric, diff_trees};
 use profparse::analysis::diff_input::{Side, load_side};
-use profparse::formats::{Input, InputKind};
+use profparse::formats::Input;
 use profparse::model::calltree::{CallTree, Metrics};
 use profparse::report::Format;
 use profparse::report::diff::{DiffReport, RunInfo, estimated_json_bytes};
@@ -161,7 +161,6 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         b: b_info,
         metric: opts.metric,
         sort: opts.sort,
-        decimals: if ka == InputKind::Tlog { 6 } else { 4 },
         calltree,
         functions,
         style: ctx.table_style(&args.output),
