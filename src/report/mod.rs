@@ -37,6 +37,7 @@ pub mod numfmt;
 pub mod parquet;
 pub mod reference;
 pub mod regions;
+pub mod staged_dir;
 pub mod svg;
 pub mod table;
 pub mod tau;
