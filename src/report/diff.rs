@@ -8,7 +8,8 @@ use super::Report;
 use super::document::{Document, FitRule};
 use super::numfmt::fixed;
 use super::table::{TableStyle, new_table, right_align_from};
-use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence};
+use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence, Unified};
+use crate::model::calltree::NodeId;
 
 /// One input of the comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -113,12 +114,15 @@ fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffRepor
         "", what, "A", "B", "B−A", "Rel %", "Calls A", "Calls B",
     ]);
     let mut shortened = false;
+    // The first names of every row's path in `HEAD_LEVELS` steps: a row
+    // costs the names it shows, not its depth (a tree 50,000 deep).
+    let heads = d.tree.heads(HEAD_LEVELS);
     for x in &d.rows {
-        let path = d.path(x);
-        shortened |= path.len() > MAX_TEXT_LEVELS;
+        let levels = x.depth + 1;
+        shortened |= levels > MAX_TEXT_LEVELS;
         t.add_row(vec![
             Cell::new(x.presence.mark()),
-            Cell::new(path_text(&path)),
+            Cell::new(path_text(&d.tree, x.node, levels, &heads)),
             Cell::new(value(metric, dec, x.a)),
             Cell::new(value(metric, dec, x.b)),
             Cell::new(signed(metric, dec, x.diff)),
@@ -149,18 +153,26 @@ fn part(doc: &mut Document<'_>, title: &str, what: &str, d: &Diff, r: &DiffRepor
 /// grow with the square of the depth.
 const MAX_TEXT_LEVELS: usize = 32;
 
-/// `a > b > c`, or for a path over [`MAX_TEXT_LEVELS`] its first and last
-/// names around `… N more …`.
-fn path_text(path: &[&str]) -> String {
-    if path.len() <= MAX_TEXT_LEVELS {
-        return path.join(" > ");
+/// Names kept at the start of a shortened path (the rest of
+/// [`MAX_TEXT_LEVELS`] at its end, around the count of those left out).
+const HEAD_LEVELS: usize = 4;
+
+/// `a > b > c` for the path of `node` (`levels` names), or for a path over
+/// [`MAX_TEXT_LEVELS`] its first and last names around `… N more …`;
+/// `heads` is [`CallTree::heads`] of [`HEAD_LEVELS`].
+///
+/// [`CallTree::heads`]: crate::model::calltree::CallTree::heads
+fn path_text(tree: &Unified, node: NodeId, levels: usize, heads: &[NodeId]) -> String {
+    if levels <= MAX_TEXT_LEVELS {
+        return tree.path_tail(node, MAX_TEXT_LEVELS).join(" > ");
     }
-    let (head, tail) = (4, MAX_TEXT_LEVELS - 5);
-    let hidden = path.len() - head - tail;
+    let tail = MAX_TEXT_LEVELS - HEAD_LEVELS - 1;
+    let hidden = levels - HEAD_LEVELS - tail;
     format!(
         "{} > … {hidden} more … > {}",
-        path[..head].join(" > "),
-        path[path.len() - tail..].join(" > ")
+        tree.path_tail(heads[node.0 as usize], HEAD_LEVELS)
+            .join(" > "),
+        tree.path_tail(node, tail).join(" > ")
     )
 }
 
