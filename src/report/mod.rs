@@ -23,6 +23,7 @@ pub mod document;
 pub mod escape;
 pub mod fit;
 pub mod focus;
+pub mod folded;
 pub mod functions;
 pub mod html_report;
 pub mod html_search;
