@@ -530,3 +530,34 @@ fn a_record_count_past_its_data_file_reads_the_records_that_are_there() {
     run(&["export", dir, "--chrome", chrome.to_str().unwrap()]);
     assert!(chrome.exists());
 }
+
+/// The same for a comm header: `nCommStats` of 461,168,601,842,738,790 for
+/// a block of 961 records is read as the 961 there, the header line named.
+#[test]
+fn a_comm_record_count_past_its_data_file_reads_the_records_that_are_there() {
+    let tmp = copy_db("small4");
+    let header = tmp.path().join("bl_comm_prof_H_00000");
+    let text = fs::read_to_string(&header).unwrap();
+    let claim = "nCommStats  461168601842738790 ";
+    fs::write(&header, text.replacen("nCommStats  961 ", claim, 1)).unwrap();
+    assert!(fs::read_to_string(&header).unwrap().contains(claim));
+    let dir = tmp.path().to_str().unwrap();
+    let good = db("small4");
+    let body = |t: &str| t.split_once('\n').unwrap().1.to_owned();
+    for args in [vec!["comm", "stats"], vec!["comm", "waits"]] {
+        let out = crate::common::output(&[&args[..], &[dir]].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("bl_comm_prof_H_00000:1: ")
+                && stderr.contains("damaged header; read as 961 records"),
+            "{args:?}: {stderr}"
+        );
+        let clean = crate::common::run_ok(&[&args[..], &[good.to_str().unwrap()]].concat());
+        assert_eq!(
+            body(&String::from_utf8_lossy(&out.stdout)),
+            body(&clean),
+            "{args:?}"
+        );
+    }
+}
