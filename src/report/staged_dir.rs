@@ -26,10 +26,10 @@ impl StagedDir {
     /// parents). `dest` may exist as a directory, or as a link to one (the
     /// directory it names is replaced); anything else is refused by name.
     pub fn new(dest: &Path) -> Result<StagedDir> {
-        let dest = match fs::symlink_metadata(dest) {
-            Ok(m) if m.file_type().is_symlink() => {
-                fs::canonicalize(dest).map_err(|e| Error::io(dest, e))?
-            }
+        // An existing destination by its real path: a link's directory is
+        // the one replaced, and `.` or `..` get a parent to stage beside.
+        let dest = match fs::canonicalize(dest) {
+            Ok(real) if fs::metadata(&real).is_ok_and(|m| m.is_dir()) => real,
             _ => dest.to_path_buf(),
         };
         if fs::metadata(&dest).is_ok_and(|m| !m.is_dir()) {
@@ -176,6 +176,21 @@ mod tests {
         assert_eq!(mode & 0o777, 0o750);
         // Nothing left beside it.
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_destination_named_dot_is_staged_beside_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("out");
+        fs::create_dir(&dest).unwrap();
+        let staged = StagedDir::new(&dest.join(".")).unwrap();
+        assert_eq!(
+            staged.path().parent(),
+            Some(tmp.path().canonicalize().unwrap().as_path())
+        );
+        fs::write(staged.path().join("f"), "new").unwrap();
+        staged.commit().unwrap();
+        assert_eq!(fs::read_to_string(dest.join("f")).unwrap(), "new");
     }
 
     #[test]
