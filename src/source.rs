@@ -264,6 +264,23 @@ pub fn read_text_bytes(path: &Path) -> Result<Vec<u8>> {
     Ok(v)
 }
 
+/// A text file the user names (a filter file, an event-names file) as a
+/// string: opened by the rules of every input ([`open_file`]: a FIFO or a
+/// device is refused at once, not read forever) and bounded like a header.
+pub fn read_text_file(path: &Path) -> Result<String> {
+    let bytes = read_text_bytes(path)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("byte offset {at}: not UTF-8 text"),
+            ),
+        )
+    })
+}
+
 fn read_part(path: &Path, mut file: File, offset: u64, len: u64) -> Result<Vec<u8>> {
     use std::io::{Seek, SeekFrom};
     file.seek(SeekFrom::Start(offset))

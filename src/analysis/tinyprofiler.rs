@@ -201,16 +201,34 @@ impl CompareInput {
     /// children) over every node of that name. One process, ranks unknown
     /// (`--ranks`); the total is the sum of the roots.
     pub fn timer_tree(label: String, tree: &CallTree<Timing>) -> Self {
-        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        use std::collections::HashMap;
+        let mut index: HashMap<&str, usize> = HashMap::new();
         let mut timers: Vec<RunTimer> = Vec::new();
         let mut total = 0.0;
         let root = tree.root();
-        for (id, _) in tree.preorder() {
+        // The names open on the path to the current node, by name index,
+        // with the stack of (depth, name index) that opened them: whether a
+        // node is nested in a timer of its own name is one look-up, not a
+        // walk up the tree (a tree 50,000 deep).
+        let mut open: HashMap<u32, usize> = HashMap::new();
+        let mut path: Vec<(usize, u32)> = Vec::new();
+        for (id, depth) in tree.preorder() {
             if id == root {
                 continue;
             }
+            while path.last().is_some_and(|&(d, _)| d >= depth) {
+                if let Some((_, n)) = path.pop()
+                    && let Some(k) = open.get_mut(&n)
+                {
+                    *k -= 1;
+                }
+            }
             let node = tree.node(id);
             let name = tree.name(id);
+            let name_index = tree.name_index(id).unwrap_or(u32::MAX);
+            let nested = open.get(&name_index).is_some_and(|&k| k > 0);
+            *open.entry(name_index).or_insert(0) += 1;
+            path.push((depth, name_index));
             let seconds = node.metrics.seconds;
             if node.parent() == Some(root) {
                 total += seconds;
@@ -220,15 +238,6 @@ impl CompareInput {
                 .iter()
                 .map(|&c| tree.node(c).metrics.seconds)
                 .sum();
-            let mut up = node.parent();
-            let mut nested = false;
-            while let Some(a) = up.filter(|&a| a != root) {
-                if tree.name(a) == name {
-                    nested = true;
-                    break;
-                }
-                up = tree.node(a).parent();
-            }
             let i = *index.entry(name).or_insert_with(|| {
                 timers.push(RunTimer {
                     name: name.to_owned(),

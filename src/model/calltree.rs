@@ -310,6 +310,34 @@ impl<M> CallTree<M> {
         bytes
     }
 
+    /// Per node id, its ancestor `levels - 1` levels below the root (the
+    /// node itself when it is no deeper): with it the first `levels` names
+    /// of a path cost `levels` steps, not the depth (rows of a tree
+    /// thousands deep shortened to their ends). One pass, parents first.
+    pub fn heads(&self, levels: usize) -> Vec<NodeId> {
+        let mut heads = vec![self.root(); self.len() + 1];
+        for (id, depth) in self.preorder() {
+            heads[id.0 as usize] = match self.node(id).parent() {
+                Some(p) if depth >= levels => heads[p.0 as usize],
+                _ => id,
+            };
+        }
+        heads
+    }
+
+    /// The last `n` names of the path to `id` (all of them when it is
+    /// shorter), outermost first: `n` steps up, whatever the depth.
+    pub fn path_tail(&self, id: NodeId, n: usize) -> Vec<&str> {
+        let mut out = Vec::with_capacity(n.min(64));
+        let mut cur = Some(id);
+        while let Some(c) = cur.filter(|&c| c != self.root() && out.len() < n) {
+            out.push(self.name(c));
+            cur = self.node(c).parent;
+        }
+        out.reverse();
+        out
+    }
+
     /// Names from the first level below the root down to `id`.
     pub fn path(&self, id: NodeId) -> Vec<&str> {
         let mut out = Vec::new();
@@ -451,6 +479,21 @@ mod tests {
         );
         let top = t.node(t.root()).children()[0];
         assert_eq!(t.short_path(top, ">"), "f0");
+    }
+
+    #[test]
+    fn heads_and_tails_give_the_ends_of_a_path() {
+        let mut t: CallTree = CallTree::new();
+        let names: Vec<String> = (0..10).map(|i| format!("n{i}")).collect();
+        let deep = t.node_at_path(&names);
+        let short = t.node_at_path(&["n0", "x"]);
+        let heads = t.heads(3);
+        let full = t.path(deep);
+        assert_eq!(t.path_tail(heads[deep.0 as usize], 3), full[..3]);
+        assert_eq!(t.path_tail(deep, 4), full[6..]);
+        assert_eq!(t.path_tail(deep, 100), full);
+        assert_eq!(heads[short.0 as usize], short);
+        assert_eq!(t.path_tail(short, 5), ["n0", "x"]);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::fit::middle_ellipsis;
+use super::folded::{self, FoldedNames};
 use super::html_report::escape as html_escape;
 use super::json_tree;
 use super::numfmt::{Blanks, TreeIndent, duration};
@@ -907,48 +908,58 @@ pub fn write_hatchet(
     writeln!(w)
 }
 
-/// About the bytes [`write_folded`] writes: one line per node with time,
-/// each holding its whole path, so a deep tree writes the square of its
-/// depth. Summed over the paths in one pass before anything is written.
+/// The bytes [`write_folded`] writes, exactly: one line per node with a
+/// time, each holding its whole path, so a deep tree writes the square of
+/// its depth. Summed over the paths in one pass before anything is written.
 pub fn folded_bytes(tree: &CallTree<Spread>, view: &TreeView) -> u64 {
-    // The separator and the line's number and line break.
-    const LINE: u64 = 16;
-    let path = tree.path_bytes(1);
+    let names = FoldedNames::new(tree);
+    let path = names.path_bytes(tree);
     visible(tree, view)
         .into_iter()
-        .map(|(id, _)| path[id.0 as usize] + LINE)
+        .filter_map(|(id, _)| {
+            folded_us(tree, id, view).map(|us| folded::line_bytes(path[id.0 as usize], us))
+        })
         .fold(0u64, u64::saturating_add)
+}
+
+/// The whole microseconds of a node's folded line, `None` under one (no
+/// line): its exclusive time combined over processes as the view says, or
+/// in a bottom-up tree the time of the paths that start there.
+fn folded_us(tree: &CallTree<Spread>, id: NodeId, view: &TreeView) -> Option<u64> {
+    let own = match view.order {
+        Order::Inclusive => view.times(&tree.node(id).metrics).1,
+        // A path's time that starts at the node: of the sums; the
+        // largest process's is not kept (the CLI refuses max here).
+        Order::Exclusive => view
+            .combined(remainder(tree, id, Order::Exclusive))
+            .unwrap_or(0.0),
+    };
+    let us = (own * 1e6).round();
+    (us >= 1.0).then_some(us as u64)
 }
 
 /// Folded stacks, `a;b;c <µs>`: each node's exclusive time, combined over
 /// processes as the view's [`Aggregate`] says (the average by default, as
 /// the text and Hatchet trees), in whole microseconds — the input of flame
 /// graph tools.
-/// A `;` inside a name would split the frame, so it is written as `:`.
+/// A `;` inside a name would split the frame, so it is written as `:`;
+/// control characters as visible escapes.
 /// A bottom-up tree's stacks are `function;caller;caller's caller`, each
 /// with the function's time along a path that starts there (its
 /// [`remainder`]): the stacks sum to the nodes' times as a flame graph
 /// sums them, drawn as the callers' (inverted) flame graph.
+/// Streamed in pre-order with the path at hand in one buffer
+/// ([`folded::FoldedPath`]): no line or path is kept.
 pub fn write_folded(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -> io::Result<()> {
-    let nodes = visible(tree, view);
-    super::write_in_order(w, nodes.len(), LINES_PER_TASK, |lines, w| {
-        for &(id, _) in &nodes[lines] {
-            let own = match view.order {
-                Order::Inclusive => view.times(&tree.node(id).metrics).1,
-                // A path's time that starts at the node: of the sums; the
-                // largest process's is not kept (the CLI refuses max here).
-                Order::Exclusive => view
-                    .combined(remainder(tree, id, Order::Exclusive))
-                    .unwrap_or(0.0),
-            };
-            let us = (own * 1e6).round();
-            if us >= 1.0 {
-                let path: Vec<String> = tree.path(id).iter().map(|n| n.replace(';', ":")).collect();
-                writeln!(w, "{} {}", path.join(";"), us as u64)?;
-            }
+    let names = FoldedNames::new(tree);
+    let mut path = folded::FoldedPath::new(&names);
+    for (id, depth) in visible(tree, view) {
+        path.enter(tree, id, depth);
+        if let Some(us) = folded_us(tree, id, view) {
+            path.write_line(w, us)?;
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// One self-contained page: nested `<details>` (collapsible without
@@ -1072,6 +1083,59 @@ mod tests {
             }
         }
         tree
+    }
+
+    /// The folded estimate is the size written (the output guard compares
+    /// it with the limit): a chain 2,000 deep with a `;`, control
+    /// characters, a C1 control and nodes under a microsecond (no line),
+    /// and trees of the other shapes, top-down and bottom-up.
+    #[test]
+    fn folded_bytes_is_the_size_written() {
+        let mut deep = CallTree::<Spread>::new();
+        let mut parent = deep.root();
+        for level in 0..2000usize {
+            let name = match level % 4 {
+                0 => "a;b".to_owned(),
+                1 => format!("x\x1b[2J\n{level}"),
+                2 => "c\u{85}é".to_owned(),
+                _ => format!("f{level}"),
+            };
+            let id = deep.child(parent, &name);
+            let m = &mut deep.node_mut(id).metrics;
+            m.total.exclusive = if level % 3 == 0 {
+                1e-7
+            } else {
+                level as f64 * 1e-3
+            };
+            m.total.inclusive = 1.0;
+            m.total.calls = 1;
+            m.procs = 1;
+            parent = id;
+        }
+        let wide = tree(300);
+        let up = bottom_up_tree();
+        for (t, order) in [
+            (&deep, Order::Inclusive),
+            (&wide, Order::Inclusive),
+            (&up, Order::Exclusive),
+        ] {
+            let report = TreeReport {
+                tree: t,
+                view: TreeView {
+                    nprocs: 1,
+                    order,
+                    ..Default::default()
+                },
+                proc: None,
+                source: None,
+            };
+            let mut out = Vec::new();
+            super::super::render(&report, Format::Folded, None, &mut out).unwrap();
+            assert!(!out.is_empty());
+            assert_eq!(folded_bytes(t, &report.view), out.len() as u64);
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.chars().all(|c| !c.is_control() || c == '\n'));
+        }
     }
 
     /// A bottom-up tree of `f`: 3 s of exclusive time, 1 s of it in calls

@@ -8,7 +8,8 @@ use super::numfmt::{duration, fixed, fixed_not_zero};
 use super::table::TableStyle;
 use super::text::unbroken;
 use super::{Report, call_path};
-use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence};
+use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence, Unified};
+use crate::model::calltree::NodeId;
 
 /// One input of the comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -103,7 +104,10 @@ fn part<'a>(doc: &mut Document<'a>, title: &str, what: &str, d: &'a Diff, r: &Di
         doc.line("(no rows left by --min-diff/--top)\n");
         return;
     }
-    let shortened = d.rows.iter().any(|x| x.depth >= MAX_TEXT_LEVELS);
+    let shortened = d.rows.iter().any(|x| x.depth + 1 > MAX_TEXT_LEVELS);
+    // The first names of every row's path in `HEAD_LEVELS` steps: a row
+    // costs the names it shows, not its depth (a tree 50,000 deep).
+    let heads = d.tree.heads(HEAD_LEVELS);
     // Columns as wide as their widest cell, so that the numbers line up
     // (`+14060.7` %, a sub-nanosecond `-2.220e-16 s`).
     let widest = |least: usize, cell: &dyn Fn(&DiffRow) -> String| {
@@ -132,7 +136,7 @@ fn part<'a>(doc: &mut Document<'a>, title: &str, what: &str, d: &'a Diff, r: &Di
     let rows = d.rows.iter().map(move |x| {
         vec![
             x.presence.mark().to_owned(),
-            path_cell(&d.path(x)),
+            path_cell(&d.tree, x.node, x.depth + 1, &heads),
             value(metric, x.a),
             value(metric, x.b),
             signed(metric, x.diff),
@@ -155,17 +159,24 @@ fn part<'a>(doc: &mut Document<'a>, title: &str, what: &str, d: &'a Diff, r: &Di
 /// grow with the square of the depth.
 const MAX_TEXT_LEVELS: usize = 32;
 
-/// The cell of a call path ([`call_path::cell`]), a path over
-/// [`MAX_TEXT_LEVELS`] as its first and last names around `… N more …`.
-fn path_cell(path: &[&str]) -> String {
-    if path.len() <= MAX_TEXT_LEVELS {
-        return call_path::cell(path);
+/// Names kept at the start of a shortened path (the rest of
+/// [`MAX_TEXT_LEVELS`] at its end, around the count of those left out).
+const HEAD_LEVELS: usize = 4;
+
+/// The cell of a call path ([`call_path::cell`]) of `node` (`levels`
+/// names), or for a path over [`MAX_TEXT_LEVELS`] its first and last names
+/// around `… N more …`; `heads` is [`CallTree::heads`] of [`HEAD_LEVELS`].
+///
+/// [`CallTree::heads`]: crate::model::calltree::CallTree::heads
+fn path_cell(tree: &Unified, node: NodeId, levels: usize, heads: &[NodeId]) -> String {
+    if levels <= MAX_TEXT_LEVELS {
+        return call_path::cell(&tree.path_tail(node, MAX_TEXT_LEVELS));
     }
-    let (head, tail) = (4, MAX_TEXT_LEVELS - 5);
-    let hidden = format!("… {} more …", path.len() - head - tail);
-    let mut frames = path[..head].to_vec();
+    let tail = MAX_TEXT_LEVELS - HEAD_LEVELS - 1;
+    let hidden = format!("… {} more …", levels - HEAD_LEVELS - tail);
+    let mut frames = tree.path_tail(heads[node.0 as usize], HEAD_LEVELS);
     frames.push(&hidden);
-    frames.extend_from_slice(&path[path.len() - tail..]);
+    frames.extend(tree.path_tail(node, tail));
     call_path::cell(&frames)
 }
 

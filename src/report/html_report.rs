@@ -44,21 +44,7 @@ pub struct TreeBounds {
 /// At most this many cells per side of the comm matrix picture.
 pub const MATRIX_MAX_CELLS: usize = super::svg::MATRIX_SVG_CELLS;
 
-/// Escapes text for HTML element content and quoted attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use super::escape::markup as escape;
 
 pub(crate) const STYLE: &str = r#"
 body{font-family:system-ui,sans-serif;margin:0 1.5em 2em;color:#1b1b1b;background:#fff}

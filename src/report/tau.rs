@@ -253,20 +253,19 @@ pub enum TauOutcome {
 }
 
 /// Writes the profile of every process with call traces (`procs`: those)
-/// into `dir`. The files are written in a temporary directory inside `dir`
-/// and moved in when all are complete, so an error (or the budget) leaves
-/// `dir` as it was; `budget` bounds the bytes written.
+/// into `dir`. The files are written in a temporary directory beside `dir`,
+/// which takes its place when all are complete ([`StagedDir`], another
+/// run's files carried over), so an error (or the budget) leaves `dir` as
+/// it was; `budget` bounds the bytes written.
+///
+/// [`StagedDir`]: crate::report::staged_dir::StagedDir
 pub fn write_tau(
     db: &Database,
     dir: &Path,
     procs: Option<&[usize]>,
     budget: u64,
 ) -> Result<(TauOutcome, Vec<Warning>)> {
-    crate::report::create_output_dir(dir)?;
-    let staging = tempfile::Builder::new()
-        .prefix(".profparse-tau-")
-        .tempdir_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
+    let staging = crate::report::staged_dir::StagedDir::new(dir)?;
     let walk = db.trace_blocks(procs);
     let one = walk.procs().count() == 1;
     let facts = RunFacts {
@@ -309,15 +308,12 @@ pub fn write_tau(
     if over.load(Ordering::Relaxed) {
         return Ok((TauOutcome::OverBudget { estimate: bytes }, warnings));
     }
-    let mut profiles = 0;
     let mut ours = Vec::new();
     for entry in std::fs::read_dir(staging.path()).map_err(|e| Error::io(staging.path(), e))? {
-        let entry = entry.map_err(|e| Error::io(staging.path(), e))?;
-        let dest = dir.join(entry.file_name());
-        std::fs::rename(entry.path(), &dest).map_err(|e| Error::io(&dest, e))?;
-        ours.push(entry.file_name());
-        profiles += 1;
+        ours.push(entry.map_err(|e| Error::io(staging.path(), e))?.file_name());
     }
+    let profiles = ours.len();
+    staging.commit()?;
     let others = other_profiles(dir, &ours)?;
     Ok((
         TauOutcome::Written {

@@ -76,3 +76,25 @@ impl TlogConfig {
         Ok(written)
     }
 }
+
+/// A trace of one process whose intervals nest `depth` deep: START,
+/// `depth` IN events of kind `10 + 2·(level mod 9)` a microsecond apart,
+/// their OUTs in reverse, END (the hostile input of a call path as long as
+/// the trace). Each interval's own time is 2 µs (the innermost's 1 µs).
+pub fn nested_tlog(depth: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let kind = |level: u32| 10 + 2 * (level % 9) as i8;
+    let mut t = 1e-3;
+    record(&mut out, 0, 1, 0, t);
+    for level in 0..depth {
+        t += 1e-6;
+        record(&mut out, 0, kind(level), 0, t);
+    }
+    for level in (0..depth).rev() {
+        t += 1e-6;
+        record(&mut out, 0, kind(level) + 1, 0, t);
+    }
+    record(&mut out, 0, 2, 0, t + 1e-6);
+    out.resize(out.len().div_ceil(BLOCK) * BLOCK, 0);
+    out
+}

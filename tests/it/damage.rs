@@ -486,3 +486,78 @@ fn folded_stacks_of_a_deep_tree_are_estimated_and_guarded() {
     assert_eq!(forced.status.code(), Some(0));
     assert_eq!(forced.stdout.len(), size);
 }
+
+/// A per-file header claiming 461,168,601,842,738,790 call records for a
+/// block whose data file holds 1,319: the count is bounded by the file, the
+/// damaged header line is named, and every command reads the records that
+/// are there (exit 3) instead of refusing a size estimate in TiB.
+#[test]
+fn a_record_count_past_its_data_file_reads_the_records_that_are_there() {
+    let tmp = copy_db("small4");
+    let header = tmp.path().join("bl_call_stats_H_00000");
+    let text = fs::read_to_string(&header).unwrap();
+    let claim = "nTraceStats 461168601842738790 ";
+    fs::write(&header, text.replacen("nTraceStats 1319 ", claim, 1)).unwrap();
+    assert!(fs::read_to_string(&header).unwrap().contains(claim));
+    let dir = tmp.path().to_str().unwrap();
+    let chrome = tmp.path().join("t.json");
+    let run = |args: &[&str]| {
+        let out = crate::common::output(args);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("bl_call_stats_H_00000:1: ")
+                && stderr.contains("damaged header; read as 213 region and 1319 call records"),
+            "{args:?}: {stderr}"
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let clean = |args: &[&str]| crate::common::run_ok(args);
+    let good = db("small4");
+    let good = good.to_str().unwrap();
+    assert_eq!(
+        run(&["calltrace", dir, "--proc", "0"]),
+        clean(&["calltrace", good, "--proc", "0"])
+    );
+    // The tree's title names the database: compare what follows it.
+    let body = |t: String| t.split_once('\n').unwrap().1.to_owned();
+    assert_eq!(
+        body(run(&["calltree", dir, "--proc", "0"])),
+        body(clean(&["calltree", good, "--proc", "0"]))
+    );
+    run(&["trace-summary", dir]);
+    run(&["info", dir]);
+    run(&["export", dir, "--chrome", chrome.to_str().unwrap()]);
+    assert!(chrome.exists());
+}
+
+/// The same for a comm header: `nCommStats` of 461,168,601,842,738,790 for
+/// a block of 961 records is read as the 961 there, the header line named.
+#[test]
+fn a_comm_record_count_past_its_data_file_reads_the_records_that_are_there() {
+    let tmp = copy_db("small4");
+    let header = tmp.path().join("bl_comm_prof_H_00000");
+    let text = fs::read_to_string(&header).unwrap();
+    let claim = "nCommStats  461168601842738790 ";
+    fs::write(&header, text.replacen("nCommStats  961 ", claim, 1)).unwrap();
+    assert!(fs::read_to_string(&header).unwrap().contains(claim));
+    let dir = tmp.path().to_str().unwrap();
+    let good = db("small4");
+    let body = |t: &str| t.split_once('\n').unwrap().1.to_owned();
+    for args in [vec!["comm", "stats"], vec!["comm", "waits"]] {
+        let out = crate::common::output(&[&args[..], &[dir]].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("bl_comm_prof_H_00000:1: ")
+                && stderr.contains("damaged header; read as 961 records"),
+            "{args:?}: {stderr}"
+        );
+        let clean = crate::common::run_ok(&[&args[..], &[good.to_str().unwrap()]].concat());
+        assert_eq!(
+            body(&String::from_utf8_lossy(&out.stdout)),
+            body(&clean),
+            "{args:?}"
+        );
+    }
+}

@@ -370,3 +370,118 @@ fn mismatched_kinds_are_usage_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A timer tree that is one chain `depth` deep: node i is named
+/// `name(i)` and takes `seconds(i)` (inclusive).
+fn chain_timer_tree(
+    path: &Path,
+    depth: usize,
+    name: impl Fn(usize) -> String,
+    seconds: impl Fn(usize) -> f64,
+) {
+    let tree: Vec<usize> = (1..=depth).chain((1..=depth).rev()).collect();
+    let doc = serde_json::json!({
+        "tree": tree,
+        "name": (0..depth).map(&name).collect::<Vec<_>>(),
+        "time": (0..depth).map(&seconds).collect::<Vec<_>>(),
+    });
+    std::fs::write(path, doc.to_string()).unwrap();
+}
+
+/// `diff` of two timer trees 100,000 deep: no stack overflow, and the
+/// one change (the deepest timer's 0.5 s more, so its exclusive time rises
+/// and its parent's falls) found at both ends of the chain, its path
+/// shortened in the middle.
+#[test]
+fn diff_of_trees_a_hundred_thousand_deep() {
+    const DEPTH: usize = 100_000;
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a.json"), tmp.path().join("b.json"));
+    let name = |i: usize| format!("f{i}");
+    let secs = |i: usize| (DEPTH - i) as f64;
+    chain_timer_tree(&a, DEPTH, name, secs);
+    chain_timer_tree(&b, DEPTH, name, |i| {
+        secs(i) + if i == DEPTH - 1 { 0.5 } else { 0.0 }
+    });
+    let out = run_expect(
+        &[
+            "diff",
+            s(&a),
+            s(&b),
+            "--metric",
+            "exclusive",
+            "--min-diff",
+            "0.1",
+            "--width",
+            "100000",
+        ],
+        &[0],
+    );
+    assert!(
+        out.contains("Call tree: 100000 nodes, 0 only in A (-), 0 only in B (+)"),
+        "{out}"
+    );
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains(" more … ")).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    let tail = |last: usize| {
+        (last - 26..=last)
+            .map(|i| format!("f{i}"))
+            .collect::<Vec<_>>()
+            .join(" > ")
+    };
+    let deepest = format!("f0 > f1 > f2 > f3 > … 99969 more … > {}", tail(DEPTH - 1));
+    let parent = format!("f0 > f1 > f2 > f3 > … 99968 more … > {}", tail(DEPTH - 2));
+    // Equal |B − A|: in path order.
+    assert!(
+        rows[0].contains(&parent) && rows[0].contains("-0.5000"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[1].contains(&deepest) && rows[1].contains("+0.5000"),
+        "{}",
+        rows[1]
+    );
+}
+
+/// `compare` of timer trees 100,000 deep whose deepest timer has the
+/// outermost one's name: its time is counted once in that name's
+/// inclusive time (it runs inside it) and in full in its exclusive time.
+#[test]
+fn compare_of_trees_a_hundred_thousand_deep() {
+    const DEPTH: usize = 100_000;
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a.json"), tmp.path().join("b.json"));
+    let name = |i: usize| {
+        if i == DEPTH - 1 {
+            "f0".to_owned()
+        } else {
+            format!("f{i}")
+        }
+    };
+    chain_timer_tree(&a, DEPTH, name, |i| (DEPTH - i) as f64);
+    chain_timer_tree(&b, DEPTH, name, |i| 2.0 * (DEPTH - i) as f64);
+    let f0 = |metric: &str| -> Value {
+        let v = json_expect(
+            &[
+                "compare",
+                "--weak",
+                "--metric",
+                metric,
+                "--format",
+                "json",
+                s(&a),
+                s(&b),
+            ],
+            &[0],
+        );
+        let f = v["functions"].as_array().unwrap();
+        assert_eq!(f.len(), DEPTH - 1, "one timer per name");
+        f.iter().find(|f| f["name"] == "f0").unwrap().clone()
+    };
+    let inclusive = f0("inclusive");
+    assert_eq!(inclusive["times"], serde_json::json!([1e5, 2e5]));
+    assert_eq!(inclusive["efficiency"][1], 0.5);
+    // Exclusive: 1 s of its own at the top, the deepest timer's 1 s.
+    assert_eq!(f0("exclusive")["times"], serde_json::json!([2.0, 4.0]));
+}

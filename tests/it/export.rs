@@ -476,7 +476,7 @@ fn tau_export_refuses_what_it_cannot_do_and_leaves_nothing_behind() {
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("the TAU profiles would write about"), "{err}");
     assert!(err.contains("--force"), "{err}");
-    assert!(profile_files(&dir).is_empty(), "{:?}", profile_files(&dir));
+    assert!(!dir.exists(), "nothing written, not even the directory");
     // A file where the directory should be is named, and left alone.
     let file = out.path().join("plain");
     std::fs::write(&file, "keep").unwrap();
@@ -486,9 +486,71 @@ fn tau_export_refuses_what_it_cannot_do_and_leaves_nothing_behind() {
     assert!(err.contains("is not a directory"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep");
     // Another run's profiles in the directory are named in a note.
+    std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("profile.7.0.0"), "stale").unwrap();
     let (_, stderr) = crate::common::run_ok_stderr(&["export", s(&d), "--tau", s(&dir)]);
     assert!(stderr.contains("1 other profile.* files"), "{stderr}");
+}
+
+/// Every file under `dir` with its bytes (and every directory, as `None`).
+fn snapshot(dir: &Path) -> BTreeMap<std::path::PathBuf, Option<Vec<u8>>> {
+    let mut all = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            all.insert(p.clone(), None);
+            all.extend(snapshot(&p));
+        } else {
+            all.insert(p.clone(), Some(std::fs::read(&p).unwrap()));
+        }
+    }
+    all
+}
+
+/// An export that fails after some profiles are written (here: a directory
+/// where process 2's profile goes) leaves DIR byte-identical; a successful
+/// one replaces our profiles and keeps another run's.
+#[test]
+fn a_tau_export_that_fails_midway_leaves_the_directory_as_it_was() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("tau");
+    std::fs::create_dir_all(dir.join("profile.2.0.0")).unwrap();
+    std::fs::write(dir.join("profile.2.0.0/keep"), "mine").unwrap();
+    for p in [0, 1, 3, 7] {
+        std::fs::write(dir.join(format!("profile.{p}.0.0")), format!("old {p}")).unwrap();
+    }
+    let before = snapshot(&dir);
+    let r = output(&["export", s(&db("small4")), "--tau", s(&dir)]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("profile.2.0.0") && err.contains("is a directory"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&dir), before);
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        1,
+        "no temporary left"
+    );
+    std::fs::remove_dir_all(dir.join("profile.2.0.0")).unwrap();
+    crate::common::run_ok_stderr(&["export", s(&db("small4")), "--tau", s(&dir)]);
+    let after = profile_files(&dir);
+    assert_eq!(after.len(), 5, "{after:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("profile.7.0.0")).unwrap(),
+        "old 7"
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("profile.0.0.0"))
+            .unwrap()
+            .contains("templated_functions")
+    );
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        1,
+        "no temporary left"
+    );
 }
 
 /// `--align-clocks` moves every event of a process by its offset of `comm

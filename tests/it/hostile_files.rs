@@ -107,6 +107,42 @@ fn fifos_and_huge_headers_are_refused_not_waited_on_or_read() {
     assert_eq!(bounded(&["summary", dir]).0, 2);
 }
 
+/// Files named by an option (a filter file, an event-names file) follow the
+/// rules of every input: a FIFO or a device is refused at once (exit 2),
+/// not waited on or read forever.
+#[test]
+fn a_fifo_or_a_device_named_by_an_option_is_refused_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("filters");
+    mkfifo(&fifo);
+    let db = crate::common::db("small4");
+    let trace = crate::common::tlog("np1.log");
+    let chrome = tmp.path().join("t.json");
+    for named in [s(&fifo), "/dev/zero"] {
+        for args in [
+            vec!["trace-summary", s(&db), "--filter-file", named],
+            vec!["calltree", s(&db), "--filter-file", named],
+            vec![
+                "tlog",
+                "export",
+                s(&trace),
+                "--chrome",
+                s(&chrome),
+                "--event-names",
+                named,
+            ],
+        ] {
+            let (code, _, stderr) = bounded(&args);
+            assert_eq!(code, 2, "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(named) && stderr.contains("not a regular file"),
+                "{args:?}: {stderr}"
+            );
+        }
+    }
+    assert!(!chrome.exists());
+}
+
 #[test]
 fn a_hundred_thousand_header_files_are_listed_once_and_counted() {
     let tmp = copy_db("small4");

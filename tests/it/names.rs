@@ -108,3 +108,35 @@ fn timer_tree_layouts_escape_names_and_xml_stays_well_formed() {
         "{xml}"
     );
 }
+
+/// `compare --svg` draws timer names into the picture: an ESC and a BEL
+/// in a name (XML 1.0 cannot hold them, not even as character
+/// references) become visible escapes, and the SVG parses as XML.
+#[test]
+fn compare_svg_of_a_name_with_control_characters_is_well_formed_xml() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = vec!["compare".to_owned(), "--svg".to_owned()];
+    let svg = tmp.path().join("scaling.svg");
+    args.push(s(&svg).to_owned());
+    for n in [1, 2, 4] {
+        let name = format!("asyncout_24.10_np{n}.txt");
+        let text =
+            fs::read_to_string(crate::common::fixtures().join("tinyprofiler").join(&name)).unwrap();
+        // Same length, so the report's columns stay aligned.
+        let text = text.replace("MultiFab::min()", "Multi\x1b\x07b::min()");
+        let f = tmp.path().join(name);
+        fs::write(&f, text).unwrap();
+        args.push(s(&f).to_owned());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    stdout(&args);
+    let text = fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("Multi\\x1b\\x07b::min()"), "{text}");
+    assert!(no_raw_controls(&text), "{text:?}");
+    let parsed = crate::common::python(
+        "import sys, xml.etree.ElementTree as E; \
+         r = E.parse(sys.argv[1]).getroot(); print(r.tag)",
+        &[svg.as_os_str()],
+    );
+    assert!(parsed.trim().ends_with("svg"), "{parsed}");
+}

@@ -86,3 +86,33 @@ fn a_failed_run_leaves_the_old_output_and_no_temporary_file() {
     assert_eq!(code(&["summary", s(&d), "-o", s(&out)]).0, 0);
     assert_eq!(code(&["summary", s(&d), "-o", "/dev/null"]).0, 0);
 }
+
+/// `man --dir DIR` with a page in DIR that is a symbolic link to a file
+/// outside: the link is replaced by the page, its target left unchanged.
+#[test]
+fn man_dir_replaces_a_linked_page_and_leaves_its_target_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("man");
+    fs::create_dir(&dir).unwrap();
+    let outside = tmp.path().join("precious.txt");
+    fs::write(&outside, "do not overwrite\n").unwrap();
+    let page = dir.join("profparse-calltree.1");
+    std::os::unix::fs::symlink(&outside, &page).unwrap();
+    let (c, err) = code(&["man", "--dir", s(&dir)]);
+    assert_eq!(c, 0, "{err}");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "do not overwrite\n");
+    assert!(
+        !fs::symlink_metadata(&page)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(fs::read_to_string(&page).unwrap().contains(".TH"));
+    // No temporary file left in DIR.
+    let stray: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".1"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+}

@@ -441,3 +441,74 @@ fn section_headings_count_in_the_size_guard() {
         "{err}"
     );
 }
+
+/// `tlog tree` of a trace whose intervals nest 3,000 deep (folded stacks
+/// of about 32 MB, the square of the depth): the size guard's estimate is
+/// the real size, so a limit one byte under it refuses (exit 2, nothing
+/// written) and the size itself passes; every format keeps to a memory
+/// bound far under the folded output (streamed: no line is kept), and 30,000
+/// levels (about 3 GiB of stacks) are refused by default.
+#[test]
+fn deep_nesting_streams_folded_stacks_and_the_guard_estimate_is_exact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("deep.log");
+    fs::write(&trace, profparse::synth::tlog::nested_tlog(3000)).unwrap();
+    let t = trace.to_str().unwrap();
+    let folded = output(&["-q", "tlog", "tree", t, "--format", "folded"]);
+    assert_eq!(folded.status.code(), Some(0));
+    let size = folded.stdout.len();
+    assert!(size > 30_000_000, "{size}");
+    let lines: Vec<&[u8]> = folded.stdout.split(|&b| b == b'\n').collect();
+    assert_eq!(lines.len(), 3001, "a line per interval, and the last break");
+    let deepest = std::str::from_utf8(lines[2999]).unwrap();
+    assert_eq!(deepest.matches(';').count(), 2999);
+    assert!(deepest.ends_with(" 1"), "the innermost's 1 µs");
+    let limited = |limit: usize, out: &std::path::Path| {
+        crate::common::profparse()
+            .args(["-q", "tlog", "tree", t, "--format", "folded", "-o"])
+            .arg(out)
+            .env("PROFPARSE_OUTPUT_LIMIT", limit.to_string())
+            .output()
+            .unwrap()
+    };
+    let refused = tmp.path().join("refused.txt");
+    let r = limited(size - 1, &refused);
+    assert_eq!(
+        r.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(String::from_utf8_lossy(&r.stderr).contains("these folded stacks would write"));
+    assert!(!refused.exists());
+    let written = tmp.path().join("written.txt");
+    assert_eq!(limited(size, &written).status.code(), Some(0));
+    assert_eq!(fs::read(&written).unwrap(), folded.stdout);
+    // Memory: at most 150 MB of address space on one thread, whatever the
+    // format (the folded stacks of 10,000 levels are 355 MB, and were
+    // held in memory whole before they were streamed).
+    let deeper = tmp.path().join("deeper.log");
+    fs::write(&deeper, profparse::synth::tlog::nested_tlog(10_000)).unwrap();
+    for format in ["folded", "text", "json", "hatchet"] {
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 150000 && exec \"$0\" -q -j 1 tlog tree \"$1\" --format \"$2\" >/dev/null")
+            .arg(assert_cmd::cargo::cargo_bin("profparse"))
+            .arg(&deeper)
+            .arg(format)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{format}: {status}");
+    }
+    let deepest = tmp.path().join("deepest.log");
+    fs::write(&deepest, profparse::synth::tlog::nested_tlog(30_000)).unwrap();
+    let r = output(&[
+        "tlog",
+        "tree",
+        deepest.to_str().unwrap(),
+        "--format",
+        "folded",
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(r.stdout.is_empty());
+}

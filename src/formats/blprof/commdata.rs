@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::base::RealWidth;
 use super::comm::CommBlockRef;
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warning};
 use crate::source::{DataHandle, InputFile};
 
 /// `size`/`commpid`/`tag` sentinel: the record before an MPI call.
@@ -363,6 +363,43 @@ fn decode(r: &[u8], real: RealWidth) -> CommRecord {
         tag: i(12),
         time: real.read(&r[16..]),
     }
+}
+
+/// Bounds `block`'s record count by the bytes its data file holds (as
+/// [`super::trace::fit_to_file`] for call traces): a header claiming more
+/// `record`-byte records than fit between `seekpos` and the end of a file
+/// of `file_len` bytes is cut to the whole records there, with a warning
+/// naming the header line. A block starting past the end is left to its
+/// readers to report.
+pub fn fit_to_file(
+    file: &Path,
+    file_len: u64,
+    record: u64,
+    block: &mut CommBlockRef,
+) -> Option<Warning> {
+    let available = file_len.checked_sub(block.seekpos).filter(|&a| a > 0)?;
+    if block
+        .ncomm
+        .checked_mul(record)
+        .is_some_and(|n| n <= available)
+        || record == 0
+    {
+        return None;
+    }
+    let ncomm = available / record;
+    let warning = Warning::new(
+        Location::line(&block.header, block.line),
+        format!(
+            "comm block of process {} claims {} records, more than {} holds \
+             ({available} bytes from byte offset {}): damaged header; read as {ncomm} records",
+            block.proc,
+            block.ncomm,
+            file.display(),
+            block.seekpos,
+        ),
+    );
+    block.ncomm = ncomm;
+    Some(warning)
 }
 
 #[cfg(test)]

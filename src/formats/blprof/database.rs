@@ -237,7 +237,8 @@ impl Database {
             let (groups, warnings) = group_by_proc(
                 &self.trace_files,
                 |text, path, w| {
-                    let f = CallStatsFile::parse(text, path, nprocs, w);
+                    let mut f = CallStatsFile::parse(text, path, nprocs, w);
+                    self.fit_trace_blocks(&mut f.blocks, w);
                     (f.blocks, f.functions)
                 },
                 |b: &TraceBlockRef| (b.proc, b.line),
@@ -254,6 +255,43 @@ impl Database {
         })
     }
 
+    /// Bounds each block's record counts by its data file's length
+    /// ([`super::trace::fit_to_file`]), so that every reader of the index
+    /// (sizes, estimates, streams) sees the records that are there. A data
+    /// file that cannot be opened is left to the readers to report.
+    fn fit_trace_blocks(&self, blocks: &mut [TraceBlockRef], warnings: &mut Vec<Warning>) {
+        for b in blocks {
+            let Ok(file) = self.data_handle(&b.datafile) else {
+                continue;
+            };
+            match super::trace::fit_to_file(&file, b) {
+                Ok(Some(w)) => warnings.push(w),
+                Ok(None) => {}
+                Err(e) => warnings.push(Warning::new(
+                    Location::line(&b.header, b.line),
+                    format!("data file not readable: {e}"),
+                )),
+            }
+        }
+    }
+
+    /// Bounds each comm block's record count by its data file's length
+    /// ([`super::commdata::fit_to_file`]), as [`Self::fit_trace_blocks`].
+    fn fit_comm_blocks(&self, blocks: &mut [CommBlockRef], warnings: &mut Vec<Warning>) {
+        let record = self.comm.as_ref().map_or(24, |h| h.record_size());
+        for b in blocks {
+            let Ok(file) = self.data_handle(&b.datafile) else {
+                continue;
+            };
+            warnings.extend(super::commdata::fit_to_file(
+                file.path(),
+                file.len(),
+                record,
+                b,
+            ));
+        }
+    }
+
     /// All comm stanzas, parsed on first use.
     pub fn comm_index(&self) -> &CommIndex {
         self.comm_index.get_or_init(|| {
@@ -261,7 +299,8 @@ impl Database {
             let (groups, warnings) = group_by_proc(
                 &self.comm_files,
                 |text, path, w| {
-                    let f = CommFile::parse(text, path, nprocs, w);
+                    let mut f = CommFile::parse(text, path, nprocs, w);
+                    self.fit_comm_blocks(&mut f.blocks, w);
                     (f.blocks, f.name_tag_names)
                 },
                 |b: &CommBlockRef| (b.proc, b.line),

@@ -6,7 +6,7 @@
 
 use super::base::RealWidth;
 use super::callstats::TraceBlockRef;
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Warning};
 use crate::source::{DataHandle, InputFile};
 
 /// A region start or stop.
@@ -352,8 +352,7 @@ fn locate(file: &DataHandle, block: &TraceBlockRef) -> Result<(RealWidth, u64, u
         let mut first = [0u8; 40];
         let first = &mut first[..call_size(real) as usize];
         file.read_exact_at(first, block.seekpos + rbytes)?;
-        let c = decode_call(first, real);
-        Ok(c.depth == -1 && c.fnum == -1 && c.ncalls == -1 && (c.inclusive + 1.1).abs() < 1e-6)
+        Ok(is_sentinel_record(&decode_call(first, real)))
     };
     let real = if !has_sentinel(RealWidth::F64)? && has_sentinel(RealWidth::F32)? {
         RealWidth::F32
@@ -365,6 +364,71 @@ fn locate(file: &DataHandle, block: &TraceBlockRef) -> Result<(RealWidth, u64, u
         return Err(past_end(block, total, file.path(), file.len()));
     }
     Ok((real, rbytes, total))
+}
+
+/// Bounds the counts of `block` by the bytes its data file holds: a
+/// header claiming more records than fit between `seekpos` and the end of
+/// the file (a damaged count, such as 461,168,601,842,738,790 calls) is cut
+/// to the whole records that are there, and the warning names the header
+/// line. The Real width is the one the sentinel shows where the claimed
+/// region records end. A block that starts past the end is left as it is
+/// (its readers report it); one that fits costs no read.
+pub fn fit_to_file(file: &DataHandle, block: &mut TraceBlockRef) -> Result<Option<Warning>> {
+    let fits = |b: &TraceBlockRef, real| {
+        matches!(extent(b, real), Ok((_, total))
+            if b.seekpos.checked_add(total).is_some_and(|end| end <= file.len()))
+    };
+    if fits(block, RealWidth::F64) || block.seekpos >= file.len() {
+        return Ok(None);
+    }
+    let sentinel_at = |real: RealWidth| -> Result<bool> {
+        let Some(at) = block
+            .nrss
+            .checked_mul(region_size(real))
+            .and_then(|r| r.checked_add(block.seekpos))
+            .filter(|at| at.saturating_add(call_size(real)) <= file.len())
+        else {
+            return Ok(false);
+        };
+        let mut first = [0u8; 40];
+        let first = &mut first[..call_size(real) as usize];
+        file.read_exact_at(first, at)?;
+        Ok(is_sentinel_record(&decode_call(first, real)))
+    };
+    let real = if !sentinel_at(RealWidth::F64)? && sentinel_at(RealWidth::F32)? {
+        RealWidth::F32
+    } else {
+        RealWidth::F64
+    };
+    if fits(block, real) {
+        return Ok(None);
+    }
+    let available = file.len() - block.seekpos;
+    let nrss = block.nrss.min(available / region_size(real));
+    let ntrace = block
+        .ntrace
+        .min((available - nrss * region_size(real)) / call_size(real));
+    let warning = Warning::new(
+        Location::line(&block.header, block.line),
+        format!(
+            "trace block of process {} claims {} region and {} call records, more than {} holds \
+             ({available} bytes from byte offset {}): damaged header; read as {nrss} region \
+             and {ntrace} call records",
+            block.proc,
+            block.nrss,
+            block.ntrace,
+            file.path().display(),
+            block.seekpos,
+        ),
+    );
+    block.nrss = nrss;
+    block.ntrace = ntrace;
+    Ok(Some(warning))
+}
+
+/// The per-block dummy record that AMReX writes first in every block.
+fn is_sentinel_record(c: &CallRecord) -> bool {
+    c.depth == -1 && c.fnum == -1 && c.ncalls == -1 && (c.inclusive + 1.1).abs() < 1e-6
 }
 
 #[cfg(test)]

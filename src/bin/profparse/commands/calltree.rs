@@ -168,15 +168,31 @@ pub fn run(args: &CallTreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
 }
 
 /// Folded stacks hold each node's whole path: refused past the output
-/// limit, as other listings that grow faster than the data.
+/// limit, as other listings that grow faster than the data (also `tlog
+/// tree`'s).
 fn guard_folded(report: &TreeReport, format: Format, ctx: &Context) -> anyhow::Result<()> {
+    guard_folded_with(
+        report,
+        format,
+        ctx,
+        "`--depth N` keeps the outer levels and `--min-percent` the big nodes",
+    )
+}
+
+/// [`guard_folded`] with the command's own `advice`.
+pub(crate) fn guard_folded_with(
+    report: &TreeReport,
+    format: Format,
+    ctx: &Context,
+    advice: &str,
+) -> anyhow::Result<()> {
     if format != Format::Folded {
         return Ok(());
     }
     ctx.guard_output(
         folded_bytes(report.tree, &report.view),
         "these folded stacks",
-        "`--depth N` keeps the outer levels and `--min-percent` the big nodes",
+        advice,
     )
 }
 

@@ -32,6 +32,7 @@ pub fn run(args: &ManArgs) -> anyhow::Result<ExitCode> {
     cmd.build();
     if let Some(dir) = &args.dir {
         std::fs::create_dir_all(dir)
+            .map_err(anyhow::Error::from)
             .and_then(|()| write_pages(&cmd, "", dir))
             .with_context(|| format!("cannot write manual pages into {}", dir.display()))?;
         return Ok(ExitCode::SUCCESS);
@@ -43,15 +44,15 @@ pub fn run(args: &ManArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The page of `cmd` (at `path`, e.g. "comm stats") and of every visible
-/// subcommand below it, one file each.
-fn write_pages(cmd: &clap::Command, path: &str, dir: &Path) -> std::io::Result<()> {
+/// subcommand below it, one file each. Each goes through a temporary file
+/// in `dir` renamed over the page: a symbolic link there is replaced, not
+/// followed out of `dir`, and a failed page leaves the old one.
+fn write_pages(cmd: &clap::Command, path: &str, dir: &Path) -> anyhow::Result<()> {
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         write_pages(sub, &join(path, sub.get_name()), dir)?;
     }
     let file = dir.join(Man::new(cmd.clone()).get_filename());
-    let mut out = std::io::BufWriter::new(std::fs::File::create(file)?);
-    render(cmd, path, &mut out)?;
-    out.flush()
+    output::write_file(&file, |out| render(cmd, path, out))
 }
 
 fn join(path: &str, name: &str) -> String {

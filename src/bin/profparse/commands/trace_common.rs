@@ -31,7 +31,7 @@ pub fn region_filter(args: &RegionArgs) -> anyhow::Result<(RegionFilter, Vec<War
     let mut warnings = Vec::new();
     let file = match &args.filter_file {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| profparse::Error::io(path, e))?;
+            let text = profparse::source::read_text_file(path)?;
             Some(RegionFilter::parse_filter_file(&text, path, &mut warnings)?)
         }
         None => None,

@@ -99,7 +99,7 @@ fn check_opened(t: &TlogFile, ctx: &Context, raw: bool) -> anyhow::Result<()> {
 
 fn names(path: &Option<PathBuf>) -> anyhow::Result<EventNames> {
     Ok(match path {
-        Some(p) => EventNames::parse(&std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?, p)?,
+        Some(p) => EventNames::parse(&profparse::source::read_text_file(p)?, p)?,
         None => EventNames::default(),
     })
 }

@@ -10,7 +10,7 @@ use profparse::report::calltree::{TreeReport, TreeView};
 
 use super::{names, open};
 use crate::cli::OutputArg;
-use crate::commands::calltree::AggregateArg;
+use crate::commands::calltree::{AggregateArg, guard_folded_with};
 use crate::context::Context;
 use crate::format::Offered;
 use crate::output::{UsageError, emit};
@@ -91,6 +91,12 @@ pub fn run(args: &TreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         proc: proc.map(usize::from),
         source: None,
     };
+    guard_folded_with(
+        &report,
+        args.format,
+        ctx,
+        "`--format text` or `json` show the same tree in a size that grows with it, not with the square of its depth",
+    )?;
     emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }
