@@ -72,7 +72,7 @@ for db in "${dbs[@]}"; do
         run "$n comm stats $f" comm stats "$db" --format "$f"
         run "$n comm stats $f sel" comm stats "$db" --format "$f" --proc 1 --time 0..0.5
         run "$n comm barriers $f" comm barriers "$db" --format "$f"
-        run "$n comm barriers $f nr" comm barriers "$db" --format "$f" --no-reductions
+        run "$n comm barriers $f red" comm barriers "$db" --format "$f" --reductions
         run "$n comm check $f" comm check "$db" --format "$f"
     done
     run "$n regions filter" regions "$db" --write-filter-file filter.txt

@@ -88,7 +88,7 @@ const COMMANDS: &[&str] = &[
     "comm stats DB",
     "comm stats DB --format json --proc 2",
     "comm barriers DB",
-    "comm barriers DB --no-reductions --format json",
+    "comm barriers DB --reductions --format json",
     "comm matrix DB --svg OUT/m.svg",
     "comm matrix DB --format csv",
     "comm pairs DB",

@@ -1,5 +1,5 @@
 //! Per-process clock offsets estimated from the communication records
-//! themselves (issue 24): each process stamps its records with its own
+//! themselves: each process stamps its records with its own
 //! clock, so times of two processes differ by an unknown offset and
 //! message latencies between them come out negative.
 //!

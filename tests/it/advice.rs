@@ -1,6 +1,6 @@
 //! Inputs of one kind given to a command of another: the error names what
 //! the path holds and the command that reads it, judged by content (not by
-//! name) and before any warning (issue 21, item 5).
+//! name) and before any warning.
 
 use crate::common::{db, fixtures, output, s, timer_tree, tlog};
 

@@ -780,7 +780,7 @@ test_program_database_tests!(paired_sends_are_the_sends_srlist_lists);
 
 /// By default only the barrier records the headers point to are read: the
 /// same barriers as the scan of every record `--reductions` makes, and no
-/// all-reductions (`--no-reductions`, the old spelling, is the default).
+/// all-reductions.
 fn barriers_alone_read_by_index_are_the_same(db: &str) {
     let dir = fixture(db).join("bl_prof");
     let d = dir.to_str().unwrap();
@@ -789,8 +789,6 @@ fn barriers_alone_read_by_index_are_the_same(db: &str) {
     assert_eq!(all["barriers"], only["barriers"], "{db}");
     assert_eq!(all["procs"], only["procs"], "{db}");
     assert!(only["reductions"].as_array().unwrap().is_empty(), "{db}");
-    let (old, _) = stats(&["comm", "barriers", d, "--format", "json", "--no-reductions"]);
-    assert_eq!(old, only, "{db}");
 }
 
 database_tests!(barriers_alone_read_by_index_are_the_same);

@@ -1,4 +1,4 @@
-//! The corrupted-input suite (issue 9): damaged copies of every fixture,
+//! The corrupted-input suite: damaged copies of every fixture,
 //! made here, through every command. Each run must end with a documented
 //! exit code (never 101 = panic, never a signal), within a time limit and an
 //! address-space limit (so an allocation sized by a corrupt count fails the

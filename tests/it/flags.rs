@@ -1,5 +1,6 @@
-//! Flag values that used to hang, spawn thousands of threads or be
-//! silently accepted (issue 19, class 6).
+//! Flag values that could hang, spawn thousands of threads or pass
+//! unchecked are capped with a note or refused as usage errors (exit 2);
+//! a flag the tool does not document is refused too.
 
 use crate::common::{db, output, s, tlog};
 
@@ -66,4 +67,17 @@ fn comm_proc_out_of_range_is_a_usage_error() {
     }
     let (c, err) = code(&["comm", "stats", s(&d), "--proc", "0"]);
     assert_eq!(c, 0, "{err}");
+}
+
+/// No hidden spellings: barriers-only is the default of `comm barriers`,
+/// and a negated `--no-reductions` is an unknown argument, not a no-op.
+#[test]
+fn comm_barriers_has_no_hidden_no_reductions_flag() {
+    let d = db("small4");
+    let (c, err) = code(&["comm", "barriers", s(&d), "--no-reductions"]);
+    assert_eq!(c, 2, "{err}");
+    assert!(
+        err.contains("unexpected argument '--no-reductions'"),
+        "{err}"
+    );
 }

@@ -1,4 +1,4 @@
-//! The help as users see it (issue 21, item 4): `profparse -h`, `--help`
+//! The help as users see it: `profparse -h`, `--help`
 //! and every command's `--help` against goldens in fixtures/help/ours/
 //! (`PROFPARSE_BLESS=1` rewrites them), every argument and command
 //! described, and the manual page's own sections.

@@ -1,5 +1,5 @@
 //! `-o FILE` and the other output files: written beside the destination and
-//! renamed over it at the end, never over an input (issue 19, class 3).
+//! renamed over it at the end, never over an input.
 
 use std::fs;
 

@@ -1,7 +1,13 @@
 //! `profparse report`: the self-contained HTML page. Checks of the markup on
-//! every fixture and on a database with only the base profile, and a render
-//! in headless Chromium (optional tests: `cargo test -- --include-ignored`
-//! runs them; CI does, after installing Chromium).
+//! every fixture and on a database with only the base profile (every
+//! section, no network address, tags that nest, every function escaped; the
+//! trees, timelines and matrix against the commands that print the same
+//! numbers), and a render in headless Chromium: the DOM after the script
+//! ran, a search through the page's query string, and a screenshot that
+//! must not be blank. The render tests are optional (`cargo test --
+//! --include-ignored` runs them; CI does, after installing Debian's
+//! `chromium`); a missing `/usr/bin/chromium`, or `PROFPARSE_CHROMIUM`'s
+//! path, then fails them.
 
 use std::fs;
 use std::path::{Path, PathBuf};

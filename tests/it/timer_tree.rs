@@ -1,4 +1,4 @@
-//! Timer trees (issue 6): byte parity with the Fortran reference's goldens,
+//! Timer trees: byte parity with the Fortran reference's goldens,
 //! round trips, the API semantics on a fake clock, the global tree under
 //! threads, `tree show|merge`, and damaged inputs.
 //!
@@ -876,7 +876,7 @@ fn global_tree_is_thread_safe_with_one_nesting_per_thread() {
 
 /// Widths from the data never go through a format width (which panics past
 /// 65,535): a tree 1,100 deep written at indent 64, and a name of 70,000
-/// characters, through every layout and `tree merge` (issue 19, class 1).
+/// characters, through every layout and `tree merge`.
 #[test]
 fn deep_trees_and_long_names_are_written_by_every_layout() {
     let tmp = tempfile::tempdir().unwrap();

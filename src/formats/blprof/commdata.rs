@@ -1,5 +1,10 @@
 //! Communication data blocks (`bl_comm_prof_D_*`): `nCommStats` records of
 //! `CommStatsSize` bytes (24 with f64 `Real`, 20 with f32), decoded on the fly.
+//!
+//! Reports stream each block's records through a small buffer with
+//! positioned reads (`pread`) from data files opened once per run; `comm
+//! check` maps one block at a time. Every block is checked against its
+//! file's length before it is read.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -28,10 +28,6 @@ pub struct BarriersArgs {
     /// headers point to are read (amrprofparser -spd's work).
     #[arg(long)]
     reductions: bool,
-    /// Barriers only: the default (kept for scripts written before
-    /// `--reductions`).
-    #[arg(long = "no-reductions", hide = true, conflicts_with = "reductions")]
-    no_reductions: bool,
     #[command(flatten)]
     align: AlignArg,
     /// Output format.
