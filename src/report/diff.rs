@@ -363,7 +363,10 @@ mod tests {
     fn deep_paths_keep_their_ends() {
         let names: Vec<String> = (0..40).map(|i| format!("f{i}")).collect();
         let path: Vec<&str> = names.iter().map(String::as_str).collect();
-        let text = call_path::whole(&path_cell(&path));
+        let mut tree = Unified::new();
+        let node = tree.node_at_path(&path);
+        let heads = tree.heads(HEAD_LEVELS);
+        let text = call_path::whole(&path_cell(&tree, node, path.len(), &heads));
         assert!(
             text.starts_with("f0 > f1 > f2 > f3 > … 9 more … > f13 > "),
             "{text}"

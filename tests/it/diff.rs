@@ -433,12 +433,12 @@ fn diff_of_trees_a_hundred_thousand_deep() {
     let parent = format!("f0 > f1 > f2 > f3 > … 99968 more … > {}", tail(DEPTH - 2));
     // Equal |B − A|: in path order.
     assert!(
-        rows[0].contains(&parent) && rows[0].contains("-0.5000"),
+        rows[0].contains(&parent) && rows[0].contains("-500.0 ms"),
         "{}",
         rows[0]
     );
     assert!(
-        rows[1].contains(&deepest) && rows[1].contains("+0.5000"),
+        rows[1].contains(&deepest) && rows[1].contains("+500.0 ms"),
         "{}",
         rows[1]
     );
