@@ -53,6 +53,14 @@ pub fn duration(x: f64) -> String {
     format!("{v:.decimals$} {unit}")
 }
 
+/// A time in a sentence or a cell of its own (HTML): [`duration`] without
+/// the blank that aligns units in text columns.
+pub fn duration_text(x: f64) -> String {
+    let mut s = duration(x);
+    s.truncate(s.trim_end().len());
+    s
+}
+
 /// Seconds with enough decimals (at least 4) to tell apart values `step`
 /// seconds apart: labels of histogram bins.
 pub fn seconds_apart(x: f64, step: f64) -> String {

@@ -380,7 +380,7 @@ fn small4_page_shows_the_analyses_numbers() {
     // Call tree nodes of the `calltree` command (merged over 4 processes).
     assert!(page.contains("4 processes merged"));
     assert!(page.contains("<span class=\"n\" title=\"main()\">main()</span>"));
-    assert!(page.contains("largest inclusive time of one process\">Incl max s</span>"));
+    assert!(page.contains("largest inclusive time of one process\">Incl max</span>"));
     // Three imbalance pictures, four bars each.
     let imb = &page[page.find("<section id=\"imbalance\">").unwrap()..];
     assert_eq!(imb.matches("<div class=\"imb\">").count(), 3);
