@@ -307,7 +307,7 @@ impl Report for TinySummaryReport<'_> {
             return doc;
         }
         doc.line("Timers by exclusive time: min/avg/max over ranks, NCalls per rank,")
-            .line("Max %: of the total time");
+            .line("Max %: the maximum as a share of the total time");
         doc.table(timer_table(&r.tables, self.top)).line("");
         if r.tables.other.is_some() {
             doc.line("Other: timers under tiny_profiler.print_threshold, summed column by column.");

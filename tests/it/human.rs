@@ -69,6 +69,10 @@ const HUMAN: &[Human] = &[
         units: false,
         ..human("tree show", &[TimerTree])
     },
+    Human {
+        extra: &["--layout", "table"],
+        ..human("tree show", &[TimerTree])
+    },
     human("tree merge", &[TimerTree]),
 ];
 

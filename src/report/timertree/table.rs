@@ -13,7 +13,7 @@ use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
 use crate::report::document::{Column, Table};
 use crate::report::escape::visible;
-use crate::report::numfmt::{Precision, TreeIndent, es12_5};
+use crate::report::numfmt::{Precision, TreeIndent, duration};
 
 /// The table of `tree`: one row per timer in pre-order, names indented two
 /// blanks per level.
@@ -40,8 +40,8 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
         .unwrap_or(0);
     let mut columns = vec![
         Column::left("timer", width),
-        Column::right("inclusive", 12).after("  "),
-        Column::right("exclusive", 12),
+        Column::right("inclusive", 10).after("  "),
+        Column::right("exclusive", 10),
         Column::right("% parent", 8),
     ];
     if with_calls {
@@ -56,8 +56,8 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
         let share = 100.0 * inclusive / parent_total;
         let mut row = vec![
             format!("{}{}", TreeIndent::new(depth), visible(tree.name(id))),
-            es12_5(inclusive),
-            es12_5(inclusive - children_sum(id)),
+            duration(inclusive),
+            duration(inclusive - children_sum(id)),
             if share.is_finite() {
                 format!("{share:.1}")
             } else {
