@@ -159,6 +159,16 @@ fn read_report(
         } else if let Some(section) = after_noise(lines) {
             *lines = section;
         } else {
+            if let Some(stray) = stray_section(lines) {
+                return Err(invalid(
+                    path,
+                    stray.number,
+                    format!(
+                        "{} after the end of the report of line {number}: a section without its start (BEGIN REGION or a title missing?)",
+                        stray.text.trim()
+                    ),
+                ));
+            }
             break;
         }
     }
@@ -208,6 +218,26 @@ fn after_noise<'a>(lines: &Lines<'a>) -> Option<Lines<'a>> {
         }
         ahead.next_raw();
         noise += 1;
+    }
+    None
+}
+
+/// The first line, before the next run or report, that only a report
+/// prints inside its sections (a region marker or a timer table header):
+/// such a line after the report's end means a section lost its start, and
+/// reading on would drop the sections after it without a word.
+fn stray_section<'a>(lines: &Lines<'a>) -> Option<Line<'a>> {
+    let mut ahead = lines.clone();
+    while let Some(line) = ahead.next_line() {
+        let t = line.text.trim();
+        let bytes = t.as_bytes();
+        if bytes.starts_with(TOTAL_MARKER) || bytes.starts_with(AMREX_MARKER) {
+            return None;
+        }
+        if t.starts_with("BEGIN REGION") || t.starts_with("END REGION") || timers::is_header(&line)
+        {
+            return Some(line);
+        }
     }
     None
 }
