@@ -107,19 +107,16 @@ fn subcommands(group: &[&str]) -> Vec<String> {
                 && !l.starts_with("Exit codes");
             continue;
         }
-        if listing {
-            if let Some(name) = l
-                .strip_prefix("  ")
-                .and_then(|l| l.split_whitespace().next())
-            {
-                if name != "help"
-                    && !name.starts_with('-')
-                    && l.len() > 4
-                    && !l[2..].starts_with(' ')
-                {
-                    out.push(name.to_owned());
-                }
-            }
+        // A command line: two blanks, the name, blanks, its summary.
+        let name = l
+            .strip_prefix("  ")
+            .filter(|rest| !rest.starts_with(' '))
+            .and_then(|rest| rest.split_whitespace().next());
+        if let (true, Some(name)) = (listing, name)
+            && name != "help"
+            && !name.starts_with('-')
+        {
+            out.push(name.to_owned());
         }
     }
     out
