@@ -2,20 +2,17 @@
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed};
+use super::numfmt::{duration, percent};
 use crate::analysis::comm_clocks::ClockOffsets;
 
 pub struct ClocksReport<'a>(pub &'a ClockOffsets);
 
-/// Percent of `part` in `whole` (`-` when empty); a share that is not
-/// zero never reads as `0.00` (one message in 41,076 is `<0.01`).
+/// Percent of `part` in `whole` (`-` when empty).
 fn share(part: u64, whole: u64) -> String {
     if whole == 0 {
         "-".to_owned()
-    } else if part > 0 && 100.0 * part as f64 / (whole as f64) < 0.005 {
-        "<0.01".to_owned()
     } else {
-        fixed(100.0 * part as f64 / whole as f64, 2)
+        percent(100.0 * part as f64 / whole as f64)
     }
 }
 

@@ -276,7 +276,8 @@ pub(crate) fn absent(w: &mut dyn Write, a: &Absent) -> io::Result<()> {
 
 /// A numeric cell: shown text, full-precision sort key.
 fn num(w: &mut dyn Write, shown: &str, key: f64) -> io::Result<()> {
-    write!(w, "<td data-v=\"{key}\">{shown}</td>")
+    // Escaped: a share under 0.005 % reads `<0.01`.
+    write!(w, "<td data-v=\"{key}\">{}</td>", escape(shown))
 }
 
 fn opt_proc(p: Option<usize>) -> String {
@@ -291,8 +292,11 @@ fn write_summary(w: &mut dyn Write, s: &FunctionSummary) -> io::Result<()> {
         s.selected_proc,
         duration_text(s.total_timers),
         match (s.run_time, s.percent_coverage) {
-            (Some(t), Some(c)) =>
-                format!(" of a {} run ({} % covered)", duration_text(t), percent(c)),
+            (Some(t), Some(c)) => format!(
+                " of a {} run ({} % covered)",
+                duration_text(t),
+                escape(&percent(c))
+            ),
             (Some(t), None) => format!(" of a {} run", duration_text(t)),
             _ => String::new(),
         }

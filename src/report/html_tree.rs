@@ -160,7 +160,7 @@ fn cells(name: &str, m: &Spread, view: &TreeView, total: f64) -> String {
         duration_text(first),
         duration_text(second),
         m.total.calls,
-        percent(share)
+        super::html_report::escape(&percent(share))
     );
     if view.nprocs > 1 {
         s.push_str(&format!(

@@ -72,8 +72,12 @@ pub fn seconds_apart(x: f64, step: f64) -> String {
     fixed(x, decimals)
 }
 
-/// A percentage with 2 decimals.
+/// A percentage with 2 decimals; a share that is not zero never reads as
+/// `0.00`: under 0.005 % it is `<0.01`.
 pub fn percent(x: f64) -> String {
+    if x > 0.0 && x < 0.005 {
+        return "<0.01".to_owned();
+    }
     fixed(x, 2)
 }
 
@@ -219,6 +223,9 @@ mod tests {
         assert_eq!(seconds(0.01081), "0.0108");
         assert_eq!(seconds(0.0), "0.0000");
         assert_eq!(percent(21.6149), "21.61");
+        assert_eq!(percent(0.0), "0.00");
+        assert_eq!(percent(0.0049), "<0.01");
+        assert_eq!(percent(0.005), "0.01");
         assert_eq!(seconds_apart(0.00123, 0.01), "0.0012");
         assert_eq!(seconds_apart(0.0000123, 0.000001), "0.0000123");
         assert_eq!(right("ab", 4), "  ab");

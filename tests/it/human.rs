@@ -326,6 +326,10 @@ fn no_time_that_is_not_zero_reads_as_zero(name: &str) {
             assert!(shows(shown, exact), "{fname} {key} {exact}: {line}");
             checked += 1;
         }
+        // The share of all timers: `0.00` only when it is zero.
+        let share = line.split_whitespace().last().unwrap();
+        let exact = f["percent"].as_f64().unwrap();
+        assert_eq!(share == "0.00", exact == 0.0, "{fname} % {exact}: {line}");
     }
     assert!(checked > 0);
 }

@@ -93,10 +93,10 @@ mod tests {
         crate::report::text::write_document(&mut out, doc, None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let expected = "\
-timer     inclusive    exclusive % parent      calls
-A       4.00000E+00  3.00000E+00     80.0          1
-  B     1.00000E+00  1.00000E+00     25.0          3
-C       1.00000E+00  1.00000E+00     20.0          2
+timer   inclusive  exclusive % parent      calls
+A        4.000 s    3.000 s      80.0          1
+  B      1.000 s    1.000 s      25.0          3
+C        1.000 s    1.000 s      20.0          2
 ";
         assert_eq!(text, expected);
     }
