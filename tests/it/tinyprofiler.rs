@@ -499,6 +499,13 @@ fn compare_needs_the_ranks_for_strong_scaling() {
     assert_eq!(out.status.code(), Some(2));
     let out = output(&["compare", s(&b), s(&db("small4"))]);
     assert_eq!(out.status.code(), Some(2));
+    // 0 ranks is no run: an error, like unknown ranks (it was 0 % efficiency).
+    for ranks in ["0,2", "2,0"] {
+        let out = output(&["compare", s(&a), s(&b), "--ranks", ranks]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{ranks}: {err}");
+        assert!(err.contains("at least one rank"), "{err}");
+    }
 }
 
 #[test]

@@ -144,6 +144,13 @@ pub fn run(args: &CompareArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             ))
             .into());
         }
+        if let Some(i) = args.ranks.iter().position(|&n| n == 0) {
+            return Err(UsageError(format!(
+                "--ranks gives 0 ranks for run {}: a run has at least one rank",
+                i + 1
+            ))
+            .into());
+        }
         for (r, n) in runs.iter_mut().zip(&args.ranks) {
             r.nprocs = Some(*n);
         }
