@@ -41,9 +41,10 @@ impl Report for ClocksReport<'_> {
             vec![
                 Column::right("Proc", 5),
                 Column::right("Offset", 14),
-                Column::right("From barriers", 14),
-                Column::right("Barriers", 9),
-                Column::right("Message shift", 14),
+                // Narrow outputs keep the offset; its parts go first.
+                Column::right("From barriers", 14).droppable(2),
+                Column::right("Barriers", 9).droppable(3),
+                Column::right("Message shift", 14).droppable(1),
             ],
             c.procs.iter().map(|p| {
                 vec![

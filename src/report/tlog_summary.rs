@@ -137,11 +137,11 @@ impl Report for TlogSummaryReport<'_> {
         .table(Table::new(
             vec![
                 Column::left("kind", 18),
-                Column::right("procs", 6),
-                Column::right("min", 10),
+                Column::right("procs", 6).droppable(3),
+                Column::right("min", 10).droppable(2),
                 Column::right("avg", 10),
                 Column::right("max", 10),
-                Column::right("max proc", 9),
+                Column::right("max proc", 9).droppable(1),
             ],
             s.across.iter().map(|a| {
                 let value = |v: f64| {
