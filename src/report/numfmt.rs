@@ -53,6 +53,15 @@ pub fn duration(x: f64) -> String {
     format!("{v:.decimals$} {unit}")
 }
 
+/// A percentage with 1 decimal; a share that is not zero never reads as
+/// `0.0`: under 0.05 % it is `<0.1`.
+pub fn percent1(x: f64) -> String {
+    if x > 0.0 && x < 0.05 {
+        return "<0.1".to_owned();
+    }
+    fixed(x, 1)
+}
+
 /// A time in a sentence or a cell of its own (HTML): [`duration`] without
 /// the blank that aligns units in text columns.
 pub fn duration_text(x: f64) -> String {
@@ -226,6 +235,9 @@ mod tests {
         assert_eq!(percent(0.0), "0.00");
         assert_eq!(percent(0.0049), "<0.01");
         assert_eq!(percent(0.005), "0.01");
+        assert_eq!(percent1(0.0), "0.0");
+        assert_eq!(percent1(0.049), "<0.1");
+        assert_eq!(percent1(12.34), "12.3");
         assert_eq!(seconds_apart(0.00123, 0.01), "0.0012");
         assert_eq!(seconds_apart(0.0000123, 0.000001), "0.0000123");
         assert_eq!(right("ab", 4), "  ab");

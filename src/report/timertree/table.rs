@@ -13,7 +13,7 @@ use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
 use crate::report::document::{Column, Table};
 use crate::report::escape::visible;
-use crate::report::numfmt::{Precision, TreeIndent, duration};
+use crate::report::numfmt::{Precision, TreeIndent, duration, percent1};
 
 /// The table of `tree`: one row per timer in pre-order, names indented two
 /// blanks per level.
@@ -59,7 +59,7 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
             duration(inclusive),
             duration(inclusive - children_sum(id)),
             if share.is_finite() {
-                format!("{share:.1}")
+                percent1(share)
             } else {
                 "-".to_owned()
             },
