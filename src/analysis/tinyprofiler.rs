@@ -328,7 +328,8 @@ fn ratios(
         .map(|(t, n)| match (t0, *t, scaling) {
             (Some(a), Some(b), Scaling::Weak) if b > 0.0 => finite(a / b),
             (Some(a), Some(b), Scaling::Strong) if b > 0.0 => match (n0, n) {
-                (Some(n0), Some(n)) if *n > 0 => finite(a * n0 as f64 / (b * *n as f64)),
+                // 0 ranks is no run: no efficiency (never 0 %).
+                (Some(n0), Some(n)) if n0 > 0 && *n > 0 => finite(a * n0 as f64 / (b * *n as f64)),
                 _ => None,
             },
             _ => None,
@@ -441,6 +442,18 @@ pub fn compare(
 mod tests {
     use super::*;
     use crate::model::tinyprofiler::{Region, TimerTables};
+
+    /// A run of 0 ranks (the first or a later one) has no efficiency.
+    #[test]
+    fn zero_ranks_give_no_efficiency() {
+        let t = [Some(2.0), Some(1.0)];
+        for n in [[Some(0), Some(2)], [Some(2), Some(0)]] {
+            let (_, e) = ratios(&t, &n, Scaling::Strong);
+            assert_eq!(e[1], None, "{n:?}");
+        }
+        let (_, e) = ratios(&t, &[Some(1), Some(2)], Scaling::Strong);
+        assert_eq!(e[1], Some(1.0));
+    }
 
     #[test]
     fn timer_tree_timers_by_name_recursion_once() {

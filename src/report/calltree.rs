@@ -11,7 +11,7 @@ use super::fit::middle_ellipsis;
 use super::folded::{self, FoldedNames};
 use super::html_report::escape as html_escape;
 use super::json_tree;
-use super::numfmt::{Blanks, TreeIndent, duration};
+use super::numfmt::{Blanks, TreeIndent, duration, percent1};
 use super::{Column, Document, Format, Report, Table};
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
@@ -574,8 +574,9 @@ fn hidden_roots(
         (Order::Exclusive, _) => "functions",
     };
     Some(format!(
-        "{}  … {hidden} more {what} ({share:.1} % of the total)",
-        Blanks(TreeColumns::of(view).numbers_width())
+        "{}  … {hidden} more {what} ({} % of the total)",
+        Blanks(TreeColumns::of(view).numbers_width()),
+        percent1(share)
     ))
 }
 
@@ -587,7 +588,7 @@ fn more_line(c: &TreeColumns, order: Order, depth: usize, hidden: usize, share: 
         (Order::Exclusive, 1) => "caller",
         (Order::Exclusive, _) => "callers",
     };
-    let text = format!("… {hidden} more {what} ({share:.1} % of parent)");
+    let text = format!("… {hidden} more {what} ({} % of parent)", percent1(share));
     format!("{}  {}", Blanks(c.numbers_width()), c.path(depth, &text))
 }
 

@@ -2,17 +2,17 @@
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed};
+use super::numfmt::{duration, percent};
 use crate::analysis::comm_clocks::ClockOffsets;
 
 pub struct ClocksReport<'a>(pub &'a ClockOffsets);
 
-/// Percent of `part` in `whole` (0 when empty).
+/// Percent of `part` in `whole` (`-` when empty).
 fn share(part: u64, whole: u64) -> String {
     if whole == 0 {
         "-".to_owned()
     } else {
-        fixed(100.0 * part as f64 / whole as f64, 2)
+        percent(100.0 * part as f64 / whole as f64)
     }
 }
 
@@ -34,15 +34,17 @@ impl Report for ClocksReport<'_> {
             "Clock offsets against process {} (aligned time = raw time - offset):",
             c.reference
         ))
-        .line("median of barrier exits, then shifted so that messages complete after they are sent (docs/COMM.md)")
+        .line("median of barrier exits, then shifted so that messages complete after")
+        .line("they are sent (docs/COMM.md)")
         .line("")
         .table(Table::new(
             vec![
                 Column::right("Proc", 5),
                 Column::right("Offset", 14),
-                Column::right("From barriers", 14),
-                Column::right("Barriers", 9),
-                Column::right("Message shift", 14),
+                // Narrow outputs keep the offset; its parts go first.
+                Column::right("From barriers", 14).droppable(2),
+                Column::right("Barriers", 9).droppable(3),
+                Column::right("Message shift", 14).droppable(1),
             ],
             c.procs.iter().map(|p| {
                 vec![

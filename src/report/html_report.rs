@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use super::calltree::{Order, TreeView};
 use super::html_search::{SEARCH_SCRIPT, write_search_bar};
 use super::html_tree::{MAX_TREE_ROWS, TreeTable, write_tree_table};
-use super::numfmt::{bytes, percent, seconds, seconds_apart};
+use super::numfmt::{bytes, duration_text, percent, seconds_apart};
 use crate::analysis::comm_sync::SendMatrixGroups;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
@@ -262,7 +262,8 @@ pub(crate) fn absent(w: &mut dyn Write, a: &Absent) -> io::Result<()> {
 
 /// A numeric cell: shown text, full-precision sort key.
 fn num(w: &mut dyn Write, shown: &str, key: f64) -> io::Result<()> {
-    write!(w, "<td data-v=\"{key}\">{shown}</td>")
+    // Escaped: a share under 0.005 % reads `<0.01`.
+    write!(w, "<td data-v=\"{key}\">{}</td>", escape(shown))
 }
 
 fn opt_proc(p: Option<usize>) -> String {
@@ -272,13 +273,17 @@ fn opt_proc(p: Option<usize>) -> String {
 fn write_summary(w: &mut dyn Write, s: &FunctionSummary) -> io::Result<()> {
     writeln!(
         w,
-        "<p>From the base profile: exclusive seconds per function over {} processes (min, average, maximum, standard deviation), NCalls = calls on process {}. Σ average = {} s{}.</p>",
+        "<p>From the base profile: exclusive time per function over {} processes (min, average, maximum, standard deviation), NCalls = calls on process {}. Σ average = {}{}.</p>",
         s.nprocs,
         s.selected_proc,
-        seconds(s.total_timers),
+        duration_text(s.total_timers),
         match (s.run_time, s.percent_coverage) {
-            (Some(t), Some(c)) => format!(" of a {} s run ({} % covered)", seconds(t), percent(c)),
-            (Some(t), None) => format!(" of a {} s run", seconds(t)),
+            (Some(t), Some(c)) => format!(
+                " of a {} run ({} % covered)",
+                duration_text(t),
+                escape(&percent(c))
+            ),
+            (Some(t), None) => format!(" of a {} run", duration_text(t)),
             _ => String::new(),
         }
     )?;
@@ -288,16 +293,16 @@ fn write_summary(w: &mut dyn Write, s: &FunctionSummary) -> io::Result<()> {
     )?;
     writeln!(
         w,
-        "<div class=\"scroll\"><table class=\"sortable filterable\" id=\"summary-table\">\n<thead><tr><th data-type=\"text\">Function</th><th data-type=\"num\">NCalls</th><th data-type=\"num\">Total calls</th><th data-type=\"num\">Min s</th><th data-type=\"num\" data-default-sort=\"descending\">Avg s</th><th data-type=\"num\">Max s</th><th data-type=\"num\">StdDev s</th><th data-type=\"num\">CV %</th><th data-type=\"num\">% of timers</th><th data-type=\"num\">Max/Avg</th><th data-type=\"num\">Min proc</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
+        "<div class=\"scroll\"><table class=\"sortable filterable\" id=\"summary-table\">\n<thead><tr><th data-type=\"text\">Function</th><th data-type=\"num\">NCalls</th><th data-type=\"num\">Total calls</th><th data-type=\"num\">Min</th><th data-type=\"num\" data-default-sort=\"descending\">Avg</th><th data-type=\"num\">Max</th><th data-type=\"num\">StdDev</th><th data-type=\"num\">CV %</th><th data-type=\"num\">% of timers</th><th data-type=\"num\">Max/Avg</th><th data-type=\"num\">Min proc</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
     )?;
     for f in &s.functions {
         write!(w, "<tr><td>{}</td>", escape(&f.name))?;
         num(w, &f.ncalls.to_string(), f.ncalls as f64)?;
         num(w, &f.ncalls_total.to_string(), f.ncalls_total as f64)?;
-        num(w, &seconds(f.min), f.min)?;
-        num(w, &seconds(f.avg), f.avg)?;
-        num(w, &seconds(f.max), f.max)?;
-        num(w, &seconds(f.stddev), f.stddev)?;
+        num(w, &duration_text(f.min), f.min)?;
+        num(w, &duration_text(f.avg), f.avg)?;
+        num(w, &duration_text(f.max), f.max)?;
+        num(w, &duration_text(f.stddev), f.stddev)?;
         num(w, &percent(f.coeff_var), f.coeff_var)?;
         num(w, &percent(f.percent), f.percent)?;
         match f.imbalance {
@@ -403,20 +408,20 @@ fn write_regions(w: &mut dyn Write, stats: &[RegionStats]) -> io::Result<()> {
     }
     writeln!(
         w,
-        "<p>Regions from the call traces: closed ranges over all processes, and seconds inside each region (total over processes; min, average, maximum per process).</p>"
+        "<p>Regions from the call traces: closed ranges over all processes, and the time inside each region (total over processes; min, average, maximum per process).</p>"
     )?;
     writeln!(
         w,
-        "<div class=\"scroll\"><table class=\"sortable filterable\" id=\"regions-table\">\n<thead><tr><th data-type=\"text\">Region</th><th data-type=\"num\">Number</th><th data-type=\"num\">Ranges</th><th data-type=\"num\">Total s</th><th data-type=\"num\">Min s</th><th data-type=\"num\">Avg s</th><th data-type=\"num\">Max s</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
+        "<div class=\"scroll\"><table class=\"sortable filterable\" id=\"regions-table\">\n<thead><tr><th data-type=\"text\">Region</th><th data-type=\"num\">Number</th><th data-type=\"num\">Ranges</th><th data-type=\"num\">Total</th><th data-type=\"num\">Min</th><th data-type=\"num\">Avg</th><th data-type=\"num\">Max</th><th data-type=\"num\">Max proc</th></tr></thead>\n<tbody>"
     )?;
     for s in stats {
         write!(w, "<tr><td>{}</td>", escape(&s.name))?;
         num(w, &s.number.to_string(), s.number as f64)?;
         num(w, &s.count.to_string(), s.count as f64)?;
-        num(w, &seconds(s.total), s.total)?;
-        num(w, &seconds(s.min), s.min)?;
-        num(w, &seconds(s.avg), s.avg)?;
-        num(w, &seconds(s.max), s.max)?;
+        num(w, &duration_text(s.total), s.total)?;
+        num(w, &duration_text(s.min), s.min)?;
+        num(w, &duration_text(s.avg), s.avg)?;
+        num(w, &duration_text(s.max), s.max)?;
         write!(
             w,
             "<td data-v=\"{}\">{}</td>",
@@ -491,17 +496,17 @@ fn write_imbalance(w: &mut dyn Write, s: &ImbalanceSection) -> io::Result<()> {
         writeln!(w, "<h3>{}</h3>", escape(&f.name))?;
         writeln!(
             w,
-            "<p class=\"note\">min {} s (process {}) · avg {} s · max {} s (process {}) · max/avg {}{}</p>",
-            seconds(f.min),
+            "<p class=\"note\">min {} (process {}) · avg {} · max {} (process {}) · max/avg {}{}</p>",
+            duration_text(f.min),
             opt_proc(f.min_proc),
-            seconds(f.avg),
-            seconds(f.max),
+            duration_text(f.avg),
+            duration_text(f.max),
             opt_proc(f.max_proc),
             f.imbalance
                 .map_or_else(|| "-".to_owned(), |x| format!("{x:.2}")),
             f.selected.map_or_else(String::new, |(p, t)| format!(
-                " · process {p}: {} s (outlined)",
-                seconds(t)
+                " · process {p}: {} (outlined)",
+                duration_text(t)
             ))
         )?;
         match &f.spread {
@@ -531,21 +536,21 @@ fn per_process_svg(w: &mut dyn Write, f: &FunctionImbalance, v: &[(usize, f64)])
         };
         writeln!(
             w,
-            r##"<text x="4" y="{}">proc {p}</text><rect x="{left}" y="{y}" width="{:.1}" height="{}" fill="#4682b4"{outline}><title>process {p}: {} s</title></rect><text x="{:.1}" y="{}">{}</text>"##,
+            r##"<text x="4" y="{}">proc {p}</text><rect x="{left}" y="{y}" width="{:.1}" height="{}" fill="#4682b4"{outline}><title>process {p}: {}</title></rect><text x="{:.1}" y="{}">{}</text>"##,
             y + 10.0,
             (t * scale).max(0.0),
             row - 3.0,
-            seconds(t),
+            duration_text(t),
             left + (t * scale).max(0.0) + 4.0,
             y + 10.0,
-            seconds(t)
+            duration_text(t)
         )?;
     }
     let x = left + f.avg * scale;
     writeln!(
         w,
-        r##"<line x1="{x:.1}" y1="0" x2="{x:.1}" y2="{height}" stroke="#8b0000" stroke-dasharray="4 3"><title>average {} s</title></line>"##,
-        seconds(f.avg)
+        r##"<line x1="{x:.1}" y1="0" x2="{x:.1}" y2="{height}" stroke="#8b0000" stroke-dasharray="4 3"><title>average {}</title></line>"##,
+        duration_text(f.avg)
     )?;
     writeln!(w, "</svg>")
 }

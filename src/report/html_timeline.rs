@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use super::html_report::{absent, escape};
-use super::numfmt::seconds;
+use super::numfmt::duration_text;
 use super::svg::MAX_LANES;
 use crate::analysis::overview::Overview;
 use crate::analysis::trace_timeline::TraceTimeline;
@@ -168,10 +168,10 @@ fn legend(w: &mut dyn Write, t: &TraceTimeline) -> io::Result<()> {
     for &f in by_time.iter().take(LEGEND_FUNCTIONS) {
         write!(
             w,
-            "<span><i style=\"background:hsl({:.0},65%,48%)\"></i>{} ({} s)</span>",
+            "<span><i style=\"background:hsl({:.0},65%,48%)\"></i>{} ({})</span>",
             super::svg::function_hue(f as u32),
             escape(&t.names[f]),
-            seconds(t.totals[f])
+            duration_text(t.totals[f])
         )?;
     }
     if by_time.len() > LEGEND_FUNCTIONS {

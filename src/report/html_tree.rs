@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use super::calltree::{Order, TreeView, key, total_key, visible};
 use super::html_report::escape;
-use super::numfmt::{percent, seconds};
+use super::numfmt::{duration_text, percent};
 use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
 
@@ -119,9 +119,9 @@ fn nprocs(view: &TreeView) -> f64 {
 fn write_head(w: &mut dyn Write, view: &TreeView) -> io::Result<()> {
     let multi = view.nprocs > 1;
     let (incl, excl) = if multi {
-        ("Incl avg s", "Excl avg s")
+        ("Incl avg", "Excl avg")
     } else {
-        ("Inclusive s", "Exclusive s")
+        ("Inclusive", "Exclusive")
     };
     let (name, first, second) = match view.order {
         Order::Inclusive => ("Call path", incl, excl),
@@ -134,7 +134,7 @@ fn write_head(w: &mut dyn Write, view: &TreeView) -> io::Result<()> {
     if multi {
         write!(
             w,
-            "<span title=\"smallest inclusive time of one process\">Incl min s</span><span title=\"largest inclusive time of one process\">Incl max s</span><span title=\"process holding the largest\">Max proc</span>"
+            "<span title=\"smallest inclusive time of one process\">Incl min</span><span title=\"largest inclusive time of one process\">Incl max</span><span title=\"process holding the largest\">Max proc</span>"
         )?;
     }
     writeln!(w, "</div>")
@@ -157,16 +157,16 @@ fn cells(name: &str, m: &Spread, view: &TreeView, total: f64) -> String {
     let name = escape(name);
     let mut s = format!(
         "<span class=\"n\" title=\"{name}\">{name}</span><span>{}</span><span>{}</span><span>{}</span><span>{} %</span><span class=\"bar\"><i style=\"width:{share:.1}%\"></i></span>",
-        seconds(first),
-        seconds(second),
+        duration_text(first),
+        duration_text(second),
         m.total.calls,
-        percent(share)
+        super::html_report::escape(&percent(share))
     );
     if view.nprocs > 1 {
         s.push_str(&format!(
             "<span>{}</span><span>{}</span><span>{}</span>",
-            seconds(m.inclusive_min),
-            seconds(m.inclusive_max),
+            duration_text(m.inclusive_min),
+            duration_text(m.inclusive_max),
             m.inclusive_max_proc
                 .map_or_else(|| "-".to_owned(), |x| x.to_string())
         ));

@@ -68,6 +68,23 @@ pub fn fixed_not_zero(x: f64, decimals: usize) -> String {
     }
 }
 
+/// A percentage with 1 decimal; a share that is not zero never reads as
+/// `0.0`: under 0.05 % it is `<0.1`.
+pub fn percent1(x: f64) -> String {
+    if x > 0.0 && x < 0.05 {
+        return "<0.1".to_owned();
+    }
+    fixed(x, 1)
+}
+
+/// A time in a sentence or a cell of its own (HTML): [`duration`] without
+/// the blank that aligns units in text columns.
+pub fn duration_text(x: f64) -> String {
+    let mut s = duration(x);
+    s.truncate(s.trim_end().len());
+    s
+}
+
 /// Seconds with enough decimals (at least 4) to tell apart values `step`
 /// seconds apart: labels of histogram bins.
 pub fn seconds_apart(x: f64, step: f64) -> String {
@@ -79,8 +96,12 @@ pub fn seconds_apart(x: f64, step: f64) -> String {
     fixed(x, decimals)
 }
 
-/// A percentage with 2 decimals.
+/// A percentage with 2 decimals; a share that is not zero never reads as
+/// `0.00`: under 0.005 % it is `<0.01`.
 pub fn percent(x: f64) -> String {
+    if x > 0.0 && x < 0.005 {
+        return "<0.01".to_owned();
+    }
     fixed(x, 2)
 }
 
@@ -235,6 +256,12 @@ mod tests {
         assert_eq!(seconds(0.01081), "0.0108");
         assert_eq!(seconds(0.0), "0.0000");
         assert_eq!(percent(21.6149), "21.61");
+        assert_eq!(percent(0.0), "0.00");
+        assert_eq!(percent(0.0049), "<0.01");
+        assert_eq!(percent(0.005), "0.01");
+        assert_eq!(percent1(0.0), "0.0");
+        assert_eq!(percent1(0.049), "<0.1");
+        assert_eq!(percent1(12.34), "12.3");
         assert_eq!(seconds_apart(0.00123, 0.01), "0.0012");
         assert_eq!(seconds_apart(0.0000123, 0.000001), "0.0000123");
         assert_eq!(right("ab", 4), "  ab");

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{percent, sig4, time_text, tiny_bytes};
+use super::numfmt::{duration, duration_text, percent, time_text, tiny_bytes};
 use crate::model::tinyprofiler::{
     Log, MemoryTable, Report as TinyReport, Spread, TimerRow, TimerTables,
 };
@@ -190,13 +190,13 @@ fn timer_table(t: &TimerTables, top: Option<usize>) -> Table<'_> {
         vec![
             r.name.clone(),
             r.ncalls.to_string(),
-            sig4(r.exclusive.min),
-            sig4(r.exclusive.avg),
-            sig4(r.exclusive.max),
+            duration(r.exclusive.min),
+            duration(r.exclusive.avg),
+            duration(r.exclusive.max),
             format!("{}%", percent(r.exclusive_percent)),
-            sig4(r.inclusive.min),
-            sig4(r.inclusive.avg),
-            sig4(r.inclusive.max),
+            duration(r.inclusive.min),
+            duration(r.inclusive.avg),
+            duration(r.inclusive.max),
             format!("{}%", percent(r.inclusive_percent)),
         ]
     });
@@ -286,10 +286,10 @@ impl Report for TinySummaryReport<'_> {
             r.line
         ));
         doc.line(format!(
-            "Total time over ranks: min {} s, avg {} s, max {} s.",
-            sig4(r.total.min),
-            sig4(r.total.avg),
-            sig4(r.total.max)
+            "Total time over ranks: min {}, avg {}, max {}.",
+            duration_text(r.total.min),
+            duration_text(r.total.avg),
+            duration_text(r.total.max)
         ));
         doc.line("");
         if self.memory {
@@ -298,14 +298,16 @@ impl Report for TinySummaryReport<'_> {
             }
             for m in &r.memory {
                 doc.line(format!(
-                    "{} memory: allocations and frees summed over ranks; bytes held, time-weighted average and peak, min/avg/max over ranks",
+                    "{} memory: allocations and frees summed over ranks;",
                     m.arena
-                ));
+                ))
+                .line("bytes held (time-weighted average, peak): min/avg/max over ranks");
                 doc.table(memory_table(m, self.top)).line("");
             }
             return doc;
         }
-        doc.line("Timers by exclusive time: seconds over ranks (min/avg/max), NCalls per rank, Max % of the total time");
+        doc.line("Timers by exclusive time: min/avg/max over ranks, NCalls per rank,")
+            .line("Max %: the maximum as a share of the total time");
         doc.table(timer_table(&r.tables, self.top)).line("");
         if r.tables.other.is_some() {
             doc.line("Other: timers under tiny_profiler.print_threshold, summed column by column.");
@@ -480,10 +482,10 @@ impl Report for TinyInfoReport<'_> {
                     .map_or_else(|| "unknown".to_owned(), |n| n.to_string())
             ));
             doc.line(format!(
-                "  total time      {} / {} / {} s (min/avg/max)",
-                sig4(r.total.min),
-                sig4(r.total.avg),
-                sig4(r.total.max)
+                "  total time      {} / {} / {} (min/avg/max)",
+                duration_text(r.total.min),
+                duration_text(r.total.avg),
+                duration_text(r.total.max)
             ));
             doc.line(format!(
                 "  timers          {}{}",

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use super::html_report::{SCRIPT, STYLE, escape};
-use super::numfmt::{percent, sig4, tiny_bytes};
+use super::numfmt::{duration_text, percent, tiny_bytes};
 use crate::model::tinyprofiler::{MemoryTable, Report, TimerRow, TimerTables};
 
 /// The page's subject: the log, which of its reports, and the report.
@@ -19,13 +19,14 @@ pub struct TinyPage<'a> {
 
 /// A numeric cell: shown text, full-precision sort key.
 fn num(w: &mut dyn Write, shown: &str, key: f64) -> io::Result<()> {
-    write!(w, "<td data-v=\"{key}\">{shown}</td>")
+    // Escaped: a share under 0.005 % reads `<0.01`.
+    write!(w, "<td data-v=\"{key}\">{}</td>", escape(shown))
 }
 
 fn timer_cells(w: &mut dyn Write, r: &TimerRow) -> io::Result<()> {
     num(w, &r.ncalls.to_string(), r.ncalls as f64)?;
     for x in [r.exclusive.min, r.exclusive.avg, r.exclusive.max] {
-        num(w, &sig4(x), x)?;
+        num(w, &duration_text(x), x)?;
     }
     num(
         w,
@@ -33,7 +34,7 @@ fn timer_cells(w: &mut dyn Write, r: &TimerRow) -> io::Result<()> {
         r.exclusive_percent,
     )?;
     for x in [r.inclusive.min, r.inclusive.avg, r.inclusive.max] {
-        num(w, &sig4(x), x)?;
+        num(w, &duration_text(x), x)?;
     }
     num(
         w,
@@ -45,7 +46,7 @@ fn timer_cells(w: &mut dyn Write, r: &TimerRow) -> io::Result<()> {
 fn timers_table(w: &mut dyn Write, id: &str, t: &TimerTables) -> io::Result<()> {
     writeln!(
         w,
-        "<div class=\"scroll\"><table class=\"sortable\" id=\"{id}\">\n<thead><tr><th data-type=\"text\">Timer</th><th data-type=\"num\">NCalls</th><th data-type=\"num\">Excl. min s</th><th data-type=\"num\">Excl. avg s</th><th data-type=\"num\" data-default-sort=\"descending\">Excl. max s</th><th data-type=\"num\">Excl. max %</th><th data-type=\"num\">Incl. min s</th><th data-type=\"num\">Incl. avg s</th><th data-type=\"num\">Incl. max s</th><th data-type=\"num\">Incl. max %</th></tr></thead>\n<tbody>"
+        "<div class=\"scroll\"><table class=\"sortable\" id=\"{id}\">\n<thead><tr><th data-type=\"text\">Timer</th><th data-type=\"num\">NCalls</th><th data-type=\"num\">Excl. min</th><th data-type=\"num\">Excl. avg</th><th data-type=\"num\" data-default-sort=\"descending\">Excl. max</th><th data-type=\"num\">Excl. max %</th><th data-type=\"num\">Incl. min</th><th data-type=\"num\">Incl. avg</th><th data-type=\"num\">Incl. max</th><th data-type=\"num\">Incl. max %</th></tr></thead>\n<tbody>"
     )?;
     for r in &t.timers {
         write!(w, "<tr><td>{}</td>", escape(&r.name))?;
@@ -112,13 +113,13 @@ pub fn write_page(w: &mut dyn Write, p: &TinyPage) -> io::Result<()> {
         .map_or_else(String::new, |v| format!(", AMReX {}", escape(v)));
     writeln!(
         w,
-        "<p>TinyProfiler report of <code>{log}</code> (run {} of {}, line {}{version}, {ranks}). Total time over ranks: min {} s, avg {} s, max {} s.</p>",
+        "<p>TinyProfiler report of <code>{log}</code> (run {} of {}, line {}{version}, {ranks}). Total time over ranks: min {}, avg {}, max {}.</p>",
         p.run,
         p.runs,
         r.line,
-        sig4(r.total.min),
-        sig4(r.total.avg),
-        sig4(r.total.max)
+        duration_text(r.total.min),
+        duration_text(r.total.avg),
+        duration_text(r.total.max)
     )?;
     writeln!(
         w,
@@ -127,7 +128,7 @@ pub fn write_page(w: &mut dyn Write, p: &TinyPage) -> io::Result<()> {
     writeln!(w, "<section id=\"timers\">\n<h2>Timers</h2>")?;
     writeln!(
         w,
-        "<p>Exclusive and inclusive seconds over ranks (min, average, maximum); NCalls = mean calls per rank; Max % of the total time. Click a column header to sort (again to reverse).</p>"
+        "<p>Exclusive and inclusive times over ranks (min, average, maximum); NCalls = mean calls per rank; Max % of the total time. Click a column header to sort (again to reverse).</p>"
     )?;
     timers_table(w, "timers-table", &r.tables)?;
     writeln!(w, "</section>\n<section id=\"regions\">\n<h2>Regions</h2>")?;

@@ -31,9 +31,10 @@ pub struct TlogSummaryWire<'a> {
     warnings: &'a [String],
 }
 
-/// A time stamp in seconds with microsecond resolution (the tlog clock's).
+/// A time stamp in seconds with microsecond resolution (the tlog clock's),
+/// with its unit like every time for people.
 fn us(v: f64) -> String {
-    fixed(v, 6)
+    format!("{} s", fixed(v, 6))
 }
 
 fn opt_us(v: Option<f64>) -> String {
@@ -113,15 +114,15 @@ impl Report for TlogSummaryReport<'_> {
         let s = self.summary;
         let mut doc = Document::new();
         doc.line(format!(
-            "{}: {} processes, {} events; start and end: first and last event, in seconds.\n",
+            "{}: {} processes, {} events; start and end: first and last event.\n",
             self.file, self.nprocs, self.events
         ))
         .table(Table::new(
             vec![
                 Column::right("proc", 5),
                 Column::right("events", 9),
-                Column::right("start", 12).droppable(4),
-                Column::right("end", 12).droppable(4),
+                Column::right("start", 14).droppable(4),
+                Column::right("end", 14).droppable(4),
                 Column::left("kind", 12).after("  "),
                 Column::right("count", 8),
                 Column::right("total", 10),
@@ -131,17 +132,16 @@ impl Report for TlogSummaryReport<'_> {
             ],
             s.procs.iter().flat_map(proc_rows),
         ))
-        .line(
-            "\nOver processes (intervals: total seconds per process; single events: count per process)",
-        )
+        .line("\nOver processes: intervals by their total time per process,")
+        .line("single events by their count per process")
         .table(Table::new(
             vec![
                 Column::left("kind", 18),
-                Column::right("procs", 6),
-                Column::right("min", 10),
+                Column::right("procs", 6).droppable(3),
+                Column::right("min", 10).droppable(2),
                 Column::right("avg", 10),
                 Column::right("max", 10),
-                Column::right("max proc", 9),
+                Column::right("max proc", 9).droppable(1),
             ],
             s.across.iter().map(|a| {
                 let value = |v: f64| {

@@ -2,54 +2,309 @@
 //! carry units and never read as zero when they are not, call trees say
 //! what their cuts hide and how processes were merged.
 
-use crate::common::{db, json, line_numbers, run_ok, s, shows};
+use std::path::PathBuf;
 
-/// The reports with tables, as command lines before the database.
-const TABLE_REPORTS: [&[&str]; 11] = [
-    &["summary"],
-    &["trace-summary"],
-    &["calltree"],
-    &["calltree", "--bottom-up"],
-    &["regions"],
-    &["info"],
-    &["comm", "stats"],
-    &["comm", "barriers"],
-    &["comm", "matrix"],
-    &["comm", "pairs"],
-    &["comm", "time"],
-];
+use crate::common::{db, fixtures, json, line_numbers, run_ok, s, shows};
 
-fn widest_line(text: &str) -> usize {
-    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+/// What a report for people reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Input {
+    Database,
+    /// A job log holding a TinyProfiler report.
+    Log,
+    Tlog,
+    /// A serialized timer tree (`tree merge` gets them all at once).
+    TimerTree,
 }
 
-fn every_table_fits_the_width(name: &str) {
-    let d = db(name);
-    for report in TABLE_REPORTS {
-        for width in [80usize, 120] {
-            let mut args: Vec<&str> = vec!["-q"];
-            args.extend_from_slice(report);
-            let w = width.to_string();
-            args.extend([s(&d), "--width", &w]);
-            let out = crate::common::output(&args);
-            assert!(
-                matches!(out.status.code(), Some(0 | 3)),
-                "{args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let text = String::from_utf8(out.stdout).unwrap();
-            // The first line names the database, whose path is the user's.
-            let body: String = text.lines().skip(1).collect::<Vec<_>>().join("\n");
-            assert!(
-                widest_line(&body) <= width,
-                "{args:?}: {} columns\n{text}",
-                widest_line(&body)
-            );
-        }
+use Input::*;
+
+/// A report that prints a table or a tree for people: its command, extra
+/// arguments, what it reads, and whether its times carry units (a
+/// reference tool's layout, byte for byte, does not).
+struct Human {
+    command: &'static str,
+    extra: &'static [&'static str],
+    inputs: &'static [Input],
+    units: bool,
+}
+
+const fn human(command: &'static str, inputs: &'static [Input]) -> Human {
+    Human {
+        command,
+        extra: &[],
+        inputs,
+        units: true,
     }
 }
 
-database_tests!(every_table_fits_the_width);
+/// Every report that prints a table or a tree, checked below at two
+/// widths on every shipped input it reads.
+const HUMAN: &[Human] = &[
+    human("info", &[Database, Log]),
+    human("summary", &[Database, Log]),
+    Human {
+        extra: &["--memory"],
+        ..human("summary", &[Log])
+    },
+    human("trace-summary", &[Database]),
+    human("regions", &[Database]),
+    human("calltree", &[Database, Log]),
+    Human {
+        extra: &["--bottom-up"],
+        ..human("calltree", &[Database])
+    },
+    human("check", &[Database]),
+    human("comm stats", &[Database]),
+    human("comm barriers", &[Database]),
+    human("comm matrix", &[Database]),
+    human("comm pairs", &[Database]),
+    human("comm time", &[Database]),
+    human("comm clocks", &[Database]),
+    human("comm check", &[Database]),
+    human("tlog summary", &[Tlog]),
+    human("tlog tree", &[Tlog]),
+    // The Fortran reference's layout (ES12.5 seconds, docs/TIMER_TREE.md).
+    Human {
+        units: false,
+        ..human("tree show", &[TimerTree])
+    },
+    Human {
+        extra: &["--layout", "table"],
+        ..human("tree show", &[TimerTree])
+    },
+    human("tree merge", &[TimerTree]),
+];
+
+/// The other commands, and why the checks above are not theirs.
+const NOT_HERE: &[(&str, &str)] = &[
+    ("comm waits", "its own tests (tests/it/comm_waits.rs)"),
+    ("diff", "its own tests (tests/it/diff.rs)"),
+    ("compare", "its own tests (tests/it/tinyprofiler.rs)"),
+    ("calltrace", "amrprofparser -ttrace's layout, byte for byte"),
+    ("tlog dump", "the reference readers' layouts, byte for byte"),
+    ("comm timeline", "SVG or Chrome JSON"),
+    ("tlog export", "Chrome JSON"),
+    ("export", "Chrome JSON or Parquet"),
+    ("report", "HTML (tests/it/report.rs)"),
+    ("completions", "a shell script"),
+    ("man", "roff"),
+];
+
+/// The commands of `profparse [group] --help`, `help` left out.
+fn subcommands(group: &[&str]) -> Vec<String> {
+    let mut args = group.to_vec();
+    args.push("--help");
+    let help = run_ok(&args);
+    let mut out = Vec::new();
+    let mut listing = false;
+    for l in help.lines() {
+        let heading = !l.starts_with(' ') && l.ends_with(':');
+        if heading {
+            // The top-level help groups commands under headings of its own
+            // (help.rs); options and arguments end the listing.
+            listing = !["Options:", "Arguments:", "Global options:", "Examples:"].contains(&l)
+                && !l.starts_with("Exit codes");
+            continue;
+        }
+        // A command line: two blanks, the name, blanks, its summary.
+        let name = l
+            .strip_prefix("  ")
+            .filter(|rest| !rest.starts_with(' '))
+            .and_then(|rest| rest.split_whitespace().next());
+        if let (true, Some(name)) = (listing, name)
+            && name != "help"
+            && !name.starts_with('-')
+        {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+/// Every command of `--help` (subcommands of groups included) is in
+/// [`HUMAN`] or [`NOT_HERE`], and every listed one is a command: a new
+/// report cannot be forgotten here.
+#[test]
+fn every_command_is_checked_or_says_why_not() {
+    let mut commands = Vec::new();
+    for top in subcommands(&[]) {
+        let sub = subcommands(&[&top]);
+        if sub.is_empty() {
+            commands.push(top);
+        } else {
+            commands.extend(sub.into_iter().map(|s| format!("{top} {s}")));
+        }
+    }
+    assert!(commands.len() > 20, "{commands:?}");
+    let listed: Vec<&str> = HUMAN
+        .iter()
+        .map(|h| h.command)
+        .chain(NOT_HERE.iter().map(|n| n.0))
+        .collect();
+    for c in &commands {
+        assert!(
+            listed.contains(&c.as_str()),
+            "`{c}` is in --help but neither in HUMAN nor in NOT_HERE (tests/it/human.rs)"
+        );
+    }
+    for l in &listed {
+        assert!(commands.iter().any(|c| c == l), "`{l}` is not a command");
+    }
+}
+
+/// The shipped inputs of a kind.
+fn inputs(kind: Input, database: &str) -> Vec<PathBuf> {
+    let files = |dir: &str, ext: &str| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures().join(dir))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .collect();
+        v.sort();
+        v
+    };
+    match kind {
+        Database => vec![db(database)],
+        Log => files("tinyprofiler", "txt")
+            .into_iter()
+            .filter(|p| {
+                std::fs::read_to_string(p)
+                    .unwrap()
+                    .contains("TinyProfiler total time across processes")
+            })
+            .collect(),
+        Tlog => files("tlog", "log"),
+        TimerTree => files("timertree", "json"),
+    }
+}
+
+/// A number for people that is a time without its unit: scientific
+/// notation or four decimals and more (`8.813e-05`, `0.0753`, `0.0000`).
+/// Shares and ratios (`50.62`, `1.15`, `0.00` of a share) have fewer.
+fn bare_time(word: &str) -> bool {
+    let w = word.trim_start_matches(['(', '-', '+']);
+    if w.parse::<f64>().is_err() || !w.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    let lower = w.to_ascii_lowercase();
+    if lower.contains('e') {
+        return true;
+    }
+    lower.split_once('.').is_some_and(|(_, d)| d.len() >= 4)
+}
+
+const UNITS: [&str; 4] = ["s", "ms", "µs", "ns"];
+
+/// The faults of one report's text: lines wider than `width` (lines that
+/// name an input are the user's, like the title line) and times without
+/// units or that read as zero when they are not.
+fn faults(text: &str, width: usize, paths: &[PathBuf], units: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if i == 0 || paths.iter().any(|p| l.contains(s(p))) {
+            continue;
+        }
+        if l.chars().count() > width {
+            out.push(format!("{} columns: {l}", l.chars().count()));
+        }
+        if !units {
+            continue;
+        }
+        let words: Vec<&str> = l.split_whitespace().collect();
+        for (j, w) in words.iter().enumerate() {
+            let unit_at = |k: usize| words.get(k).is_some_and(|u| UNITS.contains(u));
+            // A range `0.0011 .. 0.0248 s` carries one unit for both ends.
+            let unit = unit_at(j + 1) || (words.get(j + 1) == Some(&"..") && unit_at(j + 3));
+            if !unit && bare_time(w) {
+                out.push(format!("`{w}` without a unit: {l}"));
+            }
+            // `duration` writes exact zero as `0`: a zero with decimals
+            // before a unit is a rounded time.
+            if unit && w.parse::<f64>() == Ok(0.0) && w.contains('.') {
+                out.push(format!("`{w}` reads as zero: {l}"));
+            }
+        }
+    }
+    out
+}
+
+/// Runs every report of [`HUMAN`] that reads `kind` on its inputs at
+/// widths 80 and 120.
+fn every_report_fits_and_shows_units(kind: Input, database: &str) {
+    let mut checked = 0;
+    let mut all = Vec::new();
+    for h in HUMAN.iter().filter(|h| h.inputs.contains(&kind)) {
+        let files = inputs(kind, database);
+        assert!(!files.is_empty(), "{kind:?}");
+        // `tree merge` merges them all; the others read one at a time.
+        let runs: Vec<Vec<PathBuf>> = if h.command == "tree merge" {
+            vec![files]
+        } else {
+            files.into_iter().map(|f| vec![f]).collect()
+        };
+        for paths in runs {
+            for width in [80usize, 120] {
+                let w = width.to_string();
+                let mut args: Vec<&str> = vec!["-q"];
+                args.extend(h.command.split(' '));
+                args.extend(paths.iter().map(|p| s(p)));
+                args.extend(h.extra);
+                args.extend(["--width", &w]);
+                let out = crate::common::output(&args);
+                assert!(
+                    matches!(out.status.code(), Some(0 | 3)),
+                    "{args:?}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let text = String::from_utf8(out.stdout).unwrap();
+                assert!(!text.trim().is_empty(), "{args:?}");
+                for f in faults(&text, width, &paths, h.units) {
+                    all.push(format!("{args:?}: {f}"));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0, "{kind:?}");
+    assert!(all.is_empty(), "{}", all.join("\n"));
+}
+
+fn every_report_fits_and_shows_units_on(name: &str) {
+    every_report_fits_and_shows_units(Database, name);
+}
+
+database_tests!(every_report_fits_and_shows_units_on);
+
+#[test]
+fn every_log_report_fits_and_shows_units() {
+    every_report_fits_and_shows_units(Log, "");
+}
+
+#[test]
+fn every_tlog_report_fits_and_shows_units() {
+    every_report_fits_and_shows_units(Tlog, "");
+}
+
+#[test]
+fn every_timer_tree_report_fits_and_shows_units() {
+    every_report_fits_and_shows_units(TimerTree, "");
+}
+
+/// The checks themselves: they catch what the reports must not print.
+#[test]
+fn faults_catch_bare_times_rounded_zeros_and_wide_lines() {
+    let t = |line: &str| faults(&format!("title\n{line}"), 40, &[], true);
+    assert!(t("f   8.813e-05").len() == 1);
+    assert!(t("f   0.0753").len() == 1);
+    assert!(t("f   0.0000").len() == 1);
+    assert!(t("f   0.000 µs").len() == 1);
+    assert!(t(&"x".repeat(41)).len() == 1);
+    assert!(t(&"µ".repeat(40)).is_empty());
+    assert!(t("f  2.600 µs  50.62  0.00  0").is_empty());
+    assert!(faults("title\nx 1.00000E-02", 80, &[], false).is_empty());
+}
 
 fn no_time_that_is_not_zero_reads_as_zero(name: &str) {
     let d = db(name);
@@ -71,6 +326,10 @@ fn no_time_that_is_not_zero_reads_as_zero(name: &str) {
             assert!(shows(shown, exact), "{fname} {key} {exact}: {line}");
             checked += 1;
         }
+        // The share of all timers: `0.00` only when it is zero.
+        let share = line.split_whitespace().last().unwrap();
+        let exact = f["percent"].as_f64().unwrap();
+        assert_eq!(share == "0.00", exact == 0.0, "{fname} % {exact}: {line}");
     }
     assert!(checked > 0);
 }
@@ -597,15 +856,9 @@ fn cuts_say_what_they_hide() {
     );
     // Shares are percentages of the parent.
     for l in shallow.lines().filter(|l| l.contains(" more child")) {
-        let share: f64 = l
-            .rsplit_once('(')
-            .unwrap()
-            .1
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let share = l.rsplit_once('(').unwrap().1.split(' ').next().unwrap();
+        // `<0.1`: a share that is not zero but rounds to it.
+        let share: f64 = share.strip_prefix('<').unwrap_or(share).parse().unwrap();
         assert!((0.0..=100.05).contains(&share), "{l}");
     }
 }

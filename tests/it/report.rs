@@ -386,7 +386,7 @@ fn small4_page_shows_the_analyses_numbers() {
     // Call tree nodes of the `calltree` command (merged over 4 processes).
     assert!(page.contains("4 processes merged"));
     assert!(page.contains("<span class=\"n\" title=\"main()\">main()</span>"));
-    assert!(page.contains("largest inclusive time of one process\">Incl max s</span>"));
+    assert!(page.contains("largest inclusive time of one process\">Incl max</span>"));
     // Three imbalance pictures, four bars each.
     let imb = &page[page.find("<section id=\"imbalance\">").unwrap()..];
     assert_eq!(imb.matches("<div class=\"imb\">").count(), 3);
@@ -900,4 +900,122 @@ database_tests!(grouped_send_matrix_sums_the_full_one);
 #[should_panic(expected = "closes")]
 fn nesting_check_catches_crossed_tags() {
     check_nesting("<div><p>x</div></p>", "crossed");
+}
+
+/// The header texts and the rows of `(data-v, shown)` cells of the table
+/// `id` of `page` (the name cells, which have no `data-v`, left out).
+fn sortable_table(page: &str, id: &str) -> (Vec<String>, Vec<Vec<(f64, String)>>) {
+    let start = page
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("{id}"));
+    let table = &page[start..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let (head, body) = table.split_once("<tbody>").unwrap();
+    let headers = head
+        .split("<th")
+        .skip(1)
+        .filter(|h| !h.starts_with("ead"))
+        .map(|h| {
+            let h = &h[h.find('>').unwrap() + 1..];
+            h[..h.find("</th>").unwrap()].to_owned()
+        })
+        .collect();
+    let rows = body
+        .split("<tr>")
+        .skip(1)
+        .map(|r| {
+            r.split("<td data-v=\"")
+                .skip(1)
+                .filter_map(|c| {
+                    let (key, rest) = c.split_once("\">")?;
+                    let shown = &rest[..rest.find("</td>")?];
+                    Some((key.parse().ok()?, shown.to_owned()))
+                })
+                .collect()
+        })
+        .collect();
+    (headers, rows)
+}
+
+/// The time cells of the table `id` (the columns named in `times`, counted
+/// among the cells with a sort key): each shows its exact `data-v` with a
+/// unit, to 4 significant digits, and reads as zero only when it is.
+/// Returns the cells checked.
+fn times_have_units(page: &str, id: &str, times: &[&str]) -> usize {
+    let (headers, rows) = sortable_table(page, id);
+    // Headers of the keyed cells: every header but the name's.
+    let keyed: Vec<&String> = headers.iter().skip(1).collect();
+    let columns: Vec<usize> = times
+        .iter()
+        .map(|t| {
+            keyed
+                .iter()
+                .position(|h| h == t)
+                .unwrap_or_else(|| panic!("{id}: no column {t} in {headers:?}"))
+        })
+        .collect();
+    let mut checked = 0;
+    for row in &rows {
+        for &c in &columns {
+            let (exact, shown) = &row[c];
+            let n = common::line_numbers(shown);
+            let unit = shown.ends_with(" s")
+                || shown.ends_with(" ms")
+                || shown.ends_with(" µs")
+                || shown.ends_with(" ns");
+            assert!(
+                unit || (*exact == 0.0 && shown == "0"),
+                "{id} {}: {shown}",
+                keyed[c]
+            );
+            let v = n[0].unwrap();
+            assert_eq!(v == 0.0, *exact == 0.0, "{id}: {shown} for {exact}");
+            assert!(common::shows(v, *exact), "{id}: {shown} for {exact}");
+            checked += 1;
+        }
+    }
+    checked
+}
+
+/// The function summary and the regions table show times with units (no
+/// `0.0000` for microsecond functions), and sort by the exact value.
+fn summary_and_regions_times_have_units(name: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = report(&db(name), &tmp.path().join("r.html"), &[]);
+    let n = times_have_units(&page, "summary-table", &["Min", "Avg", "Max", "StdDev"]);
+    assert!(n > 0, "{name}");
+    if page.contains("id=\"regions-table\"") {
+        times_have_units(&page, "regions-table", &["Total", "Min", "Avg", "Max"]);
+    }
+    // The column sorted by default still sorts by its key.
+    assert!(
+        page.contains("data-default-sort=\"descending\">Avg</th>"),
+        "{name}"
+    );
+}
+
+database_tests!(summary_and_regions_times_have_units);
+
+/// The page of a job log: the timer tables' times with units.
+#[test]
+fn tinyprofiler_page_times_have_units() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = common::fixtures().join("tinyprofiler/singlevortex_24.10_np2.txt");
+    let page = report(&log, &tmp.path().join("r.html"), &[]);
+    let id = page
+        .split("id=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .find(|s| page.contains(&format!("<table class=\"sortable\" id=\"{s}\"")))
+        .unwrap()
+        .to_owned();
+    let times = [
+        "Excl. min",
+        "Excl. avg",
+        "Excl. max",
+        "Incl. min",
+        "Incl. avg",
+        "Incl. max",
+    ];
+    assert!(times_have_units(&page, &id, &times) > 40 * 6);
 }

@@ -499,6 +499,13 @@ fn compare_needs_the_ranks_for_strong_scaling() {
     assert_eq!(out.status.code(), Some(2));
     let out = output(&["compare", s(&b), s(&db("small4"))]);
     assert_eq!(out.status.code(), Some(2));
+    // 0 ranks is no run: an error, like unknown ranks (it was 0 % efficiency).
+    for ranks in ["0,2", "2,0"] {
+        let out = output(&["compare", s(&a), s(&b), "--ranks", ranks]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{ranks}: {err}");
+        assert!(err.contains("at least one rank"), "{err}");
+    }
 }
 
 #[test]
@@ -664,5 +671,154 @@ fn compare_takes_timer_trees_with_their_ranks_given() {
             assert_eq!(f["efficiency"][1].as_f64(), Some(0.5), "{f}");
             assert_eq!(f["speedup"][1].as_f64(), Some(1.0), "{f}");
         }
+    }
+}
+
+/// Content no TinyProfiler writes, one class at a time, patched into a copy
+/// of a real log: an error naming the file and the damaged line (exit 1),
+/// never a report that computes with it or silently loses sections.
+#[test]
+fn impossible_content_is_an_error_at_its_line() {
+    let real = fs::read_to_string(log("asyncout_24.10_np2.txt")).unwrap();
+    let row = "VisMF::Write(FabArray)                           4   0.005914    0.01027    0.01462  32.49%";
+    let total = "[min...avg...max]: 0.0449 ... 0.04495 ... 0.04501";
+    let mem = "main                                16     16    9173   B      10 KiB      12 KiB    2048 KiB    2048 KiB    2048 KiB";
+    // (what, text replaced, its replacement, the line named, words of the message)
+    let cases: [(&str, &str, String, usize, &str); 11] = [
+        (
+            "negative time",
+            row,
+            row.replace("0.005914", "-0.005914"),
+            22,
+            "not a time",
+        ),
+        (
+            "NaN time",
+            row,
+            row.replace("0.01027", "nan"),
+            22,
+            "not a time",
+        ),
+        (
+            "infinite time",
+            row,
+            row.replace("0.01462", "inf"),
+            22,
+            "not a time",
+        ),
+        (
+            "min over max",
+            row,
+            row.replace("0.005914", "0.025914"),
+            22,
+            "outside min..max",
+        ),
+        (
+            "avg over max",
+            row,
+            row.replace("0.01027 ", "0.02027 "),
+            22,
+            "outside min..max",
+        ),
+        (
+            "share over 100 %",
+            row,
+            row.replace("32.49%", "132.49%"),
+            22,
+            "0..100",
+        ),
+        (
+            "negative share",
+            row,
+            row.replace("32.49%", "-2.49%"),
+            22,
+            "0..100",
+        ),
+        (
+            "negative total",
+            total,
+            total.replace("0.0449 ", "-0.0449 "),
+            17,
+            "total time",
+        ),
+        (
+            "0 ranks",
+            "MPI initialized with 2 MPI processes",
+            "MPI initialized with 0 MPI processes".to_owned(),
+            2,
+            "0 MPI processes",
+        ),
+        (
+            "END REGION without BEGIN",
+            "BEGIN REGION vismf-orig\n",
+            "\n".to_owned(),
+            // Its tables are the first lines only a report prints.
+            89,
+            "without its start",
+        ),
+        (
+            "memory min over max",
+            mem,
+            mem.replace("9173   B", "9173 KiB"),
+            141,
+            "outside min..max",
+        ),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    for (what, from, to, line, words) in cases {
+        // The first occurrence is patched (the exclusive table's row).
+        assert!(real.contains(from), "{what}");
+        let path = tmp.path().join(format!("{}.out", what.replace(' ', "_")));
+        fs::write(&path, real.replacen(from, &to, 1)).unwrap();
+        for args in [vec!["summary", s(&path)], vec!["info", s(&path)]] {
+            let out = output(&args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{what}: {err}");
+            assert!(
+                err.contains(&format!("{}:{line}", path.display()))
+                    || err.contains(&format!("line {line}")),
+                "{what}: line {line}: {err}"
+            );
+            assert!(err.contains(words), "{what}: {err}");
+        }
+    }
+    // A second section of a region or an arena in one report.
+    let region = real.find("BEGIN REGION vismf-orig").unwrap();
+    let end = real.find("END REGION vismf-orig").unwrap() + "END REGION vismf-orig\n".len();
+    let twice = format!("{}{}{}", &real[..end], &real[region..end], &real[end..]);
+    let path = tmp.path().join("region_twice.out");
+    fs::write(&path, twice).unwrap();
+    let out = output(&["summary", s(&path)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("a second section of region vismf-orig"),
+        "{err}"
+    );
+    let cpu = real.find("Cpu Memory Usage:").unwrap();
+    let fin = real.find("AMReX (24.10) finalized").unwrap();
+    let twice = format!("{}{}{}", &real[..fin], &real[cpu..fin], &real[fin..]);
+    let path = tmp.path().join("arena_twice.out");
+    fs::write(&path, twice).unwrap();
+    let out = output(&["summary", s(&path)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("a second Cpu memory section"), "{err}");
+}
+
+/// `summary LOG --memory` (and `--run`) on a missing file names the file,
+/// exit 2 like any missing input, instead of blaming the flag.
+#[test]
+fn memory_of_a_missing_file_names_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("no_such_job.out");
+    for flag in [&["--memory"][..], &["--run", "1"]] {
+        let mut args = vec!["summary", s(&missing)];
+        args.extend(flag);
+        let out = output(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("no_such_job.out"), "{err}");
+        assert!(!err.contains("apply to TinyProfiler logs"), "{err}");
     }
 }

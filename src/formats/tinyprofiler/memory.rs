@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use super::checks;
 use super::lines::{Line, Lines, invalid, split_last};
 use crate::error::Result;
 use crate::model::tinyprofiler::{MemoryRow, MemoryTable, Spread};
@@ -104,6 +105,8 @@ fn parse_row(line: &Line, one_rank: bool, path: &Path) -> Result<MemoryRow> {
     } else {
         (spread(&sizes[0..3]), spread(&sizes[3..6]))
     };
+    checks::sizes(path, line.number, &format!("AvgMem of {name}"), avg_mem)?;
+    checks::sizes(path, line.number, &format!("MaxMem of {name}"), max_mem)?;
     Ok(MemoryRow {
         name: name.to_owned(),
         nalloc,

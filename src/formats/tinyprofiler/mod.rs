@@ -8,6 +8,7 @@
 //! report; the context of each (AMReX version, ranks) comes from the lines
 //! its run printed at start-up.
 
+mod checks;
 mod lines;
 mod memory;
 mod timers;
@@ -73,6 +74,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Log> {
                 .strip_suffix("MPI processes")
                 .and_then(|n| n.trim().parse::<u64>().ok())
             {
+                checks::ranks(path, number, n)?;
                 session.nprocs = Some(n);
             }
         } else if let Some(rest) = t.strip_prefix(AMREX_MARKER) {
@@ -117,21 +119,56 @@ fn read_report(
             "the total-time line has no '[min...avg...max]: MIN ... AVG ... MAX'",
         )
     })?;
+    checks::times(path, number, "total time", total)?;
     let tables = timers::read_tables(lines, path)?;
-    let mut regions = Vec::new();
-    let mut memory = Vec::new();
+    let mut regions: Vec<Region> = Vec::new();
+    let mut memory: Vec<crate::model::tinyprofiler::MemoryTable> = Vec::new();
     while let Some(next) = lines.skip_blank() {
-        if let Some(name) = next.text.trim().strip_prefix("BEGIN REGION") {
+        let t = next.text.trim();
+        if let Some(name) = t.strip_prefix("BEGIN REGION") {
             let name = name.trim().to_owned();
+            if regions.iter().any(|r| r.name == name) {
+                return Err(invalid(
+                    path,
+                    next.number,
+                    format!("a second section of region {name} in one report"),
+                ));
+            }
             lines.next_raw();
             let tables = timers::read_tables(lines, path)?;
             end_region(lines, path, &name)?;
             regions.push(Region { name, tables });
+        } else if t.starts_with("END REGION") {
+            // Its BEGIN and tables are lost: what follows would be read as
+            // the end of the report, and the sections after it vanish.
+            return Err(invalid(
+                path,
+                next.number,
+                format!("{t} without its BEGIN REGION"),
+            ));
         } else if memory::title(&next).is_some() && second_is_rule(lines) {
-            memory.push(memory::read_section(lines, path)?);
+            let section = memory::read_section(lines, path)?;
+            if memory.iter().any(|m| m.arena == section.arena) {
+                return Err(invalid(
+                    path,
+                    next.number,
+                    format!("a second {} memory section in one report", section.arena),
+                ));
+            }
+            memory.push(section);
         } else if let Some(section) = after_noise(lines) {
             *lines = section;
         } else {
+            if let Some(stray) = stray_section(lines) {
+                return Err(invalid(
+                    path,
+                    stray.number,
+                    format!(
+                        "{} after the end of the report of line {number}: a section without its start (BEGIN REGION or a title missing?)",
+                        stray.text.trim()
+                    ),
+                ));
+            }
             break;
         }
     }
@@ -167,6 +204,7 @@ fn after_noise<'a>(lines: &Lines<'a>) -> Option<Lines<'a>> {
         let next = ahead.skip_blank()?;
         let t = next.text.trim();
         if t.starts_with("BEGIN REGION")
+            || t.starts_with("END REGION")
             || (memory::title(&next).is_some() && second_is_rule(&ahead))
         {
             return (noise > 0).then_some(ahead);
@@ -180,6 +218,26 @@ fn after_noise<'a>(lines: &Lines<'a>) -> Option<Lines<'a>> {
         }
         ahead.next_raw();
         noise += 1;
+    }
+    None
+}
+
+/// The first line, before the next run or report, that only a report
+/// prints inside its sections (a region marker or a timer table header):
+/// such a line after the report's end means a section lost its start, and
+/// reading on would drop the sections after it without a word.
+fn stray_section<'a>(lines: &Lines<'a>) -> Option<Line<'a>> {
+    let mut ahead = lines.clone();
+    while let Some(line) = ahead.next_line() {
+        let t = line.text.trim();
+        let bytes = t.as_bytes();
+        if bytes.starts_with(TOTAL_MARKER) || bytes.starts_with(AMREX_MARKER) {
+            return None;
+        }
+        if t.starts_with("BEGIN REGION") || t.starts_with("END REGION") || timers::is_header(&line)
+        {
+            return Some(line);
+        }
     }
     None
 }

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::checks;
 use super::lines::{Line, Lines, invalid, split_last};
 use crate::error::Result;
 use crate::model::tinyprofiler::{Spread, TimerRow, TimerTables};
@@ -143,15 +144,18 @@ fn parse_row(line: &Line, path: &Path) -> Result<Row> {
     if name.is_empty() {
         return Err(bad("no name"));
     }
+    let times = Spread {
+        min: nums[0],
+        avg: nums[1],
+        max: nums[2],
+    };
+    checks::times(path, line.number, &format!("the times of {name}"), times)?;
+    checks::percent(path, line.number, percent)?;
     Ok(Row {
         line: line.number,
         name: name.to_owned(),
         ncalls,
-        times: Spread {
-            min: nums[0],
-            avg: nums[1],
-            max: nums[2],
-        },
+        times,
         percent,
     })
 }

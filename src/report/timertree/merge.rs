@@ -13,7 +13,7 @@ use crate::analysis::timertree_merge::Spread;
 use crate::model::calltree::CallTree;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
-use crate::report::numfmt::{TreeIndent, es12_5, time_text};
+use crate::report::numfmt::{TreeIndent, duration, time_text};
 
 /// `tree merge`'s report: the merged tree and the files merged.
 pub struct MergeReport<'a> {
@@ -78,10 +78,10 @@ impl Report for MergeReport<'_> {
             vec![
                 label(id, depth),
                 s.files.to_string(),
-                es12_5(s.min),
-                es12_5(s.avg()),
-                es12_5(s.max),
-                es12_5(s.sum),
+                duration(s.min),
+                duration(s.avg()),
+                duration(s.max),
+                duration(s.sum),
                 self.file(s.max_file).to_owned(),
             ]
         });
@@ -90,11 +90,12 @@ impl Report for MergeReport<'_> {
             vec![
                 Column::left("timer", width),
                 Column::right("files", 5).after("  "),
-                Column::right("min", 12),
-                Column::right("avg", 12),
-                Column::right("max", 12),
-                Column::right("sum", 12),
-                Column::left("max in", 0).after("  "),
+                Column::right("min", 10),
+                Column::right("avg", 10),
+                Column::right("max", 10),
+                // The sum is the average times the files: it goes first.
+                Column::right("sum", 10).droppable(2),
+                Column::left("max in", 0).after("  ").droppable(1),
             ],
             rows,
         ));

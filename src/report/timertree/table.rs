@@ -13,7 +13,7 @@ use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
 use crate::report::document::{Column, Table};
 use crate::report::escape::visible;
-use crate::report::numfmt::{Precision, TreeIndent, es12_5};
+use crate::report::numfmt::{Precision, TreeIndent, duration, percent1};
 
 /// The table of `tree`: one row per timer in pre-order, names indented two
 /// blanks per level.
@@ -40,8 +40,8 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
         .unwrap_or(0);
     let mut columns = vec![
         Column::left("timer", width),
-        Column::right("inclusive", 12).after("  "),
-        Column::right("exclusive", 12),
+        Column::right("inclusive", 10).after("  "),
+        Column::right("exclusive", 10),
         Column::right("% parent", 8),
     ];
     if with_calls {
@@ -56,10 +56,10 @@ pub fn timer_table(tree: &CallTree<Timing>, precision: Precision) -> Table<'_> {
         let share = 100.0 * inclusive / parent_total;
         let mut row = vec![
             format!("{}{}", TreeIndent::new(depth), visible(tree.name(id))),
-            es12_5(inclusive),
-            es12_5(inclusive - children_sum(id)),
+            duration(inclusive),
+            duration(inclusive - children_sum(id)),
             if share.is_finite() {
-                format!("{share:.1}")
+                percent1(share)
             } else {
                 "-".to_owned()
             },
@@ -93,10 +93,10 @@ mod tests {
         crate::report::text::write_document(&mut out, doc, None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let expected = "\
-timer     inclusive    exclusive % parent      calls
-A       4.00000E+00  3.00000E+00     80.0          1
-  B     1.00000E+00  1.00000E+00     25.0          3
-C       1.00000E+00  1.00000E+00     20.0          2
+timer   inclusive  exclusive % parent      calls
+A        4.000 s    3.000 s      80.0          1
+  B      1.000 s    1.000 s      25.0          3
+C        1.000 s    1.000 s      20.0          2
 ";
         assert_eq!(text, expected);
     }

@@ -107,10 +107,11 @@ pub fn run(all: &SummaryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if super::tinyprofiler::is_log(&all.db.db) {
         return super::tinyprofiler::summary(&all.db.db, all, args);
     }
+    // A missing input is named first: the flags are not what is wrong.
+    let mut kept = super::open_database(&all.db.db)?;
     if all.run.is_some() || all.memory {
         return Err(UsageError("--run and --memory apply to TinyProfiler logs".into()).into());
     }
-    let mut kept = super::open_database(&all.db.db)?;
     let db = &mut *kept;
     ctx.warn_all(db.warnings());
     let mut warnings = Vec::new();
