@@ -396,7 +396,7 @@ pub fn fit_to_file(
         Location::line(&block.header, block.line),
         format!(
             "comm block of process {} claims {} records, more than {} holds \
-             ({available} bytes from byte offset {}): damaged header; read as {ncomm} records",
+             ({available} bytes from byte offset {}): a damaged header or a cut data file; read as {ncomm} records",
             block.proc,
             block.ncomm,
             file.display(),

@@ -412,7 +412,7 @@ pub fn fit_to_file(file: &DataHandle, block: &mut TraceBlockRef) -> Result<Optio
         Location::line(&block.header, block.line),
         format!(
             "trace block of process {} claims {} region and {} call records, more than {} holds \
-             ({available} bytes from byte offset {}): damaged header; read as {nrss} region \
+             ({available} bytes from byte offset {}): a damaged header or a cut data file; read as {nrss} region \
              and {ntrace} call records",
             block.proc,
             block.nrss,
