@@ -1,5 +1,5 @@
 //! Names from the data (function, region, barrier, host and timer names)
-//! made safe for each medium (issue 19, class 4):
+//! made safe for each medium:
 //!
 //! * terminals and text: [`visible`] writes control characters as visible
 //!   escapes (`\n`, `\r`, `\t`, `\x1b`, `\u{85}`), so an ESC sequence cannot

@@ -1,4 +1,4 @@
-//! Files in a database that are not its plain files (issue 19, class 2):
+//! Files in a database that are not its plain files:
 //! symbolic links out of it, FIFOs, huge sparse headers, a header listing
 //! 100,000 per-file headers. Each command ends, reads nothing outside the
 //! database, and says what it skipped.

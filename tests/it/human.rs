@@ -1,4 +1,4 @@
-//! Outputs for people (issue 21): tables and trees fit `--width`, times
+//! Outputs for people: tables and trees fit `--width`, times
 //! carry units and never read as zero when they are not, call trees say
 //! what their cuts hide and how processes were merged.
 
@@ -336,7 +336,7 @@ fn no_time_that_is_not_zero_reads_as_zero(name: &str) {
 
 database_tests!(no_time_that_is_not_zero_reads_as_zero);
 
-// ---- comm waits, compare and diff for people (issue 43) ----
+// ---- comm waits, compare and diff for people ----
 // Every shipped database and job log each applies to, in 80 columns: every
 // line fits, times carry their unit and read as zero only when zero, and
 // different call paths print differently.

@@ -1,5 +1,5 @@
 //! Names from the data with control characters and formula prefixes
-//! (issue 19, class 4): visible escapes on terminals and in text, the
+//! visible escapes on terminals and in text, the
 //! OWASP rule in CSV, exact names in JSON, valid XML.
 
 use std::fs;
