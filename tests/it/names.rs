@@ -1,4 +1,4 @@
-//! Names from the data with control characters and formula prefixes
+//! Names from the data with control characters and formula prefixes:
 //! visible escapes on terminals and in text, the
 //! OWASP rule in CSV, exact names in JSON, valid XML.
 
