@@ -336,7 +336,7 @@ fn no_time_that_is_not_zero_reads_as_zero(name: &str) {
 
 database_tests!(no_time_that_is_not_zero_reads_as_zero);
 
-// ---- comm waits, compare and diff for people ----
+// ---- comm waits, comm time, compare and diff for people ----
 // Every shipped database and job log each applies to, in 80 columns: every
 // line fits, times carry their unit and read as zero only when zero, and
 // different call paths print differently.
@@ -434,21 +434,27 @@ fn rows_under<'t>(text: &'t str, title: &str, header: &str) -> (&'t str, Vec<&'t
     (head, lines.take_while(|l| !l.trim().is_empty()).collect())
 }
 
-/// `comm waits`' call-path tree read back: per row its function and the
-/// path of frames above its line.
-fn waits_tree(text: &str) -> Vec<(String, Vec<String>)> {
-    let (head, rows) = rows_under(text, "By call path", "Function");
+/// A call-path tree (`comm waits`, `comm time`) read back: per row its
+/// function and the path of frames above its line. The table is the one
+/// under `title`, its header line starts with `header`; frames-only lines
+/// are blank left of the tree.
+fn path_tree(text: &str, title: &str, header: &str) -> Vec<(String, Vec<String>)> {
+    let (head, rows) = rows_under(text, title, header);
+    // The header is ASCII: byte offsets are columns.
     let col = head.find("Call path").unwrap();
+    let function_col = head.find("Function").unwrap();
     let mut stack: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for line in rows {
+        let left: String = line.chars().take(col).collect();
         let cell: String = line.chars().skip(col).collect();
         let name = cell.trim_start();
         let depth = (cell.len() - name.len()) / 2;
         stack.truncate(depth);
         stack.push(name.to_owned());
-        if !line.starts_with(' ') {
-            let function = line.split_whitespace().next().unwrap().to_owned();
+        if !left.trim().is_empty() {
+            let function: String = line.chars().skip(function_col).collect();
+            let function = function.split_whitespace().next().unwrap().to_owned();
             let path = if depth == 0 && name == "(outside timed calls)" {
                 Vec::new()
             } else {
@@ -458,6 +464,33 @@ fn waits_tree(text: &str) -> Vec<(String, Vec<String>)> {
         }
     }
     out
+}
+
+/// A call-path tree in 80 columns and whole: `wanted` (function and path
+/// per row of the JSON, the rows the table shows) read back from the
+/// table under `title` of `args`' output: at 80 columns different paths
+/// end on different lines, at `--width 0` every path reads back whole.
+fn tree_reads_back(
+    args: &[&str],
+    narrow_text: &str,
+    title: &str,
+    header: &str,
+    mut want: Vec<(String, Vec<String>)>,
+) {
+    // The tree orders the rows its way, and one path is one line of it:
+    // different paths apart means as many texts as paths.
+    let narrow = path_tree(narrow_text, title, header);
+    assert_eq!(narrow.len(), want.len(), "{args:?}\n{narrow_text}");
+    let distinct = |paths: Vec<&Vec<String>>| paths.into_iter().collect::<HashSet<_>>().len();
+    assert_eq!(
+        distinct(narrow.iter().map(|(_, p)| p).collect()),
+        distinct(want.iter().map(|(_, p)| p).collect()),
+        "{args:?}\n{narrow_text}"
+    );
+    let mut whole = path_tree(&people(args, "0"), title, header);
+    whole.sort();
+    want.sort();
+    assert_eq!(whole, want, "{args:?}");
 }
 
 fn strings(v: &serde_json::Value) -> Vec<String> {
@@ -537,24 +570,35 @@ fn comm_waits_reads_in_80_columns(name: &str) {
         .iter()
         .map(|p| (p["name"].as_str().unwrap().to_owned(), strings(&p["path"])))
         .collect();
-    // The tree orders the rows its way, and one path is one line of it:
-    // different paths apart means as many texts as paths.
-    let narrow = waits_tree(&text);
-    assert_eq!(narrow.len(), want.len(), "{text}");
-    let distinct = |paths: Vec<&Vec<String>>| paths.into_iter().collect::<HashSet<_>>().len();
-    assert_eq!(
-        distinct(narrow.iter().map(|(_, p)| p).collect()),
-        distinct(want.iter().map(|(_, p)| p).collect()),
-        "{text}"
-    );
-    let mut whole = waits_tree(&people(&args, "0"));
-    let mut want = want;
-    whole.sort();
-    want.sort();
-    assert_eq!(whole, want, "{name}");
+    tree_reads_back(&args, &text, "By call path", "Function", want);
 }
 
 database_tests!(comm_waits_reads_in_80_columns);
+
+/// `comm time`'s call paths: the JSON's top rows as a tree in 80 columns,
+/// different paths apart, every path whole with room.
+fn comm_time_reads_in_80_columns(name: &str) {
+    let d = format!("blprof/{name}/bl_prof");
+    let args = ["comm", "time", d.as_str()];
+    let text = people(&args, "80");
+    // Shares of exactly nothing read `0.00` here, as in every table.
+    let wrong = faults(&text, 80, &[], true);
+    assert!(wrong.is_empty(), "{args:?}: {wrong:#?}\n{text}");
+    let v = wire(&args);
+    let Some(paths) = v["paths"].as_array() else {
+        assert!(!text.contains("Call paths"), "{text}");
+        return;
+    };
+    // The table's default top.
+    let shown = &paths[..paths.len().min(20)];
+    let want: Vec<(String, Vec<String>)> = shown
+        .iter()
+        .map(|p| (p["type"].as_str().unwrap().to_owned(), strings(&p["path"])))
+        .collect();
+    tree_reads_back(&args, &text, "Call paths", "Time", want);
+}
+
+database_tests!(comm_time_reads_in_80_columns);
 
 /// The TinyProfiler logs that hold a report (the others say they have
 /// none): what `compare` and `diff` apply to.
