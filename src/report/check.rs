@@ -112,12 +112,12 @@ impl Report for CheckReport<'_> {
             let items: Vec<String> = c
                 .sections
                 .iter()
-                .flat_map(|s| pick(s).iter().map(move |w| format!("  {}: {w}", s.name)))
+                .flat_map(|s| pick(s).iter().map(move |w| format!("{}: {w}", s.name)))
                 .collect();
             if !items.is_empty() {
                 doc.line("").line(format!("{title}:"));
                 for i in items {
-                    doc.line(i);
+                    doc.item(i);
                 }
             }
         }

@@ -403,7 +403,7 @@ impl Report for CheckReportView<'_> {
         } else {
             doc.line(format!("{} problem(s):", r.problems.len()));
             for p in &r.problems {
-                doc.line(format!("  {p}"));
+                doc.item(p.to_string());
             }
         }
         doc

@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, percent};
+use super::numfmt::{TreeIndent, duration, percent};
+use super::path_tree::tree_lines;
 use crate::analysis::comm_attribution::{PathTime, RegionTime};
 use crate::analysis::comm_time::{MpiTime, TypeTime, bucket_bounds};
 use crate::analysis::filter::FilterNames;
@@ -35,32 +36,6 @@ fn pct(part: f64, whole: f64) -> String {
 
 fn share(part: f64, whole: f64) -> Option<f64> {
     (whole > 0.0).then(|| part / whole)
-}
-
-/// A call path for people, from the outermost timed call, names joined by
-/// `>` and broken into lines of at most `width` characters (a longer name
-/// gets a line of its own); the empty path is outside any timed call.
-fn path_lines(path: &[String], width: usize) -> Vec<String> {
-    if path.is_empty() {
-        return vec!["(outside timed calls)".to_owned()];
-    }
-    let mut lines = vec![String::new()];
-    for (i, name) in path.iter().enumerate() {
-        let piece = if i == 0 {
-            name.clone()
-        } else {
-            format!(" > {name}")
-        };
-        match lines.last_mut() {
-            Some(last)
-                if last.is_empty() || last.chars().count() + piece.chars().count() <= width =>
-            {
-                last.push_str(&piece)
-            }
-            _ => lines.push(format!("  > {name}")),
-        }
-    }
-    lines
 }
 
 #[derive(Serialize)]
@@ -325,9 +300,19 @@ impl Report for MpiTimeReport<'_> {
             }),
         ));
         if let Some(paths) = t.attribution.as_ref().and_then(|a| a.paths.as_ref()) {
-            doc.line("").line(format!(
-                "Call paths (innermost timed call open at the MPI call's entry), top {} of {}",
-                self.top.min(paths.len()),
+            let shown = &paths[..paths.len().min(self.top)];
+            // As a tree: a flat path cut to the column printed different
+            // paths alike (they differ in the middle).
+            let frames: Vec<&[String]> = shown.iter().map(|p| p.path.as_slice()).collect();
+            let weight: Vec<f64> = shown.iter().map(|p| p.seconds).collect();
+            let lines = tree_lines(&frames, &weight);
+            // One width for every name: the tree's column stays aligned.
+            let function_width = shown.iter().map(|p| p.name.chars().count()).max();
+            let function_width = function_width.unwrap_or(0).max("Function".len());
+            doc.line("").prose(format!(
+                "Call paths (innermost timed call open at the MPI call's entry), top {} of {}, \
+                 as a tree, heaviest first",
+                shown.len(),
                 paths.len()
             ));
             doc.table(Table::new(
@@ -335,25 +320,25 @@ impl Report for MpiTimeReport<'_> {
                     Column::right("Time", 11),
                     Column::right("% MPI", 6),
                     Column::right("Calls", 9),
-                    Column::left("Function", 12),
-                    Column::left("Call path", 0),
+                    Column::left("Function", function_width),
+                    Column::left("Call path", 0).after("  "),
                 ],
-                paths.iter().take(self.top).flat_map(move |p| {
-                    // The numbers on the path's first line, the rest of the
-                    // path on lines of their own.
-                    let mut first = Some([
-                        duration(p.seconds),
-                        pct(p.seconds, t.seconds),
-                        p.calls.to_string(),
-                        p.name.clone(),
-                    ]);
-                    path_lines(&p.path, 56).into_iter().map(move |line| {
-                        let mut row: Vec<String> = first
-                            .take()
-                            .map_or_else(|| vec![String::new(); 4], Vec::from);
-                        row.push(line);
-                        row
-                    })
+                lines.into_iter().map(move |l| {
+                    let frame = format!(
+                        "{}{}",
+                        TreeIndent::new(l.depth),
+                        l.name.unwrap_or("(outside timed calls)")
+                    );
+                    match l.row.map(|i| &shown[i]) {
+                        Some(p) => vec![
+                            duration(p.seconds),
+                            pct(p.seconds, t.seconds),
+                            p.calls.to_string(),
+                            p.name.clone(),
+                            frame,
+                        ],
+                        None => vec![String::new(); 4].into_iter().chain([frame]).collect(),
+                    }
                 }),
             ));
         }
@@ -403,27 +388,5 @@ impl Report for MpiTimeReport<'_> {
                 .collect(),
             rows,
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_paths_are_broken_into_lines() {
-        let p: Vec<String> = ["main()", "Amr::coarseTimeStep()", "FillBoundary"]
-            .map(str::to_owned)
-            .into();
-        assert_eq!(
-            path_lines(&p, 80),
-            ["main() > Amr::coarseTimeStep() > FillBoundary"]
-        );
-        assert_eq!(
-            path_lines(&p, 30),
-            ["main() > Amr::coarseTimeStep()", "  > FillBoundary"]
-        );
-        assert_eq!(path_lines(&p[..1], 2), ["main()"]);
-        assert_eq!(path_lines(&[], 20), ["(outside timed calls)"]);
     }
 }

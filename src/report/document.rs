@@ -158,6 +158,9 @@ pub enum Block<'a> {
     Line(String),
     /// Sentences: wrapped at blanks to the output's width.
     Prose(String),
+    /// An item of a list: prose indented, its further lines under its
+    /// text.
+    Item(String),
     /// Columns of fixed least width.
     Table(Table<'a>),
     /// A table laid out by comfy-table, fitted to the output's width by
@@ -187,6 +190,15 @@ impl<'a> Document<'a> {
     /// [`line`]: Document::line
     pub fn prose(&mut self, text: impl Into<String>) -> &mut Self {
         self.blocks.push(Block::Prose(text.into()));
+        self
+    }
+
+    /// An item of a list (one finding, one note), wrapped to the
+    /// output's width like [`prose`], indented.
+    ///
+    /// [`prose`]: Document::prose
+    pub fn item(&mut self, text: impl Into<String>) -> &mut Self {
+        self.blocks.push(Block::Item(text.into()));
         self
     }
 

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use super::calltree::{Order, TreeView};
 use super::html_search::{SEARCH_SCRIPT, write_search_bar};
 use super::html_tree::{MAX_TREE_ROWS, TreeTable, write_tree_table};
-use super::numfmt::{bytes, duration_text, percent, seconds_apart};
+use super::numfmt::{bytes, duration_apart, duration_text, percent};
 use crate::analysis::comm_sync::SendMatrixGroups;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
@@ -599,12 +599,12 @@ fn histogram_svg(
             format!(" ← {}", marks.join(", "))
         };
         let bar = n as f64 / most * BAR_WIDTH;
+        // Each end with its unit, digits enough to tell neighbours apart.
+        let label = format!("{}–{}", duration_apart(a, step), duration_apart(z, step));
         writeln!(
             w,
-            r##"<text x="4" y="{}">{}–{} s</text><rect x="{left}" y="{y}" width="{bar:.1}" height="{}" fill="#4682b4"{outline}><title>{n} process(es) with {a:.6}..{z:.6} s</title></rect><text x="{:.1}" y="{}">{n}{marks}</text>"##,
+            r##"<text x="4" y="{}">{label}</text><rect x="{left}" y="{y}" width="{bar:.1}" height="{}" fill="#4682b4"{outline}><title>{n} process(es) with {label}</title></rect><text x="{:.1}" y="{}">{n}{marks}</text>"##,
             y + 10.0,
-            seconds_apart(a, step),
-            seconds_apart(z, step),
             row - 3.0,
             left + bar + 4.0,
             y + 10.0,

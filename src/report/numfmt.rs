@@ -96,6 +96,35 @@ pub fn seconds_apart(x: f64, step: f64) -> String {
     fixed(x, decimals)
 }
 
+/// A time with its unit, as [`duration_text`], with more decimals where
+/// they are needed to tell it from a value `step` seconds away: labels of
+/// histogram bins, whose neighbours may differ past the 4th digit.
+pub fn duration_apart(x: f64, step: f64) -> String {
+    let plain = duration_text(x);
+    // Exact zero (`0`), not finite, below a nanosecond (`1.234e-10 s`)
+    // or no step to resolve: as it is.
+    if x == 0.0 || !x.is_finite() || !(step > 0.0 && step.is_finite()) || plain.contains('e') {
+        return plain;
+    }
+    let Some((number, unit)) = plain.split_once(' ') else {
+        return plain;
+    };
+    let scale = match unit {
+        "s" => 1.0,
+        "ms" => 1e3,
+        "µs" => 1e6,
+        "ns" => 1e9,
+        _ => return plain,
+    };
+    let shown = number.split_once('.').map_or(0, |(_, d)| d.len());
+    // One digit past the step's first, as `seconds_apart`.
+    let needed = ((-(step * scale).log10()).ceil() as i64 + 1).clamp(0, 12) as usize;
+    if needed <= shown {
+        return plain;
+    }
+    format!("{} {unit}", fixed(x * scale, needed))
+}
+
 /// A percentage with 2 decimals; a share that is not zero never reads as
 /// `0.00`: under 0.005 % it is `<0.01`.
 pub fn percent(x: f64) -> String {
@@ -264,6 +293,14 @@ mod tests {
         assert_eq!(percent1(12.34), "12.3");
         assert_eq!(seconds_apart(0.00123, 0.01), "0.0012");
         assert_eq!(seconds_apart(0.0000123, 0.000001), "0.0000123");
+        // Neighbouring bins 1 µs apart near 1.2 ms: 4 digits would print
+        // both as 1.200 ms.
+        assert_eq!(duration_apart(0.0012, 1e-6), "1.2000 ms");
+        assert_eq!(duration_apart(0.001201, 1e-6), "1.2010 ms");
+        assert_eq!(duration_apart(0.0012, 1e-5), "1.200 ms");
+        assert_eq!(duration_apart(2.5e-6, 1.0), "2.500 µs");
+        assert_eq!(duration_apart(0.0, 1e-9), "0");
+        assert_eq!(duration_apart(1234.5, 1e-3), "1234.5000 s");
         assert_eq!(right("ab", 4), "  ab");
         assert_eq!(right("abcdef", 4), "abcdef");
         assert_eq!(bytes(512), "512 B");

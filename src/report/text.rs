@@ -34,12 +34,24 @@ pub fn write_document(
                     writeln!(w, "{}", l.replace(NO_BREAK, " "))?;
                 }
             }
+            Block::Item(text) => {
+                let text = super::escape::visible_except(&text, &['\n']);
+                // Every line within the width with the deeper indent.
+                let room = width.map(|w| w.saturating_sub(ITEM_INDENT.len() + 2));
+                for (i, l) in wrapped(&text, room).into_iter().enumerate() {
+                    let more = if i == 0 { "" } else { "  " };
+                    writeln!(w, "{ITEM_INDENT}{more}{}", l.replace(NO_BREAK, " "))?;
+                }
+            }
             Block::Table(table) => write_table(w, table, width, &mut line)?,
             Block::Fitted(table, rule) => super::table::write_table(w, &table, &rule, width)?,
         }
     }
     Ok(())
 }
+
+/// Before an item of a list; its further lines have two blanks more.
+const ITEM_INDENT: &str = "  ";
 
 /// Stands for a blank where prose lines do not break (`12.35 ms`); written
 /// as a blank.
@@ -350,6 +362,18 @@ mod tests {
         let times = format!("late sender {}", unbroken("49.21 ms"));
         assert_eq!(wrapped(&times, Some(16)), ["late sender", "49.21\u{a0}ms"]);
         assert_eq!(wrapped("", Some(5)), [""]);
+    }
+
+    #[test]
+    fn items_wrap_within_the_width_under_their_text() {
+        let mut doc = Document::new();
+        doc.item("regions: region \"advance\" (number 5): 140 stops without a start");
+        let mut out = Vec::new();
+        write_document(&mut out, doc, Some(30)).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  regions: region \"advance\"\n    (number 5): 140 stops\n    without a start\n"
+        );
     }
 
     #[test]

@@ -235,8 +235,9 @@ fn a_time_window_reads_only_overlapping_blocks() {
     assert_eq!(a, b);
 }
 
+/// `comm check DIR` unwrapped (`--width 0`): each problem on one line.
 fn check(dir: &Path) -> (Option<i32>, String, String) {
-    let out = output(&["comm", "check", dir.to_str().unwrap()]);
+    let out = output(&["comm", "check", dir.to_str().unwrap(), "--width", "0"]);
     (
         out.status.code(),
         String::from_utf8(out.stdout).unwrap(),

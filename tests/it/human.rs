@@ -197,15 +197,12 @@ fn bare_time(word: &str) -> bool {
 
 const UNITS: [&str; 4] = ["s", "ms", "µs", "ns"];
 
-/// The faults of one report's text: lines wider than `width` (lines that
-/// name an input are the user's, like the title line) and times without
+/// The faults of one report's text: lines wider than `width` (but the
+/// title line, which names the input as the user did) and times without
 /// units or that read as zero when they are not.
-fn faults(text: &str, width: usize, paths: &[PathBuf], units: bool) -> Vec<String> {
+fn faults(text: &str, width: usize, units: bool) -> Vec<String> {
     let mut out = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        if i == 0 || paths.iter().any(|p| l.contains(s(p))) {
-            continue;
-        }
+    for l in text.lines().skip(1) {
         if l.chars().count() > width {
             out.push(format!("{} columns: {l}", l.chars().count()));
         }
@@ -260,7 +257,7 @@ fn every_report_fits_and_shows_units(kind: Input, database: &str) {
                 );
                 let text = String::from_utf8(out.stdout).unwrap();
                 assert!(!text.trim().is_empty(), "{args:?}");
-                for f in faults(&text, width, &paths, h.units) {
+                for f in faults(&text, width, h.units) {
                     all.push(format!("{args:?}: {f}"));
                 }
                 checked += 1;
@@ -295,7 +292,7 @@ fn every_timer_tree_report_fits_and_shows_units() {
 /// The checks themselves: they catch what the reports must not print.
 #[test]
 fn faults_catch_bare_times_rounded_zeros_and_wide_lines() {
-    let t = |line: &str| faults(&format!("title\n{line}"), 40, &[], true);
+    let t = |line: &str| faults(&format!("title\n{line}"), 40, true);
     assert!(t("f   8.813e-05").len() == 1);
     assert!(t("f   0.0753").len() == 1);
     assert!(t("f   0.0000").len() == 1);
@@ -303,7 +300,7 @@ fn faults_catch_bare_times_rounded_zeros_and_wide_lines() {
     assert!(t(&"x".repeat(41)).len() == 1);
     assert!(t(&"µ".repeat(40)).is_empty());
     assert!(t("f  2.600 µs  50.62  0.00  0").is_empty());
-    assert!(faults("title\nx 1.00000E-02", 80, &[], false).is_empty());
+    assert!(faults("title\nx 1.00000E-02", 80, false).is_empty());
 }
 
 fn no_time_that_is_not_zero_reads_as_zero(name: &str) {
@@ -336,7 +333,7 @@ fn no_time_that_is_not_zero_reads_as_zero(name: &str) {
 
 database_tests!(no_time_that_is_not_zero_reads_as_zero);
 
-// ---- comm waits, compare and diff for people ----
+// ---- comm waits, comm time, compare and diff for people ----
 // Every shipped database and job log each applies to, in 80 columns: every
 // line fits, times carry their unit and read as zero only when zero, and
 // different call paths print differently.
@@ -434,21 +431,27 @@ fn rows_under<'t>(text: &'t str, title: &str, header: &str) -> (&'t str, Vec<&'t
     (head, lines.take_while(|l| !l.trim().is_empty()).collect())
 }
 
-/// `comm waits`' call-path tree read back: per row its function and the
-/// path of frames above its line.
-fn waits_tree(text: &str) -> Vec<(String, Vec<String>)> {
-    let (head, rows) = rows_under(text, "By call path", "Function");
+/// A call-path tree (`comm waits`, `comm time`) read back: per row its
+/// function and the path of frames above its line. The table is the one
+/// under `title`, its header line starts with `header`; frames-only lines
+/// are blank left of the tree.
+fn path_tree(text: &str, title: &str, header: &str) -> Vec<(String, Vec<String>)> {
+    let (head, rows) = rows_under(text, title, header);
+    // The header is ASCII: byte offsets are columns.
     let col = head.find("Call path").unwrap();
+    let function_col = head.find("Function").unwrap();
     let mut stack: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for line in rows {
+        let left: String = line.chars().take(col).collect();
         let cell: String = line.chars().skip(col).collect();
         let name = cell.trim_start();
         let depth = (cell.len() - name.len()) / 2;
         stack.truncate(depth);
         stack.push(name.to_owned());
-        if !line.starts_with(' ') {
-            let function = line.split_whitespace().next().unwrap().to_owned();
+        if !left.trim().is_empty() {
+            let function: String = line.chars().skip(function_col).collect();
+            let function = function.split_whitespace().next().unwrap().to_owned();
             let path = if depth == 0 && name == "(outside timed calls)" {
                 Vec::new()
             } else {
@@ -458,6 +461,33 @@ fn waits_tree(text: &str) -> Vec<(String, Vec<String>)> {
         }
     }
     out
+}
+
+/// A call-path tree in 80 columns and whole: `wanted` (function and path
+/// per row of the JSON, the rows the table shows) read back from the
+/// table under `title` of `args`' output: at 80 columns different paths
+/// end on different lines, at `--width 0` every path reads back whole.
+fn tree_reads_back(
+    args: &[&str],
+    narrow_text: &str,
+    title: &str,
+    header: &str,
+    mut want: Vec<(String, Vec<String>)>,
+) {
+    // The tree orders the rows its way, and one path is one line of it:
+    // different paths apart means as many texts as paths.
+    let narrow = path_tree(narrow_text, title, header);
+    assert_eq!(narrow.len(), want.len(), "{args:?}\n{narrow_text}");
+    let distinct = |paths: Vec<&Vec<String>>| paths.into_iter().collect::<HashSet<_>>().len();
+    assert_eq!(
+        distinct(narrow.iter().map(|(_, p)| p).collect()),
+        distinct(want.iter().map(|(_, p)| p).collect()),
+        "{args:?}\n{narrow_text}"
+    );
+    let mut whole = path_tree(&people(args, "0"), title, header);
+    whole.sort();
+    want.sort();
+    assert_eq!(whole, want, "{args:?}");
 }
 
 fn strings(v: &serde_json::Value) -> Vec<String> {
@@ -537,24 +567,35 @@ fn comm_waits_reads_in_80_columns(name: &str) {
         .iter()
         .map(|p| (p["name"].as_str().unwrap().to_owned(), strings(&p["path"])))
         .collect();
-    // The tree orders the rows its way, and one path is one line of it:
-    // different paths apart means as many texts as paths.
-    let narrow = waits_tree(&text);
-    assert_eq!(narrow.len(), want.len(), "{text}");
-    let distinct = |paths: Vec<&Vec<String>>| paths.into_iter().collect::<HashSet<_>>().len();
-    assert_eq!(
-        distinct(narrow.iter().map(|(_, p)| p).collect()),
-        distinct(want.iter().map(|(_, p)| p).collect()),
-        "{text}"
-    );
-    let mut whole = waits_tree(&people(&args, "0"));
-    let mut want = want;
-    whole.sort();
-    want.sort();
-    assert_eq!(whole, want, "{name}");
+    tree_reads_back(&args, &text, "By call path", "Function", want);
 }
 
 database_tests!(comm_waits_reads_in_80_columns);
+
+/// `comm time`'s call paths: the JSON's top rows as a tree in 80 columns,
+/// different paths apart, every path whole with room.
+fn comm_time_reads_in_80_columns(name: &str) {
+    let d = format!("blprof/{name}/bl_prof");
+    let args = ["comm", "time", d.as_str()];
+    let text = people(&args, "80");
+    // Shares of exactly nothing read `0.00` here, as in every table.
+    let wrong = faults(&text, 80, true);
+    assert!(wrong.is_empty(), "{args:?}: {wrong:#?}\n{text}");
+    let v = wire(&args);
+    let Some(paths) = v["paths"].as_array() else {
+        assert!(!text.contains("Call paths"), "{text}");
+        return;
+    };
+    // The table's default top.
+    let shown = &paths[..paths.len().min(20)];
+    let want: Vec<(String, Vec<String>)> = shown
+        .iter()
+        .map(|p| (p["type"].as_str().unwrap().to_owned(), strings(&p["path"])))
+        .collect();
+    tree_reads_back(&args, &text, "Call paths", "Time", want);
+}
+
+database_tests!(comm_time_reads_in_80_columns);
 
 /// The TinyProfiler logs that hold a report (the others say they have
 /// none): what `compare` and `diff` apply to.

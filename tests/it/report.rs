@@ -509,6 +509,7 @@ fn many_processes_get_histograms_and_bounded_pictures() {
     assert!(imb.contains("a histogram instead"));
     assert!(!imb.contains("<title>process "), "no bar per process");
     assert!(imb.contains("process(es) with"));
+    assert!(histogram_labels_read(imb) > 40, "{imb}");
     // Bounded: bars never exceed columns × processes per picture, and the
     // deeper depths' pictures a fixed number of bars, whatever the calls.
     let tl = &page[page.find("<section id=\"timeline\">").unwrap()
@@ -519,6 +520,59 @@ fn many_processes_get_histograms_and_bounded_pictures() {
         "{} bars",
         tl.matches("<rect").count()
     );
+}
+
+/// Seconds of a time for people: `0` (exact zero) or a number and its
+/// unit; `None` for anything else (a bare number).
+fn seconds_with_unit(text: &str) -> Option<f64> {
+    if text == "0" {
+        return Some(0.0);
+    }
+    let (number, unit) = text.split_once(' ')?;
+    let scale = match unit {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "µs" => 1e-6,
+        "ns" => 1e-9,
+        _ => return None,
+    };
+    Some(number.parse::<f64>().ok()? * scale)
+}
+
+/// The bin labels (`449.0 µs–493.4 µs`) of every histogram in `section`:
+/// both ends with units, no end reads as zero unless it is written `0`,
+/// each bin starts where the one before ended and neighbouring bins read
+/// apart. Returns the labels checked.
+fn histogram_labels_read(section: &str) -> usize {
+    let mut checked = 0;
+    for svg in section.split("<svg ").skip(1) {
+        let mut last_end: Option<(&str, f64)> = None;
+        for piece in svg.split("<text x=\"4\" y=\"").skip(1) {
+            let label = &piece[piece.find('>').unwrap() + 1..piece.find("</text>").unwrap()];
+            let (a, z) = label
+                .split_once('–')
+                .unwrap_or_else(|| panic!("not a bin: {label}"));
+            let read = |end: &str| {
+                let x = seconds_with_unit(end).unwrap_or_else(|| panic!("no unit: {label}"));
+                assert!(x != 0.0 || end == "0", "reads as zero: {label}");
+                x
+            };
+            let (x, y) = (read(a), read(z));
+            assert!(x < y, "the bin's ends alike: {label}");
+            if let Some((end, at)) = last_end {
+                assert_eq!(a, end, "not where the bin before ended: {label}");
+                assert!(at < y, "{label}");
+            }
+            last_end = Some((z, y));
+            // Its bar's tooltip says the same.
+            assert!(
+                piece.contains(&format!("process(es) with {label}</title>")),
+                "{piece}"
+            );
+            checked += 1;
+        }
+    }
+    checked
 }
 
 /// Chromium (`PROFPARSE_CHROMIUM`, else /usr/bin/chromium); the
