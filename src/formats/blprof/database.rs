@@ -83,6 +83,28 @@ pub struct Database {
     progress: Progress,
 }
 
+/// The data file of the last block looked up, for walks over a header's
+/// blocks, which name one or a few data files in runs: one lookup (a
+/// `lstat` and a lock in [`Database::data_handle`]) per run instead of one
+/// per block, which counted with 10,000 processes.
+#[derive(Default)]
+struct LastHandle {
+    name: Option<Arc<str>>,
+    handle: Option<Arc<DataHandle>>,
+}
+
+impl LastHandle {
+    /// `name`'s handle, or `None` when it cannot be opened (left to the
+    /// readers to report).
+    fn get(&mut self, db: &Database, name: &Arc<str>) -> Option<Arc<DataHandle>> {
+        if self.name.as_ref() != Some(name) {
+            self.handle = db.data_handle(name).ok();
+            self.name = Some(name.clone());
+        }
+        self.handle.clone()
+    }
+}
+
 /// Open data-file handles kept for reuse, at most (file descriptors are a
 /// limited resource; past this, a handle is opened per use).
 const MAX_KEPT_HANDLES: usize = 256;
@@ -260,8 +282,9 @@ impl Database {
     /// (sizes, estimates, streams) sees the records that are there. A data
     /// file that cannot be opened is left to the readers to report.
     fn fit_trace_blocks(&self, blocks: &mut [TraceBlockRef], warnings: &mut Vec<Warning>) {
+        let mut last = LastHandle::default();
         for b in blocks {
-            let Ok(file) = self.data_handle(&b.datafile) else {
+            let Some(file) = last.get(self, &b.datafile) else {
                 continue;
             };
             match super::trace::fit_to_file(&file, b) {
@@ -279,8 +302,9 @@ impl Database {
     /// ([`super::commdata::fit_to_file`]), as [`Self::fit_trace_blocks`].
     fn fit_comm_blocks(&self, blocks: &mut [CommBlockRef], warnings: &mut Vec<Warning>) {
         let record = self.comm.as_ref().map_or(24, |h| h.record_size());
+        let mut last = LastHandle::default();
         for b in blocks {
-            let Ok(file) = self.data_handle(&b.datafile) else {
+            let Some(file) = last.get(self, &b.datafile) else {
                 continue;
             };
             warnings.extend(super::commdata::fit_to_file(
