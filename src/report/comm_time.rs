@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{TreeIndent, duration, percent};
+use super::numfmt::{duration, percent};
 use super::path_tree::tree_lines;
 use crate::analysis::comm_attribution::{PathTime, RegionTime};
 use crate::analysis::comm_time::{MpiTime, TypeTime, bucket_bounds};
@@ -324,11 +324,7 @@ impl Report for MpiTimeReport<'_> {
                     Column::left("Call path", 0).after("  "),
                 ],
                 lines.into_iter().map(move |l| {
-                    let frame = format!(
-                        "{}{}",
-                        TreeIndent::new(l.depth),
-                        l.name.unwrap_or("(outside timed calls)")
-                    );
+                    let frame = l.frame_text();
                     match l.row.map(|i| &shown[i]) {
                         Some(p) => vec![
                             duration(p.seconds),

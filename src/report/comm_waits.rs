@@ -3,7 +3,7 @@
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{TreeIndent, duration};
+use super::numfmt::duration;
 use super::path_tree::tree_lines;
 use crate::analysis::comm_waits::WaitReport;
 
@@ -115,11 +115,7 @@ impl Report for WaitsReport<'_> {
                         Column::left("Call path", 0).after("  "),
                     ],
                     lines.into_iter().map(move |l| {
-                        let frame = format!(
-                            "{}{}",
-                            TreeIndent::new(l.depth),
-                            l.name.unwrap_or("(outside timed calls)")
-                        );
+                        let frame = l.frame_text();
                         match l.row.map(|i| &shown[i]) {
                             Some(p) => vec![
                                 p.name.clone(),

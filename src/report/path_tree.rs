@@ -18,6 +18,18 @@ pub struct TreeLine<'a> {
     pub row: Option<usize>,
 }
 
+impl TreeLine<'_> {
+    /// The frame as its tree cell: indented by its depth, the empty path
+    /// named.
+    pub fn frame_text(&self) -> String {
+        format!(
+            "{}{}",
+            super::numfmt::TreeIndent::new(self.depth),
+            self.name.unwrap_or("(outside timed calls)")
+        )
+    }
+}
+
 struct Node<'a> {
     name: &'a str,
     depth: usize,
