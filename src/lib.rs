@@ -12,6 +12,8 @@
 #![deny(unsafe_code)]
 
 pub mod analysis;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod error;
 pub mod formats;
 pub mod model;
@@ -20,6 +22,7 @@ pub mod progress;
 pub mod report;
 pub mod source;
 pub mod spill;
+#[cfg(feature = "synth")]
 pub mod synth;
 #[cfg(test)]
 mod test_rng;

@@ -1,6 +1,6 @@
-//! Whole command lines, in process: the binary's own modules (argument
-//! parsing, commands, renderers, output files) run on inputs patched by the
-//! fuzz input — a four-process bl_prof database (the `small4` fixture), a
+//! Whole command lines, in process (`profparse::cli::run_in_process`:
+//! argument parsing, commands, renderers, output files) on inputs patched by
+//! the fuzz input — a four-process bl_prof database (the `small4` fixture), a
 //! tlog trace, a timer tree and an AMReX job log.
 //!
 //! Input: byte 0 picks a command line from `COMMANDS`; then patches
@@ -13,34 +13,9 @@
 //! closed stdout, whose writes std treats as done.
 #![no_main]
 
-// The binary's modules, compiled into this target (they name each other
-// through `crate::`, so they sit at the crate root as in `main.rs`).
-#[allow(dead_code)]
-#[path = "../../src/bin/profparse/cli.rs"]
-mod cli;
-#[allow(dead_code)]
-#[path = "../../src/bin/profparse/commands/mod.rs"]
-mod commands;
-#[allow(dead_code)]
-#[path = "../../src/bin/profparse/context.rs"]
-mod context;
-#[allow(dead_code)]
-#[path = "../../src/bin/profparse/format.rs"]
-mod format;
-#[allow(dead_code)]
-#[path = "../../src/bin/profparse/help.rs"]
-mod help;
-#[allow(dead_code)]
-#[path = "../../src/bin/profparse/output.rs"]
-mod output;
-#[allow(dead_code)]
-#[path = "../../src/bin/profparse/progress.rs"]
-mod progress;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 
 /// Command lines; `DB` is the patched database, `BASE` the unpatched one,
@@ -220,8 +195,5 @@ fuzz_target!(|data: &[u8]| {
             w => w.replace("OUT", &format!("{dir}/out")),
         }))
         .chain(["-q".to_string()]);
-    let cli = cli::Cli::try_parse_from(args).expect("every command line in COMMANDS parses");
-    let ctx = context::Context::new(&cli.global);
-    let result = commands::run(&cli.command, &ctx);
-    let _ = ctx.exit_code(result);
+    profparse::cli::run_in_process(args).expect("every command line in COMMANDS parses");
 });

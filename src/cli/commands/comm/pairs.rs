@@ -1,0 +1,91 @@
+//! `profparse comm pairs`: the table after the pairing; JSON and CSV
+//! formatted in the pairing's parallel tasks and written as they end.
+
+use std::process::ExitCode;
+
+use crate::analysis::comm_pairs::{pair_messages_in, pair_messages_unordered};
+use crate::report::comm::{PairChunk, PairChunks, PairStream, PairsReport};
+use crate::report::{Format, render};
+use clap::Args;
+
+use super::regions::CommRegions;
+use super::{AlignArg, CommSelect, TABLE_JSON_CSV, open_comm_db};
+use crate::cli::args::{DatabaseArg, OutputArg, RegionArgs};
+use crate::cli::context::Context;
+use crate::cli::output;
+
+#[derive(Args, Debug)]
+pub struct PairsArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[command(flatten)]
+    select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
+    #[command(flatten)]
+    align: AlignArg,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
+    format: Format,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm pairs")?;
+    let database = &mut *kept;
+    args.select.check_procs(database)?;
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm pairs")?;
+    let ranges = regions.ranges();
+    let mut out = output::open(args.output.output.as_deref())?;
+    let sel = args.select.selection();
+    let clocks = args.align.offsets(database, ctx);
+    let aligned = args.align.align_clocks;
+    let (report, warnings) = if args.format == Format::Table {
+        // (The table shows sums and extremes: the pairs' order is free.)
+        let mut r = pair_messages_unordered(database, &sel, ranges, || (), |_, _| {}, &mut |_| {});
+        drop(bar);
+        r.0.region_filter = regions.names();
+        if aligned {
+            clocks.align_pairs(&mut r.0);
+        }
+        render(
+            &PairsReport(&r.0),
+            args.format,
+            args.output.text_width(false),
+            &mut out,
+        )?;
+        r
+    } else {
+        // Pairs are formatted in the pairing's parallel tasks and
+        // written in order as the tasks end.
+        let chunks = PairChunks::new(args.format);
+        let mut stream = PairStream::begin(&mut out, &chunks);
+        let mut r = pair_messages_in(
+            database,
+            &sel,
+            ranges,
+            || chunks.chunk(),
+            |c: &mut PairChunk, p| {
+                if aligned {
+                    c.add(&clocks.align_pair(p));
+                } else {
+                    c.add(p);
+                }
+            },
+            &mut |c| stream.write(c),
+        );
+        if aligned {
+            clocks.align_pairs(&mut r.0);
+        }
+        r.0.region_filter = regions.names();
+        let written = stream.finish(&r.0);
+        drop(bar);
+        written?;
+        r
+    };
+    drop(report);
+    ctx.warn_all(&warnings);
+    out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,56 @@
+//! `profparse comm stats`.
+
+use std::process::ExitCode;
+
+use crate::analysis::comm_stats::comm_stats_in;
+use crate::report::Format;
+use crate::report::comm::CommStatsReport;
+use clap::Args;
+
+use super::regions::CommRegions;
+use super::{CommSelect, open_comm_db};
+use crate::cli::args::{DatabaseArg, OutputArg, RegionArgs};
+use crate::cli::context::Context;
+use crate::cli::format::TABLE_JSON;
+use crate::cli::output::emit;
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[command(flatten)]
+    select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+    format: Format,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn run(args: &StatsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm stats")?;
+    let database = &mut *kept;
+    args.select.check_procs(database)?;
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm stats")?;
+    let (mut s, warnings) = comm_stats_in(database, &args.select.selection(), regions.ranges());
+    s.region_filter = regions.names();
+    drop(bar);
+    ctx.warn_all(&warnings);
+    ctx.info(
+        1,
+        format!(
+            "read {} comm blocks ({} bytes), skipped {} outside the selection or empty",
+            s.blocks_read, s.bytes_read, s.blocks_skipped
+        ),
+    );
+    let report = CommStatsReport {
+        database: args.db.db.display().to_string(),
+        header: database.comm.as_ref(),
+        stats: &s,
+        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+    };
+    emit(&report, args.format, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,104 @@
+//! `profparse comm barriers|matrix`: who waited for whom, who sent to whom.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::analysis::comm_sync::{barriers_in, send_matrix_in};
+use crate::report::comm::{BarriersReport, MatrixReport};
+use crate::report::{Format, svg};
+use clap::Args;
+
+use super::regions::CommRegions;
+use super::{AlignArg, CommSelect, TABLE_JSON_CSV, open_comm_db};
+use crate::cli::args::{DatabaseArg, OutputArg, RegionArgs};
+use crate::cli::context::Context;
+use crate::cli::format::TABLE_JSON;
+use crate::cli::output::{emit, write_file};
+
+#[derive(Args, Debug)]
+pub struct BarriersArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[command(flatten)]
+    select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
+    /// Also the all-reductions (wait at N×N per reduction and process):
+    /// scans every block's records. Without it only the barrier records the
+    /// headers point to are read (amrprofparser -spd's work).
+    #[arg(long)]
+    reductions: bool,
+    #[command(flatten)]
+    align: AlignArg,
+    /// Output format.
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON)]
+    format: Format,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn barriers(args: &BarriersArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
+    let database = &mut *kept;
+    args.select.check_procs(database)?;
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm barriers")?;
+    let clocks = args.align.offsets(database, ctx);
+    let (mut r, warnings) = barriers_in(
+        database,
+        &args.select.selection(),
+        args.reductions,
+        regions.ranges(),
+    );
+    drop(bar);
+    r.region_filter = regions.names();
+    if args.align.align_clocks {
+        clocks.align_barriers(&mut r);
+    }
+    ctx.warn_all(&warnings);
+    emit(&BarriersReport(&r), args.format, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    #[command(flatten)]
+    db: DatabaseArg,
+    #[command(flatten)]
+    select: CommSelect,
+    #[command(flatten)]
+    regions: RegionArgs,
+    /// Output format (`csv`: one row per sender and receiver that exchanged
+    /// messages).
+    #[arg(long, default_value = "table", value_parser = TABLE_JSON_CSV)]
+    format: Format,
+    /// Write an SVG heat map of the bytes to F (process numbers on the
+    /// axes, a colour scale with values).
+    #[arg(long, value_name = "F")]
+    svg: Option<PathBuf>,
+    /// --svg: colours by log(1 + bytes), so routes of very different
+    /// volumes stay apart.
+    #[arg(long, requires = "svg")]
+    log_scale: bool,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
+pub fn matrix(args: &MatrixArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm matrix")?;
+    let database = &mut *kept;
+    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm matrix")?;
+    let (mut m, warnings) = send_matrix_in(database, &args.select.selection(), regions.ranges());
+    drop(bar);
+    m.region_filter = regions.names();
+    ctx.warn_all(&warnings);
+    if let Some(path) = &args.svg {
+        let scale = if args.log_scale {
+            svg::MatrixScale::Log
+        } else {
+            svg::MatrixScale::Linear
+        };
+        write_file(path, |w| svg::matrix_svg(&m, scale, w))?;
+    }
+    emit(&MatrixReport(&m), args.format, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,146 @@
+//! `profparse synth blprof DIR`: writes a synthetic database (benchmarks, scale tests).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::synth::blprof::BlprofConfig;
+use crate::synth::blprof_waits::Injected;
+use clap::{Args, Subcommand};
+
+use crate::cli::context::Context;
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    #[command(subcommand)]
+    pub command: SynthCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SynthCommand {
+    /// A bl_prof database with base, trace and comm parts.
+    Blprof {
+        /// Output directory (created).
+        dir: PathBuf,
+        #[arg(long, default_value_t = 4)]
+        procs: u64,
+        /// prof_nfiles: at most this many data files per part.
+        #[arg(long, default_value_t = 256)]
+        nfiles: u64,
+        /// Trace and comm blocks per process (1 + flushes).
+        #[arg(long, default_value_t = 1)]
+        blocks: u64,
+        #[arg(long, default_value_t = 12)]
+        functions: u32,
+        #[arg(long, default_value_t = 4)]
+        depth: u32,
+        #[arg(long, default_value_t = 3)]
+        regions: u32,
+        /// Call records per trace block.
+        #[arg(long, default_value_t = 1000)]
+        calls: u64,
+        /// Ring messages per comm block.
+        #[arg(long, default_value_t = 100)]
+        messages: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Gives each process a known clock offset in [-S, S] seconds
+        /// (process 0: 0) and writes the comm records on one true schedule
+        /// (Irecv, Isend, Waitall per message); the truth goes to
+        /// synth_truth.json in DIR.
+        #[arg(long, value_name = "S", value_parser = parse_seconds)]
+        clock_offsets: Option<f64>,
+        /// Process P sends every message S seconds late (its right
+        /// neighbour waits: late sender).
+        #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
+        late_sender: Option<(u64, f64)>,
+        /// Process P arrives S seconds late at every barrier.
+        #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
+        late_barrier: Option<(u64, f64)>,
+    },
+    /// A tlog trace file.
+    Tlog {
+        /// Output file.
+        file: PathBuf,
+        #[arg(long, default_value_t = 4)]
+        procs: u16,
+        /// Events per process (START and END included).
+        #[arg(long, default_value_t = 1000)]
+        events: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        SynthCommand::Blprof {
+            dir,
+            procs,
+            nfiles,
+            blocks,
+            functions,
+            depth,
+            regions,
+            calls,
+            messages,
+            seed,
+            clock_offsets,
+            late_sender,
+            late_barrier,
+        } => {
+            let injected = (clock_offsets.is_some()
+                || late_sender.is_some()
+                || late_barrier.is_some())
+            .then(|| Injected {
+                clock_offsets: clock_offsets.unwrap_or(0.0),
+                late_sender: *late_sender,
+                late_barrier: *late_barrier,
+            });
+            let cfg = BlprofConfig {
+                nprocs: (*procs).max(1),
+                nfiles: (*nfiles).max(1),
+                blocks: (*blocks).max(1),
+                functions: (*functions).max(1),
+                depth: *depth,
+                regions: (*regions).max(1),
+                calls_per_block: *calls,
+                messages_per_block: *messages,
+                seed: *seed,
+                injected,
+            };
+            cfg.write(dir).map_err(|e| crate::Error::io(dir, e))?;
+        }
+        SynthCommand::Tlog {
+            file,
+            procs,
+            events,
+            seed,
+        } => {
+            let cfg = crate::synth::tlog::TlogConfig {
+                nprocs: (*procs).max(1),
+                events: *events,
+                seed: *seed,
+            };
+            crate::cli::output::write_file(file, |mut w| cfg.write(&mut w).map(drop))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Seconds: finite, not negative.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    let d: f64 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    if !d.is_finite() || d < 0.0 {
+        return Err(format!("{d}: seconds must be finite and not negative"));
+    }
+    Ok(d)
+}
+
+/// `P:S`: a process and seconds (finite, not negative).
+fn parse_proc_delay(s: &str) -> Result<(u64, f64), String> {
+    let (p, d) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s:?}: expected PROC:SECONDS"))?;
+    let p: u64 = p.trim().parse().map_err(|e| format!("{p:?}: {e}"))?;
+    Ok((p, parse_seconds(d)?))
+}
