@@ -17,11 +17,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use profparse::analysis::tlog_summary::{EventNames, Trees, open_and_summarize, summarize};
-use profparse::formats::tlog::TlogFile;
-use profparse::report::tlog_dump::{DumpStyle, write_dump};
 use profparse::synth::blprof::BlprofConfig;
 use profparse::synth::tlog::TlogConfig;
+use profparse::{
+    EventNames, TlogDumpStyle as DumpStyle, TlogFile, TlogTrees as Trees, open_and_summarize_tlog,
+    tlog_summary, write_tlog_dump,
+};
 
 fn quick() -> bool {
     std::env::var_os("PROFPARSE_BENCH_QUICK").is_some()
@@ -211,18 +212,22 @@ fn blprof_reports(c: &mut Criterion) {
             ("dump-java", DumpStyle::TlogDump),
         ] {
             group.bench_function(id(name), |b| {
-                b.iter(|| pool.install(|| write_dump(&mut io::sink(), &t, style).expect("dump")))
+                b.iter(|| {
+                    pool.install(|| write_tlog_dump(&mut io::sink(), &t, style).expect("dump"))
+                })
             });
         }
         // `tlog summary`: the opening scan summarizes in the same pass.
         let progress = Default::default();
         group.bench_function(id("summary"), |b| {
             b.iter(|| {
-                pool.install(|| open_and_summarize(&inputs.tlog, &names, &progress).expect("opens"))
+                pool.install(|| {
+                    open_and_summarize_tlog(&inputs.tlog, &names, &progress).expect("opens")
+                })
             })
         });
         group.bench_function(id("tree"), |b| {
-            b.iter(|| pool.install(|| summarize(&t, &names, Trees::Build)))
+            b.iter(|| pool.install(|| tlog_summary(&t, &names, Trees::Build)))
         });
     }
     group.finish();

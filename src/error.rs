@@ -14,31 +14,46 @@ use crate::formats::blprof::Part;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Location {
     /// A whole file or directory.
-    File { path: PathBuf },
+    File {
+        /// The file or directory.
+        path: PathBuf,
+    },
     /// A 1-based line of a text file.
-    Line { path: PathBuf, line: usize },
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// Its line, counted from 1.
+        line: usize,
+    },
     /// A byte offset in a binary file.
-    Offset { path: PathBuf, offset: u64 },
+    Offset {
+        /// The file.
+        path: PathBuf,
+        /// Bytes from the start of the file.
+        offset: u64,
+    },
 }
 
 impl Location {
-    pub fn file(path: impl AsRef<Path>) -> Self {
+    pub(crate) fn file(path: impl AsRef<Path>) -> Self {
         Location::File {
             path: path.as_ref().to_path_buf(),
         }
     }
-    pub fn line(path: impl AsRef<Path>, line: usize) -> Self {
+    pub(crate) fn line(path: impl AsRef<Path>, line: usize) -> Self {
         Location::Line {
             path: path.as_ref().to_path_buf(),
             line,
         }
     }
-    pub fn offset(path: impl AsRef<Path>, offset: u64) -> Self {
+    pub(crate) fn offset(path: impl AsRef<Path>, offset: u64) -> Self {
         Location::Offset {
             path: path.as_ref().to_path_buf(),
             offset,
         }
     }
+
+    /// The file it is in.
     pub fn path(&self) -> &Path {
         match self {
             Location::File { path }
@@ -68,7 +83,9 @@ pub enum Error {
     /// it is printed once.)
     #[error("{}: {error}", path.display())]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// What the system said.
         // Not named `source`: that would make it the error's cause too,
         // and `{:#}` would print it twice.
         error: std::io::Error,
@@ -76,17 +93,25 @@ pub enum Error {
     /// A path that is not a bl_prof database directory.
     #[error("{}: {}", path.display(), not_a_database_text(*why, advice))]
     NotADatabase {
+        /// The path given.
         path: PathBuf,
+        /// Why it is not one.
         why: NotADatabase,
         /// What to do instead, judged by what the path holds.
         advice: Option<String>,
     },
     /// The database lacks a part the report needs.
     #[error("{}: the database has no {} ({}){}", path.display(), part.name(), part.global_header(), part_hint(*part))]
-    MissingPart { path: PathBuf, part: Part },
+    MissingPart {
+        /// The database directory.
+        path: PathBuf,
+        /// The part it lacks.
+        part: Part,
+    },
     /// A header file without a single line of its kind.
     #[error("{}: not a bl_prof {kind} header: no {lacking}", path.display())]
     NotAHeader {
+        /// The header file.
         path: PathBuf,
         /// `base`, `call-stats`, `comm`.
         kind: &'static str,
@@ -102,11 +127,13 @@ pub enum Error {
         block: String,
         /// Where the block would end.
         end: u64,
+        /// The file's length in bytes.
         file_len: u64,
     },
     /// A text log (a job's output) without a TinyProfiler report.
     #[error("{}: {}", path.display(), no_report_text(*amrex_runs))]
     NoTinyProfilerReport {
+        /// The log.
         path: PathBuf,
         /// The runs whose start (`Initializing AMReX (…)`) the log shows.
         amrex_runs: usize,
@@ -114,66 +141,99 @@ pub enum Error {
     /// A line or token of a text input that does not parse as its format
     /// says (a timer-tree file, a region filter, an event-names file).
     #[error("{location}: {message}")]
-    Syntax { location: Location, message: String },
+    Syntax {
+        /// Where in the input.
+        location: Location,
+        /// What was found there, and what was expected.
+        message: String,
+    },
     /// A file or block larger than its reader takes, or a record count that
     /// no file can hold: nothing is allocated for it.
     #[error("{location}: {message}")]
-    Oversized { location: Location, message: String },
+    Oversized {
+        /// Where in the input.
+        location: Location,
+        /// What was found there, and what was expected.
+        message: String,
+    },
     /// A file of another kind than the command reads (a text file given to
     /// a tlog command, say).
     #[error("{location}: {message}")]
-    WrongKind { location: Location, message: String },
+    WrongKind {
+        /// Where in the input.
+        location: Location,
+        /// What was found there, and what was expected.
+        message: String,
+    },
     /// An input in which nothing at all could be read (every block or every
     /// file damaged), after the warnings about each.
     #[error("{location}: {message}")]
-    NothingReadable { location: Location, message: String },
+    NothingReadable {
+        /// Where in the input.
+        location: Location,
+        /// What was found there, and what was expected.
+        message: String,
+    },
     /// A data file name that leaves the database directory (a directory in
     /// the name, a symbolic link pointing outside): not opened.
     #[error("{location}: {message}")]
-    OutsideDatabase { location: Location, message: String },
+    OutsideDatabase {
+        /// Where in the input.
+        location: Location,
+        /// What was found there, and what was expected.
+        message: String,
+    },
     /// Any other damage: the input is not what it claims to be.
     #[error("{location}: {message}")]
-    Invalid { location: Location, message: String },
+    Invalid {
+        /// Where in the input.
+        location: Location,
+        /// What was found there, and what was expected.
+        message: String,
+    },
     /// A requested process, region or item does not exist.
     #[error("{0}")]
     NotFound(String),
     /// `--strict` was given and warnings were issued.
     #[error("{count} warning(s) and --strict was given")]
-    Strict { count: usize },
+    Strict {
+        /// The warnings issued.
+        count: usize,
+    },
 }
 
 impl Error {
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
             error: source,
         }
     }
-    pub fn syntax(location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn syntax(location: Location, message: impl Into<String>) -> Self {
         Error::Syntax {
             location,
             message: message.into(),
         }
     }
-    pub fn oversized(location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn oversized(location: Location, message: impl Into<String>) -> Self {
         Error::Oversized {
             location,
             message: message.into(),
         }
     }
-    pub fn wrong_kind(location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn wrong_kind(location: Location, message: impl Into<String>) -> Self {
         Error::WrongKind {
             location,
             message: message.into(),
         }
     }
-    pub fn nothing_readable(location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn nothing_readable(location: Location, message: impl Into<String>) -> Self {
         Error::NothingReadable {
             location,
             message: message.into(),
         }
     }
-    pub fn invalid(location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn invalid(location: Location, message: impl Into<String>) -> Self {
         Error::Invalid {
             location,
             message: message.into(),
@@ -302,6 +362,7 @@ fn no_report_text(amrex_runs: usize) -> String {
     }
 }
 
+/// A result whose error is the library's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Something suspicious that did not stop the work.
@@ -310,7 +371,9 @@ pub struct Warning {
     /// What kind of thing it reports: damage or a known quirk of healthy data.
     #[serde(skip)]
     pub kind: WarningKind,
+    /// Where in the input.
     pub location: Location,
+    /// What was found, and what was done about it.
     pub message: String,
 }
 
@@ -372,6 +435,7 @@ impl Warning {
         }
     }
 
+    /// Whether it is a note about healthy data ([`WarningKind::is_note`]).
     pub fn is_note(&self) -> bool {
         self.kind.is_note()
     }

@@ -16,18 +16,8 @@
 //! one window and gathers the items of the next while the window between
 //! them is mapped.
 //!
-//! ```
-//! use profparse::parallel::Ordered;
-//!
-//! let mut out = Vec::new();
-//! Ordered::per_thread(2)
-//!     .run(1..=10, |x: u64| x * x, |y| -> Result<(), ()> {
-//!         out.push(y);
-//!         Ok(())
-//!     })
-//!     .unwrap();
-//! assert_eq!(out, (1..=10).map(|x| x * x).collect::<Vec<_>>());
-//! ```
+//! Its use: `Ordered::per_thread(2).run(items, map, consume)` (the tests
+//! below, `results_in_input_order_with_bounded_windows`).
 
 use rayon::prelude::*;
 

@@ -9,7 +9,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use std::sync::atomic::{AtomicU64, Ordering};
-//! use profparse::progress::Progress;
+//! use profparse::Progress;
 //!
 //! let done = Arc::new(AtomicU64::new(0));
 //! let seen = done.clone();
@@ -48,6 +48,7 @@ impl Progress {
         }
     }
 
+    /// Whether a hook watches (loops may skip counting when not).
     pub fn is_active(&self) -> bool {
         self.0.is_some()
     }

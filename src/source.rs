@@ -92,6 +92,7 @@ impl InputFile {
     }
 
     /// Wraps bytes that are already in memory (tests, fuzzers, benches).
+    #[cfg(any(test, feature = "internals"))]
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Self {
         let file_len = bytes.len() as u64;
         InputFile {
@@ -137,6 +138,7 @@ impl InputFile {
         self.file_len
     }
 
+    #[cfg(feature = "internals")]
     pub fn is_empty(&self) -> bool {
         self.file_len == 0
     }
@@ -190,6 +192,7 @@ impl DataHandle {
         self.len
     }
 
+    #[cfg(feature = "internals")]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -7,7 +7,9 @@ use libfuzzer_sys::fuzz_target;
 use profparse::formats::blprof::callstats::CallStatsFile;
 use profparse::formats::blprof::comm::CommFile;
 use profparse::formats::blprof::header::{numbered_lines, parse_line};
-use profparse::formats::blprof::{BaseHeader, CallStatsHeader, CommHeader};
+use profparse::formats::blprof::base::BaseHeader;
+use profparse::formats::blprof::callstats::CallStatsHeader;
+use profparse::formats::blprof::comm::CommHeader;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -22,10 +22,15 @@ pub struct Spread {
     pub total: Metrics,
     /// Processes in which the node occurs.
     pub procs: usize,
+    /// Smallest inclusive seconds on one process.
     pub inclusive_min: f64,
+    /// Largest inclusive seconds on one process.
     pub inclusive_max: f64,
+    /// The process with the largest inclusive seconds (the lowest of equals).
     pub inclusive_max_proc: Option<usize>,
+    /// Smallest exclusive seconds on one process.
     pub exclusive_min: f64,
+    /// Largest exclusive seconds on one process.
     pub exclusive_max: f64,
 }
 

@@ -72,10 +72,15 @@ pub struct Residual {
     pub conflicts: usize,
 }
 
+/// Estimated offsets of the processes' clocks from one reference
+/// clock, from the messages' send and receive times (docs/COMM.md).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ClockOffsets {
+    /// The process whose clock the others are aligned to.
     pub reference: usize,
+    /// Each process's offset, in process order.
     pub procs: Vec<ProcOffset>,
+    /// How well the offsets satisfy the messages.
     pub residual: Residual,
 }
 

@@ -71,12 +71,17 @@ pub struct MsgEnd {
 /// A matched message.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Pair {
+    /// The sending process.
     pub from: usize,
+    /// The receiving process.
     pub to: usize,
+    /// The message tag.
     pub tag: i32,
     /// Bytes sent.
     pub size: i32,
+    /// When the send was entered, seconds on the sender's clock.
     pub send_time: f64,
+    /// When the receive was entered, seconds on the receiver's clock.
     pub recv_time: f64,
     /// recv_time − send_time (two different clocks: see the module docs).
     pub latency: f64,
@@ -91,6 +96,7 @@ pub struct Pair {
     /// receiver started to wait (wait states, not in the outputs).
     #[serde(skip)]
     pub wait_entry: Option<f64>,
+    /// The MPI call type of that call (the comm profile's number).
     #[serde(skip)]
     pub wait_kind: i32,
 }
@@ -118,7 +124,9 @@ pub struct PairReport {
     pub paired: u64,
     /// Per sender and receiver, in that order.
     pub routes: Vec<Route>,
+    /// Sends no receive was found for.
     pub unmatched_sends: Vec<MsgEnd>,
+    /// Receives no send was found for.
     pub unmatched_recvs: Vec<MsgEnd>,
     /// With `--align-clocks`: the process whose clock all times are on
     /// (docs/COMM.md); absent: each process's own clock.

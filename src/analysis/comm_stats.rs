@@ -70,20 +70,31 @@ pub struct ProcCommStats {
 /// The whole report.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct CommStats {
+    /// Processes of the database.
     pub nprocs: usize,
     /// Every record of the blocks read.
     pub nrecords: u64,
+    /// Calls and seconds per MPI call type.
     pub by_type: Vec<TypeStats>,
+    /// Per selected process, in process order.
     pub procs: Vec<ProcCommStats>,
+    /// Bytes of all sends.
     pub bytes_sent: u64,
+    /// The smallest message size seen, bytes.
     pub msg_size_min: Option<i32>,
+    /// The largest message size seen, bytes.
     pub msg_size_max: Option<i32>,
+    /// The earliest record time, seconds.
     pub time_min: Option<f64>,
+    /// The latest record time, seconds.
     pub time_max: Option<f64>,
     /// Mean of the `timerTime` lines (the cost of one timer read).
     pub timer_time: Option<f64>,
+    /// Blocks read.
     pub blocks_read: usize,
+    /// Blocks left out by the selection (their `timeMinMax` outside the window).
     pub blocks_skipped: usize,
+    /// Bytes of records read.
     pub bytes_read: u64,
     /// Barriers (`bNum` lines) by name.
     pub barrier_names: Vec<NameCount>,

@@ -63,13 +63,17 @@ pub struct ProcBarrierTotals {
     pub last_arrivals: usize,
 }
 
+/// The barriers and all-reductions of a database, and how long each
+/// process waited at them.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct BarrierReport {
+    /// Barriers by barrier number.
     pub barriers: Vec<BarrierStats>,
     /// Per process: barriers, total wait ("wait at barrier"), last arrivals.
     pub procs: Vec<ProcBarrierTotals>,
     /// All-reductions by reduction number (the "wait at N×N" of collectives).
     pub reductions: Vec<BarrierStats>,
+    /// Per process: the all-reductions' totals.
     pub reduction_procs: Vec<ProcBarrierTotals>,
     /// With `--align-clocks`: the process whose clock the times are on,
     /// and `last_arrival` is the latest arrival on it.
@@ -276,6 +280,7 @@ pub fn barriers_in(
 /// Messages and bytes from each sender to each receiver.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct SendMatrix {
+    /// Processes of the database.
     pub nprocs: usize,
     /// Every sender → receiver pair that exchanged messages, by sender then
     /// receiver: memory grows with the pairs that talk, never with
@@ -497,14 +502,6 @@ impl SendMatrixGroups {
         g
     }
 
-    /// The first and last process of cell `i`.
-    pub fn procs(&self, i: usize) -> (usize, usize) {
-        let first = i * self.group;
-        (
-            first,
-            ((i + 1) * self.group).min(self.nprocs).max(first + 1) - 1,
-        )
-    }
 }
 
 /// [`send_matrix`] with at most `max_cells` cells per side: memory is

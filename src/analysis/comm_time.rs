@@ -101,10 +101,16 @@ impl ProcTime {
 /// The report.
 #[derive(Debug, Clone, Default)]
 pub struct MpiTime {
+    /// MPI calls of the selected processes.
     pub calls: u64,
+    /// Seconds inside MPI calls, summed over the selected processes.
     pub seconds: f64,
+    /// Seconds of the call traces of the same processes (the share's
+    /// denominator; 0 without call traces).
     pub traced: f64,
+    /// Calls and seconds per MPI call type.
     pub by_type: Vec<TypeTime>,
+    /// Per selected process, in process order.
     pub procs: Vec<ProcTime>,
     /// Per call path and region, when the database has call traces and
     /// attribution was asked for.

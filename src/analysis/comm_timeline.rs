@@ -443,6 +443,7 @@ struct Open {
 /// Per process (sorted by process): its calls in time order. Holds every
 /// call in memory: for small selections and tests; reports stream with
 /// [`proc_calls`] or bin with [`timeline_rows`].
+#[cfg(any(test, feature = "internals"))]
 pub fn comm_calls(
     db: &Database,
     window: (f64, f64),

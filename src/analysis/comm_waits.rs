@@ -41,14 +41,19 @@ use crate::formats::blprof::database::Database;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitState {
+    /// A receive waiting for a send posted later.
     LateSender,
+    /// A blocking send waiting for a receive posted later.
     LateReceiver,
+    /// A process waiting at a barrier for the last to arrive.
     Barrier,
+    /// A process waiting in an all-to-all collective for the last to arrive.
     #[serde(rename = "nxn")]
     NxN,
 }
 
 impl WaitState {
+    /// The name people read (`late sender`, `wait at barrier`).
     pub fn label(self) -> &'static str {
         match self {
             WaitState::LateSender => "late sender",
@@ -138,12 +143,17 @@ pub struct PathWaits {
     pub seconds: f64,
 }
 
+/// The wait states of a database: time a process spent in MPI waiting for
+/// another.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct WaitReport {
     /// The process whose clock the times are on (`None`: each its own).
     pub clocks_aligned_to: Option<usize>,
+    /// Seconds per kind of wait, over the selected processes.
     pub totals: StateSeconds,
+    /// Per selected process, in process order.
     pub procs: Vec<ProcWaits>,
+    /// Per MPI call type.
     pub types: Vec<TypeWaits>,
     /// With call traces: per call path (the innermost timed call open at
     /// the waiting call's entry) and type, most first.

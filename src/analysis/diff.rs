@@ -21,8 +21,7 @@
 //! renders the result.
 //!
 //! ```
-//! use profparse::analysis::diff::{DiffOptions, Presence, diff_trees};
-//! use profparse::model::calltree::{CallTree, Metrics};
+//! use profparse::{CallTree, DiffOptions, Metrics, Presence, diff_trees};
 //!
 //! let run = |nodes: &[(&[&str], f64)]| {
 //!     let mut t: CallTree<Metrics> = CallTree::new();
@@ -69,6 +68,7 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The metric's value in `m`.
     pub fn of(self, m: &Metrics) -> f64 {
         match self {
             Metric::Inclusive => m.inclusive,
@@ -77,6 +77,7 @@ impl Metric {
         }
     }
 
+    /// Its name on the command line (`--metric`).
     pub fn name(self) -> &'static str {
         match self {
             Metric::Inclusive => "inclusive",
@@ -115,7 +116,9 @@ impl DiffSort {
 /// What to compare and which rows to keep.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DiffOptions {
+    /// The metric compared.
     pub metric: Metric,
+    /// The order of the rows.
     pub sort: DiffSort,
     /// Keep at most this many rows (after sorting and `min_diff`).
     pub top: Option<usize>,
@@ -138,7 +141,7 @@ pub enum Presence {
 }
 
 impl Presence {
-    pub fn mark(self) -> &'static str {
+    pub(crate) fn mark(self) -> &'static str {
         match self {
             Presence::Both => "",
             Presence::OnlyA => "-",
@@ -159,15 +162,19 @@ pub struct DiffRow {
     /// Position in the unified tree's pre-order (siblings by name): the
     /// order of `--sort name`.
     position: usize,
+    /// In which runs the node exists.
     pub presence: Presence,
-    /// The metric in A and B (0 on the side where the node does not exist).
+    /// The metric in A (0 when the node is only in B).
     pub a: f64,
+    /// The metric in B (0 when the node is only in A).
     pub b: f64,
     /// b − a.
     pub diff: f64,
     /// (b − a) / a; `None` when a is 0 and b is not; 0 when both are 0.
     pub rel: Option<f64>,
+    /// Calls in A.
     pub calls_a: u64,
+    /// Calls in B.
     pub calls_b: u64,
 }
 
@@ -185,10 +192,12 @@ pub struct Diff {
     pub nodes: usize,
     /// Nodes only in A / only in B (before `min_diff` and `top`).
     pub only_a: usize,
+    /// Nodes only in B.
     pub only_b: usize,
     /// Σ of the metric over the outermost nodes (seconds: the total time
     /// of the run; calls: all outermost calls).
     pub total_a: f64,
+    /// The same sum for B.
     pub total_b: f64,
 }
 

@@ -22,8 +22,12 @@ pub enum RegionSel {
 /// Which regions a report looks at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegionFilter {
+    /// Every region is selected before the exclusions (no `include`, or
+    /// "all" named).
     pub include_all: bool,
+    /// Regions selected.
     pub include: Vec<RegionSel>,
+    /// Regions left out (after the inclusions).
     pub exclude: Vec<RegionSel>,
 }
 
@@ -67,6 +71,8 @@ impl RegionFilter {
         f
     }
 
+    /// Whether it selects every call (nothing included by name, nothing
+    /// excluded).
     pub fn is_everything(&self) -> bool {
         self.include_all && self.exclude.is_empty()
     }

@@ -21,13 +21,17 @@ pub trait ProcessRows: Sync {
 /// Statistics of one function over processes.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct FunctionStats {
+    /// The function's name.
     pub name: String,
     /// Calls on the selected process (`--proc`, default 0), as the reference prints.
     pub ncalls: i64,
     /// Calls summed over all processes.
     pub ncalls_total: i64,
+    /// Smallest exclusive seconds on one process.
     pub min: f64,
+    /// Mean exclusive seconds over processes.
     pub avg: f64,
+    /// Largest exclusive seconds on one process.
     pub max: f64,
     /// Population standard deviation over processes.
     pub stddev: f64,
@@ -229,14 +233,23 @@ pub fn summarize(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SortKey {
+    /// By name.
     Name,
+    /// By calls.
     Ncalls,
+    /// By the smallest per-process seconds.
     Min,
+    /// By the mean over processes.
     Avg,
+    /// By the largest per-process seconds.
     Max,
+    /// By the standard deviation over processes.
     Stddev,
+    /// By the coefficient of variation.
     Cv,
+    /// By the share of the total.
     Percent,
+    /// By the load imbalance (max / mean).
     Imbalance,
 }
 

@@ -85,14 +85,23 @@ pub struct CommInfo {
     pub timer_time: Option<f64>,
 }
 
+/// What a database holds (`profparse info`): processes, parts, and the
+/// size and time span of each part.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DatabaseInfo {
+    /// The database directory.
     pub dir: String,
+    /// Processes of the run.
     pub nprocs: Option<u64>,
+    /// Data files per part (`NOutFiles`).
     pub nfiles: Option<i64>,
+    /// The parts present.
     pub parts: Vec<Part>,
+    /// The base profile (per-function totals), if present.
     pub base: Option<BaseInfo>,
+    /// The call traces, if present.
     pub trace: Option<TraceInfo>,
+    /// The comm profile (MPI calls), if present.
     pub comm: Option<CommInfo>,
 }
 

@@ -121,6 +121,7 @@ pub struct Regions {
     /// Earliest and latest region record over all processes: the range of
     /// "include everything" (the reference's min/maxRegionTime).
     pub span: Option<(f64, f64)>,
+    /// What could not be read.
     pub warnings: Vec<Warning>,
 }
 
@@ -241,6 +242,7 @@ impl Regions {
         )
     }
 
+    /// The region's name (`region N` when the names table lacks it).
     pub fn name(&self, number: i32) -> String {
         self.names
             .get(&number)
@@ -261,6 +263,7 @@ impl Regions {
         v
     }
 
+    /// The ranges of process `proc`, if it has any.
     pub fn proc(&self, proc: usize) -> Option<&ProcRegions> {
         self.procs
             .binary_search_by_key(&proc, |p| p.proc)
@@ -284,7 +287,9 @@ fn load_proc(p: TraceProcWalk<'_>) -> (ProcRegions, Vec<Warning>) {
 /// One region over all processes.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RegionStats {
+    /// The region's name.
     pub name: String,
+    /// The region's number.
     pub number: i32,
     /// Closed ranges over all processes.
     pub count: usize,
@@ -292,8 +297,11 @@ pub struct RegionStats {
     pub total: f64,
     /// Per-process seconds: min / avg / max over processes.
     pub min: f64,
+    /// Mean seconds over processes.
     pub avg: f64,
+    /// Largest seconds on one process.
     pub max: f64,
+    /// The process with the largest (the lowest of equals).
     pub max_proc: Option<usize>,
 }
 

@@ -139,12 +139,15 @@ pub struct RunTimer {
 /// One run to compare: its label, ranks, total time and timers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompareInput {
+    /// The run's name in the output (its file, and the run in it).
     pub label: String,
     /// The input's kind (`tinyprofiler`, `blprof`).
     pub kind: &'static str,
+    /// Processes (MPI ranks) of the run, if known.
     pub nprocs: Option<u64>,
     /// The run's total seconds, average and maximum over ranks, if known.
     pub total: Option<Spread<f64>>,
+    /// Its timers.
     pub timers: Vec<RunTimer>,
 }
 
@@ -293,10 +296,15 @@ pub struct FunctionScaling {
 /// The answer of `compare`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
+    /// The runs' labels, first the baseline.
     pub labels: Vec<String>,
+    /// The runs' input kinds.
     pub kinds: Vec<&'static str>,
+    /// The runs' processes, if known.
     pub nprocs: Vec<Option<u64>>,
+    /// The metric compared.
     pub metric: CompareMetric,
+    /// What the runs are expected to keep the same.
     pub scaling: Scaling,
     /// The share of a run's total time (percent) from which a function matters.
     pub min_percent: f64,

@@ -143,6 +143,7 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Whether the call of row `row` started at `t` is selected.
     #[inline]
     pub fn contains(&self, row: usize, t: f64) -> bool {
         match &self.ranges {
@@ -293,7 +294,9 @@ pub struct TraceSummary {
     pub summary: FunctionSummary,
     /// Inclusive seconds of the selected process's functions, descending.
     pub inclusive: Vec<(String, f64)>,
+    /// The deepest call stack of the selected process.
     pub max_call_stack_depth: usize,
+    /// Functions that call themselves, directly or not.
     pub recursive_functions: Vec<String>,
     /// Span of call start times over all blocks (`timeMinMax`).
     pub calc_run_time: f64,

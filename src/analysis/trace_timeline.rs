@@ -58,6 +58,7 @@ pub struct TraceTimeline {
 /// open across a flush can end after everything the last blocks show: then
 /// the span is widened to the latest end and the calls are binned again,
 /// so no call is ever clipped. `None` without calls.
+#[cfg(test)]
 pub fn whole_trace_timeline(
     db: &Database,
     columns: usize,
@@ -132,6 +133,7 @@ type Column = Vec<(u32, f64, u32)>;
 
 /// Bins the outermost calls of every process into `columns` slices of
 /// `span`. Calls outside the span are clipped to it.
+#[cfg(test)]
 pub fn trace_timeline(
     db: &Database,
     span: (f64, f64),

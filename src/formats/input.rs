@@ -39,7 +39,9 @@ impl InputKind {
 /// folder, the `bl_prof` database inside it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Input {
+    /// What it is.
     pub kind: InputKind,
+    /// The path its reader opens.
     pub path: PathBuf,
 }
 

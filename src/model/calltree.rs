@@ -24,12 +24,16 @@ pub struct NodeId(pub u32);
 /// Calls, inclusive and exclusive seconds of one node (one process or a sum).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct Metrics {
+    /// Calls (times the node was entered).
     pub calls: u64,
+    /// Seconds inside the node, its children included.
     pub inclusive: f64,
+    /// Seconds inside the node, its children left out.
     pub exclusive: f64,
 }
 
 impl Metrics {
+    /// Adds `other` to these: the metrics of both together.
     pub fn add(&mut self, other: &Metrics) {
         self.calls += other.calls;
         self.inclusive += other.inclusive;
@@ -37,15 +41,18 @@ impl Metrics {
     }
 }
 
+/// A node of a [`CallTree`]: a name under a parent, with metrics `M`.
 #[derive(Debug, Clone)]
 pub struct Node<M> {
     name: u32,
     parent: Option<NodeId>,
     children: Vec<NodeId>,
+    /// What was measured at this node.
     pub metrics: M,
 }
 
 impl<M> Node<M> {
+    /// The parent (`None` for the root).
     pub fn parent(&self) -> Option<NodeId> {
         self.parent
     }
@@ -79,6 +86,7 @@ impl<M: Default> Default for CallTree<M> {
 }
 
 impl<M: Default> CallTree<M> {
+    /// A tree with only the root.
     pub fn new() -> Self {
         CallTree {
             nodes: vec![Node {
@@ -255,14 +263,17 @@ impl<M: Default> CallTree<M> {
 }
 
 impl<M> CallTree<M> {
+    /// The unnamed root, parent of the outermost nodes.
     pub fn root(&self) -> NodeId {
         NodeId(0)
     }
 
+    /// The node `id`.
     pub fn node(&self, id: NodeId) -> &Node<M> {
         &self.nodes[id.0 as usize]
     }
 
+    /// The node `id`, to change its metrics.
     pub fn node_mut(&mut self, id: NodeId) -> &mut Node<M> {
         &mut self.nodes[id.0 as usize]
     }
@@ -272,6 +283,7 @@ impl<M> CallTree<M> {
         self.nodes.len() - 1
     }
 
+    /// Whether the tree has no node but the root.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

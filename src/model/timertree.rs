@@ -29,7 +29,9 @@ pub struct Timing {
 pub struct Serialized {
     /// Signed so that invalid input (0, negatives) can be held and reported.
     pub tree: Vec<i64>,
+    /// `name[k-1]`: node k's name.
     pub name: Vec<String>,
+    /// `time[k-1]`: node k's seconds.
     pub time: Vec<f64>,
 }
 
@@ -37,39 +39,78 @@ pub struct Serialized {
 /// positions in the `tree` array.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SerialError {
+    /// `name` and `time` differ in length.
     #[error("name has {names} entries but time has {times}: both need one entry per timer")]
-    LengthMismatch { names: usize, times: usize },
+    LengthMismatch {
+        /// Entries of `name`.
+        names: usize,
+        /// Entries of `time`.
+        times: usize,
+    },
+    /// `tree` is not twice as long as `name`.
     #[error("tree has {found} entries, expected {expected} (two per timer)")]
-    TreeLength { found: usize, expected: usize },
+    TreeLength {
+        /// Entries of `tree`.
+        found: usize,
+        /// Twice the timers.
+        expected: usize,
+    },
+    /// An entry of `tree` that names no timer.
     #[error("tree[{index}] = {value} is outside 1..={n}")]
-    OutOfRange { index: usize, value: i64, n: usize },
+    OutOfRange {
+        /// The position in `tree`.
+        index: usize,
+        /// The entry there.
+        value: i64,
+        /// The timers.
+        n: usize,
+    },
+    /// A timer that occurs more than twice.
     #[error(
         "tree[{index}] = {value} is a third occurrence of timer {value}: each timer occurs exactly twice"
     )]
-    ExtraOccurrence { index: usize, value: usize },
+    ExtraOccurrence {
+        /// The position in `tree`.
+        index: usize,
+        /// The entry there.
+        value: usize,
+    },
+    /// First occurrences out of the order 1, 2, …, n.
     #[error(
         "tree[{index}] = {value} is the first occurrence of timer {value}, expected timer {expected}: first occurrences must read 1, 2, ..., n"
     )]
     Order {
+        /// The position in `tree`.
         index: usize,
+        /// The entry there.
         value: usize,
+        /// The timer whose first occurrence was due.
         expected: usize,
     },
+    /// A timer closed while one opened inside it is still open.
     #[error(
         "tree[{index}] closes timer {value} while timer {open}, opened inside it, is still open: the pairs cross"
     )]
     Crossing {
+        /// The position in `tree`.
         index: usize,
+        /// The timer closed there.
         value: usize,
+        /// The timer opened inside it and still open.
         open: usize,
     },
+    /// Two children of one timer with the same name.
     #[error(
         "tree[{index}] opens timer {second} named {name:?}, but its sibling timer {first} has the same name"
     )]
     DuplicateSibling {
+        /// The position in `tree`.
         index: usize,
+        /// The sibling opened first.
         first: usize,
+        /// The sibling opened there.
         second: usize,
+        /// Their name.
         name: String,
     },
 }
@@ -80,6 +121,7 @@ impl Serialized {
         self.name.len()
     }
 
+    /// Whether the arrays hold no timer.
     pub fn is_empty(&self) -> bool {
         self.name.is_empty()
     }

@@ -87,6 +87,7 @@ pub struct Report {
     pub nprocs: Option<u64>,
     /// Wall seconds from start-up to finalisation, over ranks.
     pub total: Spread<f64>,
+    /// The timer tables (exclusive and inclusive).
     pub tables: TimerTables,
     /// Region sections, in the report's order (by name).
     pub regions: Vec<Region>,
@@ -97,5 +98,6 @@ pub struct Report {
 /// Every report found in one log, in the log's order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Log {
+    /// The reports, first to last.
     pub reports: Vec<Report>,
 }

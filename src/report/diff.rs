@@ -5,7 +5,6 @@ use serde::Serialize;
 
 use super::document::{Column, Document, Table};
 use super::numfmt::{duration, fixed, fixed_not_zero};
-use super::table::TableStyle;
 use super::text::unbroken;
 use super::{Report, call_path};
 use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence, Unified};
@@ -33,8 +32,6 @@ pub struct DiffReport {
     pub calltree: Option<Diff>,
     /// The function tables compared (bl_prof databases with a base profile).
     pub functions: Option<Diff>,
-    /// The tables' layout.
-    pub style: TableStyle,
     /// Listed in the JSON.
     pub warnings: Vec<String>,
 }

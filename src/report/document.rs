@@ -111,13 +111,16 @@ pub type Rows<'a> = Box<dyn Iterator<Item = Vec<String>> + 'a>;
 
 /// A table: columns and the rows under them.
 pub struct Table<'a> {
+    /// The columns, left to right.
     pub columns: Vec<Column>,
     /// Whether the header line is written (a matrix labels its own columns).
     pub header: bool,
+    /// The rows, made as they are written.
     pub rows: Rows<'a>,
 }
 
 impl<'a> Table<'a> {
+    /// A table with a header line.
     pub fn new(columns: Vec<Column>, rows: impl Iterator<Item = Vec<String>> + 'a) -> Self {
         Table {
             columns,
@@ -171,14 +174,17 @@ pub enum Block<'a> {
 /// A human-readable report: lines and tables in order.
 #[derive(Default)]
 pub struct Document<'a> {
+    /// The lines and tables, in order.
     pub blocks: Vec<Block<'a>>,
 }
 
 impl<'a> Document<'a> {
+    /// An empty document.
     pub fn new() -> Self {
         Document { blocks: Vec::new() }
     }
 
+    /// A line, written as it is.
     pub fn line(&mut self, text: impl Into<String>) -> &mut Self {
         self.blocks.push(Block::Line(text.into()));
         self
@@ -202,6 +208,7 @@ impl<'a> Document<'a> {
         self
     }
 
+    /// A table, aligned by the text renderer.
     pub fn table(&mut self, table: Table<'a>) -> &mut Self {
         self.blocks.push(Block::Table(table));
         self

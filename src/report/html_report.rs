@@ -20,7 +20,7 @@ use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
 use crate::analysis::overview::{Overview, TreeSection};
 use crate::analysis::regions::RegionStats;
 
-pub use crate::analysis::overview::{Absent, CommTimelineSection, ImbalanceSection, Section};
+pub use crate::analysis::overview::{Absent, ImbalanceSection, Section};
 
 /// The page: a database's overview and how to show its call tree.
 pub struct Report {

@@ -53,7 +53,7 @@ pub mod tlog_summary;
 
 use std::io;
 
-pub use document::{Align, Column, Document, Table};
+pub use document::{Column, Document, Table};
 
 /// Every output format a report can be written in. Each command offers
 /// some of them (`--format`).
@@ -83,6 +83,7 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format.
     pub const ALL: [Format; 10] = [
         Format::Table,
         Format::Text,
@@ -112,6 +113,7 @@ impl Format {
         }
     }
 
+    /// The format named `name` on the command line.
     pub fn from_name(name: &str) -> Option<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name)
     }
@@ -127,6 +129,7 @@ pub trait Report {
     where
         Self: 'a;
 
+    /// The report's JSON value.
     fn wire(&self) -> Self::Wire<'_>;
 
     /// Writes the wire value as pretty JSON. Reports whose wire value nests
@@ -181,27 +184,6 @@ pub(crate) fn not_offered(format: Format) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!("this report has no {} format", format.name()),
-    )
-}
-
-/// Formats items `0..n` in parallel runs of `run` and writes the runs in
-/// order: the bytes are those of one sequential pass, for any thread count.
-/// At most two runs per thread are held at once, so memory stays bounded
-/// however long the output.
-pub fn write_in_order(
-    w: &mut dyn std::io::Write,
-    n: usize,
-    run: usize,
-    format: impl Fn(std::ops::Range<usize>, &mut Vec<u8>) -> std::io::Result<()> + Sync,
-) -> std::io::Result<()> {
-    let run = run.max(1);
-    crate::parallel::Ordered::per_thread(2).run(
-        (0..n).step_by(run).map(|a| a..(a + run).min(n)),
-        |r| {
-            let mut buf = Vec::new();
-            format(r, &mut buf).map(|()| buf)
-        },
-        |text| w.write_all(&text?),
     )
 }
 

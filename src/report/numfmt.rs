@@ -12,6 +12,7 @@ pub fn scientific(x: f64, decimals: usize) -> String {
 }
 
 /// Seconds as the reference tables print them (fixed, 4 decimals).
+#[cfg(test)]
 pub fn seconds(x: f64) -> String {
     fixed(x, 4)
 }
@@ -535,6 +536,7 @@ fn trim_fraction(s: &str) -> &str {
 /// Java's `Double.toString`: the shortest decimal that reads back to `x`,
 /// plain between 10⁻³ and 10⁷, else `d.dddE<exp>`; when the shortest has one
 /// digit Java prints the closest one- or two-digit decimal (`4.9E-324`).
+#[cfg(test)]
 pub fn java_double(x: f64) -> String {
     let mut v = Vec::with_capacity(24);
     write_java_double(&mut v, x);
@@ -788,6 +790,7 @@ pub enum Precision {
 }
 
 impl Precision {
+    /// `x` as this precision stores it.
     pub fn apply(self, x: f64) -> f64 {
         match self {
             Precision::F64 => x,

@@ -18,9 +18,15 @@ pub enum DumpStyle {
     /// Java `tlogDump`: file order, `type=..,id=..,arg1=..,arg2=..,time=..`.
     TlogDump,
     /// C `tlog_dump F N`: grouped by process, `-------` headers, `%g` times.
-    TlogDumpC { nodes: usize },
+    TlogDumpC {
+        /// Processes to list (the `N` of C `tlog_dump F N`).
+        nodes: usize,
+    },
     /// The format document's sample program.
-    Sample { nodes: usize },
+    Sample {
+        /// Processes to list (the `N` of C `tlog_dump F N`).
+        nodes: usize,
+    },
 }
 
 /// A section heading of the per-process layouts with a six-digit process

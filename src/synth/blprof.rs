@@ -17,6 +17,7 @@ use crate::formats::blprof::files::{FileLayout, numbered_name};
 /// What to generate.
 #[derive(Debug, Clone)]
 pub struct BlprofConfig {
+    /// Processes.
     pub nprocs: u64,
     /// `prof_nfiles`: at most this many files per part.
     pub nfiles: u64,
@@ -32,6 +33,7 @@ pub struct BlprofConfig {
     pub calls_per_block: u64,
     /// Ring messages per comm block.
     pub messages_per_block: u64,
+    /// Seed of the generator: the same seed, the same bytes.
     pub seed: u64,
     /// Known clock offsets and waits (None: the plain ring, every clock
     /// the same, as before).

@@ -47,26 +47,36 @@ const STEP: f64 = 1e-7;
 pub struct Truth {
     /// Per process: its clock minus the true clock (process 0: 0).
     pub clock_offsets: Vec<f64>,
+    /// The late sender, if one was injected.
     pub late_sender: Option<LateSenderTruth>,
+    /// The late arriver at barriers, if one was injected.
     pub late_barrier: Option<LateBarrierTruth>,
 }
 
+/// The waits a late sender causes.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LateSenderTruth {
     /// The late process and by how much each of its sends is late.
     pub proc: u64,
+    /// Seconds each of its sends is late.
     pub delay: f64,
     /// The process that waits (its right neighbour), messages, and the
     /// late-sender seconds each (the send's entry − the Waitall's entry).
     pub receiver: u64,
+    /// Messages the waiting process receives from it.
     pub messages: u64,
+    /// Late-sender seconds of each.
     pub wait_per_message: f64,
 }
 
+/// The waits a late arrival at barriers causes.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LateBarrierTruth {
+    /// The late process.
     pub proc: u64,
+    /// Seconds it arrives late at each barrier.
     pub delay: f64,
+    /// Barriers.
     pub barriers: u64,
     /// Σ over barriers and processes of (last entry − own entry).
     pub wait_total: f64,

@@ -11,10 +11,12 @@ pub mod tlog;
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator started from `seed`.
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
     }
 
+    /// The next number.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;

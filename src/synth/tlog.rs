@@ -8,11 +8,14 @@ use std::io::{self, Write};
 use super::SplitMix64;
 use crate::formats::tlog::{BLOCK, RECORD};
 
+/// What to generate.
 #[derive(Debug, Clone)]
 pub struct TlogConfig {
+    /// Processes.
     pub nprocs: u16,
     /// Events per process, START and END included (at least 2).
     pub events: u64,
+    /// Seed of the generator: the same seed, the same bytes.
     pub seed: u64,
 }
 

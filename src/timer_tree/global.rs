@@ -168,6 +168,7 @@ pub struct GlobalTimer {
 }
 
 impl GlobalTimer {
+    /// The handle of the timer this guard runs.
     pub fn handle(&self) -> Handle {
         self.handle
     }

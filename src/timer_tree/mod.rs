@@ -37,24 +37,17 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! This module is the instrumentation API only: [`tree`] (the type, clock,
+//! The module holds the instrumentation API: [`tree`] (the type, clock,
 //! guard), [`global`] (the process-wide tree) and [`write`](mod@write) (the
-//! reference write layout, as `report::timertree::reference` writes it).
-//! It uses the model and the report layer; the layers never use it. Everything else about timer trees lives in the
-//! layers: the serialized arrays ([`Serialized`],
-//! validated into a tree) and a timer's total ([`Timing`]) in
-//! [`model::timertree`](crate::model::timertree) (re-exported here), the file
-//! readers in [`formats::timertree`](crate::formats::timertree), merging by
-//! path in [`analysis::timertree_merge`](crate::analysis::timertree_merge),
-//! the other layouts and the file-form writers in
-//! [`report::timertree`](crate::report::timertree). Every tree is a
-//! [`CallTree`](crate::model::calltree::CallTree), the model the other call-path
-//! reports share; handle k is node id k.
+//! reference write layout). [`parse_serialized`] and [`to_tree`] read the
+//! file forms (JSON, XML) it writes; every tree is a
+//! [`CallTree`](crate::CallTree) of [`Timing`]s, handle k being node id k.
 
 pub mod global;
 pub mod tree;
 pub mod write;
 
+pub use crate::formats::timertree::{parse_serialized, to_tree};
 pub use crate::model::timertree::{SerialError, Serialized, Timing};
 pub use crate::report::numfmt::Precision;
 pub use global::{

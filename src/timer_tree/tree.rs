@@ -31,6 +31,7 @@ pub struct MonotonicClock {
 }
 
 impl MonotonicClock {
+    /// A clock started now.
     pub fn new() -> Self {
         MonotonicClock {
             origin: Instant::now(),
@@ -62,6 +63,7 @@ impl Handle {
     pub fn new(number: u32) -> Self {
         Handle(number)
     }
+    /// The number of the timer it names (as printed).
     pub fn get(self) -> u32 {
         self.0
     }
@@ -87,10 +89,20 @@ pub enum TimerError {
     /// text is the reference's; `current` is empty when nothing runs. The
     /// tree is unchanged.
     #[error("TIMER_TREE%STOP: current timer is {current}; cannot stop {requested}")]
-    Misnest { current: String, requested: String },
+    Misnest {
+        /// The running timer (empty when none runs).
+        current: String,
+        /// The timer asked to stop.
+        requested: String,
+    },
     /// A handle that names no timer of the tree.
     #[error("no timer has handle {handle}: the tree has {count} timer(s)")]
-    BadHandle { handle: u32, count: usize },
+    BadHandle {
+        /// The handle given.
+        handle: u32,
+        /// Timers of the tree.
+        count: usize,
+    },
     /// Writing or serializing a tree without timers.
     #[error("the timer tree is empty")]
     Empty,
@@ -405,6 +417,7 @@ impl TimerTree {
         self.timers.len()
     }
 
+    /// Whether the tree has no timer.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -465,6 +478,7 @@ pub struct Scoped<'a> {
 }
 
 impl Scoped<'_> {
+    /// The handle of the timer this guard runs.
     pub fn handle(&self) -> Handle {
         self.handle
     }

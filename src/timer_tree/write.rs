@@ -17,6 +17,7 @@ pub struct WriteOptions {
     pub indent: usize,
     /// Only this timer's subtree, its root at depth 0.
     pub handle: Option<Handle>,
+    /// Seconds as stored, or rounded to binary32 as the Fortran reference stores them.
     pub precision: Precision,
 }
 

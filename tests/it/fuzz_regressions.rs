@@ -1,64 +1,9 @@
 //! Regression tests for the inputs the fuzz targets (fuzz/, docs/FUZZING.md)
 //! found crashing, hanging or exhausting memory. Each test feeds the public
-//! API the same call the target made and checks for a clear error instead.
-
-use profparse::formats::blprof::commdata::CommBlock;
-use profparse::formats::blprof::{CommBlockRef, RealWidth};
-use profparse::source::InputFile;
+//! API the same call the target made and checks for a clear error instead
+//! (the block decoders' own: src/tests/fuzz_regressions.rs).
 
 use crate::common::db;
-
-fn comm_ref(ncomm: u64, seekpos: u64) -> CommBlockRef {
-    CommBlockRef {
-        proc: 3,
-        ncomm,
-        datafile: "bl_comm_prof_D_00000".into(),
-        seekpos,
-        host: None,
-        barriers: vec![],
-        name_tags: vec![],
-        reductions: vec![],
-        time_min_max: None,
-        timer_time: None,
-        tag_range: None,
-        tag_wraps: vec![],
-        header: std::path::Path::new("bl_comm_prof_H_00000").into(),
-        line: 7,
-    }
-}
-
-/// comm_block: a record size of 0 (or any size below 16 + Real) gave an
-/// empty-stride block whose `get(0)` indexed past an empty slice.
-#[test]
-fn comm_block_record_size_too_small_is_an_error() {
-    let file = InputFile::from_bytes("bl_comm_prof_D_00000", vec![0x21; 1024]);
-    for (size, real) in [
-        (0, RealWidth::F64),
-        (0, RealWidth::F32),
-        (3, RealWidth::F64),
-        (19, RealWidth::F32),
-        (23, RealWidth::F64),
-    ] {
-        let e = CommBlock::read(&file, &comm_ref(128, 0x300), size, real)
-            .map(|_| ())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("bl_comm_prof_H_00000")
-                && e.contains("process 3")
-                && e.contains(&format!("records of {size} bytes")),
-            "{e}"
-        );
-    }
-    // The smallest valid sizes still decode, and out-of-range indices are `None`.
-    for (size, real) in [(20, RealWidth::F32), (24, RealWidth::F64)] {
-        let b = CommBlock::read(&file, &comm_ref(2, 0), size, real).unwrap();
-        assert_eq!(b.len(), 2);
-        assert!(b.get(1).is_some());
-        assert!(b.get(2).is_none());
-        assert!(b.get(usize::MAX).is_none());
-    }
-}
 
 /// A copy of fixture `name` with `edit(name, text)` applied to each header
 /// file.
@@ -86,9 +31,7 @@ fn db_with(name: &str, edit: impl Fn(&str, String) -> String) -> tempfile::TempD
 /// sends, and every output of `comm matrix` stays small.
 #[test]
 fn send_matrix_of_a_huge_process_number_stays_small() {
-    use profparse::analysis::comm_select::CommSelection;
-    use profparse::analysis::comm_sync::send_matrix;
-    use profparse::formats::blprof::Database;
+    use profparse::{CommSelection, Database, send_matrix};
     // Process 3 of `small4` renamed 3999999999: its sends (to 0 and 2)
     // move to that row; the others' sends to 3 stay in column 3.
     let dir = db_with("small4", |name, text| match name {

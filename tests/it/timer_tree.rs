@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 
 use assert_cmd::Command;
-use profparse::formats::timertree::{parse_serialized, to_tree};
 use profparse::timer_tree::{
     self as tt, Clock, Handle, NameMatch, SerialError, Serialized, TimerError, TimerTree,
+    parse_serialized, to_tree,
 };
 
 use crate::common::{golden, timer_tree};

@@ -23,7 +23,6 @@ use crate::error::{Location, Warning};
 use crate::formats::tlog::{EventKind, TlogFile};
 use crate::model::calltree::{CallTree, NodeId};
 use crate::progress::Progress;
-use crate::source::InputFile;
 
 /// Display names of pairs and single events.
 #[derive(Debug, Clone)]
@@ -55,6 +54,7 @@ impl Default for EventNames {
 }
 
 impl EventNames {
+    /// The name of interval kind `k` (`event k` when unnamed).
     pub fn pair(&self, k: u8) -> String {
         self.pairs
             .get(&k)
@@ -62,6 +62,7 @@ impl EventNames {
             .unwrap_or_else(|| format!("event {k}"))
     }
 
+    /// The name of point event kind `k` (`event k` when unnamed).
     pub fn single(&self, k: u8) -> String {
         self.singles
             .get(&k)
@@ -161,10 +162,13 @@ pub struct AcrossStats {
 
 /// Everything `tlog summary` and `tlog tree` report.
 pub struct Summary {
+    /// Per process, in process order.
     pub procs: Vec<ProcSummary>,
+    /// Per event kind over all processes.
     pub across: Vec<AcrossStats>,
     /// Per process: the nesting of intervals (timer-tree semantics).
     pub trees: Vec<(u16, CallTree)>,
+    /// What could not be read or matched.
     pub warnings: Vec<Warning>,
 }
 
@@ -176,7 +180,9 @@ const MAX_WARNINGS_PER_PROC: usize = 5;
 /// call paths; `tlog summary` itself uses [`open_and_summarize`], one pass).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trees {
+    /// Build the trees.
     Build,
+    /// Statistics only.
     Skip,
 }
 
@@ -255,7 +261,9 @@ fn finish(merge: fused::SummaryMerge, t: &TlogFile, names: &EventNames) -> Summa
 }
 
 /// [`open_and_summarize`] of an in-memory file.
-pub fn summarize_input(file: InputFile, names: &EventNames) -> crate::Result<(TlogFile, Summary)> {
+#[cfg(any(test, feature = "internals"))]
+pub fn summarize_input(
+    file: crate::source::InputFile, names: &EventNames) -> crate::Result<(TlogFile, Summary)> {
     let path = file.path().to_path_buf();
     let mut merge = fused::SummaryMerge::new(names, &path);
     let t = TlogFile::from_input_visiting(file, |c| merge.push(c))?;

@@ -163,7 +163,6 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         sort: opts.sort,
         calltree,
         functions,
-        style: ctx.table_style(&args.output),
         warnings: ctx.warning_texts(),
     };
     if args.format == Format::Json {

@@ -230,10 +230,12 @@ impl<'a> BaseBlock<'a> {
         })
     }
 
+    #[cfg(feature = "internals")]
     pub fn len(&self) -> usize {
         self.counts.len() / 8
     }
 
+    #[cfg(feature = "internals")]
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
@@ -302,7 +304,7 @@ pub fn read_block<'f>(
 /// The base blocks of every process whose block could be read, ready for
 /// statistics. Damaged processes are left out with a warning each.
 pub struct BaseProfile<'h> {
-    pub header: &'h BaseHeader,
+    pub(crate) header: &'h BaseHeader,
     blocks: Vec<LoadedBlock>,
 }
 
@@ -316,6 +318,7 @@ struct LoadedBlock {
 impl<'h> BaseProfile<'h> {
     /// Opens the data files named by `header` through `open` and checks every
     /// block against its file's length before anything is read.
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn load(
         header: &'h BaseHeader,
         mut open: impl FnMut(&str) -> Result<std::sync::Arc<InputFile>>,
@@ -392,6 +395,7 @@ impl<'h> BaseProfile<'h> {
         BaseProfile { header, blocks }
     }
 
+    /// Functions of the database (the base header's list).
     pub fn nfuncs(&self) -> usize {
         self.header.functions.len()
     }
@@ -401,11 +405,13 @@ impl<'h> BaseProfile<'h> {
         self.blocks.len()
     }
 
+    /// Whether no process had a readable block.
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
 
     /// Process number and block of the `i`-th readable process (ascending).
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn block(&self, i: usize) -> (usize, BaseBlock<'_>) {
         let b = &self.blocks[i];
         let size = self.nfuncs() as u64 * (8 + b.real.bytes());

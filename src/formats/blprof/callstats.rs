@@ -169,7 +169,6 @@ impl FunctionTable {
 /// Everything one `bl_call_stats_H_nnnnn` file says.
 #[derive(Debug, Clone, Default)]
 pub struct CallStatsFile {
-    pub path: PathBuf,
     /// Blocks in file order.
     pub blocks: Vec<TraceBlockRef>,
     /// Function tables of the processes in this file: `(proc, table)`.
@@ -183,10 +182,7 @@ impl CallStatsFile {
         nprocs: Option<u64>,
         warnings: &mut Vec<Warning>,
     ) -> Self {
-        let mut f = CallStatsFile {
-            path: path.to_path_buf(),
-            ..Default::default()
-        };
+        let mut f = CallStatsFile::default();
         let mut warn = LineWarnings::new(path, warnings);
         let header: Arc<Path> = Arc::from(path);
         let mut names = SharedNames::default();

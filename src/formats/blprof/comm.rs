@@ -166,7 +166,6 @@ pub struct CommBlockRef {
 /// Everything one `bl_comm_prof_H_nnnnn` file says.
 #[derive(Debug, Clone, Default)]
 pub struct CommFile {
-    pub path: PathBuf,
     pub blocks: Vec<CommBlockRef>,
     /// Name-tag names per process (cumulative list of its last stanza).
     pub name_tag_names: Vec<(usize, Vec<String>)>,
@@ -179,10 +178,7 @@ impl CommFile {
         nprocs: Option<u64>,
         warnings: &mut Vec<Warning>,
     ) -> Self {
-        let mut f = CommFile {
-            path: path.to_path_buf(),
-            ..Default::default()
-        };
+        let mut f = CommFile::default();
         let mut warn = LineWarnings::new(path, warnings);
         let header: Arc<Path> = Arc::from(path);
         let mut names = SharedNames::default();

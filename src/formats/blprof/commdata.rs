@@ -18,8 +18,6 @@ use crate::source::{DataHandle, InputFile};
 pub const BEFORE_CALL: i32 = -5;
 /// The record after an MPI call.
 pub const AFTER_CALL: i32 = -7;
-/// No tag.
-pub const NO_TAG: i32 = -3;
 
 /// The names of CommFuncType 0..=42, as amrprofparser prints them.
 pub const FUNC_NAMES: [&str; 43] = [
@@ -146,6 +144,7 @@ impl<'a> CommBlock<'a> {
         self.bytes.len() / self.stride.max(1)
     }
 
+    #[cfg(feature = "internals")]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -70,9 +70,9 @@ impl CommIndex {
 /// An opened bl_prof database directory.
 pub struct Database {
     dir: PathBuf,
-    pub base: Option<BaseHeader>,
-    pub call_stats: Option<CallStatsHeader>,
-    pub comm: Option<CommHeader>,
+    pub(crate) base: Option<BaseHeader>,
+    pub(crate) call_stats: Option<CallStatsHeader>,
+    pub(crate) comm: Option<CommHeader>,
     trace_files: Vec<PathBuf>,
     comm_files: Vec<PathBuf>,
     warnings: Vec<Warning>,
@@ -179,13 +179,14 @@ impl Database {
         })
     }
 
+    /// The database directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// An error unless the database has `part` (a report that needs the
     /// call traces, say): the error names the part and what the run needs.
-    pub fn require(&self, part: Part) -> Result<()> {
+    pub(crate) fn require(&self, part: Part) -> Result<()> {
         if self.parts().contains(&part) {
             Ok(())
         } else {
@@ -230,11 +231,11 @@ impl Database {
     }
 
     /// Per-file header paths of the trace part.
-    pub fn trace_header_files(&self) -> &[PathBuf] {
+    pub(crate) fn trace_header_files(&self) -> &[PathBuf] {
         &self.trace_files
     }
 
-    pub fn comm_header_files(&self) -> &[PathBuf] {
+    pub(crate) fn comm_header_files(&self) -> &[PathBuf] {
         &self.comm_files
     }
 
@@ -249,7 +250,7 @@ impl Database {
     }
 
     /// All call-stats stanzas, parsed on first use.
-    pub fn trace_index(&self) -> &TraceIndex {
+    pub(crate) fn trace_index(&self) -> &TraceIndex {
         self.trace.get_or_init(|| {
             let nprocs = self
                 .call_stats
@@ -317,7 +318,7 @@ impl Database {
     }
 
     /// All comm stanzas, parsed on first use.
-    pub fn comm_index(&self) -> &CommIndex {
+    pub(crate) fn comm_index(&self) -> &CommIndex {
         self.comm_index.get_or_init(|| {
             let nprocs = self.comm.as_ref().and_then(|h| h.nprocs).or(self.nprocs());
             let (groups, warnings) = group_by_proc(
@@ -349,14 +350,14 @@ impl Database {
     }
 
     /// The hook set by [`Self::set_progress`] (none by default).
-    pub fn progress(&self) -> &Progress {
+    pub(crate) fn progress(&self) -> &Progress {
         &self.progress
     }
 
     /// Maps only the bytes of one trace block (both Real layouts fit in the
     /// f64 size), so that streaming over blocks keeps memory to the block at
     /// hand instead of the whole file.
-    pub fn trace_block_file(&self, block: &TraceBlockRef) -> Result<InputFile> {
+    pub(crate) fn trace_block_file(&self, block: &TraceBlockRef) -> Result<InputFile> {
         check_bare_name(&self.dir, &block.datafile)?;
         let len = block
             .nrss
@@ -365,19 +366,9 @@ impl Database {
         InputFile::open_part(self.dir.join(&*block.datafile), block.seekpos, len)
     }
 
-    /// Every call record of one trace block, the sentinel included, in order
-    /// (streamed with positioned reads; see [`super::trace::stream_calls`]).
-    pub fn stream_trace_calls(
-        &self,
-        block: &TraceBlockRef,
-        f: impl FnMut(&super::trace::CallRecord),
-    ) -> Result<()> {
-        super::trace::stream_calls(&*self.data_handle(&block.datafile)?, block, f)
-    }
-
     /// [`Database::stream_trace_calls`] a buffer at a time (see
     /// [`super::trace::stream_call_batches`]).
-    pub fn stream_trace_call_batches(
+    pub(crate) fn stream_trace_call_batches(
         &self,
         block: &TraceBlockRef,
         f: impl FnMut(super::trace::CallBatch<'_>),
@@ -386,7 +377,7 @@ impl Database {
     }
 
     /// The region records of one trace block (positioned reads).
-    pub fn trace_regions(&self, block: &TraceBlockRef) -> Result<Vec<super::trace::RegionRecord>> {
+    pub(crate) fn trace_regions(&self, block: &TraceBlockRef) -> Result<Vec<super::trace::RegionRecord>> {
         super::trace::read_regions(&*self.data_handle(&block.datafile)?, block)
     }
 
@@ -394,7 +385,7 @@ impl Database {
     /// [`super::commdata::CommBlock::read`] works on it): memory stays at the blocks
     /// in hand. An extent past the end of the file maps what exists and
     /// `CommBlock::read` reports it.
-    pub fn comm_block_file(&self, block: &CommBlockRef) -> Result<InputFile> {
+    pub(crate) fn comm_block_file(&self, block: &CommBlockRef) -> Result<InputFile> {
         check_bare_name(&self.dir, &block.datafile)?;
         let record = self.comm.as_ref().map_or(24, |h| h.record_size());
         let len = block.ncomm.saturating_mul(record);
@@ -404,7 +395,7 @@ impl Database {
     /// The records of a comm block, streamed in order with positioned
     /// reads (memory stays small however big the block; see
     /// [`CommRecords`]).
-    pub fn comm_records(&self, block: &CommBlockRef) -> Result<CommRecords> {
+    pub(crate) fn comm_records(&self, block: &CommBlockRef) -> Result<CommRecords> {
         let h = self.comm.as_ref();
         CommRecords::open(
             self.data_handle(&block.datafile)?,
@@ -416,7 +407,7 @@ impl Database {
 
     /// A data file of this database opened for positioned reads, kept and
     /// shared after first use (many blocks live in one file).
-    pub fn data_handle(&self, name: &str) -> Result<Arc<DataHandle>> {
+    pub(crate) fn data_handle(&self, name: &str) -> Result<Arc<DataHandle>> {
         check_bare_name(&self.dir, name)?;
         let mut handles = self.handles.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(h) = handles.get(name) {
@@ -431,7 +422,7 @@ impl Database {
 
     /// A data file of this database, mapped on first use and shared after.
     /// `name` must be a bare file name (headers are validated for that).
-    pub fn data_file(&self, name: &str) -> Result<Arc<InputFile>> {
+    pub(crate) fn data_file(&self, name: &str) -> Result<Arc<InputFile>> {
         check_bare_name(&self.dir, name)?;
         let mut files = self.data_files.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = files.get(name) {

@@ -13,9 +13,10 @@ pub enum Part {
 }
 
 impl Part {
+    /// The three parts, in the order `info` lists them.
     pub const ALL: [Part; 3] = [Part::Base, Part::Trace, Part::Comm];
 
-    pub fn global_header(self) -> &'static str {
+    pub(crate) fn global_header(self) -> &'static str {
         match self {
             Part::Base => "bl_prof_H",
             Part::Trace => "bl_call_stats_H",
@@ -24,7 +25,7 @@ impl Part {
     }
 
     /// Prefix of the numbered per-file headers (the base part has none).
-    pub fn file_header_prefix(self) -> Option<&'static str> {
+    pub(crate) fn file_header_prefix(self) -> Option<&'static str> {
         match self {
             Part::Base => None,
             Part::Trace => Some("bl_call_stats_H_"),
@@ -32,7 +33,7 @@ impl Part {
         }
     }
 
-    pub fn data_prefix(self) -> &'static str {
+    pub(crate) fn data_prefix(self) -> &'static str {
         match self {
             Part::Base => "bl_prof_D_",
             Part::Trace => "bl_call_stats_D_",
@@ -40,6 +41,7 @@ impl Part {
         }
     }
 
+    /// The part's name for people (`call traces`).
     pub fn name(self) -> &'static str {
         match self {
             Part::Base => "base profile",

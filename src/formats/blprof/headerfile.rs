@@ -45,10 +45,6 @@ impl<'w> LineWarnings<'w> {
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// A warning about one line.
     pub fn line(&mut self, line: usize, message: impl Into<String>) {
         self.line_warnings += 1;

@@ -16,12 +16,7 @@ pub mod headerfile;
 pub mod trace;
 pub mod walk;
 
-pub use base::{BaseBlock, BaseHeader, BaseProfile, RealWidth};
-pub use callstats::{CallStatsHeader, TraceBlockRef};
+pub use base::{BaseProfile, RealWidth};
 pub use comm::{CommBlockRef, CommHeader};
-pub use database::{Database, ProcComm, ProcTrace};
+pub use database::Database;
 pub use files::Part;
-pub use walk::{
-    BlockSelection, CommBlockRecords, CommProcWalk, CommWalk, MappedTraceBlock, Skipped,
-    TraceBlockWalk, TraceProcWalk, TraceWalk,
-};

@@ -158,6 +158,7 @@ impl<'a> TraceBlock<'a> {
         }
     }
 
+    #[cfg(feature = "internals")]
     pub fn regions_len(&self) -> usize {
         self.regions.len() / region_size(self.real) as usize
     }
@@ -192,22 +193,8 @@ impl<'a> TraceBlock<'a> {
         decode_call(&self.calls[i * s..(i + 1) * s], self.real)
     }
 
-    /// Bytes of one call record (40 or 32).
-    pub fn call_stride(&self) -> usize {
-        call_size(self.real) as usize
-    }
-
-    /// The call records' bytes (decode each with [`decode_call`]).
-    pub fn call_bytes(&self) -> &'a [u8] {
-        self.calls
-    }
-
-    /// Bytes of the region records before the calls.
-    pub fn region_bytes_len(&self) -> u64 {
-        self.regions.len() as u64
-    }
-
     /// All call records, the sentinel included.
+    #[cfg(any(test, feature = "internals"))]
     pub fn calls(&self) -> impl ExactSizeIterator<Item = CallRecord> + 'a {
         let real = self.real;
         self.calls
@@ -255,6 +242,7 @@ const STREAM_CALLS: usize = 6400;
 /// buffer. For whole passes over big blocks this beats a memory map: no page
 /// table work per 4 KiB, memory stays at the buffer. The Real width is
 /// detected as [`TraceBlock::read`] does, with the same errors.
+#[cfg(test)]
 pub fn stream_calls(
     file: &DataHandle,
     block: &TraceBlockRef,

@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use super::RealWidth;
 use super::callstats::TraceBlockRef;
 use super::comm::CommBlockRef;
-use super::commdata::{CommBlock, CommRecord, CommRecords};
+use super::commdata::{CommRecord, CommRecords};
 use super::database::{Database, ProcComm, ProcTrace};
 use super::trace::{CallBatch, CallRecord, RegionRecord, TraceBlock};
 use crate::error::{Error, Location, Warning};
@@ -60,6 +60,7 @@ impl<'a> BlockSelection<'a> {
         }
     }
 
+    /// Whether process `p` is selected.
     pub fn wants_proc(&self, p: usize) -> bool {
         self.procs.is_none_or(|v| v.contains(&p))
     }
@@ -154,13 +155,13 @@ impl Skipped {
 impl Database {
     /// The trace blocks of the processes `procs` (`None`: every process
     /// with call traces).
-    pub fn trace_blocks<'a>(&'a self, procs: Option<&'a [usize]>) -> TraceWalk<'a> {
+    pub(crate) fn trace_blocks<'a>(&'a self, procs: Option<&'a [usize]>) -> TraceWalk<'a> {
         TraceWalk { db: self, procs }
     }
 
     /// The comm blocks `sel` covers: of the selected processes, those with
     /// records whose `timeMinMax` meets the window.
-    pub fn comm_blocks<'a>(&'a self, sel: &BlockSelection<'a>) -> CommWalk<'a> {
+    pub(crate) fn comm_blocks<'a>(&'a self, sel: &BlockSelection<'a>) -> CommWalk<'a> {
         CommWalk {
             db: self,
             sel: *sel,
@@ -170,12 +171,13 @@ impl Database {
 
     /// Every comm block with records, of every process, whatever its
     /// times (even without a `timeMinMax`): exports of everything.
-    pub fn every_comm_block(&self) -> CommWalk<'_> {
+    #[cfg(test)]
+    pub(crate) fn every_comm_block(&self) -> CommWalk<'_> {
         self.every_comm_block_of(None)
     }
 
     /// [`Database::every_comm_block`] of some processes (`None`: all).
-    pub fn every_comm_block_of<'a>(&'a self, procs: Option<&'a [usize]>) -> CommWalk<'a> {
+    pub(crate) fn every_comm_block_of<'a>(&'a self, procs: Option<&'a [usize]>) -> CommWalk<'a> {
         CommWalk {
             db: self,
             sel: BlockSelection {
@@ -419,9 +421,6 @@ pub struct CommWalk<'a> {
 }
 
 impl<'a> CommWalk<'a> {
-    pub fn selection(&self) -> &BlockSelection<'a> {
-        &self.sel
-    }
 
     fn walk(&self, proc: &'a ProcComm) -> CommProcWalk<'a> {
         CommProcWalk {
@@ -604,25 +603,6 @@ impl<'a> CommProcWalk<'a> {
         read().map_err(|e| skipped.comm(b, self.proc.proc, &e))
     }
 
-    /// Runs `f` on block `b` mapped whole (its bytes only, see
-    /// [`Database::comm_block_file`]): for readers that pick records by
-    /// index. A block that cannot be read is a warning worded `skipped`.
-    pub fn with_mapped_block<R>(
-        &self,
-        b: &CommBlockRef,
-        skipped: Skipped,
-        f: impl FnOnce(&CommBlock<'_>) -> R,
-    ) -> Result<R, Warning> {
-        let g = self.db.comm.as_ref();
-        let (size, real) = (
-            g.map_or(24, |h| h.record_size()),
-            g.map_or(RealWidth::F64, |h| h.real_width()),
-        );
-        self.db
-            .comm_block_file(b)
-            .and_then(|file| Ok(f(&CommBlock::read(&file, b, size, real)?)))
-            .map_err(|e| skipped.comm(b, self.proc.proc, &e))
-    }
 }
 
 /// The records of one comm block of a walk, streamed.

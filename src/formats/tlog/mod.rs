@@ -156,7 +156,7 @@ impl TlogFile {
     /// Opens `path` and shows every block to a [`BlockVisitor`] in the same
     /// pass: one visitor per chunk of the file, handed to `on_chunk` in file
     /// order. `progress` advances by the blocks scanned.
-    pub fn open_visiting<V: BlockVisitor>(
+    pub(crate) fn open_visiting<V: BlockVisitor>(
         path: impl AsRef<Path>,
         progress: &Progress,
         on_chunk: impl FnMut(V),
@@ -172,12 +172,14 @@ impl TlogFile {
     /// warnings for every broken invariant of TLOG_FORMAT.md §3 (truncation,
     /// mixed or backwards ranks, padding before events, unknown types,
     /// non-zero thread ids, bad or decreasing times).
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn from_input(file: InputFile) -> Result<TlogFile> {
         TlogFile::scan(file, None, &Progress::none(), |()| {})
     }
 
     /// [`Self::from_input`] with a visitor (see [`Self::open_visiting`]).
-    pub fn from_input_visiting<V: BlockVisitor>(
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn from_input_visiting<V: BlockVisitor>(
         file: InputFile,
         on_chunk: impl FnMut(V),
     ) -> Result<TlogFile> {
@@ -251,6 +253,7 @@ impl TlogFile {
         self.progress = progress;
     }
 
+    /// The trace file.
     pub fn path(&self) -> &Path {
         self.file.path()
     }
@@ -262,6 +265,7 @@ impl TlogFile {
 
     /// True when the data does not look like a trace at all (most records
     /// broken): reports then refuse unless asked for a raw dump.
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn looks_like_garbage(&self) -> bool {
         let mixed_or_unknown = self.warnings.len() >= MAX_ISSUES;
         let max_proc = self.procs.keys().next_back().copied().unwrap_or(0) as usize;
@@ -283,16 +287,19 @@ impl TlogFile {
         self.procs.get(&p).map_or(0, |x| x.events)
     }
 
+    /// Events of all processes.
     pub fn total_events(&self) -> u64 {
         self.procs.values().map(|p| p.events).sum()
     }
 
     /// The file's bytes (for parallel readers that split by block).
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn bytes(&self) -> &[u8] {
         self.file.bytes()
     }
 
     /// Numbers of the blocks holding records of `p`, in file order.
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn proc_blocks(&self, p: u16) -> &[u32] {
         self.procs.get(&p).map_or(&[], |x| &x.blocks)
     }
@@ -300,23 +307,26 @@ impl TlogFile {
     /// Blocks read to visit every process's events, one process after
     /// another (a block shared by two processes counts for each): the unit
     /// of progress of per-process passes.
-    pub fn process_blocks(&self) -> u64 {
+    pub(crate) fn process_blocks(&self) -> u64 {
         self.procs.values().map(|x| x.blocks.len() as u64).sum()
     }
 
     /// Number of blocks, a short last block included.
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn blocks(&self) -> usize {
         self.file.bytes().len().div_ceil(BLOCK)
     }
 
     /// Blocks `first..first + n` into `buf` through the file handle (or a
     /// slice of the map for in-memory inputs).
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn read_blocks<'a>(&'a self, first: usize, n: usize, buf: &'a mut Vec<u8>) -> &'a [u8] {
         self.progress.advance(n as u64);
         read_window(&self.file, self.reader.as_ref(), first, n, buf)
     }
 
     /// The event records of block `b` (all processes), with byte offsets.
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn block_events(&self, b: usize) -> impl Iterator<Item = (usize, Record)> + '_ {
         let bytes = self.file.bytes();
         let start = (b * BLOCK).min(bytes.len());
@@ -356,6 +366,7 @@ impl TlogFile {
     /// Calls `f(offset, record)` for every event of process `p` in file
     /// order, reading runs of its blocks with `pread` (resident memory stays
     /// at one run, whatever the file size).
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn for_each_proc_event(&self, p: u16, mut f: impl FnMut(usize, &Record)) {
         let blocks = self.proc_blocks(p);
         let mut buf = Vec::new();
@@ -379,6 +390,7 @@ impl TlogFile {
     }
 
     /// The `i`-th event of process `p` (the original API's access).
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn event(&self, p: u16, i: u64) -> Option<Record> {
         self.proc_events(p)
             .nth(usize::try_from(i).ok()?)
@@ -387,6 +399,7 @@ impl TlogFile {
 
     /// Checks a caller's process count (the C reader's `n_node`): the first
     /// record whose process is not below it is an error naming its offset.
+    #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
     pub fn check_nodes(&self, nodes: usize) -> Result<()> {
         if self.nprocs() <= nodes {
             return Ok(());
