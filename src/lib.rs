@@ -15,6 +15,7 @@ pub mod analysis;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod error;
+pub mod export;
 pub mod formats;
 pub mod model;
 pub mod parallel;

@@ -258,14 +258,14 @@ pub enum TauOutcome {
 /// run's files carried over), so an error (or the budget) leaves `dir` as
 /// it was; `budget` bounds the bytes written.
 ///
-/// [`StagedDir`]: crate::report::staged_dir::StagedDir
+/// [`StagedDir`]: crate::export::staged_dir::StagedDir
 pub fn write_tau(
     db: &Database,
     dir: &Path,
     procs: Option<&[usize]>,
     budget: u64,
 ) -> Result<(TauOutcome, Vec<Warning>)> {
-    let staging = crate::report::staged_dir::StagedDir::new(dir)?;
+    let staging = crate::export::staged_dir::StagedDir::new(dir)?;
     let walk = db.trace_blocks(procs);
     let one = walk.procs().count() == 1;
     let facts = RunFacts {
