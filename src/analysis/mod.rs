@@ -1,6 +1,7 @@
 //! Analyses over the models: merging across processes, statistics, regions.
 
 pub mod base_summary;
+pub mod call_path_profile;
 pub mod callers;
 pub mod calltree;
 pub mod check;
