@@ -22,6 +22,7 @@ pub mod comm_waits;
 pub mod diff;
 pub mod diff_input;
 mod exact_sum;
+pub mod export_rows;
 pub mod filter;
 pub mod function_stats;
 pub mod imbalance;
