@@ -1,6 +1,9 @@
-//! A tlog trace file as a Chrome trace.
+//! A tlog trace file as a Chrome trace, its events as
+//! [`crate::analysis::tlog_events`] finds them.
 
 use std::io::{self, Write};
+
+use crate::analysis::tlog_events::{TlogEvent, for_each_tlog_event};
 
 use super::json::{EventWriter, json_str, put_event, put_metadata};
 
@@ -11,45 +14,40 @@ pub fn write_tlog_trace(
     t: &crate::formats::tlog::TlogFile,
     names: &crate::analysis::tlog_summary::EventNames,
 ) -> io::Result<u64> {
-    use crate::formats::tlog::EventKind;
     let mut out = EventWriter::new(w)?;
     let mut text = Vec::with_capacity(1 << 16);
     let mut events = 0u64;
-    for p in t.procs() {
-        let pid = p as usize;
-        put_metadata(&mut text, "process_name", pid, 0, &format!("process {pid}"));
-        put_metadata(&mut text, "thread_name", pid, 0, "events");
-        events += 2;
-        let mut open: Vec<(u8, f64)> = Vec::new();
-        for (_, r) in t.proc_events(p) {
-            if !r.time.is_finite() {
-                continue;
+    for_each_tlog_event(t, |e| {
+        match e {
+            TlogEvent::Process(pid) => {
+                put_metadata(&mut text, "process_name", pid, 0, &format!("process {pid}"));
+                put_metadata(&mut text, "thread_name", pid, 0, "events");
+                events += 2;
             }
-            match EventKind::of(r.kind) {
-                EventKind::In(k) => open.push((k, r.time)),
-                EventKind::Out(k) => {
-                    if let Some(j) = open.iter().rposition(|o| o.0 == k) {
-                        let (_, t0) = open.remove(j);
-                        let name = json_str(&names.pair(k));
-                        let dur = (r.time - t0).max(0.0);
-                        put_event(&mut text, &name, "X", t0, Some(dur), pid, 0, "interval");
-                        events += 1;
-                    }
-                }
-                EventKind::Single(k) => {
-                    let name = json_str(&names.single(k));
-                    put_event(&mut text, &name, "i", r.time, None, pid, 0, "single");
-                    events += 1;
-                }
-                EventKind::Start | EventKind::End | EventKind::Unknown(_) => {}
+            TlogEvent::Interval {
+                pid,
+                pair,
+                start,
+                dur,
+            } => {
+                let name = json_str(&names.pair(pair));
+                put_event(&mut text, &name, "X", start, Some(dur), pid, 0, "interval");
+                events += 1;
             }
-            if text.len() >= 1 << 16 {
-                out.write(&text, events)?;
-                text.clear();
-                events = 0;
+            TlogEvent::Single { pid, kind, time } => {
+                let name = json_str(&names.single(kind));
+                put_event(&mut text, &name, "i", time, None, pid, 0, "single");
+                events += 1;
             }
         }
-    }
+        // Written a buffer at a time.
+        if text.len() >= 1 << 16 {
+            out.write(&text, events)?;
+            text.clear();
+            events = 0;
+        }
+        Ok::<(), io::Error>(())
+    })?;
     out.write(&text, events)?;
     out.finish()
 }
