@@ -26,7 +26,7 @@ pub(super) const TASK: usize = 16 * 1024;
 /// to `write` in order (with what `format` returned besides the text).
 /// Each task formats into the buffer of an earlier one: `spare` keeps them
 /// from one call to the next (no page faults for every window).
-pub(super) fn format_in_order<T: Send, X: Send>(
+fn format_in_order<T: Send, X: Send>(
     ordered: Ordered,
     spare: &mut Vec<Vec<u8>>,
     tasks: impl IntoIterator<Item = T>,
