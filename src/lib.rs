@@ -73,7 +73,7 @@ macro_rules! layers {
 }
 
 layers!(
-    analysis, error, formats, model, parallel, progress, report, source, spill
+    analysis, error, export, formats, model, parallel, progress, report, source, spill
 );
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -1,6 +1,7 @@
 //! Analyses over the models: merging across processes, statistics, regions.
 
 pub mod base_summary;
+pub mod call_path_profile;
 pub mod callers;
 pub mod calltree;
 pub mod check;
@@ -21,6 +22,7 @@ pub mod comm_waits;
 pub mod diff;
 pub mod diff_input;
 mod exact_sum;
+pub mod export_rows;
 pub mod filter;
 pub mod function_stats;
 pub mod imbalance;
@@ -28,8 +30,10 @@ pub mod info;
 pub mod overview;
 pub mod ranges;
 pub mod regions;
+pub mod timeline_events;
 pub mod timertree_merge;
 pub mod tinyprofiler;
+pub mod tlog_events;
 pub mod tlog_summary;
 pub mod trace_summary;
 pub mod trace_timeline;

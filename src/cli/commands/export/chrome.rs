@@ -1,12 +1,12 @@
 //! `profparse export --chrome FILE`: Chrome Trace Event JSON, with a word
 //! before and after writing when viewers will not load it
-//! (`report::chrome::limits`).
+//! (`export::chrome::limits`).
 
 use std::path::Path;
 
 use crate::analysis::regions::Regions;
+use crate::export::chrome::{ChromeOptions, estimate_export, limits, write_blprof_trace};
 use crate::formats::blprof::Part;
-use crate::report::chrome::{ChromeOptions, estimate_export, limits, write_blprof_trace};
 use crate::{Location, Warning};
 
 use super::ExportArgs;

@@ -76,7 +76,7 @@ pub enum CallArgsArg {
     All,
 }
 
-impl From<CallArgsArg> for crate::report::chrome::CallArgs {
+impl From<CallArgsArg> for crate::export::chrome::CallArgs {
     fn from(a: CallArgsArg) -> Self {
         match a {
             CallArgsArg::None => Self::None,

@@ -27,8 +27,8 @@ pub fn write(
     if let Some(r) = &regions {
         ctx.warn_all(&r.warnings);
     }
-    let shard = crate::report::parquet::Shard { index, count };
-    let (rows, warnings) = crate::report::parquet::write_parquet(db, regions.as_ref(), dir, shard)?;
+    let shard = crate::export::parquet::Shard { index, count };
+    let (rows, warnings) = crate::export::parquet::write_parquet(db, regions.as_ref(), dir, shard)?;
     ctx.warn_all(&warnings);
     ctx.info(
         1,

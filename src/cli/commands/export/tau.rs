@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use crate::Location;
+use crate::export::tau::{TauOutcome, write_tau};
 use crate::report::numfmt;
-use crate::report::tau::{TauOutcome, write_tau};
 
 use super::ExportArgs;
 use crate::cli::commands::trace_common::{open_trace_db, trace_blocks};

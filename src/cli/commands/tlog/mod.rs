@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::analysis::tlog_summary::EventNames;
+use crate::export::chrome::write_tlog_trace;
 use crate::formats::tlog::TlogFile;
-use crate::report::chrome::write_tlog_trace;
 use crate::{Error, Location};
 use clap::{Args, Subcommand};
 

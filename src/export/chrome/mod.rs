@@ -3,16 +3,21 @@
 //! memory. Times are microseconds; `pid` is the process, `tid` 0 the call
 //! track, `tid` 1 the region track and `tid` 2 the communication track,
 //! with flow events from each send to its receive.
-
 //!
+//! Which records become events, where and in which order, is the
+//! analysis' ([`crate::analysis::timeline_events`]); here they are written.
 //! `estimate` sizes an export from the headers, `json` writes the wire
-//! format, `blprof` exports a database (calls, regions, comm, flows) and
-//! `tlog` a trace file; `limits` words what viewers will not load.
+//! format, `format` an event of each kind, `sink` formats tasks in parallel
+//! and writes them in order, `blprof` exports a database (calls, regions,
+//! comm, flows) and `tlog` a trace file; `limits` words what viewers will
+//! not load.
 
 mod blprof;
 mod estimate;
+mod format;
 mod json;
 pub mod limits;
+mod sink;
 mod tlog;
 
 pub use blprof::{write_blprof_trace, write_comm_trace};
@@ -67,10 +72,6 @@ impl ChromeOptions {
             call_args: CallArgs::All,
             clocks: None,
         }
-    }
-
-    pub fn wants_proc(&self, p: usize) -> bool {
-        self.procs.as_ref().is_none_or(|v| v.contains(&p))
     }
 }
 

@@ -21,17 +21,15 @@
 //! are not added again.
 
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use rustc_hash::FxHashMap;
-
-use crate::analysis::calltree::process_tree;
-use crate::analysis::trace_summary::Selection;
+use crate::analysis::call_path_profile::{CallPathProfile, for_each_process_tree};
 use crate::error::{Error, Result, Warning};
 use crate::formats::blprof::Database;
-use crate::model::calltree::{CallTree, Metrics, NodeId};
+use crate::model::calltree::CallTree;
 use crate::report::escape;
 
 /// TAU's name for the root of every profile.
@@ -71,66 +69,6 @@ pub fn profile_bytes(tree: &CallTree) -> u64 {
     paths.saturating_add(flat).saturating_add(1024)
 }
 
-/// One function's figures over its nodes.
-#[derive(Default, Clone, Copy)]
-struct Flat {
-    calls: u64,
-    subroutine_calls: u64,
-    exclusive: f64,
-    inclusive: f64,
-}
-
-/// Per node id, the calls of its children: TAU's `Subrs` (the flat
-/// profile and the call paths both need them).
-fn subroutine_calls(tree: &CallTree) -> Vec<u64> {
-    let mut subrs = vec![0u64; tree.len() + 1];
-    for i in 1..=tree.len() {
-        let id = NodeId(i as u32);
-        if let Some(p) = tree.node(id).parent() {
-            subrs[p.0 as usize] += tree.node(id).metrics.calls;
-        }
-    }
-    subrs
-}
-
-/// Per name, in first-seen order: the flat profile. A node's inclusive time
-/// is added unless an ancestor has the same name (its time is in there).
-fn flat_profile(tree: &CallTree, order: &[(NodeId, usize)], subrs: &[u64]) -> Vec<(u32, Flat)> {
-    let mut index: FxHashMap<u32, usize> = FxHashMap::default();
-    let mut flat: Vec<(u32, Flat)> = Vec::new();
-    // The names open above the node being visited, with their counts.
-    let mut open: Vec<u32> = Vec::new();
-    let mut open_count: FxHashMap<u32, u32> = FxHashMap::default();
-    for &(id, depth) in order {
-        while open.len() > depth {
-            if let Some(n) = open.pop()
-                && let Some(c) = open_count.get_mut(&n)
-            {
-                *c -= 1;
-            }
-        }
-        let Some(name) = tree.name_index(id) else {
-            continue;
-        };
-        let m = &tree.node(id).metrics;
-        let slot = *index.entry(name).or_insert_with(|| {
-            flat.push((name, Flat::default()));
-            flat.len() - 1
-        });
-        let f = &mut flat[slot].1;
-        f.calls += m.calls;
-        f.subroutine_calls += subrs[id.0 as usize];
-        f.exclusive += m.exclusive;
-        let recursive = open_count.get(&name).is_some_and(|&c| c > 0);
-        if !recursive {
-            f.inclusive += m.inclusive;
-        }
-        open.push(name);
-        *open_count.entry(name).or_insert(0) += 1;
-    }
-    flat
-}
-
 /// Microseconds to the nanosecond (the clocks' resolution; no float noise
 /// such as `2415.7040000000184`), written as the shortest exact decimal.
 fn micros(seconds: f64) -> f64 {
@@ -160,18 +98,12 @@ pub fn write_profile(
     facts: &RunFacts<'_>,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let order = tree.preorder();
-    let subrs = subroutine_calls(tree);
-    let flat = flat_profile(tree, &order, &subrs);
-    let root = tree.root();
-    let top: Metrics = tree
-        .node(root)
-        .children()
-        .iter()
-        .fold(Metrics::default(), |mut a, &c| {
-            a.add(&tree.node(c).metrics);
-            a
-        });
+    let CallPathProfile {
+        order,
+        subroutine_calls: subrs,
+        functions: flat,
+        top,
+    } = CallPathProfile::of(tree);
     writeln!(
         w,
         "{} templated_functions_MULTI_TIME",
@@ -258,49 +190,40 @@ pub enum TauOutcome {
 /// run's files carried over), so an error (or the budget) leaves `dir` as
 /// it was; `budget` bounds the bytes written.
 ///
-/// [`StagedDir`]: crate::report::staged_dir::StagedDir
+/// [`StagedDir`]: crate::export::staged_dir::StagedDir
 pub fn write_tau(
     db: &Database,
     dir: &Path,
     procs: Option<&[usize]>,
     budget: u64,
 ) -> Result<(TauOutcome, Vec<Warning>)> {
-    let staging = crate::report::staged_dir::StagedDir::new(dir)?;
-    let walk = db.trace_blocks(procs);
-    let one = walk.procs().count() == 1;
+    let staging = crate::export::staged_dir::StagedDir::new(dir)?;
     let facts = RunFacts {
         database: &db.dir().display().to_string(),
         nprocs: db.nprocs().unwrap_or(db.trace_index().procs.len() as u64),
     };
     let written = AtomicU64::new(0);
-    let over = std::sync::atomic::AtomicBool::new(false);
+    let over = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
-    let everything = Selection { ranges: None };
-    let results: Vec<(usize, Vec<Warning>)> = walk.map_procs(|p| {
-        let rank = p.proc().proc;
-        if over.load(Ordering::Relaxed) {
-            return (rank, Vec::new());
-        }
-        let (tree, warnings) = process_tree(p, &everything, one);
-        let size = profile_bytes(&tree);
+    let warnings = for_each_process_tree(db, procs, |rank, tree| {
+        let size = profile_bytes(tree);
         if written
             .fetch_add(size, Ordering::Relaxed)
             .saturating_add(size)
             > budget
         {
             over.store(true, Ordering::Relaxed);
-            return (rank, warnings);
+            return ControlFlow::Break(());
         }
         let path = staging.path().join(profile_name(rank));
-        if let Err(e) = write_file(&path, |w| write_profile(&tree, rank, &facts, w)) {
+        if let Err(e) = write_file(&path, |w| write_profile(tree, rank, &facts, w)) {
             failure
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .get_or_insert(e);
         }
-        (rank, warnings)
+        ControlFlow::Continue(())
     });
-    let warnings: Vec<Warning> = results.into_iter().flat_map(|(_, w)| w).collect();
     if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
     }
@@ -351,6 +274,7 @@ fn write_file(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::calltree::Metrics;
 
     fn tree() -> CallTree {
         let mut t: CallTree = CallTree::new();
