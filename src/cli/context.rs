@@ -113,8 +113,8 @@ impl Context {
     ) -> crate::cli::output::UsageError {
         crate::cli::output::UsageError(format!(
             "{what} would write about {} (more than {}); {advice}, or pass --force to write it anyway",
-            crate::report::numfmt::bytes(estimate),
-            crate::report::numfmt::bytes(self.output_limit)
+            crate::report::numfmt::human::bytes(estimate),
+            crate::report::numfmt::human::bytes(self.output_limit)
         ))
     }
 

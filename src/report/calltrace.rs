@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use super::numfmt::write_c_g;
+use super::numfmt::printf::write_c_g;
 use crate::error::Warning;
 use crate::formats::blprof::trace::{CallRecord, TraceBlock};
 use crate::formats::blprof::walk::{Skipped, TraceProcWalk};

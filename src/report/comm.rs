@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed, scientific};
+use super::numfmt::human::{duration, fixed, scientific};
 use crate::analysis::comm_check::CheckReport;
 use crate::analysis::comm_pairs::{Pair, PairReport};
 use crate::analysis::comm_stats::CommStats;

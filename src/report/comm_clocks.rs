@@ -2,7 +2,7 @@
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, percent};
+use super::numfmt::human::{duration, percent};
 use crate::analysis::comm_clocks::ClockOffsets;
 
 pub struct ClocksReport<'a>(pub &'a ClockOffsets);

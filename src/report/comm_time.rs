@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, percent};
+use super::numfmt::human::{duration, percent};
 use super::path_tree::tree_lines;
 use crate::analysis::comm_attribution::{PathTime, RegionTime};
 use crate::analysis::comm_time::{MpiTime, TypeTime, bucket_bounds};

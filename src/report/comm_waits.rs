@@ -3,7 +3,7 @@
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::duration;
+use super::numfmt::human::duration;
 use super::path_tree::tree_lines;
 use crate::analysis::comm_waits::WaitReport;
 

@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed_not_zero, time_text};
+use super::numfmt::human::{duration, fixed_not_zero};
+use super::numfmt::round_trip::time_text;
 use crate::analysis::tinyprofiler::{CompareMetric, Comparison, FunctionScaling, Scaling};
 
 pub struct CompareReport<'a> {

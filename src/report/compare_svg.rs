@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::html_report::escape;
-use super::numfmt::sig4;
+use super::numfmt::tinyprofiler::sig4;
 use super::svg::function_hue;
 use crate::analysis::tinyprofiler::{Comparison, FunctionScaling, Scaling};
 

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed, fixed_not_zero};
+use super::numfmt::human::{duration, fixed, fixed_not_zero};
 use super::text::unbroken;
 use super::{Report, call_path};
 use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence, Unified};

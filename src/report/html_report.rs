@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use super::calltree::{Order, TreeView};
 use super::html_search::{SEARCH_SCRIPT, write_search_bar};
 use super::html_tree::{MAX_TREE_ROWS, TreeTable, write_tree_table};
-use super::numfmt::{bytes, duration_apart, duration_text, percent};
+use super::numfmt::human::{bytes, duration_apart, duration_text, percent};
 use crate::analysis::comm_sync::SendMatrixGroups;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};

@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use super::html_report::{absent, escape};
-use super::numfmt::duration_text;
+use super::numfmt::human::duration_text;
 use super::svg::MAX_LANES;
 use crate::analysis::overview::Overview;
 use crate::analysis::trace_timeline::TraceTimeline;

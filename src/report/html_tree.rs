@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use super::calltree::{Order, TreeView, key, total_key, visible};
 use super::html_report::escape;
-use super::numfmt::{duration_text, percent};
+use super::numfmt::human::{duration_text, percent};
 use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
 

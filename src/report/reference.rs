@@ -7,7 +7,7 @@
 
 use std::io::{self, Write};
 
-use super::numfmt::{fixed, right};
+use super::numfmt::printf::{fixed, right};
 use crate::analysis::function_stats::{FunctionSummary, SortKey};
 
 /// The reference's display form of a function name: spaces become `_`.

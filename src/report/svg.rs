@@ -214,7 +214,7 @@ fn legend_svg(
             x + 16,
             x + 20,
             x + 23,
-            super::numfmt::bytes(scale.value(f, max).round() as u64)
+            super::numfmt::human::bytes(scale.value(f, max).round() as u64)
         )?;
     }
     Ok(())
@@ -534,7 +534,7 @@ fn time_axis(
             r##"<line x1="{x:.1}" y1="{y}" x2="{x:.1}" y2="{}" stroke="#444444"/><text x="{x:.1}" y="{}" font-size="10" font-family="sans-serif" text-anchor="middle">{} s</text>"##,
             y + 4.0,
             y + 15.0,
-            super::numfmt::seconds_apart(t, step)
+            super::numfmt::human::seconds_apart(t, step)
         )?;
         t += step;
     }

@@ -11,7 +11,7 @@ use comfy_table::{
 
 use super::document::{Document, FitRule, MAX_CELL_BYTES, shortened_cell};
 use super::fit::{FitColumn, fit, middle_ellipsis};
-use super::numfmt::{bytes as _bytes, duration, fixed, percent, scientific};
+use super::numfmt::human::{bytes as _bytes, duration, fixed, percent, scientific};
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::info::DatabaseInfo;
 

@@ -273,7 +273,7 @@ fn write_row<'c>(
         let cell = super::escape::visible_except(&cell, keep);
         // Writing into a String cannot fail.
         // Padded by hand: a format width panics past 65,535 (a long name).
-        let pad = super::numfmt::Blanks(width.saturating_sub(cell.chars().count()));
+        let pad = super::numfmt::padding::Blanks(width.saturating_sub(cell.chars().count()));
         let _ = match column.align {
             Align::Left => write!(line, "{cell}{pad}"),
             Align::Right => write!(line, "{pad}{cell}"),

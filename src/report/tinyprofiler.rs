@@ -5,7 +5,9 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, duration_text, percent, time_text, tiny_bytes};
+use super::numfmt::human::{duration, duration_text, percent};
+use super::numfmt::round_trip::time_text;
+use super::numfmt::tinyprofiler::tiny_bytes;
 use crate::model::tinyprofiler::{
     Log, MemoryTable, Report as TinyReport, Spread, TimerRow, TimerTables,
 };

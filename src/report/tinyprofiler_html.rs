@@ -5,7 +5,8 @@
 use std::io::{self, Write};
 
 use super::html_report::{SCRIPT, STYLE, escape};
-use super::numfmt::{duration_text, percent, tiny_bytes};
+use super::numfmt::human::{duration_text, percent};
+use super::numfmt::tinyprofiler::tiny_bytes;
 use crate::model::tinyprofiler::{MemoryTable, Report, TimerRow, TimerTables};
 
 /// The page's subject: the log, which of its reports, and the report.

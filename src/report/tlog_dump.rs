@@ -10,7 +10,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::formats::tlog::{EventKind, Record, TlogFile};
-use crate::report::numfmt::{write_c_g, write_java_double};
+use crate::report::numfmt::java::write_java_double;
+use crate::report::numfmt::printf::write_c_g;
 
 /// Dump layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::Report;
 use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed};
+use super::numfmt::human::{duration, fixed};
 use crate::analysis::tlog_summary::{AcrossStats, KindStats, ProcSummary, Summary};
 
 /// `tlog summary`'s report.

@@ -49,7 +49,7 @@ pub mod write;
 
 pub use crate::formats::timertree::{parse_serialized, to_tree};
 pub use crate::model::timertree::{SerialError, Serialized, Timing};
-pub use crate::report::numfmt::Precision;
+pub use crate::report::numfmt::fortran::Precision;
 pub use global::{
     GlobalTimer, deserialize_timer_tree, read_timer, reset_timer_tree, serialize_timer_tree,
     set_name_match, start_timer, stop_timer, timer, timer_handle, write_timer_tree,

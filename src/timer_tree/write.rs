@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::Precision;
+use crate::report::numfmt::fortran::Precision;
 use crate::report::timertree::reference::{NoSubtree, subtree_top, write_reference};
 
 use super::tree::{Handle, TimerError};

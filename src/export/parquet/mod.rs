@@ -86,7 +86,7 @@ fn facts(db: &Database) -> Vec<(&'static str, String)> {
     if let Some(t) = db.base.as_ref().and_then(|b| b.calc_end_time) {
         facts.push((
             "profparse.calc_end_time",
-            crate::report::numfmt::time_text(t),
+            crate::report::numfmt::round_trip::time_text(t),
         ));
     }
     facts

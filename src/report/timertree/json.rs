@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use crate::model::timertree::Serialized;
-use crate::report::numfmt::time_text;
+use crate::report::numfmt::round_trip::time_text;
 
 /// Writes the JSON form, one array per line (the fixtures' shape).
 pub fn write_json(w: &mut dyn Write, s: &Serialized) -> io::Result<()> {

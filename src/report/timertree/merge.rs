@@ -13,7 +13,9 @@ use crate::analysis::timertree_merge::Spread;
 use crate::model::calltree::CallTree;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
-use crate::report::numfmt::{TreeIndent, duration, time_text};
+use crate::report::numfmt::human::duration;
+use crate::report::numfmt::padding::TreeIndent;
+use crate::report::numfmt::round_trip::time_text;
 
 /// `tree merge`'s report: the merged tree and the files merged.
 pub struct MergeReport<'a> {

@@ -9,7 +9,8 @@ use std::io::{self, Write};
 
 use crate::model::calltree::{CallTree, NodeId};
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Precision, TreeIndent, es12_5};
+use crate::report::numfmt::fortran::{Precision, es12_5};
+use crate::report::numfmt::padding::TreeIndent;
 
 /// Why a tree has no subtree to write; the reference asserts in both cases.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

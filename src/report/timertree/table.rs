@@ -13,7 +13,9 @@ use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
 use crate::report::document::{Column, Table};
 use crate::report::escape::visible;
-use crate::report::numfmt::{Precision, TreeIndent, duration, percent1};
+use crate::report::numfmt::fortran::Precision;
+use crate::report::numfmt::human::{duration, percent1};
+use crate::report::numfmt::padding::TreeIndent;
 
 /// The table of `tree`: one row per timer in pre-order, names indented two
 /// blanks per level.

@@ -9,7 +9,8 @@ use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 
 use crate::model::calltree::{CallTree, NodeId};
 use crate::model::timertree::{Serialized, Timing};
-use crate::report::numfmt::{Precision, time_text};
+use crate::report::numfmt::fortran::Precision;
+use crate::report::numfmt::round_trip::time_text;
 use crate::report::{Document, Format, Report, not_offered};
 
 use super::{json, reference, table, truchas, xml};

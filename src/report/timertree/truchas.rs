@@ -16,7 +16,8 @@ use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Precision, TreeIndent, es9_3};
+use crate::report::numfmt::fortran::{Precision, es9_3};
+use crate::report::numfmt::padding::TreeIndent;
 
 pub fn write_truchas(
     w: &mut dyn Write,

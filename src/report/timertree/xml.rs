@@ -15,7 +15,8 @@ use std::io::{self, Write};
 
 use crate::model::calltree::CallTree;
 use crate::model::timertree::Timing;
-use crate::report::numfmt::{Blanks, MAX_TREE_INDENT, time_text};
+use crate::report::numfmt::padding::{Blanks, MAX_TREE_INDENT};
+use crate::report::numfmt::round_trip::time_text;
 
 /// Writes the XML form of `tree`.
 pub fn write_xml(w: &mut dyn Write, tree: &CallTree<Timing>) -> io::Result<()> {

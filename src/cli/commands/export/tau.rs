@@ -62,7 +62,7 @@ pub fn write(args: &ExportArgs, dir: &Path, ctx: &Context) -> anyhow::Result<()>
                 1,
                 format!(
                     "wrote {profiles} TAU profiles ({}) to {}",
-                    numfmt::bytes(bytes),
+                    numfmt::human::bytes(bytes),
                     dir.display()
                 ),
             );

@@ -1,0 +1,207 @@
+//! Numbers for people, by the README's output rules: times and bytes
+//! with their unit (`12.35 ms`, `346.3 KiB`), percentages, and never a zero
+//! that is not zero (`<0.01`, `0.0012`). Every table, text and HTML report
+//! for people formats its numbers here.
+
+use super::printf::c_g;
+// `%.Nf` is the fixed-decimals layout of the reports for people too
+// (imbalance ratios, time ranges), so they find it beside the others.
+pub use super::printf::fixed;
+
+/// `%.Ne` as Rust writes it: scientific notation with `decimals` digits
+/// after the point (`1.234e-7`).
+pub fn scientific(x: f64, decimals: usize) -> String {
+    format!("{x:.decimals$e}")
+}
+
+/// A time for people: 4 significant digits in the unit that suits the value
+/// (`1.234 s`, `12.35 ms`, `456.7 µs`, `3.200 ns`), so a timer that ran
+/// never reads as zero; exact zero is `0`. The unit takes two characters
+/// (`s ` is padded) so right-aligned numbers line up.
+pub fn duration(x: f64) -> String {
+    if x == 0.0 {
+        return "0   ".to_owned();
+    }
+    if !x.is_finite() {
+        return format!("{x} s ");
+    }
+    // Rounded to 4 significant digits first, so the unit is chosen for the
+    // printed value (0.99996 s is `1.000 s`, not `1000 ms`).
+    let r: f64 = format!("{x:.3e}").parse().unwrap_or(x);
+    let a = r.abs();
+    let (scale, unit) = if a >= 1.0 {
+        (1.0, "s ")
+    } else if a >= 1e-3 {
+        (1e3, "ms")
+    } else if a >= 1e-6 {
+        (1e6, "µs")
+    } else if a >= 1e-9 {
+        (1e9, "ns")
+    } else {
+        // Below a nanosecond: no clock measures it; shown, not hidden.
+        return format!("{r:.3e} s ");
+    };
+    let v = r * scale;
+    let decimals = match v.abs() {
+        v if v >= 1000.0 => 0,
+        v if v >= 100.0 => 1,
+        v if v >= 10.0 => 2,
+        _ => 3,
+    };
+    format!("{v:.decimals$} {unit}")
+}
+
+/// `fixed(x, decimals)` for ratios and percentages, but never a zero that
+/// is not zero: exact zero is `0`, and a value that would read `0.00` has
+/// 2 significant digits instead (`0.0012`).
+pub fn fixed_not_zero(x: f64, decimals: usize) -> String {
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    let s = fixed(x, decimals);
+    if x.is_finite() && !s.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        c_g(x, 2)
+    } else {
+        s
+    }
+}
+
+/// A percentage with 1 decimal; a share that is not zero never reads as
+/// `0.0`: under 0.05 % it is `<0.1`.
+pub fn percent1(x: f64) -> String {
+    if x > 0.0 && x < 0.05 {
+        return "<0.1".to_owned();
+    }
+    fixed(x, 1)
+}
+
+/// A time in a sentence or a cell of its own (HTML): [`duration`] without
+/// the blank that aligns units in text columns.
+pub fn duration_text(x: f64) -> String {
+    let mut s = duration(x);
+    s.truncate(s.trim_end().len());
+    s
+}
+
+/// Seconds with enough decimals (at least 4) to tell apart values `step`
+/// seconds apart: labels of histogram bins.
+pub fn seconds_apart(x: f64, step: f64) -> String {
+    let decimals = if step > 0.0 && step.is_finite() {
+        ((-step.log10()).ceil() as i64 + 1).clamp(4, 12) as usize
+    } else {
+        4
+    };
+    fixed(x, decimals)
+}
+
+/// A time with its unit, as [`duration_text`], with more decimals where
+/// they are needed to tell it from a value `step` seconds away: labels of
+/// histogram bins, whose neighbours may differ past the 4th digit.
+pub fn duration_apart(x: f64, step: f64) -> String {
+    let plain = duration_text(x);
+    // Exact zero (`0`), not finite, below a nanosecond (`1.234e-10 s`)
+    // or no step to resolve: as it is.
+    if x == 0.0 || !x.is_finite() || !(step > 0.0 && step.is_finite()) || plain.contains('e') {
+        return plain;
+    }
+    let Some((number, unit)) = plain.split_once(' ') else {
+        return plain;
+    };
+    let scale = match unit {
+        "s" => 1.0,
+        "ms" => 1e3,
+        "µs" => 1e6,
+        "ns" => 1e9,
+        _ => return plain,
+    };
+    let shown = number.split_once('.').map_or(0, |(_, d)| d.len());
+    // One digit past the step's first, as `seconds_apart`.
+    let needed = ((-(step * scale).log10()).ceil() as i64 + 1).clamp(0, 12) as usize;
+    if needed <= shown {
+        return plain;
+    }
+    format!("{} {unit}", fixed(x * scale, needed))
+}
+
+/// A percentage with 2 decimals; a share that is not zero never reads as
+/// `0.00`: under 0.005 % it is `<0.01`.
+pub fn percent(x: f64) -> String {
+    if x > 0.0 && x < 0.005 {
+        return "<0.01".to_owned();
+    }
+    fixed(x, 2)
+}
+
+/// A byte count in human units (KiB, MiB, GiB) with one decimal.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_never_read_as_zero_unless_zero() {
+        assert_eq!(fixed_not_zero(0.0, 2), "0");
+        assert_eq!(fixed_not_zero(0.65, 2), "0.65");
+        assert_eq!(fixed_not_zero(0.0012, 2), "0.0012");
+        assert_eq!(fixed_not_zero(-0.00001, 1), "-1e-05");
+        assert_eq!(fixed_not_zero(100.0, 1), "100.0");
+    }
+
+    #[test]
+    fn durations_have_four_significant_digits_and_a_unit() {
+        assert_eq!(duration(1.23456), "1.235 s ");
+        assert_eq!(duration(1234.5), "1234 s ");
+        assert_eq!(duration(0.0123456), "12.35 ms");
+        assert_eq!(duration(4.5678e-4), "456.8 µs");
+        assert_eq!(duration(3.2e-9), "3.200 ns");
+        assert_eq!(duration(-0.0033), "-3.300 ms");
+        // The unit of the rounded value.
+        assert_eq!(duration(0.99996), "1.000 s ");
+        assert_eq!(duration(9.99996e-4), "1.000 ms");
+        assert_eq!(duration(0.0), "0   ");
+        assert_eq!(duration(2e-12), "2.000e-12 s ");
+        assert_eq!(duration(f64::NAN), "NaN s ");
+        // Nothing that ran reads as zero.
+        for e in -12..4 {
+            let x = 1.7 * 10f64.powi(e);
+            assert!(duration(x).chars().any(|c| ('1'..='9').contains(&c)), "{x}");
+        }
+    }
+
+    #[test]
+    fn formats() {
+        assert_eq!(percent(21.6149), "21.61");
+        assert_eq!(percent(0.0), "0.00");
+        assert_eq!(percent(0.0049), "<0.01");
+        assert_eq!(percent(0.005), "0.01");
+        assert_eq!(percent1(0.0), "0.0");
+        assert_eq!(percent1(0.049), "<0.1");
+        assert_eq!(percent1(12.34), "12.3");
+        assert_eq!(seconds_apart(0.00123, 0.01), "0.0012");
+        assert_eq!(seconds_apart(0.0000123, 0.000001), "0.0000123");
+        // Neighbouring bins 1 µs apart near 1.2 ms: 4 digits would print
+        // both as 1.200 ms.
+        assert_eq!(duration_apart(0.0012, 1e-6), "1.2000 ms");
+        assert_eq!(duration_apart(0.001201, 1e-6), "1.2010 ms");
+        assert_eq!(duration_apart(0.0012, 1e-5), "1.200 ms");
+        assert_eq!(duration_apart(2.5e-6, 1.0), "2.500 µs");
+        assert_eq!(duration_apart(0.0, 1e-9), "0");
+        assert_eq!(duration_apart(1234.5, 1e-3), "1234.5000 s");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(354_635), "346.3 KiB");
+    }
+}
