@@ -49,6 +49,7 @@ macro_rules! database_tests {
 
 mod analyses;
 mod fuzz_regressions;
+mod layers;
 mod progress;
 
 /// `fixtures/blprof/NAME/bl_prof`: a fixture database.
