@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use super::Report;
-use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed_not_zero, time_text};
 use crate::analysis::tinyprofiler::{CompareMetric, Comparison, FunctionScaling, Scaling};
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
+use crate::report::numfmt::{duration, fixed_not_zero, time_text};
 
 pub struct CompareReport<'a> {
     pub comparison: &'a Comparison,

@@ -1,6 +1,6 @@
 //! The format-neutral shape of a human-readable report: lines of text and
 //! tables, in order. A report builds a [`Document`] once; the text renderer
-//! ([`super::text`]) and the CSV renderer ([`super::csv`]) write it. Rows are
+//! ([`crate::report::render::text`]) and the CSV renderer ([`crate::report::render::csv`]) write it. Rows are
 //! produced lazily, so a report of a million rows is never held as text.
 
 /// Longest cell, in bytes, a table for people shows whole. Every row of a
@@ -47,7 +47,7 @@ pub struct Column {
     /// When the table is wider than the output: which columns go first
     /// (higher earlier; 0, the default, never).
     pub drop_rank: u8,
-    /// Cells are call paths ([`super::call_path::cell`]): shortened by
+    /// Cells are call paths ([`crate::report::layout::call_path::cell`]): shortened by
     /// whole frames, different paths kept apart.
     pub path: bool,
 }
@@ -65,7 +65,7 @@ impl Column {
         }
     }
 
-    /// A column of call paths ([`super::call_path::cell`] cells), left
+    /// A column of call paths ([`crate::report::layout::call_path::cell`] cells), left
     /// aligned.
     pub fn path(header: impl Into<String>, width: usize) -> Self {
         Column {

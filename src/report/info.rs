@@ -1,11 +1,11 @@
 //! `info` as a [`Report`]: what a database holds, part by part.
 
-use super::Report;
-use super::document::Document;
-use super::json::InfoJson;
-use super::table::info_document;
 use crate::analysis::info::DatabaseInfo;
 use crate::error::Warning;
+use crate::report::Report;
+use crate::report::document::Document;
+use crate::report::render::json::InfoJson;
+use crate::report::render::table::info_document;
 
 pub struct InfoReport<'a> {
     pub info: &'a DatabaseInfo,

@@ -7,53 +7,38 @@
 //! renderer ([`text`], [`json`], [`csv`]). Reports that stream millions of
 //! rows (message pairs, call traces) have writers of their own.
 
-pub mod call_path;
 pub mod calltrace;
 pub mod calltree;
 pub mod check;
 pub mod chrome;
-pub mod comm;
 pub mod comm_clocks;
+pub mod comm_stats;
 pub mod comm_time;
 pub mod comm_waits;
 pub mod compare;
-pub mod compare_svg;
-pub mod csv;
 pub mod diff;
 pub mod document;
 pub mod escape;
-pub mod fit;
-pub mod focus;
-pub mod folded;
-pub mod functions;
-pub mod html_report;
-pub mod html_search;
-pub mod html_timeline;
-pub mod html_tree;
+pub mod function_stats;
 pub mod info;
-pub mod json;
-pub mod json_tree;
-pub mod names;
+pub mod layout;
 pub mod numfmt;
 #[cfg(feature = "parquet")]
 pub mod parquet;
-pub mod path_tree;
 pub mod reference;
 pub mod regions;
+pub mod render;
 pub mod staged_dir;
-pub mod svg;
-pub mod table;
 pub mod tau;
-pub mod text;
 pub mod timertree;
 pub mod tinyprofiler;
-pub mod tinyprofiler_html;
 pub mod tlog_dump;
 pub mod tlog_summary;
 
 use std::io;
 
 pub use document::{Align, Column, Document, Table};
+use render::{csv, json, text};
 
 /// Every output format a report can be written in. Each command offers
 /// some of them (`--format`).

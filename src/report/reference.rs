@@ -7,14 +7,14 @@
 
 use std::io::{self, Write};
 
-use super::numfmt::{fixed, right};
 use crate::analysis::function_stats::{FunctionSummary, SortKey};
+use crate::report::numfmt::{fixed, right};
 
 /// The reference's display form of a function name: spaces become `_`.
 pub fn reference_name(name: &str) -> String {
     // Shortened past 1,000 bytes as in every table for people: each row is
     // padded to the longest name.
-    super::document::shortened_cell(name).replace(' ', "_")
+    crate::report::document::shortened_cell(name).replace(' ', "_")
 }
 
 /// Writes both tables (by name, by Avg descending) and the totals.

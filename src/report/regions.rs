@@ -1,12 +1,12 @@
 //! `regions` as a [`Report`]: count and time per region over processes,
 //! and one process's ranges.
 
-use super::Report;
-use super::document::{Document, FitRule};
-use super::json::{RegionsJson, regions_json};
-use super::table::{proc_ranges_table, regions_table};
 use crate::analysis::regions::{ProcRegions, RegionStats};
 use crate::error::Warning;
+use crate::report::Report;
+use crate::report::document::{Document, FitRule};
+use crate::report::render::json::{RegionsJson, regions_json};
+use crate::report::render::table::{proc_ranges_table, regions_table};
 
 pub struct RegionsReport<'a> {
     /// The database as the user named it.

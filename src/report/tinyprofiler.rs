@@ -3,12 +3,12 @@
 
 use serde::Serialize;
 
-use super::Report;
-use super::document::{Column, Document, Table};
-use super::numfmt::{duration, duration_text, percent, time_text, tiny_bytes};
 use crate::model::tinyprofiler::{
     Log, MemoryTable, Report as TinyReport, Spread, TimerRow, TimerTables,
 };
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
+use crate::report::numfmt::{duration, duration_text, percent, time_text, tiny_bytes};
 
 /// `summary LOG`: one report of a log.
 pub struct TinySummaryReport<'a> {

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use crate::analysis::imbalance::ImbalanceOptions;
 use crate::analysis::overview::{OverviewOptions, overview, overview_steps};
-use crate::report::html_report::{MATRIX_MAX_CELLS, Report, TreeBounds, write_report};
-use crate::report::html_timeline::TIMELINE_DEPTHS;
-use crate::report::svg::TIMELINE_COLUMNS;
+use crate::report::render::html::page::{MATRIX_MAX_CELLS, Report, TreeBounds, write_report};
+use crate::report::render::html::timeline::TIMELINE_DEPTHS;
+use crate::report::render::svg::TIMELINE_COLUMNS;
 use clap::Args;
 
 use crate::cli::args::{DatabaseOrLogArg, OutputArg};
@@ -67,7 +67,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         // Above MAX_LANES processes lanes are groups of processes, whose
         // deeper depths are too busy for the bar budget and are left out
         // of the page: not binned at all (1.7 s of 3.7 on 10,000 processes).
-        timeline_depths: if db.trace_index().procs.len() > crate::report::svg::MAX_LANES {
+        timeline_depths: if db.trace_index().procs.len() > crate::report::render::svg::MAX_LANES {
             1
         } else {
             TIMELINE_DEPTHS

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use crate::analysis::comm_check::comm_check;
 use crate::report::Format;
-use crate::report::comm::CheckReportView;
+use crate::report::comm_stats::CheckReportView;
 use clap::Args;
 
 use super::open_comm_db;

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::analysis::comm_sync::{barriers_in, send_matrix_in};
-use crate::report::comm::{BarriersReport, MatrixReport};
-use crate::report::{Format, svg};
+use crate::report::Format;
+use crate::report::comm_stats::{BarriersReport, MatrixReport};
+use crate::report::render::svg;
 use clap::Args;
 
 use super::regions::CommRegions;

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::analysis::comm_timeline::{time_span_on, timeline_rows_on};
-use crate::report::{chrome, svg};
+use crate::report::chrome;
+use crate::report::render::svg;
 use clap::Args;
 
 use super::regions::CommRegions;

@@ -14,11 +14,11 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::io::{self, Write};
 
-use super::calltree::{Order, TreeView, key, total_key, visible};
-use super::html_report::escape;
-use super::numfmt::{duration_text, percent};
 use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
+use crate::report::calltree::{Order, TreeView, key, total_key, visible};
+use crate::report::numfmt::{duration_text, percent};
+use crate::report::render::html::page::escape;
 
 /// Rows per tree on the page: about 400 bytes each.
 pub const MAX_TREE_ROWS: usize = 2000;
@@ -160,7 +160,7 @@ fn cells(name: &str, m: &Spread, view: &TreeView, total: f64) -> String {
         duration_text(first),
         duration_text(second),
         m.total.calls,
-        super::html_report::escape(&percent(share))
+        crate::report::render::html::page::escape(&percent(share))
     );
     if view.nprocs > 1 {
         s.push_str(&format!(

@@ -7,15 +7,15 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::Report;
-use super::document::{Column, Document, Table};
-use super::numfmt::{duration, fixed, scientific};
 use crate::analysis::comm_check::CheckReport;
 use crate::analysis::comm_pairs::{Pair, PairReport};
 use crate::analysis::comm_stats::CommStats;
 use crate::analysis::comm_sync::{BarrierReport, Route, SendMatrix, SendMatrixGroups};
 use crate::analysis::filter::FilterNames;
 use crate::formats::blprof::CommHeader;
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
+use crate::report::numfmt::{duration, fixed, scientific};
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| v.to_string())
@@ -533,7 +533,7 @@ impl PairChunk {
             PairChunk::Json { text, error } => {
                 text.extend_from_slice(b",\n    ");
                 if let Err(e) = serde_json::to_writer(&mut *text, p) {
-                    error.get_or_insert(super::json::io_error(e));
+                    error.get_or_insert(crate::report::render::json::io_error(e));
                 }
             }
             PairChunk::Csv { csv, error } => {
@@ -549,7 +549,7 @@ impl PairChunk {
                     p.latency_to_completion,
                 ));
                 if let Err(e) = r {
-                    error.get_or_insert(super::csv::csv_io_error(e));
+                    error.get_or_insert(crate::report::render::csv::csv_io_error(e));
                 }
             }
         }
@@ -563,11 +563,11 @@ pub struct PairChunks {
 }
 
 impl PairChunks {
-    /// Chunks for `format`: [`Format::Csv`](super::Format::Csv) gives CSV
+    /// Chunks for `format`: [`Format::Csv`](crate::report::Format::Csv) gives CSV
     /// rows, anything else JSON.
-    pub fn new(format: super::Format) -> Self {
+    pub fn new(format: crate::report::Format) -> Self {
         PairChunks {
-            csv: format == super::Format::Csv,
+            csv: format == crate::report::Format::Csv,
             pool: BufferPool::default(),
         }
     }
@@ -627,7 +627,7 @@ impl<'w> PairStream<'w> {
                     "completed_time",
                     "latency_to_completion",
                 ])
-                .map_err(super::csv::csv_io_error)
+                .map_err(crate::report::render::csv::csv_io_error)
                 .and_then(|()| c.flush());
             drop(c);
             stream.keep(head);

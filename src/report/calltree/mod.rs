@@ -2,19 +2,22 @@
 //! text, JSON, and the layouts of trees: Hatchet's literal JSON, folded
 //! stacks (flame graphs) and a self-contained HTML page.
 
+pub mod focus;
+pub mod folded;
+pub mod json_tree;
+
 use std::io::{self, Write};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::fit::middle_ellipsis;
-use super::folded::{self, FoldedNames};
-use super::html_report::escape as html_escape;
-use super::json_tree;
-use super::numfmt::{Blanks, TreeIndent, duration, percent1};
-use super::{Column, Document, Format, Report, Table};
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
+use crate::report::layout::fit::middle_ellipsis;
+use crate::report::numfmt::{Blanks, TreeIndent, duration, percent1};
+use crate::report::render::html::page::escape as html_escape;
+use crate::report::{Column, Document, Format, Report, Table};
+use folded::FoldedNames;
 
 /// Which time orders a tree, bounds it (`--min-percent`) and comes first
 /// on its lines.
@@ -326,7 +329,7 @@ impl Report for TreeReport<'_> {
             Format::Folded => write_folded(w, tree, view),
             Format::Hatchet => write_hatchet(w, tree, view),
             Format::Html => write_html(w, tree, view, self.source.as_deref().unwrap_or("")),
-            other => Err(super::not_offered(other)),
+            other => Err(crate::report::not_offered(other)),
         }
     }
 }
@@ -769,7 +772,7 @@ fn write_tree_json(
         total_inclusive: (!bottom_up).then_some(total),
         total_exclusive: bottom_up.then_some(total),
     };
-    let pretty = serde_json::to_vec_pretty(&head).map_err(super::json::io_error)?;
+    let pretty = serde_json::to_vec_pretty(&head).map_err(crate::report::render::json::io_error)?;
     json_tree::write_open_object(w, &pretty, 0)?;
     w.write_all(b",\n  \"roots\": ")?;
     let roots = children_sorted(tree, tree.root(), view, &calls, total);

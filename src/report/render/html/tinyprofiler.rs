@@ -4,9 +4,9 @@
 
 use std::io::{self, Write};
 
-use super::html_report::{SCRIPT, STYLE, escape};
-use super::numfmt::{duration_text, percent, tiny_bytes};
 use crate::model::tinyprofiler::{MemoryTable, Report, TimerRow, TimerTables};
+use crate::report::numfmt::{duration_text, percent, tiny_bytes};
+use crate::report::render::html::page::{SCRIPT, STYLE, escape};
 
 /// The page's subject: the log, which of its reports, and the report.
 pub struct TinyPage<'a> {

@@ -5,14 +5,16 @@ use std::io;
 
 use serde::Serialize;
 
-use super::document::{Document, FitRule, Table};
-use super::json::{SummaryJson, TraceSummaryJson, summary_json, trace_summary_json};
-use super::table::{TableStyle, summary_table, summary_totals, trace_extras};
-use super::{Format, Report, reference};
 use crate::analysis::filter::RegionFilter;
 use crate::analysis::function_stats::{FunctionSummary, SortKey};
 use crate::analysis::trace_summary::TraceSummary;
 use crate::error::Warning;
+use crate::report::document::{Document, FitRule, Table};
+use crate::report::render::json::{
+    SummaryJson, TraceSummaryJson, summary_json, trace_summary_json,
+};
+use crate::report::render::table::{TableStyle, summary_table, summary_totals, trace_extras};
+use crate::report::{Format, Report, reference};
 
 /// What only `trace-summary` has.
 pub struct TraceParts<'a> {
@@ -153,7 +155,7 @@ impl Report for FunctionsReport<'_> {
     }
 
     fn csv(&self) -> Option<Table<'_>> {
-        Some(super::csv::summary_table(
+        Some(crate::report::render::csv::summary_table(
             self.summary,
             self.machine_order(),
         ))
@@ -162,7 +164,7 @@ impl Report for FunctionsReport<'_> {
     /// `reference`: amrprofparser's own layout.
     fn write_other(&self, format: Format, w: &mut dyn io::Write) -> io::Result<()> {
         if format != Format::Reference {
-            return Err(super::not_offered(format));
+            return Err(crate::report::not_offered(format));
         }
         let s = self.summary;
         match &self.trace {

@@ -3,10 +3,10 @@
 
 use std::io::{self, Write};
 
-use super::html_report::escape;
-use super::numfmt::sig4;
-use super::svg::function_hue;
 use crate::analysis::tinyprofiler::{Comparison, FunctionScaling, Scaling};
+use crate::report::numfmt::sig4;
+use crate::report::render::html::page::escape;
+use crate::report::render::svg::function_hue;
 
 /// Timers drawn besides the total: those that matter with the largest
 /// time in the first run.

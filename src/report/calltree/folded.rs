@@ -13,7 +13,7 @@ use crate::model::calltree::{CallTree, NodeId};
 
 /// Each name of a tree as a frame: `;` (the frame separator) as `:`, and
 /// control characters as visible escapes (a line break would split the
-/// line; see [`super::escape::visible`]). Made once per distinct name.
+/// line; see [`crate::report::escape::visible`]). Made once per distinct name.
 pub struct FoldedNames<'t> {
     names: Vec<Cow<'t, str>>,
 }
@@ -23,7 +23,7 @@ impl<'t> FoldedNames<'t> {
         let names = tree
             .names()
             .iter()
-            .map(|n| match super::escape::visible(n) {
+            .map(|n| match crate::report::escape::visible(n) {
                 Cow::Borrowed(s) if !s.contains(';') => Cow::Borrowed(s),
                 v => Cow::Owned(v.replace(';', ":")),
             })

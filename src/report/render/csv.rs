@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
-use super::document::{Column, Table};
 use crate::analysis::function_stats::FunctionSummary;
+use crate::report::document::{Column, Table};
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
@@ -56,7 +56,10 @@ pub fn write_table(w: &mut dyn Write, table: Table<'_>) -> io::Result<()> {
     for row in table.rows {
         // Names from the data must not be read as formulas by a
         // spreadsheet; numbers stay numbers.
-        let row: Vec<_> = row.iter().map(|c| super::escape::csv_cell(c)).collect();
+        let row: Vec<_> = row
+            .iter()
+            .map(|c| crate::report::escape::csv_cell(c))
+            .collect();
         out.write_record(row.iter().map(|c| c.as_bytes()))
             .map_err(csv_io_error)?;
     }

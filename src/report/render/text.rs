@@ -1,13 +1,15 @@
 //! The text renderer: a [`Document`]'s lines as they are, its tables in
 //! columns of fixed least width (cells longer than their column push the
 //! rest of the line to the right instead of being cut), fitted to the
-//! output's width ([`super::fit`]).
+//! output's width ([`crate::report::layout::fit`]).
 
 use std::io::{self, Write};
 
-use super::call_path;
-use super::document::{Align, Block, Column, Document, MAX_CELL_BYTES, Table, shortened_cell};
-use super::fit::{Fit, FitColumn, fit, middle_ellipsis};
+use crate::report::document::{
+    Align, Block, Column, Document, MAX_CELL_BYTES, Table, shortened_cell,
+};
+use crate::report::layout::call_path;
+use crate::report::layout::fit::{Fit, FitColumn, fit, middle_ellipsis};
 
 /// Rows of a table measured to fit it: later rows get the same layout
 /// (their long names shortened to it), so a table of millions of rows is
@@ -27,15 +29,19 @@ pub fn write_document(
             // A line block may hold several lines (a report's rows written
             // in runs): its line breaks stay, other control characters
             // from names are escaped.
-            Block::Line(text) => writeln!(w, "{}", super::escape::visible_except(&text, &['\n']))?,
+            Block::Line(text) => writeln!(
+                w,
+                "{}",
+                crate::report::escape::visible_except(&text, &['\n'])
+            )?,
             Block::Prose(text) => {
-                let text = super::escape::visible_except(&text, &['\n']);
+                let text = crate::report::escape::visible_except(&text, &['\n']);
                 for l in wrapped(&text, width) {
                     writeln!(w, "{}", l.replace(NO_BREAK, " "))?;
                 }
             }
             Block::Item(text) => {
-                let text = super::escape::visible_except(&text, &['\n']);
+                let text = crate::report::escape::visible_except(&text, &['\n']);
                 // Every line within the width with the deeper indent.
                 let room = width.map(|w| w.saturating_sub(ITEM_INDENT.len() + 2));
                 for (i, l) in wrapped(&text, room).into_iter().enumerate() {
@@ -44,7 +50,9 @@ pub fn write_document(
                 }
             }
             Block::Table(table) => write_table(w, table, width, &mut line)?,
-            Block::Fitted(table, rule) => super::table::write_table(w, &table, &rule, width)?,
+            Block::Fitted(table, rule) => {
+                crate::report::render::table::write_table(w, &table, &rule, width)?
+            }
         }
     }
     Ok(())
@@ -270,10 +278,10 @@ fn write_row<'c>(
             (cell.as_ref().into(), column.width)
         };
         // Names from the data: no raw control characters on a terminal.
-        let cell = super::escape::visible_except(&cell, keep);
+        let cell = crate::report::escape::visible_except(&cell, keep);
         // Writing into a String cannot fail.
         // Padded by hand: a format width panics past 65,535 (a long name).
-        let pad = super::numfmt::Blanks(width.saturating_sub(cell.chars().count()));
+        let pad = crate::report::numfmt::Blanks(width.saturating_sub(cell.chars().count()));
         let _ = match column.align {
             Align::Left => write!(line, "{cell}{pad}"),
             Align::Right => write!(line, "{pad}{cell}"),

@@ -7,14 +7,14 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::calltree::{
+use crate::analysis::calltree::{Spread, subtree_calls};
+use crate::model::calltree::{CallTree, NodeId};
+use crate::report::calltree::{
     Cuts, NodeJson, Order, TreeView, header, node_json, scope, text_lines, times_line, total_key,
     walk_from, write_html_head, write_html_nodes,
 };
-use super::html_report::escape as html_escape;
-use super::{Document, Format, Report};
-use crate::analysis::calltree::{Spread, subtree_calls};
-use crate::model::calltree::{CallTree, NodeId};
+use crate::report::render::html::page::escape as html_escape;
+use crate::report::{Document, Format, Report};
 
 /// The focused functions' two trees; the roots of both are the functions.
 pub struct FocusReport<'a> {
@@ -179,7 +179,7 @@ impl Report for FocusReport<'_> {
         match format {
             Format::Folded => self.write_folded(w),
             Format::Html => self.write_html(w),
-            other => Err(super::not_offered(other)),
+            other => Err(crate::report::not_offered(other)),
         }
     }
 }

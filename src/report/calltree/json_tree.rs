@@ -12,7 +12,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::json::io_error;
+use crate::report::render::json::io_error;
 
 /// Levels indented, at most: deeper levels are indented as this one, so
 /// that the output of a deep tree grows with its size, not with the square

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::fit::middle_ellipsis;
+use crate::report::layout::fit::middle_ellipsis;
 
 /// Between the frames of a path as people read it.
 pub const SEP: &str = " > ";

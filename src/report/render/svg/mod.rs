@@ -1,5 +1,7 @@
 //! SVG pictures (self-contained, no scripts).
 
+pub mod scaling;
+
 use crate::analysis::comm_sync::{SendMatrix, SendMatrixGroups};
 
 /// At most this many cells per side of a matrix picture; more processes
@@ -214,7 +216,7 @@ fn legend_svg(
             x + 16,
             x + 20,
             x + 23,
-            super::numfmt::bytes(scale.value(f, max).round() as u64)
+            crate::report::numfmt::bytes(scale.value(f, max).round() as u64)
         )?;
     }
     Ok(())
@@ -534,7 +536,7 @@ fn time_axis(
             r##"<line x1="{x:.1}" y1="{y}" x2="{x:.1}" y2="{}" stroke="#444444"/><text x="{x:.1}" y="{}" font-size="10" font-family="sans-serif" text-anchor="middle">{} s</text>"##,
             y + 4.0,
             y + 15.0,
-            super::numfmt::seconds_apart(t, step)
+            crate::report::numfmt::seconds_apart(t, step)
         )?;
         t += step;
     }
@@ -594,7 +596,7 @@ pub fn trace_timeline_svg(
     depth: usize,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    use super::html_report::escape;
+    use crate::report::render::html::page::escape;
     let lanes: Vec<(usize, Vec<LaneBar>)> = t
         .rows
         .iter()

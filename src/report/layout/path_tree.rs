@@ -24,7 +24,7 @@ impl TreeLine<'_> {
     pub fn frame_text(&self) -> String {
         format!(
             "{}{}",
-            super::numfmt::TreeIndent::new(self.depth),
+            crate::report::numfmt::TreeIndent::new(self.depth),
             self.name.unwrap_or("(outside timed calls)")
         )
     }

@@ -9,11 +9,11 @@ use comfy_table::{
     TableStyle as Style,
 };
 
-use super::document::{Document, FitRule, MAX_CELL_BYTES, shortened_cell};
-use super::fit::{FitColumn, fit, middle_ellipsis};
-use super::numfmt::{bytes as _bytes, duration, fixed, percent, scientific};
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::info::DatabaseInfo;
+use crate::report::document::{Document, FitRule, MAX_CELL_BYTES, shortened_cell};
+use crate::report::layout::fit::{FitColumn, fit, middle_ellipsis};
+use crate::report::numfmt::{bytes as _bytes, duration, fixed, percent, scientific};
 
 /// How tables are laid out.
 #[derive(Debug, Clone, Copy, Default)]
@@ -124,7 +124,7 @@ pub(crate) fn write_table(
         // Names from the data: no raw control characters on a terminal
         // (a line break in a cell is laid out by comfy-table as a second
         // line inside the cell, within its borders).
-        let line = super::escape::visible(line.trim_end());
+        let line = crate::report::escape::visible(line.trim_end());
         writeln!(w, "{line}")?;
     }
     Ok(())
@@ -299,7 +299,7 @@ pub fn info_document(info: &DatabaseInfo) -> Document<'static> {
                     format!(
                         "{}: {}",
                         t.regions.len(),
-                        super::names::summarise(&t.regions, MAX_LISTED_NAMES)
+                        crate::report::layout::names::summarise(&t.regions, MAX_LISTED_NAMES)
                     ),
                 ),
                 ("call start times", span(t.time_span)),

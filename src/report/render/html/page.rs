@@ -10,15 +10,15 @@
 
 use std::io::{self, Write};
 
-use super::calltree::{Order, TreeView};
-use super::html_search::{SEARCH_SCRIPT, write_search_bar};
-use super::html_tree::{MAX_TREE_ROWS, TreeTable, write_tree_table};
-use super::numfmt::{bytes, duration_apart, duration_text, percent};
 use crate::analysis::comm_sync::SendMatrixGroups;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::{FunctionImbalance, ProcSpread};
 use crate::analysis::overview::{Overview, TreeSection};
 use crate::analysis::regions::RegionStats;
+use crate::report::calltree::{Order, TreeView};
+use crate::report::numfmt::{bytes, duration_apart, duration_text, percent};
+use crate::report::render::html::search::{SEARCH_SCRIPT, write_search_bar};
+use crate::report::render::html::tree::{MAX_TREE_ROWS, TreeTable, write_tree_table};
 
 pub use crate::analysis::overview::{Absent, CommTimelineSection, ImbalanceSection, Section};
 
@@ -42,9 +42,9 @@ pub struct TreeBounds {
 }
 
 /// At most this many cells per side of the comm matrix picture.
-pub const MATRIX_MAX_CELLS: usize = super::svg::MATRIX_SVG_CELLS;
+pub const MATRIX_MAX_CELLS: usize = crate::report::render::svg::MATRIX_SVG_CELLS;
 
-pub use super::escape::markup as escape;
+pub use crate::report::escape::markup as escape;
 
 pub(crate) const STYLE: &str = r#"
 body{font-family:system-ui,sans-serif;margin:0 1.5em 2em;color:#1b1b1b;background:#fff}
@@ -158,8 +158,8 @@ pub const SECTIONS: [(&str, &str); 6] = [
 pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     let db = escape(&r.database);
     let o = &r.overview;
-    let warnings = super::json::warning_texts(&o.warnings);
-    let notes = super::json::note_texts(&o.warnings);
+    let warnings = crate::report::render::json::warning_texts(&o.warnings);
+    let notes = crate::report::render::json::note_texts(&o.warnings);
     let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
     writeln!(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>")?;
     writeln!(w, "<meta charset=\"utf-8\">")?;
@@ -205,7 +205,7 @@ pub fn write_report(w: &mut dyn Write, r: &Report) -> io::Result<()> {
     section(w, 1, &o.calltree, |w, t| write_calltree(w, t, r))?;
     section(w, 2, &o.regions, |w, s| write_regions(w, s))?;
     let (id, title) = SECTIONS[3];
-    super::html_timeline::write_timelines(w, id, title, o)?;
+    crate::report::render::html::timeline::write_timelines(w, id, title, o)?;
     section(w, 4, &o.matrix, write_matrix)?;
     section(w, 5, &o.imbalance, write_imbalance)?;
 
@@ -461,7 +461,11 @@ fn write_matrix(w: &mut dyn Write, m: &SendMatrixGroups) -> io::Result<()> {
         return writeln!(w, "<p class=\"absent\">No messages were sent.</p>");
     }
     writeln!(w, "<div class=\"scroll\">")?;
-    super::svg::matrix_svg_groups(m, super::svg::MatrixScale::Linear, w)?;
+    crate::report::render::svg::matrix_svg_groups(
+        m,
+        crate::report::render::svg::MatrixScale::Linear,
+        w,
+    )?;
     writeln!(w, "</div>")
 }
 
