@@ -13,7 +13,7 @@ use crate::report::calltree::{
     Cuts, NodeJson, Order, TreeView, header, node_json, scope, text_lines, times_line, total_key,
     walk_from, write_html_head, write_html_nodes,
 };
-use crate::report::render::html::page::escape as html_escape;
+use crate::report::render::html::escape::markup as html_escape;
 use crate::report::{Document, Format, Report};
 
 /// The focused functions' two trees; the roots of both are the functions.

@@ -15,7 +15,7 @@ use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
 use crate::report::layout::fit::middle_ellipsis;
 use crate::report::numfmt::{Blanks, TreeIndent, duration, percent1};
-use crate::report::render::html::page::escape as html_escape;
+use crate::report::render::html::escape::markup as html_escape;
 use crate::report::{Column, Document, Format, Report, Table};
 use folded::FoldedNames;
 

@@ -9,8 +9,9 @@ use std::io::{self, Write};
 use crate::analysis::overview::Overview;
 use crate::analysis::trace_timeline::TraceTimeline;
 use crate::report::numfmt::duration_text;
-use crate::report::render::html::page::{absent, escape};
-use crate::report::render::svg::MAX_LANES;
+use crate::report::render::html::escape::markup as escape;
+use crate::report::render::html::section::absent;
+use crate::report::render::svg::timeline::MAX_LANES;
 
 /// Depths of the trace timeline offered (0..TIMELINE_DEPTHS): an `Amr`
 /// application's steps show at depth 0 or 1, its phases below.
@@ -50,7 +51,7 @@ pub fn write_timelines(w: &mut dyn Write, id: &str, title: &str, r: &Overview) -
         )?,
         Ok(c) => {
             writeln!(w, "<div class=\"scroll\">")?;
-            crate::report::render::svg::timeline_svg(c.span, &c.rows, w)?;
+            crate::report::render::svg::timeline::timeline_svg(c.span, &c.rows, w)?;
             writeln!(w, "</div>")?;
             // Legend: the types drawn, by the columns they win.
             let mut kinds: Vec<(i32, &str, u64)> = Vec::new();
@@ -67,7 +68,7 @@ pub fn write_timelines(w: &mut dyn Write, id: &str, title: &str, r: &Overview) -
                 write!(
                     w,
                     "<span><i style=\"background:{}\"></i>{}</span>",
-                    crate::report::render::svg::comm_type_colour(*kind as i64),
+                    crate::report::render::svg::colour::comm_type_colour(*kind as i64),
                     escape(name)
                 )?;
             }
@@ -139,7 +140,7 @@ fn trace_levels(w: &mut dyn Write, levels: &[TraceTimeline]) -> io::Result<()> {
     for (d, t) in &drawn {
         writeln!(w, "<div class=\"tl\" id=\"tl-{d}\">")?;
         writeln!(w, "<div class=\"scroll\">")?;
-        crate::report::render::svg::trace_timeline_svg(t, *d, w)?;
+        crate::report::render::svg::timeline::trace_timeline_svg(t, *d, w)?;
         writeln!(w, "</div>")?;
         legend(w, t)?;
         writeln!(w, "</div>")?;
@@ -169,7 +170,7 @@ fn legend(w: &mut dyn Write, t: &TraceTimeline) -> io::Result<()> {
         write!(
             w,
             "<span><i style=\"background:hsl({:.0},65%,48%)\"></i>{} ({})</span>",
-            crate::report::render::svg::function_hue(f as u32),
+            crate::report::render::svg::colour::function_hue(f as u32),
             escape(&t.names[f]),
             duration_text(t.totals[f])
         )?;

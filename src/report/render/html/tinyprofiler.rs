@@ -6,7 +6,8 @@ use std::io::{self, Write};
 
 use crate::model::tinyprofiler::{MemoryTable, Report, TimerRow, TimerTables};
 use crate::report::numfmt::{duration_text, percent, tiny_bytes};
-use crate::report::render::html::page::{SCRIPT, STYLE, escape};
+use crate::report::render::html::escape::markup as escape;
+use crate::report::render::html::style::{SCRIPT, STYLE};
 
 /// The page's subject: the log, which of its reports, and the report.
 pub struct TinyPage<'a> {

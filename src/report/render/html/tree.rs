@@ -18,7 +18,7 @@ use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
 use crate::report::calltree::{Order, TreeView, key, total_key, visible};
 use crate::report::numfmt::{duration_text, percent};
-use crate::report::render::html::page::escape;
+use crate::report::render::html::escape::markup as escape;
 
 /// Rows per tree on the page: about 400 bytes each.
 pub const MAX_TREE_ROWS: usize = 2000;
@@ -160,7 +160,7 @@ fn cells(name: &str, m: &Spread, view: &TreeView, total: f64) -> String {
         duration_text(first),
         duration_text(second),
         m.total.calls,
-        crate::report::render::html::page::escape(&percent(share))
+        escape(&percent(share))
     );
     if view.nprocs > 1 {
         s.push_str(&format!(

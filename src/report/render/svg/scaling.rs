@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use crate::analysis::tinyprofiler::{Comparison, FunctionScaling, Scaling};
 use crate::report::numfmt::sig4;
-use crate::report::render::html::page::escape;
-use crate::report::render::svg::function_hue;
+use crate::report::render::html::escape::markup as escape;
+use crate::report::render::svg::colour::function_hue;
 
 /// Timers drawn besides the total: those that matter with the largest
 /// time in the first run.
