@@ -9,7 +9,8 @@ use crate::formats::blprof::Database;
 use crate::model::calltree::CallTree;
 use crate::report::Format;
 use crate::report::calltree::focus::FocusReport;
-use crate::report::calltree::{Order, TreeReport, TreeView, folded_bytes};
+use crate::report::calltree::folded::folded_bytes;
+use crate::report::calltree::{Order, TreeReport, TreeView};
 use crate::{Location, Warning};
 use clap::Args;
 

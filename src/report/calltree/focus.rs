@@ -9,10 +9,10 @@ use serde::Serialize;
 
 use crate::analysis::calltree::{Spread, subtree_calls};
 use crate::model::calltree::{CallTree, NodeId};
-use crate::report::calltree::{
-    Cuts, NodeJson, Order, TreeView, header, node_json, scope, text_lines, times_line, total_key,
-    walk_from, write_html_head, write_html_nodes,
-};
+use crate::report::calltree::html::{write_html_head, write_html_nodes};
+use crate::report::calltree::json::{NodeJson, node_json};
+use crate::report::calltree::text::{Cuts, header, scope, text_lines, times_line};
+use crate::report::calltree::view::{Order, TreeView, total_key, walk_from};
 use crate::report::render::html::escape::markup as html_escape;
 use crate::report::{Document, Format, Report};
 

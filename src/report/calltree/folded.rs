@@ -9,7 +9,9 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
+use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
+use crate::report::calltree::view::{Order, TreeView, remainder, visible};
 
 /// Each name of a tree as a frame: `;` (the frame separator) as `:`, and
 /// control characters as visible escapes (a line break would split the
@@ -91,6 +93,60 @@ impl<'n> FoldedPath<'n> {
         w.write_all(&self.path)?;
         writeln!(w, " {us}")
     }
+}
+
+/// The bytes [`write_folded`] writes, exactly: one line per node with a
+/// time, each holding its whole path, so a deep tree writes the square of
+/// its depth. Summed over the paths in one pass before anything is written.
+pub fn folded_bytes(tree: &CallTree<Spread>, view: &TreeView) -> u64 {
+    let names = FoldedNames::new(tree);
+    let path = names.path_bytes(tree);
+    visible(tree, view)
+        .into_iter()
+        .filter_map(|(id, _)| {
+            folded_us(tree, id, view).map(|us| line_bytes(path[id.0 as usize], us))
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
+/// The whole microseconds of a node's folded line, `None` under one (no
+/// line): its exclusive time combined over processes as the view says, or
+/// in a bottom-up tree the time of the paths that start there.
+fn folded_us(tree: &CallTree<Spread>, id: NodeId, view: &TreeView) -> Option<u64> {
+    let own = match view.order {
+        Order::Inclusive => view.times(&tree.node(id).metrics).1,
+        // A path's time that starts at the node: of the sums; the
+        // largest process's is not kept (the CLI refuses max here).
+        Order::Exclusive => view
+            .combined(remainder(tree, id, Order::Exclusive))
+            .unwrap_or(0.0),
+    };
+    let us = (own * 1e6).round();
+    (us >= 1.0).then_some(us as u64)
+}
+
+/// Folded stacks, `a;b;c <µs>`: each node's exclusive time, combined over
+/// processes as the view's [`Aggregate`] says (the average by default, as
+/// the text and Hatchet trees), in whole microseconds — the input of flame
+/// graph tools.
+/// A `;` inside a name would split the frame, so it is written as `:`;
+/// control characters as visible escapes.
+/// A bottom-up tree's stacks are `function;caller;caller's caller`, each
+/// with the function's time along a path that starts there (its
+/// [`remainder`]): the stacks sum to the nodes' times as a flame graph
+/// sums them, drawn as the callers' (inverted) flame graph.
+/// Streamed in pre-order with the path at hand in one buffer
+/// ([`FoldedPath`]): no line or path is kept.
+pub fn write_folded(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView) -> io::Result<()> {
+    let names = FoldedNames::new(tree);
+    let mut path = FoldedPath::new(&names);
+    for (id, depth) in visible(tree, view) {
+        path.enter(tree, id, depth);
+        if let Some(us) = folded_us(tree, id, view) {
+            path.write_line(w, us)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

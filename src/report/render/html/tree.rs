@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
-use crate::report::calltree::{Order, TreeView, key, total_key, visible};
+use crate::report::calltree::view::{Order, TreeView, key, total_key, visible};
 use crate::report::numfmt::{duration_text, percent};
 use crate::report::render::html::escape::markup as escape;
 
