@@ -64,7 +64,7 @@ pub struct ProcBarrierTotals {
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct BarrierReport {
+pub struct BarrierSummary {
     pub barriers: Vec<BarrierStats>,
     /// Per process: barriers, total wait ("wait at barrier"), last arrivals.
     pub procs: Vec<ProcBarrierTotals>,
@@ -232,7 +232,7 @@ pub fn barriers(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
     reductions: bool,
-) -> (BarrierReport, Vec<Warning>) {
+) -> (BarrierSummary, Vec<Warning>) {
     barriers_in(db, sel, reductions, None)
 }
 
@@ -243,7 +243,7 @@ pub fn barriers_in(
     sel: &super::comm_select::CommSelection<'_>,
     reductions: bool,
     ranges: Option<&ProcRanges>,
-) -> (BarrierReport, Vec<Warning>) {
+) -> (BarrierSummary, Vec<Warning>) {
     let walk = db.comm_blocks(sel);
     let of = |w: &CommProcWalk<'_>| ranges.map(|r| r.of(w.proc().proc));
     let per: Vec<ProcSyncs> = if reductions {
@@ -261,7 +261,7 @@ pub fn barriers_in(
     let (barriers, procs) = aggregate(bars);
     let (reductions, reduction_procs) = aggregate(reds);
     (
-        BarrierReport {
+        BarrierSummary {
             barriers,
             procs,
             reductions,

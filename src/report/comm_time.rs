@@ -222,7 +222,7 @@ impl Report for MpiTimeReport<'_> {
             self.database,
             t.procs.len()
         ));
-        crate::report::comm_stats::region_line(&mut doc, self.region_filter.as_ref());
+        crate::report::layout::region_filter::region_line(&mut doc, self.region_filter.as_ref());
         doc.line(format!(
             "{} in {} calls: {} % of {} traced (the processes' spans)",
             duration(t.seconds),

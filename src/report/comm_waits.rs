@@ -31,7 +31,7 @@ impl Report for WaitsReport<'_> {
         let r = self.waits;
         let t = &r.totals;
         let mut doc = Document::new();
-        crate::report::comm_stats::region_line(&mut doc, r.region_filter.as_ref());
+        crate::report::layout::region_filter::region_line(&mut doc, r.region_filter.as_ref());
         // In sentences, a time without the blank that aligns it in columns.
         let time = |x: f64| crate::report::render::text::unbroken(duration(x).trim_end());
         doc.prose(match r.clocks_aligned_to {

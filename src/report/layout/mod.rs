@@ -6,3 +6,4 @@ pub mod call_path;
 pub mod fit;
 pub mod names;
 pub mod path_tree;
+pub mod region_filter;

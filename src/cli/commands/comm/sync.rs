@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use crate::analysis::comm_sync::{barriers_in, send_matrix_in};
 use crate::report::Format;
-use crate::report::comm_stats::{BarriersReport, MatrixReport};
+use crate::report::comm_sync::{BarriersReport, MatrixReport};
 use crate::report::render::svg::matrix::{MatrixScale, matrix_svg};
 use clap::Args;
 
