@@ -698,11 +698,11 @@ mod tests {
         a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
     }
 
-    fn assert_same(fused: &Summary, reference: &Summary, case: usize) {
+    fn assert_same(single_pass: &Summary, reference: &Summary, case: usize) {
         let w = |s: &Summary| s.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>();
-        assert_eq!(w(fused), w(reference), "case {case}");
-        assert_eq!(fused.procs.len(), reference.procs.len(), "case {case}");
-        for (f, r) in fused.procs.iter().zip(&reference.procs) {
+        assert_eq!(w(single_pass), w(reference), "case {case}");
+        assert_eq!(single_pass.procs.len(), reference.procs.len(), "case {case}");
+        for (f, r) in single_pass.procs.iter().zip(&reference.procs) {
             let what = format!("case {case}, process {}", r.proc);
             assert_eq!(
                 (f.proc, f.events, f.unknown_types),
@@ -742,8 +742,8 @@ mod tests {
                 assert!(close(a.total, b.total) && close(a.avg, b.avg), "{what}");
             }
         }
-        assert_eq!(fused.across.len(), reference.across.len(), "case {case}");
-        for (a, b) in fused.across.iter().zip(&reference.across) {
+        assert_eq!(single_pass.across.len(), reference.across.len(), "case {case}");
+        for (a, b) in single_pass.across.iter().zip(&reference.across) {
             assert_eq!(
                 (a.kind, a.role, a.procs, a.count, a.max_proc),
                 (b.kind, b.role, b.procs, b.count, b.max_proc),
@@ -771,9 +771,9 @@ mod tests {
             assert!(!merge.gave_up());
             across += merge.across.0;
             crossed_across += merge.across.1;
-            let fused = merge.finish(&t);
+            let single_pass = merge.finish(&t);
             let reference = summarize(&t, &names, Trees::Skip);
-            assert_same(&fused, &reference, case);
+            assert_same(&single_pass, &reference, case);
             // The plain scan is unchanged by the visitor.
             let plain = TlogFile::from_input(InputFile::from_bytes("f", bytes)).unwrap();
             let w = |t: &TlogFile| {
@@ -859,8 +859,8 @@ mod tests {
         let input = InputFile::from_bytes("f", bytes.clone());
         let t = TlogFile::from_input_visiting(input, |c| merge.push(c)).unwrap();
         assert!(merge.gave_up());
-        let (_, fused) = summarize_input(InputFile::from_bytes("f", bytes), &names).unwrap();
-        assert_eq!(fused.procs.len(), 40);
-        assert_same(&fused, &summarize(&t, &names, Trees::Skip), 0);
+        let (_, single_pass) = summarize_input(InputFile::from_bytes("f", bytes), &names).unwrap();
+        assert_eq!(single_pass.procs.len(), 40);
+        assert_same(&single_pass, &summarize(&t, &names, Trees::Skip), 0);
     }
 }
