@@ -28,7 +28,6 @@ pub mod layout;
 pub mod numfmt;
 #[cfg(feature = "parquet")]
 pub mod parquet;
-pub mod reference;
 pub mod regions;
 pub mod render;
 pub mod staged_dir;

@@ -701,7 +701,11 @@ mod tests {
     fn assert_same(single_pass: &Summary, reference: &Summary, case: usize) {
         let w = |s: &Summary| s.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         assert_eq!(w(single_pass), w(reference), "case {case}");
-        assert_eq!(single_pass.procs.len(), reference.procs.len(), "case {case}");
+        assert_eq!(
+            single_pass.procs.len(),
+            reference.procs.len(),
+            "case {case}"
+        );
         for (f, r) in single_pass.procs.iter().zip(&reference.procs) {
             let what = format!("case {case}, process {}", r.proc);
             assert_eq!(
@@ -742,7 +746,11 @@ mod tests {
                 assert!(close(a.total, b.total) && close(a.avg, b.avg), "{what}");
             }
         }
-        assert_eq!(single_pass.across.len(), reference.across.len(), "case {case}");
+        assert_eq!(
+            single_pass.across.len(),
+            reference.across.len(),
+            "case {case}"
+        );
         for (a, b) in single_pass.across.iter().zip(&reference.across) {
             assert_eq!(
                 (a.kind, a.role, a.procs, a.count, a.max_proc),

@@ -2,51 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::function_stats::FunctionSummary;
-use crate::report::document::{Column, Table};
-
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
-}
-
-/// `summary --format csv`: one row per function in `order`, full precision.
-pub fn summary_table(s: &FunctionSummary, order: Vec<usize>) -> Table<'_> {
-    let columns = [
-        "name",
-        "ncalls",
-        "ncalls_total",
-        "min",
-        "avg",
-        "max",
-        "stddev",
-        "coeff_var",
-        "percent",
-        "min_proc",
-        "max_proc",
-        "imbalance",
-    ];
-    let rows = order.into_iter().map(move |i| {
-        let f = &s.functions[i];
-        vec![
-            f.name.clone(),
-            f.ncalls.to_string(),
-            f.ncalls_total.to_string(),
-            f.min.to_string(),
-            f.avg.to_string(),
-            f.max.to_string(),
-            f.stddev.to_string(),
-            f.coeff_var.to_string(),
-            f.percent.to_string(),
-            opt(f.min_proc),
-            opt(f.max_proc),
-            opt(f.imbalance),
-        ]
-    });
-    Table::new(
-        columns.into_iter().map(|h| Column::left(h, 0)).collect(),
-        rows,
-    )
-}
+use crate::report::document::Table;
 
 /// A [`Table`]'s header and rows as CSV records.
 pub fn write_table(w: &mut dyn Write, table: Table<'_>) -> io::Result<()> {

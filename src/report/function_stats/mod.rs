@@ -10,11 +10,14 @@ use crate::analysis::function_stats::{FunctionSummary, SortKey};
 use crate::analysis::trace_summary::TraceSummary;
 use crate::error::Warning;
 use crate::report::document::{Document, FitRule, Table};
-use crate::report::render::json::{
-    SummaryJson, TraceSummaryJson, summary_json, trace_summary_json,
-};
-use crate::report::render::table::{TableStyle, summary_table, summary_totals, trace_extras};
-use crate::report::{Format, Report, reference};
+use crate::report::render::table::TableStyle;
+use crate::report::{Format, Report};
+use table::{summary_table, summary_totals, trace_extras};
+use wire::{SummaryJson, TraceSummaryJson, summary_csv, summary_json, trace_summary_json};
+
+pub mod reference;
+pub mod table;
+pub mod wire;
 
 /// What only `trace-summary` has.
 pub struct TraceParts<'a> {
@@ -155,10 +158,7 @@ impl Report for FunctionsReport<'_> {
     }
 
     fn csv(&self) -> Option<Table<'_>> {
-        Some(crate::report::render::csv::summary_table(
-            self.summary,
-            self.machine_order(),
-        ))
+        Some(summary_csv(self.summary, self.machine_order()))
     }
 
     /// `reference`: amrprofparser's own layout.
