@@ -13,7 +13,7 @@ use profparse::analysis::tinyprofiler::{
 };
 use profparse::formats::tinyprofiler::{TOTAL_MARKER, parse};
 use profparse::report::calltree::{TreeReport, TreeView};
-use profparse::report::compare::CompareReport;
+use profparse::report::tinyprofiler::compare::CompareReport;
 use profparse::report::render::svg::scaling::compare_svg;
 use profparse::report::tinyprofiler::{TinyInfoReport, TinySummaryReport};
 use profparse::report::{Format, render};

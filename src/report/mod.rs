@@ -18,7 +18,6 @@ pub mod comm_stats;
 pub mod comm_sync;
 pub mod comm_time;
 pub mod comm_waits;
-pub mod compare;
 pub mod diff;
 pub mod document;
 pub mod escape;

@@ -1,5 +1,9 @@
 //! TinyProfiler reports as [`Report`]s: `summary LOG` (timers, regions,
-//! memory) and `info LOG` (the runs a log holds).
+//! memory) and `info LOG` (the runs a log holds); `compare RUN...`, the
+//! scaling of several logs ([`compare`]), beside them: all render
+//! [`crate::analysis::tinyprofiler`].
+
+pub mod compare;
 
 use serde::Serialize;
 
