@@ -1,7 +1,13 @@
 //! The format-neutral shape of a human-readable report: lines of text and
 //! tables, in order. A report builds a [`Document`] once; the text renderer
-//! ([`crate::report::render::text`]) and the CSV renderer ([`crate::report::render::csv`]) write it. Rows are
-//! produced lazily, so a report of a million rows is never held as text.
+//! ([`crate::report::render::text`]) and the CSV renderer
+//! ([`crate::report::render::csv`]) write it. Rows are produced lazily, so a
+//! report of a million rows is never held as text.
+//!
+//! At the level of `report/`, not in `render/`: it is the seam between the
+//! two, the value every report builds and every renderer of text reads;
+//! inside `render/`, each report would import its data type from the
+//! renderers.
 
 /// Longest cell, in bytes, a table for people shows whole. Every row of a
 /// column is padded to its longest cell: one name of 40 MB (damaged or

@@ -2,7 +2,7 @@
 //! filter (`comm stats|time|waits --region`): shared by those reports.
 
 use crate::analysis::filter::FilterNames;
-use crate::report::Document;
+use crate::report::document::Document;
 
 /// The line a comm table starts with under a region filter (none without
 /// one, so unfiltered tables stay as they were).
