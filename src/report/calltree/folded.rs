@@ -126,7 +126,7 @@ fn folded_us(tree: &CallTree<Spread>, id: NodeId, view: &TreeView) -> Option<u64
 }
 
 /// Folded stacks, `a;b;c <µs>`: each node's exclusive time, combined over
-/// processes as the view's [`Aggregate`] says (the average by default, as
+/// processes as the view's [`Aggregate`](super::view::Aggregate) says (the average by default, as
 /// the text and Hatchet trees), in whole microseconds — the input of flame
 /// graph tools.
 /// A `;` inside a name would split the frame, so it is written as `:`;

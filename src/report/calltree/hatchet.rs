@@ -69,7 +69,7 @@ fn node_hatchet<'a>(tree: &'a CallTree<Spread>, id: NodeId, view: &TreeView) -> 
 /// "time", "calls", "time (inc) min", "time (inc) max", "time min",
 /// "time max"}, "children": [...]}`, for `hatchet.GraphFrame.from_literal`.
 /// `time (inc)` and `time` are seconds combined over the merged processes
-/// as the view's [`Aggregate`] says (as the text tree shows them); calls
+/// as the view's [`Aggregate`](super::view::Aggregate) says (as the text tree shows them); calls
 /// are summed; the min/max columns are the spread over processes. Children
 /// are ordered as in the text tree. Written without recursion, however
 /// deep the tree.

@@ -50,7 +50,7 @@ pub(crate) fn write_html_head(w: &mut dyn Write, what: &str, title: &str) -> io:
 /// The tree as nested `<details>` elements (collapsible without scripts),
 /// for embedding in a page; branches above 5 % of the total start open.
 /// Each line: name :: inclusive :: exclusive :: 1-e/i % :: calls, times
-/// combined over processes as the view's [`Aggregate`] says.
+/// combined over processes as the view's [`Aggregate`](super::view::Aggregate) says.
 pub fn write_html_tree(
     w: &mut dyn Write,
     tree: &CallTree<Spread>,

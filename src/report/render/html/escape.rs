@@ -11,7 +11,7 @@ use crate::report::escape::visible_except;
 /// Text for HTML or SVG element content and quoted attribute values: the
 /// markup characters as entities, and control characters other than tab,
 /// line feed and carriage return (which XML 1.0 cannot hold, not even as
-/// character references) written as in [`visible`] (`\x1b`, `\u{85}`).
+/// character references) written as in [`visible`](crate::report::escape::visible) (`\x1b`, `\u{85}`).
 pub fn markup(s: &str) -> String {
     let s = visible_except(s, &['\t', '\n', '\r']);
     let mut out = String::with_capacity(s.len());
