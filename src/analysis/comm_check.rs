@@ -11,7 +11,7 @@ use crate::formats::blprof::database::{Database, ProcComm};
 
 /// What was checked, and what failed.
 #[derive(Debug, Default, serde::Serialize)]
-pub struct CheckReport {
+pub struct CommCheck {
     pub procs: usize,
     pub blocks: usize,
     pub records: u64,
@@ -21,8 +21,8 @@ pub struct CheckReport {
     pub problems: Vec<Warning>,
 }
 
-fn check_proc(db: &Database, p: &ProcComm) -> CheckReport {
-    let mut r = CheckReport {
+fn check_proc(db: &Database, p: &ProcComm) -> CommCheck {
+    let mut r = CommCheck {
         procs: 1,
         ..Default::default()
     };
@@ -155,13 +155,13 @@ fn check_proc(db: &Database, p: &ProcComm) -> CheckReport {
 
 /// Checks every process's blocks (in parallel, reported in process order),
 /// plus the layout of each data file: blocks must not overlap.
-pub fn comm_check(db: &Database) -> CheckReport {
+pub fn comm_check(db: &Database) -> CommCheck {
     let index = db.comm_index();
     // Every block of every process, empty or not, whatever its times.
-    let parts: Vec<CheckReport> = db
+    let parts: Vec<CommCheck> = db
         .comm_blocks(&CommSelection::all())
         .map_procs(|p| check_proc(db, p.proc()));
-    let mut total = CheckReport::default();
+    let mut total = CommCheck::default();
     for p in parts {
         total.procs += p.procs;
         total.blocks += p.blocks;

@@ -28,9 +28,9 @@
 
 use rustc_hash::FxHashMap;
 
-use super::comm_pairs::{MsgEnd, Pair, PairReport, pair_messages_unordered};
+use super::comm_pairs::{MsgEnd, Pair, PairingSummary, pair_messages_unordered};
 use super::comm_select::CommSelection;
-use super::comm_sync::{BarrierReport, BarrierStats, ProcBarrierTotals, barriers};
+use super::comm_sync::{BarrierStats, BarrierSummary, ProcBarrierTotals, barriers};
 use crate::error::Warning;
 use crate::formats::blprof::database::Database;
 
@@ -116,7 +116,7 @@ impl ClockOffsets {
 
     /// The pairs' report on the reference clock: latencies shift by the
     /// offset difference of their route, unmatched ends by their process's.
-    pub fn align_pairs(&self, r: &mut PairReport) {
+    pub fn align_pairs(&self, r: &mut PairingSummary) {
         for route in &mut r.routes {
             let d = self.offset(route.to) - self.offset(route.from);
             route.latency_mean -= d;
@@ -133,7 +133,7 @@ impl ClockOffsets {
     /// Barriers and all-reductions on the reference clock: arrivals and
     /// exits shift by their process's offset, and the last arrival is the
     /// latest arrival (comparable now), not the shortest wait.
-    pub fn align_barriers(&self, r: &mut BarrierReport) {
+    pub fn align_barriers(&self, r: &mut BarrierSummary) {
         self.align_syncs(&mut r.barriers, &mut r.procs);
         self.align_syncs(&mut r.reductions, &mut r.reduction_procs);
         r.clocks_aligned_to = Some(self.reference);
@@ -188,7 +188,7 @@ fn median(v: &mut [f64]) -> Option<f64> {
 }
 
 /// Per barrier, the spread of its exits under `offset`: (median, max).
-fn exit_spreads(bars: &BarrierReport, offset: impl Fn(usize) -> f64) -> (usize, f64, f64) {
+fn exit_spreads(bars: &BarrierSummary, offset: impl Fn(usize) -> f64) -> (usize, f64, f64) {
     let mut spreads: Vec<f64> = bars
         .barriers
         .iter()

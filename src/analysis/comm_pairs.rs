@@ -119,7 +119,7 @@ pub struct Route {
 
 /// Everything but the pairs themselves, which are streamed to the caller.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct PairReport {
+pub struct PairingSummary {
     /// Pairs reported (those touching the selected processes).
     pub paired: u64,
     /// Per sender and receiver, in that order.
@@ -446,7 +446,7 @@ pub fn pair_messages(
     db: &Database,
     sel: &CommSelection<'_>,
     on_pair: &mut dyn FnMut(&Pair),
-) -> (PairReport, Vec<Warning>) {
+) -> (PairingSummary, Vec<Warning>) {
     pair_messages_in(
         db,
         sel,
@@ -481,7 +481,7 @@ pub fn pair_messages_in<C: Send>(
     new: impl Fn() -> C + Sync,
     add: impl Fn(&mut C, &Pair) + Sync,
     emit: &mut dyn FnMut(C),
-) -> (PairReport, Vec<Warning>) {
+) -> (PairingSummary, Vec<Warning>) {
     pair_in_windows(db, sel, ranges, SIZES, &new, &add, emit)
 }
 
@@ -497,7 +497,7 @@ pub fn pair_messages_unordered<C: Send>(
     new: impl Fn() -> C + Sync,
     add: impl Fn(&mut C, &Pair) + Sync,
     emit: &mut dyn FnMut(C),
-) -> (PairReport, Vec<Warning>) {
+) -> (PairingSummary, Vec<Warning>) {
     let sizes = Sizes {
         order: PairOrder::Any,
         ..SIZES
@@ -513,11 +513,11 @@ fn pair_in_windows<C: Send>(
     new: &(impl Fn() -> C + Sync),
     add: &(impl Fn(&mut C, &Pair) + Sync),
     emit: &mut dyn FnMut(C),
-) -> (PairReport, Vec<Warning>) {
+) -> (PairingSummary, Vec<Warning>) {
     let unit_records = sizes.unit_records.max(1);
     let index = db.comm_index();
     let mut warnings = Vec::new();
-    let mut report = PairReport::default();
+    let mut report = PairingSummary::default();
     let position = index.positions();
     // Every process is read: a message of a selected process has its other
     // end in any process.
@@ -719,10 +719,10 @@ pub(super) fn windows_of(units: &[Unit<'_>], window_sends: usize) -> Vec<std::op
 
 /// The unmatched receives of `report` that the selection reports.
 fn selected(
-    mut report: PairReport,
+    mut report: PairingSummary,
     sel: &CommSelection<'_>,
     ranges: Option<&ProcRanges>,
-) -> PairReport {
+) -> PairingSummary {
     if sel.procs.is_some() || ranges.is_some() {
         report
             .unmatched_recvs
@@ -743,8 +743,8 @@ fn report_in_partitions<C: Send>(
     new: &(impl Fn() -> C + Sync),
     add: &(impl Fn(&mut C, &Pair) + Sync),
     emit: &mut dyn FnMut(C),
-    report: PairReport,
-) -> (PairReport, Option<Warning>) {
+    report: PairingSummary,
+) -> (PairingSummary, Option<Warning>) {
     let mut taken = Taken {
         report,
         routes: RouteSums::new(),
@@ -771,7 +771,7 @@ fn report_in_partitions<C: Send>(
 
 /// What pairing in the partitions adds up.
 struct Taken {
-    report: PairReport,
+    report: PairingSummary,
     routes: RouteSums,
 }
 
@@ -958,7 +958,7 @@ mod tests {
 
     /// The pairing as one sequential pass over the senders once did it: the
     /// oracle for the units.
-    fn sequential(db: &Database, sel: &CommSelection<'_>) -> (Vec<Pair>, PairReport) {
+    fn sequential(db: &Database, sel: &CommSelection<'_>) -> (Vec<Pair>, PairingSummary) {
         let index = db.comm_index();
         let every = |p: &ProcComm, f: &mut dyn FnMut(&CommRecord)| {
             for b in sel.blocks(p) {
@@ -976,7 +976,7 @@ mod tests {
                 }
             })
         };
-        let mut report = PairReport::default();
+        let mut report = PairingSummary::default();
         type Posted = (CommRecord, f64);
         let mut queues: Vec<BTreeMap<(usize, i32), VecDeque<Posted>>> = Vec::new();
         for p in &index.procs {
@@ -1080,7 +1080,7 @@ mod tests {
         sel: &CommSelection<'_>,
         ranges: Option<&ProcRanges>,
         sizes: Sizes,
-    ) -> (Vec<Pair>, PairReport, Vec<Warning>) {
+    ) -> (Vec<Pair>, PairingSummary, Vec<Warning>) {
         let mut got = Vec::new();
         let (r, w) = pair_in_windows(
             db,

@@ -66,7 +66,7 @@ pub struct ProcBarrierTotals {
 /// The barriers and all-reductions of a database, and how long each
 /// process waited at them.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct BarrierReport {
+pub struct BarrierSummary {
     /// Barriers by barrier number.
     pub barriers: Vec<BarrierStats>,
     /// Per process: barriers, total wait ("wait at barrier"), last arrivals.
@@ -236,7 +236,7 @@ pub fn barriers(
     db: &Database,
     sel: &super::comm_select::CommSelection<'_>,
     reductions: bool,
-) -> (BarrierReport, Vec<Warning>) {
+) -> (BarrierSummary, Vec<Warning>) {
     barriers_in(db, sel, reductions, None)
 }
 
@@ -247,7 +247,7 @@ pub fn barriers_in(
     sel: &super::comm_select::CommSelection<'_>,
     reductions: bool,
     ranges: Option<&ProcRanges>,
-) -> (BarrierReport, Vec<Warning>) {
+) -> (BarrierSummary, Vec<Warning>) {
     let walk = db.comm_blocks(sel);
     let of = |w: &CommProcWalk<'_>| ranges.map(|r| r.of(w.proc().proc));
     let per: Vec<ProcSyncs> = if reductions {
@@ -265,7 +265,7 @@ pub fn barriers_in(
     let (barriers, procs) = aggregate(bars);
     let (reductions, reduction_procs) = aggregate(reds);
     (
-        BarrierReport {
+        BarrierSummary {
             barriers,
             procs,
             reductions,

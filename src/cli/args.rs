@@ -203,7 +203,7 @@ impl OutputArg {
             _ if wide => None,
             Some(0) => None,
             Some(n) => Some(n),
-            None => Some(crate::report::fit::default_width(
+            None => Some(crate::report::layout::fit::default_width(
                 self.to_stdout() && std::io::stdout().is_terminal(),
             )),
         }

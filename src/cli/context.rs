@@ -250,9 +250,9 @@ impl Context {
     pub fn table_style(
         &self,
         output: &crate::cli::args::OutputArg,
-    ) -> crate::report::table::TableStyle {
+    ) -> crate::report::renderers::table::TableStyle {
         use std::io::IsTerminal;
-        crate::report::table::TableStyle {
+        crate::report::renderers::table::TableStyle {
             terminal: output.to_stdout() && std::io::stdout().is_terminal(),
             wide: false,
         }

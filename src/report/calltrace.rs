@@ -8,10 +8,10 @@
 
 use std::io::{self, Write};
 
-use super::numfmt::printf::write_c_g;
 use crate::error::Warning;
 use crate::formats::blprof::trace::{CallRecord, TraceBlock};
 use crate::formats::blprof::walk::{Skipped, TraceProcWalk};
+use crate::report::numfmt::printf::write_c_g;
 
 pub const HEADER: &str = "Text Trace  (function number :: function name :: inclusive time :: exclusive time :: ncalls :: callstackdepth :: call time)";
 
@@ -157,7 +157,7 @@ pub fn write_calltrace(
             .filter_map(|(n, name)| {
                 // No raw control characters from names (the delimiter,
                 // a tab by default, is the user's).
-                let name = super::escape::visible(name);
+                let name = crate::report::escape::visible(name);
                 let name = if reference_names {
                     name.replace(' ', "_")
                 } else {

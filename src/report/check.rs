@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::Report;
-use super::document::{Column, Document, Table};
 use crate::analysis::check::{DatabaseCheck, Section};
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
 
 pub struct CheckReport<'a> {
     /// The database as the user named it.

@@ -1,9 +1,9 @@
 //! `comm clocks`: the estimated clock offsets and how well they fit.
 
-use super::Report;
-use super::document::{Column, Document, Table};
-use super::numfmt::human::{duration, percent};
 use crate::analysis::comm_clocks::ClockOffsets;
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
+use crate::report::numfmt::human::{duration, percent};
 
 pub struct ClocksReport<'a>(pub &'a ClockOffsets);
 

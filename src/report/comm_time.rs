@@ -4,13 +4,13 @@
 
 use serde::Serialize;
 
-use super::Report;
-use super::document::{Column, Document, Table};
-use super::numfmt::human::{duration, percent};
-use super::path_tree::tree_lines;
 use crate::analysis::comm_attribution::{PathTime, RegionTime};
 use crate::analysis::comm_time::{MpiTime, TypeTime, bucket_bounds};
 use crate::analysis::filter::FilterNames;
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
+use crate::report::layout::path_tree::tree_lines;
+use crate::report::numfmt::human::{duration, percent};
 
 /// `comm time` of one database.
 pub struct MpiTimeReport<'a> {
@@ -222,7 +222,7 @@ impl Report for MpiTimeReport<'_> {
             self.database,
             t.procs.len()
         ));
-        super::comm::region_line(&mut doc, self.region_filter.as_ref());
+        crate::report::layout::region_filter::region_line(&mut doc, self.region_filter.as_ref());
         doc.line(format!(
             "{} in {} calls: {} % of {} traced (the processes' spans)",
             duration(t.seconds),

@@ -1,11 +1,11 @@
 //! `comm waits`: wait states per process, call type and call path, and
 //! the longest waits with who caused them.
 
-use super::Report;
-use super::document::{Column, Document, Table};
-use super::numfmt::human::duration;
-use super::path_tree::tree_lines;
 use crate::analysis::comm_waits::WaitReport;
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
+use crate::report::layout::path_tree::tree_lines;
+use crate::report::numfmt::human::duration;
 
 pub struct WaitsReport<'a> {
     pub waits: &'a WaitReport,
@@ -31,9 +31,9 @@ impl Report for WaitsReport<'_> {
         let r = self.waits;
         let t = &r.totals;
         let mut doc = Document::new();
-        super::comm::region_line(&mut doc, r.region_filter.as_ref());
+        crate::report::layout::region_filter::region_line(&mut doc, r.region_filter.as_ref());
         // In sentences, a time without the blank that aligns it in columns.
-        let time = |x: f64| super::text::unbroken(duration(x).trim_end());
+        let time = |x: f64| crate::report::renderers::text::unbroken(duration(x).trim_end());
         doc.prose(match r.clocks_aligned_to {
             Some(p) => format!("Wait states on process {p}'s clock (--align-clocks; comm clocks)"),
             None => "Wait states on each process's own clock: without --align-clocks, waits \

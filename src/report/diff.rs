@@ -3,12 +3,13 @@
 
 use serde::Serialize;
 
-use super::document::{Column, Document, Table};
-use super::numfmt::human::{duration, fixed, fixed_not_zero};
-use super::text::unbroken;
-use super::{Report, call_path};
 use crate::analysis::diff::{Diff, DiffRow, DiffSort, Metric, Presence, Unified};
 use crate::model::calltree::NodeId;
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
+use crate::report::layout::call_path;
+use crate::report::numfmt::human::{duration, fixed, fixed_not_zero};
+use crate::report::renderers::text::unbroken;
 
 /// One input of the comparison.
 #[derive(Debug, Clone, Serialize)]

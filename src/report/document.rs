@@ -1,7 +1,13 @@
 //! The format-neutral shape of a human-readable report: lines of text and
 //! tables, in order. A report builds a [`Document`] once; the text renderer
-//! ([`super::text`]) and the CSV renderer ([`super::csv`]) write it. Rows are
-//! produced lazily, so a report of a million rows is never held as text.
+//! ([`crate::report::renderers::text`]) and the CSV renderer
+//! ([`crate::report::renderers::csv`]) write it. Rows are produced lazily, so a
+//! report of a million rows is never held as text.
+//!
+//! At the level of `report/`, not in `render/`: it is the seam between the
+//! two, the value every report builds and every renderer of text reads;
+//! inside `render/`, each report would import its data type from the
+//! renderers.
 
 /// Longest cell, in bytes, a table for people shows whole. Every row of a
 /// column is padded to its longest cell: one name of 40 MB (damaged or
@@ -47,7 +53,7 @@ pub struct Column {
     /// When the table is wider than the output: which columns go first
     /// (higher earlier; 0, the default, never).
     pub drop_rank: u8,
-    /// Cells are call paths ([`super::call_path::cell`]): shortened by
+    /// Cells are call paths ([`crate::report::layout::call_path::cell`]): shortened by
     /// whole frames, different paths kept apart.
     pub path: bool,
 }
@@ -65,7 +71,7 @@ impl Column {
         }
     }
 
-    /// A column of call paths ([`super::call_path::cell`] cells), left
+    /// A column of call paths ([`crate::report::layout::call_path::cell`] cells), left
     /// aligned.
     pub fn path(header: impl Into<String>, width: usize) -> Self {
         Column {

@@ -11,13 +11,15 @@
 //! * XML 1.0, which cannot hold most control characters even as character
 //!   references: [`xml_char`] says which characters must be replaced
 //!   (the XML timer-tree layout writes U+FFFD for them);
-//! * HTML and SVG: [`markup`], the one escaping function of every page and
-//!   picture, writes the markup characters as entities and control
-//!   characters (but tab, LF, CR) as visible escapes, so a name cannot end
-//!   the page's well-formedness.
+//! * HTML and SVG: `renderers::html::escape::markup` (beside the pages and
+//!   pictures it serves), built on [`visible_except`].
 //!
 //! Text without such characters comes back borrowed and unchanged, so the
 //! reference layouts stay byte-identical on clean data.
+//!
+//! At the level of `report/`, not in `render/`: the text and CSV renderers,
+//! the reports' own layouts (amrprofparser's, folded stacks, XML), the
+//! exporters and the command line's messages all use it.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -83,26 +85,6 @@ pub fn csv_cell(s: &str) -> Cow<'_, str> {
 /// which are excluded here).
 pub fn xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{fffe}' && c != '\u{ffff}')
-}
-
-/// Text for HTML or SVG element content and quoted attribute values: the
-/// markup characters as entities, and control characters other than tab,
-/// line feed and carriage return (which XML 1.0 cannot hold, not even as
-/// character references) written as in [`visible`] (`\x1b`, `\u{85}`).
-pub fn markup(s: &str) -> String {
-    let s = visible_except(s, &['\t', '\n', '\r']);
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A writer that passes text through with every ASCII control byte but the
@@ -179,20 +161,6 @@ mod tests {
         assert_eq!(csv_cell("-1e-9"), "-1e-9");
         assert_eq!(csv_cell("name=1"), "name=1");
         assert_eq!(csv_cell(""), "");
-    }
-
-    #[test]
-    fn markup_escapes_entities_and_controls_xml_cannot_hold() {
-        assert_eq!(
-            markup("<a href=\"x\">&'"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
-        );
-        assert_eq!(
-            markup("a\x1b[2J\x07\0b\u{85}"),
-            "a\\x1b[2J\\x07\\x00b\\u{85}"
-        );
-        assert_eq!(markup("t\tl\nr\r"), "t\tl\nr\r");
-        assert!(markup("x\x01\x7f\u{9f}").chars().all(|c| !c.is_control()));
     }
 
     #[test]

@@ -1,54 +1,56 @@
-//! Renderers: one module per output format, all writing to `impl Write`.
-//! Number formatting lives in [`numfmt`] only.
+//! Turning analysis results into bytes. `report/` holds:
 //!
-//! The seam between analyses and output formats: a report is a value that
-//! implements [`Report`] (its text [`Document`], its JSON wire value, its
-//! CSV table); [`render`] writes it in one [`Format`] through that format's
-//! renderer ([`text`], [`json`], [`csv`]). Reports that stream millions of
-//! rows (message pairs, call traces) have writers of their own.
+//! * the seam: the [`Report`] trait (a report's text [`Document`], its
+//!   JSON wire value, its CSV [`Table`]), the [`Format`]s, and
+//!   [`render`](fn@render), which writes a report in one format through
+//!   that format's renderer;
+//! * [`render`](mod@render): the renderers, one per output format
+//!   (`text`, `table`, `json`, `csv`, `html/`, `svg/`), all writing to
+//!   `impl Write`;
+//! * report values beside the analyses they render, one module each, named
+//!   after `analysis/<name>.rs` (`comm_stats`, `comm_sync`, `function_stats`,
+//!   `regions`, …); `calltree/` is the tree view and one writer per format;
+//! * shared helpers: [`document`] (the value reports build and renderers
+//!   read), [`layout`] (fitting to a width, call paths, lists of names),
+//!   [`escape`] (names made safe for each medium), [`numfmt`] (all number
+//!   formatting);
+//! * writers that stream a whole input in order ([`calltrace`],
+//!   [`tlog_dump`], the exporters `chrome`, `parquet`, `tau`), for outputs
+//!   too big to build as a value.
+//!
+//! Imports run one way, with no circle: report values use the renderers and
+//! the helpers; renderers use the helpers and [`document`] (and the HTML
+//! page the call tree's [`view`](calltree::view), which imports no
+//! renderer); the helpers use neither.
 
-pub mod call_path;
 pub mod calltrace;
 pub mod calltree;
 pub mod check;
-pub mod comm;
+pub mod comm_check;
 pub mod comm_clocks;
+pub mod comm_pairs;
+pub mod comm_stats;
+pub mod comm_sync;
 pub mod comm_time;
 pub mod comm_waits;
-pub mod compare;
-pub mod compare_svg;
-pub mod csv;
 pub mod diff;
 pub mod document;
 pub mod escape;
-pub mod fit;
-pub mod focus;
-pub mod folded;
-pub mod functions;
-pub mod html_report;
-pub mod html_search;
-pub mod html_timeline;
-pub mod html_tree;
+pub mod function_stats;
 pub mod info;
-pub mod json;
-pub mod json_tree;
-pub mod names;
+pub mod layout;
 pub mod numfmt;
-pub mod path_tree;
-pub mod reference;
 pub mod regions;
-pub mod svg;
-pub mod table;
-pub mod text;
+pub mod renderers;
 pub mod timertree;
 pub mod tinyprofiler;
-pub mod tinyprofiler_html;
 pub mod tlog_dump;
 pub mod tlog_summary;
 
 use std::io;
 
 pub use document::{Column, Document, Table};
+use renderers::{csv, json, text};
 
 /// Every output format a report can be written in. Each command offers
 /// some of them (`--format`).

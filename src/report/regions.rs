@@ -1,12 +1,16 @@
 //! `regions` as a [`Report`]: count and time per region over processes,
 //! and one process's ranges.
 
-use super::Report;
-use super::document::{Document, FitRule};
-use super::json::{RegionsJson, regions_json};
-use super::table::{proc_ranges_table, regions_table};
+use comfy_table::{Cell, Table};
+use serde::Serialize;
+
 use crate::analysis::regions::{ProcRegions, RegionStats};
 use crate::error::Warning;
+use crate::report::Report;
+use crate::report::document::{Document, FitRule};
+use crate::report::numfmt::human::{duration, fixed};
+use crate::report::renderers::json::{note_texts, warning_texts};
+use crate::report::renderers::table::{new_table, opt_num, right_align_from};
 
 pub struct RegionsReport<'a> {
     /// The database as the user named it.
@@ -55,4 +59,100 @@ impl Report for RegionsReport<'_> {
         }
         doc
     }
+}
+
+#[derive(Serialize)]
+struct ProcRange {
+    region: String,
+    number: i32,
+    start: f64,
+    stop: f64,
+}
+
+/// The JSON of `regions`.
+#[derive(Serialize)]
+pub struct RegionsJson<'a> {
+    regions: &'a [crate::analysis::regions::RegionStats],
+    proc: Option<usize>,
+    ranges: Option<Vec<ProcRange>>,
+    warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
+}
+
+/// The JSON of `regions`, with the ranges of `proc` in time order.
+pub fn regions_json<'a>(
+    stats: &'a [crate::analysis::regions::RegionStats],
+    proc: Option<&crate::analysis::regions::ProcRegions>,
+    names: &dyn Fn(i32) -> String,
+    warnings: &[Warning],
+) -> RegionsJson<'a> {
+    let ranges = proc.map(|p| {
+        let mut v: Vec<ProcRange> = p
+            .ranges
+            .iter()
+            .flat_map(|(n, rs)| {
+                rs.iter().map(move |r| ProcRange {
+                    region: names(*n),
+                    number: *n,
+                    start: r.start,
+                    stop: r.stop,
+                })
+            })
+            .collect();
+        v.sort_by(|a, b| a.start.total_cmp(&b.start));
+        v
+    });
+    RegionsJson {
+        regions: stats,
+        proc: proc.map(|p| p.proc),
+        ranges,
+        warnings: warning_texts(warnings),
+        notes: note_texts(warnings),
+    }
+}
+
+/// `regions`: one row per region.
+pub fn regions_table(stats: &[crate::analysis::regions::RegionStats]) -> Table {
+    let mut t = new_table(vec![
+        "Region", "Number", "Ranges", "Total", "Min", "Avg", "Max", "Max proc",
+    ]);
+    for s in stats {
+        t.add_row(vec![
+            Cell::new(&s.name),
+            Cell::new(s.number),
+            Cell::new(s.count),
+            Cell::new(duration(s.total)),
+            Cell::new(duration(s.min)),
+            Cell::new(duration(s.avg)),
+            Cell::new(duration(s.max)),
+            Cell::new(opt_num(s.max_proc)),
+        ]);
+    }
+    right_align_from(&mut t, 1);
+    t
+}
+
+/// `regions --proc N`: the process's ranges in time order.
+pub fn proc_ranges_table(
+    p: &crate::analysis::regions::ProcRegions,
+    names: &dyn Fn(i32) -> String,
+) -> Table {
+    let mut rows: Vec<(f64, f64, i32)> = p
+        .ranges
+        .iter()
+        .flat_map(|(n, rs)| rs.iter().map(move |r| (r.start, r.stop, *n)))
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut t = new_table(vec!["Region", "Start s", "Stop s", "Length"]);
+    for (a, b, n) in rows {
+        t.add_row(vec![
+            Cell::new(names(n)),
+            Cell::new(fixed(a, 6)),
+            Cell::new(fixed(b, 6)),
+            Cell::new(duration(b - a)),
+        ]);
+    }
+    right_align_from(&mut t, 1);
+    t
 }

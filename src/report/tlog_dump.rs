@@ -37,10 +37,10 @@ const HEADING_BYTES: u64 = 48;
 impl DumpStyle {
     /// Bytes per event of this layout in `format` (JSON and CSV carry more
     /// fields): a dump's size is estimated before anything is written.
-    fn bytes_per_event(self, format: super::Format) -> u64 {
+    fn bytes_per_event(self, format: crate::report::Format) -> u64 {
         match (format, self) {
-            (super::Format::Text, DumpStyle::TlogDump) => 45,
-            (super::Format::Text, _) => 60,
+            (crate::report::Format::Text, DumpStyle::TlogDump) => 45,
+            (crate::report::Format::Text, _) => 60,
             _ => 160,
         }
     }
@@ -48,14 +48,15 @@ impl DumpStyle {
     /// The bytes a dump of `t` in `format` writes, about: its events, and
     /// in text one section heading per process up to `--nodes` (a billion
     /// nodes are a billion headings, events or not).
-    pub fn estimated_bytes(self, t: &TlogFile, format: super::Format) -> u64 {
+    pub fn estimated_bytes(self, t: &TlogFile, format: crate::report::Format) -> u64 {
         let events = t
             .total_events()
             .saturating_mul(self.bytes_per_event(format));
         let headings = match (format, self) {
-            (super::Format::Text, DumpStyle::TlogDumpC { nodes } | DumpStyle::Sample { nodes }) => {
-                (nodes as u64).saturating_mul(HEADING_BYTES)
-            }
+            (
+                crate::report::Format::Text,
+                DumpStyle::TlogDumpC { nodes } | DumpStyle::Sample { nodes },
+            ) => (nodes as u64).saturating_mul(HEADING_BYTES),
             _ => 0,
         };
         events.saturating_add(headings)
@@ -273,7 +274,7 @@ pub fn write_json(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
     for (i, (off, r)) in t.iter().enumerate() {
         w.write_all(if i == 0 { b"\n" } else { b",\n" })?;
         serde_json::to_writer(&mut *w, &event_json(off, &r))
-            .map_err(crate::report::json::io_error)?;
+            .map_err(crate::report::renderers::json::io_error)?;
     }
     w.write_all(b"\n]}\n")
 }
@@ -284,7 +285,7 @@ pub fn write_csv(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
     out.write_record([
         "offset", "proc", "type", "role", "number", "arg1", "arg2", "time",
     ])
-    .map_err(crate::report::csv::csv_io_error)?;
+    .map_err(crate::report::renderers::csv::csv_io_error)?;
     for (off, r) in t.iter() {
         let e = event_json(off, &r);
         out.write_record([
@@ -297,7 +298,7 @@ pub fn write_csv(w: &mut dyn Write, t: &TlogFile) -> io::Result<()> {
             r.arg2.to_string(),
             r.time.to_string(),
         ])
-        .map_err(crate::report::csv::csv_io_error)?;
+        .map_err(crate::report::renderers::csv::csv_io_error)?;
     }
     out.flush()
 }

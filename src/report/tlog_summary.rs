@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
-use super::Report;
-use super::document::{Column, Document, Table};
-use super::numfmt::human::{duration, fixed};
 use crate::analysis::tlog_summary::{AcrossStats, KindStats, ProcSummary, Summary};
+use crate::report::Report;
+use crate::report::document::{Column, Document, Table};
+use crate::report::numfmt::human::{duration, fixed};
 
 /// `tlog summary`'s report.
 pub struct TlogSummaryReport<'a> {

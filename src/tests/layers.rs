@@ -52,6 +52,10 @@ fn no_layer_names_a_layer_to_its_right() {
 fn the_check_sees_an_upward_import() {
     // The same walk over a layer that does name the one to its right.
     let mut found = Vec::new();
-    uses(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli"), "report", &mut found);
+    uses(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli"),
+        "report",
+        &mut found,
+    );
     assert!(!found.is_empty());
 }

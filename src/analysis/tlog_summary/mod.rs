@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-mod fused;
+mod segments;
 
 use rayon::prelude::*;
 
@@ -243,14 +243,14 @@ pub fn open_and_summarize(
     progress: &Progress,
 ) -> crate::Result<(TlogFile, Summary)> {
     crate::formats::check_tlog(path)?;
-    let mut merge = fused::SummaryMerge::new(names, path);
+    let mut merge = segments::SummaryMerge::new(names, path);
     let t = TlogFile::open_visiting(path, progress, |c| merge.push(c))?;
     let s = finish(merge, &t, names);
     Ok((t, s))
 }
 
 /// The merged summary, or the process-by-process one when a chunk gave up.
-fn finish(merge: fused::SummaryMerge, t: &TlogFile, names: &EventNames) -> Summary {
+fn finish(merge: segments::SummaryMerge, t: &TlogFile, names: &EventNames) -> Summary {
     if merge.gave_up() {
         let mut s = summarize(t, names, Trees::Skip);
         s.trees = Vec::new();
@@ -265,7 +265,7 @@ fn finish(merge: fused::SummaryMerge, t: &TlogFile, names: &EventNames) -> Summa
 pub fn summarize_input(
     file: crate::source::InputFile, names: &EventNames) -> crate::Result<(TlogFile, Summary)> {
     let path = file.path().to_path_buf();
-    let mut merge = fused::SummaryMerge::new(names, &path);
+    let mut merge = segments::SummaryMerge::new(names, &path);
     let t = TlogFile::from_input_visiting(file, |c| merge.push(c))?;
     let s = finish(merge, &t, names);
     Ok((t, s))

@@ -10,8 +10,8 @@ use crate::formats::blprof::Database;
 use crate::formats::timertree::{read_timer_tree_file, suspicious_times};
 use crate::formats::{Input, InputKind, tinyprofiler};
 use crate::report::Format;
-use crate::report::compare::CompareReport;
-use crate::report::compare_svg::compare_svg;
+use crate::report::renderers::svg::scaling::compare_svg;
+use crate::report::tinyprofiler::compare::CompareReport;
 use clap::{Args, ValueEnum};
 
 use crate::cli::args::OutputArg;

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use crate::analysis::imbalance::ImbalanceOptions;
 use crate::analysis::overview::{OverviewOptions, overview, overview_steps};
-use crate::report::html_report::{MATRIX_MAX_CELLS, Report, TreeBounds, write_report};
-use crate::report::html_timeline::TIMELINE_DEPTHS;
-use crate::report::svg::TIMELINE_COLUMNS;
+use crate::report::renderers::html::page::{MATRIX_MAX_CELLS, Page, TreeBounds, write_page};
+use crate::report::renderers::html::timeline::TIMELINE_DEPTHS;
+use crate::report::renderers::svg::timeline::{MAX_LANES, TIMELINE_COLUMNS};
 use clap::Args;
 
 use crate::cli::args::{DatabaseOrLogArg, OutputArg};
@@ -67,7 +67,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         // Above MAX_LANES processes lanes are groups of processes, whose
         // deeper depths are too busy for the bar budget and are left out
         // of the page: not binned at all (1.7 s of 3.7 on 10,000 processes).
-        timeline_depths: if db.trace_index().procs.len() > crate::report::svg::MAX_LANES {
+        timeline_depths: if db.trace_index().procs.len() > MAX_LANES {
             1
         } else {
             TIMELINE_DEPTHS
@@ -77,7 +77,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let overview = overview(db, &opts);
     drop(bar);
     ctx.warn_all(&overview.warnings);
-    let report = Report {
+    let report = Page {
         database: args.db.db.display().to_string(),
         overview,
         bounds: TreeBounds {
@@ -87,7 +87,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         proc: args.proc,
     };
     let mut out = output::open(args.output.output.as_deref())?;
-    write_report(&mut out, &report)?;
+    write_page(&mut out, &report)?;
     out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use crate::analysis::base_summary::base_summary;
 use crate::analysis::function_stats::SortKey;
 use crate::report::Format;
-use crate::report::functions::FunctionsReport;
-use crate::report::table::TableStyle;
+use crate::report::function_stats::FunctionsReport;
+use crate::report::renderers::table::TableStyle;
 use clap::{Args, ValueEnum};
 
 use crate::cli::args::{DatabaseOrLogArg, OutputArg};

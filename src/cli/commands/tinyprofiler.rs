@@ -8,8 +8,8 @@ use crate::analysis::tinyprofiler::{flat_tree, select_run};
 use crate::formats::{Input, InputKind, tinyprofiler};
 use crate::report::Format;
 use crate::report::calltree::{TreeReport, TreeView};
+use crate::report::renderers::html::tinyprofiler::{TinyPage, write_page};
 use crate::report::tinyprofiler::{TinyInfoReport, TinySummaryReport};
-use crate::report::tinyprofiler_html::{TinyPage, write_page};
 
 use super::calltree::CallTreeArgs;
 use super::summary::{SummaryArgs, TableOptions};

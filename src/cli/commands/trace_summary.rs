@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use crate::analysis::function_stats::SortKey;
 use crate::analysis::trace_summary::trace_summary;
-use crate::report::functions::{FunctionsReport, TraceParts};
+use crate::report::function_stats::{FunctionsReport, TraceParts};
 use clap::Args;
 
 use super::summary::TableOptions;

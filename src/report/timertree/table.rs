@@ -92,7 +92,7 @@ mod tests {
         let mut out = Vec::new();
         let mut doc = crate::report::Document::new();
         doc.table(timer_table(&t, Precision::F64));
-        crate::report::text::write_document(&mut out, doc, None).unwrap();
+        crate::report::renderers::text::write_document(&mut out, doc, None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let expected = "\
 timer   inclusive  exclusive % parent      calls

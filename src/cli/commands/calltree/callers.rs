@@ -8,8 +8,8 @@ use crate::analysis::calltree::{Spread, process_trees};
 use crate::analysis::trace_summary::Selection;
 use crate::formats::blprof::Database;
 use crate::model::calltree::CallTree;
+use crate::report::calltree::focus::FocusReport;
 use crate::report::calltree::{Order, TreeReport, TreeView};
-use crate::report::focus::FocusReport;
 use crate::{Location, Warning};
 
 use super::{CallTreeArgs, guard_folded};

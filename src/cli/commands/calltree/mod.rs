@@ -16,7 +16,8 @@ use crate::Location;
 use crate::analysis::calltree::{call_tree, inconsistency_warnings};
 use crate::analysis::trace_summary::Unfiltered;
 use crate::report::Format;
-use crate::report::calltree::{TreeReport, TreeView, folded_bytes};
+use crate::report::calltree::folded::folded_bytes;
+use crate::report::calltree::{TreeReport, TreeView};
 
 use super::trace_common::{open_trace_db, region_filter, selection, trace_blocks};
 use crate::cli::context::Context;

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use crate::analysis::comm_check::comm_check;
 use crate::report::Format;
-use crate::report::comm::CheckReportView;
+use crate::report::comm_check::CommCheckReport;
 use clap::Args;
 
 use super::open_comm_db;
@@ -29,7 +29,7 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let database = &mut *kept;
     let r = comm_check(database);
     drop(bar);
-    let view = CheckReportView {
+    let view = CommCheckReport {
         database: args.db.db.display().to_string(),
         check: &r,
     };

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use crate::analysis::comm_pairs::{pair_messages_in, pair_messages_unordered};
-use crate::report::comm::{PairChunk, PairChunks, PairStream, PairsReport};
+use crate::report::comm_pairs::{PairChunk, PairChunks, PairStream, PairsReport};
 use crate::report::{Format, render};
 use clap::Args;
 

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use crate::analysis::comm_stats::comm_stats_in;
 use crate::report::Format;
-use crate::report::comm::CommStatsReport;
+use crate::report::comm_stats::CommStatsReport;
 use clap::Args;
 
 use super::regions::CommRegions;

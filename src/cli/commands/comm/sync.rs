@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::analysis::comm_sync::{barriers_in, send_matrix_in};
-use crate::report::comm::{BarriersReport, MatrixReport};
-use crate::report::{Format, svg};
+use crate::report::Format;
+use crate::report::comm_sync::{BarriersReport, MatrixReport};
+use crate::report::renderers::svg::matrix::{MatrixScale, matrix_svg};
 use clap::Args;
 
 use super::regions::CommRegions;
@@ -93,11 +94,11 @@ pub fn matrix(args: &MatrixArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     ctx.warn_all(&warnings);
     if let Some(path) = &args.svg {
         let scale = if args.log_scale {
-            svg::MatrixScale::Log
+            MatrixScale::Log
         } else {
-            svg::MatrixScale::Linear
+            MatrixScale::Linear
         };
-        write_file(path, |w| svg::matrix_svg(&m, scale, w))?;
+        write_file(path, |w| matrix_svg(&m, scale, w))?;
     }
     emit(&MatrixReport(&m), args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)

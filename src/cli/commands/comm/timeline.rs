@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use crate::analysis::comm_timeline::{time_span_on, timeline_rows_on};
 use crate::export::chrome;
-use crate::report::svg;
+use crate::report::renderers::svg::timeline::{TIMELINE_COLUMNS, timeline_svg};
 use clap::Args;
 
 use super::regions::CommRegions;
@@ -50,12 +50,12 @@ pub fn run(args: &TimelineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
             database,
             window,
             span,
-            svg::TIMELINE_COLUMNS,
+            TIMELINE_COLUMNS,
             &clocks,
             regions.ranges(),
         );
         ctx.warn_all(&warnings);
-        write_file(path, |w| svg::timeline_svg(span, &rows, w))?;
+        write_file(path, |w| timeline_svg(span, &rows, w))?;
     }
     if let Some(path) = chrome {
         let mut written = None;

@@ -1,0 +1,401 @@
+//! The text renderer: a [`Document`]'s lines as they are, its tables in
+//! columns of fixed least width (cells longer than their column push the
+//! rest of the line to the right instead of being cut), fitted to the
+//! output's width ([`crate::report::layout::fit`]).
+
+use std::io::{self, Write};
+
+use crate::report::document::{
+    Align, Block, Column, Document, MAX_CELL_BYTES, Table, shortened_cell,
+};
+use crate::report::layout::call_path;
+use crate::report::layout::fit::{Fit, FitColumn, fit, middle_ellipsis};
+
+/// Rows of a table measured to fit it: later rows get the same layout
+/// (their long names shortened to it), so a table of millions of rows is
+/// never held whole.
+const MEASURED_ROWS: usize = 10_000;
+
+/// Writes every block of `doc`, each line ended by a newline; tables fit in
+/// `width` characters (`None`: whole, however wide).
+pub fn write_document(
+    w: &mut dyn Write,
+    doc: Document<'_>,
+    width: Option<usize>,
+) -> io::Result<()> {
+    let mut line = String::new();
+    for block in doc.blocks {
+        match block {
+            // A line block may hold several lines (a report's rows written
+            // in runs): its line breaks stay, other control characters
+            // from names are escaped.
+            Block::Line(text) => writeln!(
+                w,
+                "{}",
+                crate::report::escape::visible_except(&text, &['\n'])
+            )?,
+            Block::Prose(text) => {
+                let text = crate::report::escape::visible_except(&text, &['\n']);
+                for l in wrapped(&text, width) {
+                    writeln!(w, "{}", l.replace(NO_BREAK, " "))?;
+                }
+            }
+            Block::Item(text) => {
+                let text = crate::report::escape::visible_except(&text, &['\n']);
+                // Every line within the width with the deeper indent.
+                let room = width.map(|w| w.saturating_sub(ITEM_INDENT.len() + 2));
+                for (i, l) in wrapped(&text, room).into_iter().enumerate() {
+                    let more = if i == 0 { "" } else { "  " };
+                    writeln!(w, "{ITEM_INDENT}{more}{}", l.replace(NO_BREAK, " "))?;
+                }
+            }
+            Block::Table(table) => write_table(w, table, width, &mut line)?,
+            Block::Fitted(table, rule) => {
+                crate::report::renderers::table::write_table(w, &table, &rule, width)?
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Before an item of a list; its further lines have two blanks more.
+const ITEM_INDENT: &str = "  ";
+
+/// Stands for a blank where prose lines do not break (`12.35 ms`); written
+/// as a blank.
+const NO_BREAK: char = '\u{a0}';
+
+/// `text` for prose, its blanks ones where lines do not break.
+pub fn unbroken(text: &str) -> String {
+    text.replace(' ', &NO_BREAK.to_string())
+}
+
+/// `text` in lines of at most `width` characters, broken at blanks; a
+/// word longer than the width (a file's path) is broken where it must.
+fn wrapped(text: &str, width: Option<usize>) -> Vec<String> {
+    let Some(width) = width.filter(|&w| w > 0) else {
+        return text.lines().map(str::to_owned).collect();
+    };
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        let mut used = 0;
+        for word in paragraph.split(' ').filter(|w| !w.is_empty()) {
+            let n = word.chars().count();
+            if used > 0 && used + 1 + n <= width {
+                line.push(' ');
+                line.push_str(word);
+                used += 1 + n;
+                continue;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+            }
+            let chars: Vec<char> = word.chars().collect();
+            let mut pieces = chars.chunks(width).peekable();
+            while let Some(piece) = pieces.next() {
+                line = piece.iter().collect();
+                used = piece.len();
+                if pieces.peek().is_some() {
+                    lines.push(std::mem::take(&mut line));
+                }
+            }
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+fn write_table(
+    w: &mut dyn Write,
+    table: Table<'_>,
+    width: Option<usize>,
+    line: &mut String,
+) -> io::Result<()> {
+    let Table {
+        columns,
+        header,
+        mut rows,
+    } = table;
+    // A headless table of one column holds lines written in runs (the call
+    // tree's rows): their line breaks stay, and the report fits them
+    // itself. In every other table a line break in a cell is a name's and
+    // is escaped, so it cannot forge a row.
+    let runs = !header && columns.len() == 1;
+    let keep: &[char] = if runs { &['\n'] } else { &[] };
+    // Path columns are measured at any width: each is as wide as its
+    // widest path laid out (whole without a width).
+    let any_path = columns.iter().any(|c| c.path);
+    let (mut measured, layout) = if runs || (width.is_none() && !any_path) {
+        (Vec::new(), Fit::whole(columns.len()))
+    } else {
+        let measured: Vec<Vec<String>> = rows.by_ref().take(MEASURED_ROWS).collect();
+        let layout = fit(&fit_columns(&columns, header, &measured), width);
+        (measured, layout)
+    };
+    // Call paths: the measured rows' paths are laid out together (so they
+    // stay apart), later rows' one by one.
+    let paths: Vec<(usize, usize)> = (0..columns.len())
+        .filter(|&i| columns[i].path && layout.shown[i])
+        .map(|i| (i, layout.limit[i]))
+        .collect();
+    let mut widest = vec![0; columns.len()];
+    for &(i, limit) in &paths {
+        lay_out_paths(&mut measured, i, limit);
+        // A path column is as wide as its widest text laid out.
+        widest[i] = measured
+            .iter()
+            .filter_map(|r| r.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0);
+    }
+    let rows = rows.map(|mut row| {
+        for &(i, limit) in &paths {
+            lay_out_paths(std::slice::from_mut(&mut row), i, limit);
+        }
+        row
+    });
+    let columns: Vec<(Column, usize)> = columns
+        .into_iter()
+        .zip(&widest)
+        .zip(layout.shown.iter().zip(&layout.limit))
+        .filter(|(_, (shown, _))| **shown)
+        .map(|((c, &widest), (_, &limit))| {
+            let width = if c.path {
+                c.width.max(widest).min(MAX_CELL_BYTES)
+            } else {
+                c.width
+            };
+            let width = width.min(limit);
+            (Column { width, ..c }, limit)
+        })
+        .collect();
+    let shown = layout.shown;
+    let all_shown = shown.iter().all(|&s| s);
+    // A row's cells in the columns shown.
+    let pick = |row: Vec<String>| -> Vec<String> {
+        if all_shown {
+            return row;
+        }
+        row.into_iter()
+            .zip(&shown)
+            .filter(|(_, s)| **s)
+            .map(|(c, _)| c)
+            .collect()
+    };
+    if header {
+        let cells = columns
+            .iter()
+            .map(|(c, _)| c.header.clone())
+            .collect::<Vec<_>>();
+        write_row(w, &columns, cells.iter().map(String::as_str), keep, line)?;
+    }
+    for row in measured.into_iter().chain(rows) {
+        let cells = pick(row);
+        write_row(w, &columns, cells.iter().map(String::as_str), keep, line)?;
+    }
+    Ok(())
+}
+
+/// Column `col` of `rows` (call path cells) as text within `limit`.
+fn lay_out_paths(rows: &mut [Vec<String>], col: usize, limit: usize) {
+    if limit == usize::MAX {
+        for cell in rows.iter_mut().filter_map(|r| r.get_mut(col)) {
+            *cell = call_path::whole(cell);
+        }
+        return;
+    }
+    let texts = {
+        let paths: Vec<Vec<&str>> = rows
+            .iter()
+            .map(|r| r.get(col).map_or_else(Vec::new, |c| call_path::frames(c)))
+            .collect();
+        call_path::fit_all(&paths, limit)
+    };
+    for (row, text) in rows.iter_mut().zip(texts) {
+        if let Some(cell) = row.get_mut(col) {
+            *cell = text;
+        }
+    }
+}
+
+/// The columns as the fitting sees them: widths from the header and the
+/// measured rows.
+fn fit_columns(columns: &[Column], header: bool, rows: &[Vec<String>]) -> Vec<FitColumn> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let header_width = if header { c.header.chars().count() } else { 0 };
+            let cells = rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(|s| {
+                    if c.path {
+                        call_path::whole_width(s).min(MAX_CELL_BYTES)
+                    } else {
+                        shortened_cell(s).chars().count()
+                    }
+                })
+                .max()
+                .unwrap_or(0);
+            FitColumn {
+                width: c.width.min(MAX_CELL_BYTES).max(header_width).max(cells),
+                gap: if i == 0 { 0 } else { c.gap.chars().count() },
+                drop_rank: c.drop_rank,
+                shrink: c.shrink,
+            }
+        })
+        .collect()
+}
+
+fn write_row<'c>(
+    w: &mut dyn Write,
+    columns: &[(Column, usize)],
+    cells: impl Iterator<Item = &'c str>,
+    keep: &[char],
+    line: &mut String,
+) -> io::Result<()> {
+    use std::fmt::Write as _;
+    line.clear();
+    for (i, ((column, limit), cell)) in columns.iter().zip(cells).enumerate() {
+        if i > 0 {
+            line.push_str(column.gap);
+        }
+        let cell = if column.shrink {
+            middle_ellipsis(cell, *limit)
+        } else {
+            cell.into()
+        };
+        // Over-long names are shortened, and so is the width they gave
+        // their column (every row is padded to it). Not the line runs of a
+        // headless one-column table (`keep` holds the line break): those
+        // cells hold many rows.
+        let (cell, width) = if keep.is_empty() {
+            (shortened_cell(&cell), column.width.min(MAX_CELL_BYTES))
+        } else {
+            (cell.as_ref().into(), column.width)
+        };
+        // Names from the data: no raw control characters on a terminal.
+        let cell = crate::report::escape::visible_except(&cell, keep);
+        // Writing into a String cannot fail.
+        // Padded by hand: a format width panics past 65,535 (a long name).
+        let pad = crate::report::numfmt::padding::Blanks(width.saturating_sub(cell.chars().count()));
+        let _ = match column.align {
+            Align::Left => write!(line, "{cell}{pad}"),
+            Align::Right => write!(line, "{pad}{cell}"),
+        };
+    }
+    line.push('\n');
+    w.write_all(line.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_keep_their_least_width_and_gaps() {
+        let mut doc = Document::new();
+        doc.line("title").table(Table::new(
+            vec![
+                Column::right("N", 3),
+                Column::left("Name", 6).after("  "),
+                Column::left("Host", 0).after("  "),
+            ],
+            vec![
+                vec!["1".into(), "a".into(), "h".into()],
+                vec!["12345".into(), "longer name".into(), "".into()],
+            ]
+            .into_iter(),
+        ));
+        let mut out = Vec::new();
+        write_document(&mut out, doc, None).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "title\n  N  Name    Host\n  1  a       h\n12345  longer name  \n"
+        );
+    }
+
+    #[test]
+    fn tables_fit_the_width_by_shortening_names_then_dropping_columns() {
+        let table = || {
+            Table::new(
+                vec![
+                    Column::left("Name", 0),
+                    Column::right("Calls", 6).droppable(1),
+                    Column::right("Time", 9),
+                ],
+                vec![vec![
+                    "amrex::FabArray<amrex::FArrayBox>::ParallelCopy_nowait".into(),
+                    "12".into(),
+                    "1.234 ms".into(),
+                ]]
+                .into_iter(),
+            )
+        };
+        let render = |width| {
+            let mut doc = Document::new();
+            doc.table(table());
+            let mut out = Vec::new();
+            write_document(&mut out, doc, width).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let whole = render(None);
+        assert!(whole.contains("ParallelCopy_nowait"), "{whole}");
+        let narrow = render(Some(44));
+        assert!(narrow.lines().all(|l| l.chars().count() <= 44), "{narrow}");
+        assert!(narrow.contains('…') && narrow.contains("Calls"), "{narrow}");
+        // Past the least name width, the droppable column goes.
+        let narrower = render(Some(30));
+        assert!(!narrower.contains("Calls"), "{narrower}");
+        assert!(narrower.contains("1.234 ms"), "{narrower}");
+    }
+
+    #[test]
+    fn prose_wraps_at_blanks_within_the_width() {
+        let text = "Timers by worst efficiency first; a/very/long/path/name here.\nnext";
+        assert_eq!(
+            wrapped(text, Some(20)),
+            [
+                "Timers by worst",
+                "efficiency first;",
+                "a/very/long/path/nam",
+                "e here.",
+                "next"
+            ]
+        );
+        assert_eq!(wrapped(text, None).len(), 2);
+        let times = format!("late sender {}", unbroken("49.21 ms"));
+        assert_eq!(wrapped(&times, Some(16)), ["late sender", "49.21\u{a0}ms"]);
+        assert_eq!(wrapped("", Some(5)), [""]);
+    }
+
+    #[test]
+    fn items_wrap_within_the_width_under_their_text() {
+        let mut doc = Document::new();
+        doc.item("regions: region \"advance\" (number 5): 140 stops without a start");
+        let mut out = Vec::new();
+        write_document(&mut out, doc, Some(30)).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  regions: region \"advance\"\n    (number 5): 140 stops\n    without a start\n"
+        );
+    }
+
+    #[test]
+    fn a_headless_table_has_no_header_line() {
+        let mut doc = Document::new();
+        doc.table(
+            Table::new(
+                vec![Column::right("x", 2)],
+                std::iter::once(vec!["1".into()]),
+            )
+            .headless(),
+        );
+        let mut out = Vec::new();
+        write_document(&mut out, doc, None).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), " 1\n");
+    }
+}
