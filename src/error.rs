@@ -409,7 +409,7 @@ pub const LISTED_WARNINGS: usize = 10;
 
 impl Warning {
     /// A warning about damaged or inconsistent data.
-    pub fn new(location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn new(location: Location, message: impl Into<String>) -> Self {
         Warning {
             kind: WarningKind::Damage,
             location,
@@ -418,7 +418,7 @@ impl Warning {
     }
 
     /// A warning about a data block that could not be read.
-    pub fn skipped_block(location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn skipped_block(location: Location, message: impl Into<String>) -> Self {
         Warning {
             kind: WarningKind::SkippedBlock,
             location,
@@ -427,7 +427,7 @@ impl Warning {
     }
 
     /// A note about a known quirk of healthy data.
-    pub fn note(location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn note(location: Location, message: impl Into<String>) -> Self {
         Warning {
             kind: WarningKind::WriterQuirk,
             location,
@@ -444,7 +444,7 @@ impl Warning {
     /// `items`, then one from `rest(count)` for the others: one problem
     /// repeated over every node of a damaged tree is a few lines, not
     /// thousands.
-    pub fn listed<T>(
+    pub(crate) fn listed<T>(
         items: impl IntoIterator<Item = T>,
         each: impl Fn(T) -> Warning,
         rest: impl FnOnce(usize) -> Warning,

@@ -440,8 +440,7 @@ impl Found {
 }
 
 /// Pairs sends with receives, calling `on_pair` for each pair in a fixed
-/// order (by sender, then in the sender's record order). See
-/// [`pair_messages_in`], which this wraps.
+/// order (by sender, then in the sender's record order).
 pub fn pair_messages(
     db: &Database,
     sel: &CommSelection<'_>,

@@ -370,7 +370,7 @@ impl<M> CallTree<M> {
     /// levels were left out), each at most [`SHORT_PATH_NAME`] bytes. A
     /// message per node of a tree thousands deep must not grow with the
     /// square of its depth.
-    pub fn short_path(&self, id: NodeId, sep: &str) -> String {
+    pub(crate) fn short_path(&self, id: NodeId, sep: &str) -> String {
         let path = self.path(id);
         let name = |n: &str| -> String {
             if n.len() <= SHORT_PATH_NAME {

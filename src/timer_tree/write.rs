@@ -1,5 +1,6 @@
-//! The reference write layout, as the instrumentation API offers it: the
-//! layout itself is [`report::timertree::reference`](crate::report::timertree::reference).
+//! The reference write layout, as the instrumentation API offers it (the
+//! layout itself lives with the other timer-tree layouts in the report
+//! layer, `report::timertree::reference`).
 
 use std::io::Write;
 

@@ -246,9 +246,9 @@ impl TlogFile {
     }
 
     /// Watches the reads: the hook advances by the number of blocks each
-    /// [`Self::read_blocks`] reads (the dumps, [`summary::summarize`] and the
-    /// tree read through it; [`Self::iter`] does not, and the opening scan
-    /// advances the hook given to [`Self::open_visiting`]).
+    /// read of the dumps, the summary and the tree covers ([`Self::iter`]
+    /// does not advance it; the opening scan advances the hook given to
+    /// `open_visiting`).
     pub fn set_progress(&mut self, progress: Progress) {
         self.progress = progress;
     }
