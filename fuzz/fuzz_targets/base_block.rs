@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use profparse::analysis::base_summary::base_summary;
-use profparse::formats::blprof::base::{BaseBlockRef, detect_real_width, read_block};
 use profparse::formats::blprof::base::{BaseBlock, BaseHeader, BaseProfile, RealWidth};
+use profparse::formats::blprof::base::{BaseBlockRef, detect_real_width, read_block};
 use profparse::source::InputFile;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use profparse::formats::blprof::callstats::CallStatsFile;
-use profparse::formats::blprof::comm::CommFile;
-use profparse::formats::blprof::header::{numbered_lines, parse_line};
 use profparse::formats::blprof::base::BaseHeader;
+use profparse::formats::blprof::callstats::CallStatsFile;
 use profparse::formats::blprof::callstats::CallStatsHeader;
+use profparse::formats::blprof::comm::CommFile;
 use profparse::formats::blprof::comm::CommHeader;
+use profparse::formats::blprof::header::{numbered_lines, parse_line};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

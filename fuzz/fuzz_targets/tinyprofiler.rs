@@ -13,8 +13,8 @@ use profparse::analysis::tinyprofiler::{
 };
 use profparse::formats::tinyprofiler::{TOTAL_MARKER, parse};
 use profparse::report::calltree::{TreeReport, TreeView};
-use profparse::report::tinyprofiler::compare::CompareReport;
 use profparse::report::renderers::svg::scaling::compare_svg;
+use profparse::report::tinyprofiler::compare::CompareReport;
 use profparse::report::tinyprofiler::{TinyInfoReport, TinySummaryReport};
 use profparse::report::{Format, render};
 

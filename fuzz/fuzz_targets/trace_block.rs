@@ -9,9 +9,9 @@ use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
 use profparse::analysis::regions::ProcRegions;
-use profparse::formats::blprof::trace::TraceBlock;
 use profparse::formats::blprof::base::RealWidth;
 use profparse::formats::blprof::callstats::TraceBlockRef;
+use profparse::formats::blprof::trace::TraceBlock;
 use profparse::source::InputFile;
 
 fuzz_target!(|data: &[u8]| {
