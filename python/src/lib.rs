@@ -1,0 +1,455 @@
+//! `profparse._profparse`: the native part of the Python package.
+//!
+//! It opens an input with the library (never the CLI binary), builds the
+//! tables as Arrow arrays in Rust and hands them to Python through the Arrow
+//! C stream interface: a `PyCapsule` named `arrow_array_stream` returned by
+//! `__arrow_c_stream__`, which `pyarrow.table()` (or polars, DuckDB, ...)
+//! takes without copying through Python objects. The Python wrapper
+//! (`pysrc/profparse/__init__.py`) turns the streams into `pyarrow.Table`s
+//! and the warnings into `warnings.warn` calls.
+//!
+//! The GIL is released (`Python::detach`) while an input is read and while
+//! a table is built.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{
+    ArrayRef, Float64Array, Int64Array, RecordBatch, RecordBatchIterator, StringArray, UInt32Array,
+    UInt64Array,
+};
+use arrow_schema::{ArrowError, DataType, Field, Schema};
+use profparse::{
+    CallTree, Database, Input, InputKind, RegionFilter, Unfiltered, Warning, base_summary,
+    database_info, process_trees, select_calls,
+};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+create_exception!(
+    profparse,
+    Error,
+    PyException,
+    "Base class of every error profparse raises: the library's message (the file and the line or byte offset)."
+);
+create_exception!(
+    profparse,
+    ReadError,
+    Error,
+    "A file or directory that could not be opened or read (it is missing, or permission was denied)."
+);
+create_exception!(
+    profparse,
+    FormatError,
+    Error,
+    "An input that is not of a kind profparse reads, or is damaged past reading."
+);
+create_exception!(
+    profparse,
+    NotFoundError,
+    Error,
+    "A process, region, part of a database or item the input does not have."
+);
+
+/// The Python exception for a library error: its class by kind of failure,
+/// its message the library's (as the CLI prints it).
+fn to_py(e: profparse::Error) -> PyErr {
+    let message = e.to_string();
+    match e {
+        profparse::Error::Io { .. } => ReadError::new_err(message),
+        profparse::Error::NotFound(_) | profparse::Error::MissingPart { .. } => {
+            NotFoundError::new_err(message)
+        }
+        _ => FormatError::new_err(message),
+    }
+}
+
+fn arrow_err(e: ArrowError) -> PyErr {
+    Error::new_err(format!("building an Arrow table: {e}"))
+}
+
+/// Runs `f` without the GIL. A panic (a bug: bad input is an error, never a
+/// panic) comes back as `profparse.Error`, not as pyo3's `PanicException`.
+fn detached<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> profparse::Result<T> + Send,
+) -> PyResult<T> {
+    py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
+        .map_err(|payload| {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Error::new_err(format!(
+                "internal error (a bug in profparse: please report it): {what}"
+            ))
+        })?
+        .map_err(to_py)
+}
+
+/// The warnings as the CLI prints them (`location: message`).
+fn texts(warnings: &[Warning]) -> Vec<String> {
+    warnings.iter().map(ToString::to_string).collect()
+}
+
+/// An opened input.
+enum Opened {
+    Blprof(Box<Database>),
+    /// Kinds read for their metadata so far: their tables come later.
+    Other,
+}
+
+/// What `open` found: the input, its kind and metadata.
+#[pyclass(module = "profparse._profparse", frozen)]
+struct NativeRun {
+    #[pyo3(get)]
+    kind: &'static str,
+    #[pyo3(get)]
+    path: String,
+    #[pyo3(get)]
+    nprocs: Option<u64>,
+    /// The metadata as one JSON object (the wrapper turns it into a dict).
+    #[pyo3(get)]
+    metadata_json: String,
+    /// Behind a mutex: a database parses some headers on first use.
+    opened: Mutex<Opened>,
+}
+
+/// The kind's name in Python (`"timertree"`, where the CLI's JSON says
+/// `timer-tree`).
+fn kind_name(kind: InputKind) -> &'static str {
+    match kind {
+        InputKind::TimerTree => "timertree",
+        k => k.name(),
+    }
+}
+
+/// Opens `path` as the CLI does: what it is ([`Input::open`]), then that
+/// kind's reader. Returns the run and the warnings of reading it.
+fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
+    let input = Input::open(&path)?;
+    let given = path.display().to_string();
+    let mut meta = serde_json::Map::new();
+    meta.insert("path".into(), given.clone().into());
+    meta.insert("kind".into(), kind_name(input.kind).into());
+    let mut warnings = Vec::new();
+    let (nprocs, opened) = match input.kind {
+        InputKind::Blprof => {
+            let db = Database::open(&input.path)?;
+            warnings.extend(texts(db.warnings()));
+            let info = database_info(&db);
+            meta.insert("database".into(), db.dir().display().to_string().into());
+            if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&info) {
+                for (k, v) in fields {
+                    if k != "dir" && k != "nprocs" {
+                        meta.insert(k, v);
+                    }
+                }
+            }
+            (db.nprocs(), Opened::Blprof(Box::new(db)))
+        }
+        InputKind::TinyProfiler => {
+            let log = profparse::read_tinyprofiler_log(&input.path)?;
+            meta.insert("runs".into(), log.reports.len().into());
+            let last = log.reports.last();
+            if let Some(v) = last.and_then(|r| r.amrex_version.clone()) {
+                meta.insert("amrex_version".into(), v.into());
+            }
+            (last.and_then(|r| r.nprocs), Opened::Other)
+        }
+        InputKind::TimerTree => {
+            let tree = profparse::read_timer_tree_file(&input.path)?;
+            meta.insert("timers".into(), tree.len().saturating_sub(1).into());
+            (Some(1), Opened::Other)
+        }
+        InputKind::Tlog => {
+            let tlog = profparse::TlogFile::open(&input.path)?;
+            warnings.extend(texts(tlog.warnings()));
+            (Some(tlog.nprocs() as u64), Opened::Other)
+        }
+    };
+    meta.insert("nprocs".into(), nprocs.into());
+    let run = NativeRun {
+        kind: kind_name(input.kind),
+        path: given,
+        nprocs,
+        metadata_json: serde_json::Value::Object(meta).to_string(),
+        opened: Mutex::new(opened),
+    };
+    Ok((run, warnings))
+}
+
+/// `open(path)`: the run at `path` and the warnings of reading it.
+#[pyfunction]
+fn open(py: Python<'_>, path: PathBuf) -> PyResult<(NativeRun, Vec<String>)> {
+    detached(py, || open_path(path))
+}
+
+/// One table on its way to Python: a record batch that `__arrow_c_stream__`
+/// exports once.
+#[pyclass(module = "profparse._profparse", frozen)]
+struct ArrowStream {
+    batch: Mutex<Option<RecordBatch>>,
+}
+
+#[pymethods]
+impl ArrowStream {
+    /// The Arrow PyCapsule interface: the table as an `ArrowArrayStream`.
+    /// A requested schema is ignored (the columns are already of the types
+    /// that the schema states).
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let batch = self
+            .batch
+            .lock()
+            .map_err(|_| Error::new_err("the table's lock was poisoned"))?
+            .take()
+            .ok_or_else(|| Error::new_err("this Arrow stream was already consumed"))?;
+        let schema = batch.schema();
+        let reader = RecordBatchIterator::new([Ok(batch)], schema);
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        // The capsule owns the stream: its destructor drops (releases) it
+        // unless the consumer moved it out, which leaves it released.
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+}
+
+fn stream(batch: RecordBatch) -> ArrowStream {
+    ArrowStream {
+        batch: Mutex::new(Some(batch)),
+    }
+}
+
+fn batch(columns: Vec<(&str, DataType, bool, ArrayRef)>) -> Result<RecordBatch, ArrowError> {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|(n, t, null, _)| Field::new(*n, t.clone(), *null))
+        .collect();
+    let arrays = columns.into_iter().map(|c| c.3).collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
+}
+
+/// A table or a library error, built without the GIL.
+type Built = profparse::Result<(Result<RecordBatch, ArrowError>, Vec<String>)>;
+
+/// `functions()` of a database: `summary --format json`'s `functions`.
+fn blprof_functions(db: &Database) -> Built {
+    let mut warnings = Vec::new();
+    let profile = db.base_profile(&mut warnings)?;
+    if profile.is_empty() {
+        // The CLI's error (`summary`): the base header names the database.
+        return Err(profparse::Error::NothingReadable {
+            location: profparse::Location::File {
+                path: db.dir().join("bl_prof_H"),
+            },
+            message: "no process has a readable base block".into(),
+        });
+    }
+    let summary = base_summary(&profile, 0);
+    let f = &summary.functions;
+    let s = |g: fn(&profparse::FunctionStats) -> f64| -> ArrayRef {
+        Arc::new(Float64Array::from_iter_values(f.iter().map(g)))
+    };
+    let i = |g: fn(&profparse::FunctionStats) -> i64| -> ArrayRef {
+        Arc::new(Int64Array::from_iter_values(f.iter().map(g)))
+    };
+    let proc = |g: fn(&profparse::FunctionStats) -> Option<usize>| -> ArrayRef {
+        Arc::new(
+            f.iter()
+                .map(|x| g(x).map(|p| p as u32))
+                .collect::<UInt32Array>(),
+        )
+    };
+    let names: ArrayRef = Arc::new(StringArray::from_iter_values(
+        f.iter().map(|x| x.name.as_str()),
+    ));
+    use DataType::{Float64, Int64, UInt32, Utf8};
+    let table = batch(vec![
+        ("name", Utf8, false, names),
+        ("calls", Int64, false, i(|x| x.ncalls_total)),
+        ("ncalls", Int64, false, i(|x| x.ncalls)),
+        ("min", Float64, false, s(|x| x.min)),
+        ("avg", Float64, false, s(|x| x.avg)),
+        ("max", Float64, false, s(|x| x.max)),
+        ("stddev", Float64, false, s(|x| x.stddev)),
+        ("coeff_var", Float64, false, s(|x| x.coeff_var)),
+        ("percent", Float64, false, s(|x| x.percent)),
+        ("min_proc", UInt32, true, proc(|x| x.min_proc)),
+        ("max_proc", UInt32, true, proc(|x| x.max_proc)),
+        (
+            "imbalance",
+            Float64,
+            true,
+            Arc::new(f.iter().map(|x| x.imbalance).collect::<Float64Array>()),
+        ),
+    ]);
+    Ok((table, texts(&warnings)))
+}
+
+/// `calltree(rank)` of a database: one row per (node, rank) of the
+/// per-process trees, nodes numbered by the pre-order of the tree merged
+/// over the processes in the table (the tree `calltree --format json`
+/// shows), so that a node's number is the same at every rank.
+fn blprof_calltree(
+    db: &Database,
+    rank: Option<usize>,
+    include: &[String],
+    exclude: &[String],
+) -> Built {
+    db.require(profparse::Part::Trace)?;
+    let mut warnings = texts(db.trace_warnings());
+    let filter = RegionFilter::with_names(None, include, exclude);
+    let (regions, selection) = select_calls(db, &filter, Unfiltered::Everything);
+    warnings.extend(texts(&regions.warnings));
+    let selection = selection?;
+    let (trees, w) = process_trees(db, &selection, rank);
+    warnings.extend(texts(&w));
+    if let Some(r) = rank
+        && trees.is_empty()
+    {
+        return Err(profparse::Error::NotFound(format!(
+            "rank {r}: no call traces for that process"
+        )));
+    }
+    // The merged tree's shape: its pre-order numbers the nodes.
+    let mut union: CallTree<()> = CallTree::new();
+    for (_, t) in &trees {
+        union.merge_with(t, |_, _| {});
+    }
+    // Indexed by node id, the root's (0) included: `len()` leaves it out.
+    let mut number = vec![u32::MAX; union.len() + 1];
+    let mut depth = vec![0u32; union.len() + 1];
+    for (i, (id, d)) in union.preorder().into_iter().enumerate() {
+        number[id.0 as usize] = i as u32;
+        depth[id.0 as usize] = d as u32;
+    }
+    let rows: usize = trees.iter().map(|(_, t)| t.len()).sum();
+    let mut node = Vec::with_capacity(rows);
+    let mut parent = Vec::with_capacity(rows);
+    let mut name = Vec::with_capacity(rows);
+    let mut depths = Vec::with_capacity(rows);
+    let mut ranks = Vec::with_capacity(rows);
+    let mut calls = Vec::with_capacity(rows);
+    let mut inclusive = Vec::with_capacity(rows);
+    let mut exclusive = Vec::with_capacity(rows);
+    for (proc, t) in &trees {
+        // This tree's nodes in the merged tree, found through their parents.
+        let mut in_union = vec![union.root(); t.len() + 1];
+        for (id, _) in t.preorder() {
+            let up = t
+                .node(id)
+                .parent()
+                .map_or(union.root(), |p| in_union[p.0 as usize]);
+            let Some(u) = union.find_child(up, t.name(id)) else {
+                continue; // merged above: cannot be missing
+            };
+            in_union[id.0 as usize] = u;
+            let m = &t.node(id).metrics;
+            node.push(number[u.0 as usize]);
+            parent.push(
+                union
+                    .node(u)
+                    .parent()
+                    .filter(|&p| p != union.root())
+                    .map(|p| number[p.0 as usize]),
+            );
+            name.push(t.name(id));
+            depths.push(depth[u.0 as usize]);
+            ranks.push(*proc as u32);
+            calls.push(m.calls);
+            inclusive.push(m.inclusive);
+            exclusive.push(m.exclusive);
+        }
+    }
+    use DataType::{Float64, UInt32, UInt64, Utf8};
+    let table = batch(vec![
+        ("node", UInt32, false, Arc::new(UInt32Array::from(node))),
+        ("parent", UInt32, true, Arc::new(UInt32Array::from(parent))),
+        ("name", Utf8, false, Arc::new(StringArray::from(name))),
+        ("depth", UInt32, false, Arc::new(UInt32Array::from(depths))),
+        ("rank", UInt32, false, Arc::new(UInt32Array::from(ranks))),
+        ("calls", UInt64, false, Arc::new(UInt64Array::from(calls))),
+        (
+            "inclusive",
+            Float64,
+            false,
+            Arc::new(Float64Array::from(inclusive)),
+        ),
+        (
+            "exclusive",
+            Float64,
+            false,
+            Arc::new(Float64Array::from(exclusive)),
+        ),
+    ]);
+    Ok((table, warnings))
+}
+
+impl NativeRun {
+    /// Runs `f` on the opened database without the GIL.
+    fn with_database(
+        &self,
+        py: Python<'_>,
+        what: &str,
+        f: impl FnOnce(&Database) -> Built + Send,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let opened = self
+            .opened
+            .lock()
+            .map_err(|_| Error::new_err("the run's lock was poisoned"))?;
+        let Opened::Blprof(db) = &*opened else {
+            return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
+                "{what}() of a {} input is not implemented yet (bl_prof databases only, so far)",
+                self.kind
+            )));
+        };
+        let db: &Database = db;
+        let (table, warnings) = detached(py, || f(db))?;
+        Ok((stream(table.map_err(arrow_err)?), warnings))
+    }
+}
+
+#[pymethods]
+impl NativeRun {
+    /// The functions table and the warnings of building it.
+    fn functions(&self, py: Python<'_>) -> PyResult<(ArrowStream, Vec<String>)> {
+        self.with_database(py, "functions", blprof_functions)
+    }
+
+    /// The call-tree table (one rank, or all) and the warnings of building it.
+    #[pyo3(signature = (rank = None, include_regions = Vec::new(), exclude_regions = Vec::new()))]
+    fn calltree(
+        &self,
+        py: Python<'_>,
+        rank: Option<usize>,
+        include_regions: Vec<String>,
+        exclude_regions: Vec<String>,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        self.with_database(py, "calltree", |db| {
+            blprof_calltree(db, rank, &include_regions, &exclude_regions)
+        })
+    }
+}
+
+#[pymodule]
+fn _profparse(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_class::<NativeRun>()?;
+    m.add_class::<ArrowStream>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("ReadError", py.get_type::<ReadError>())?;
+    m.add("FormatError", py.get_type::<FormatError>())?;
+    m.add("NotFoundError", py.get_type::<NotFoundError>())?;
+    Ok(())
+}
