@@ -131,7 +131,15 @@ fn kind_name(kind: InputKind) -> &'static str {
 /// Opens `path` as the CLI does: what it is ([`Input::open`]), then that
 /// kind's reader. Returns the run and the warnings of reading it.
 fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
-    let input = Input::open(&path)?;
+    let input = match Input::open(&path) {
+        Ok(input) => input,
+        // A directory that is no database: the bl_prof commands' message
+        // (what it lacks, and the database it may have meant).
+        Err(e @ profparse::Error::NotFound(_)) if path.is_dir() => {
+            return Err(Database::open(&path).err().unwrap_or(e));
+        }
+        Err(e) => return Err(e),
+    };
     let given = path.display().to_string();
     let mut meta = serde_json::Map::new();
     meta.insert("path".into(), given.clone().into());
@@ -320,15 +328,21 @@ fn blprof_calltree(
             "rank {r}: no call traces for that process"
         )));
     }
-    // The merged tree's shape: its pre-order numbers the nodes.
-    let mut union: CallTree<()> = CallTree::new();
+    // The merged tree's shape: its pre-order numbers the nodes that are
+    // shown (a subtree without calls, all of it outside the selected
+    // regions, is left out, as the CLI's reports leave it out).
+    let mut union: CallTree = CallTree::new();
     for (_, t) in &trees {
-        union.merge_with(t, |_, _| {});
+        union.merge_with(t, |a, b| a.calls += b.calls);
     }
-    // Indexed by node id, the root's (0) included: `len()` leaves it out.
+    let union_calls = subtree_calls(&union);
     let mut number = vec![u32::MAX; union.len() + 1];
     let mut depth = vec![0u32; union.len() + 1];
-    for (i, (id, d)) in union.preorder().into_iter().enumerate() {
+    let shown = union
+        .preorder()
+        .into_iter()
+        .filter(|(id, _)| union_calls[id.0 as usize] > 0);
+    for (i, (id, d)) in shown.enumerate() {
         number[id.0 as usize] = i as u32;
         depth[id.0 as usize] = d as u32;
     }
@@ -342,6 +356,7 @@ fn blprof_calltree(
     let mut inclusive = Vec::with_capacity(rows);
     let mut exclusive = Vec::with_capacity(rows);
     for (proc, t) in &trees {
+        let sub = subtree_calls(t);
         // This tree's nodes in the merged tree, found through their parents.
         let mut in_union = vec![union.root(); t.len() + 1];
         for (id, _) in t.preorder() {
@@ -353,6 +368,9 @@ fn blprof_calltree(
                 continue; // merged above: cannot be missing
             };
             in_union[id.0 as usize] = u;
+            if sub[id.0 as usize] == 0 {
+                continue;
+            }
             let m = &t.node(id).metrics;
             node.push(number[u.0 as usize]);
             parent.push(
@@ -392,6 +410,21 @@ fn blprof_calltree(
         ),
     ]);
     Ok((table, warnings))
+}
+
+/// The calls of each node's subtree (itself included), by node id: a node
+/// is created after its parent, so a walk down the ids adds each node's
+/// total to its parent's.
+fn subtree_calls(tree: &CallTree) -> Vec<u64> {
+    let mut calls: Vec<u64> = (0..=tree.len())
+        .map(|i| tree.node(profparse::NodeId(i as u32)).metrics.calls)
+        .collect();
+    for i in (1..=tree.len()).rev() {
+        if let Some(p) = tree.node(profparse::NodeId(i as u32)).parent() {
+            calls[p.0 as usize] += calls[i];
+        }
+    }
+    calls
 }
 
 impl NativeRun {
