@@ -99,6 +99,7 @@ fn texts(warnings: &[Warning]) -> Vec<String> {
 /// An opened input.
 enum Opened {
     Blprof(Box<Database>),
+    TinyProfiler(profparse::TinyProfilerLog),
     /// Kinds read for their metadata so far: their tables come later.
     Other,
 }
@@ -164,10 +165,10 @@ fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
             let log = profparse::read_tinyprofiler_log(&input.path)?;
             meta.insert("runs".into(), log.reports.len().into());
             let last = log.reports.last();
-            if let Some(v) = last.and_then(|r| r.amrex_version.clone()) {
-                meta.insert("amrex_version".into(), v.into());
-            }
-            (last.and_then(|r| r.nprocs), Opened::Other)
+            let version = last.and_then(|r| r.amrex_version.clone());
+            meta.insert("amrex_version".into(), version.into());
+            let nprocs = last.and_then(|r| r.nprocs);
+            (nprocs, Opened::TinyProfiler(log))
         }
         InputKind::TimerTree => {
             let tree = profparse::read_timer_tree_file(&input.path)?;
@@ -328,11 +329,20 @@ fn blprof_calltree(
             "rank {r}: no call traces for that process"
         )));
     }
+    let trees: Vec<(Option<usize>, CallTree)> =
+        trees.into_iter().map(|(p, t)| (Some(p), t)).collect();
+    Ok((tree_table(&trees), warnings))
+}
+
+/// The call-tree table of some trees (one per rank, or one with no rank):
+/// one row per (node, rank), nodes numbered by the pre-order of the trees
+/// merged by path, so that a node's number is the same at every rank.
+fn tree_table(trees: &[(Option<usize>, CallTree)]) -> Result<RecordBatch, ArrowError> {
     // The merged tree's shape: its pre-order numbers the nodes that are
     // shown (a subtree without calls, all of it outside the selected
     // regions, is left out, as the CLI's reports leave it out).
     let mut union: CallTree = CallTree::new();
-    for (_, t) in &trees {
+    for (_, t) in trees {
         union.merge_with(t, |a, b| a.calls += b.calls);
     }
     let union_calls = subtree_calls(&union);
@@ -355,7 +365,7 @@ fn blprof_calltree(
     let mut calls = Vec::with_capacity(rows);
     let mut inclusive = Vec::with_capacity(rows);
     let mut exclusive = Vec::with_capacity(rows);
-    for (proc, t) in &trees {
+    for (proc, t) in trees {
         let sub = subtree_calls(t);
         // This tree's nodes in the merged tree, found through their parents.
         let mut in_union = vec![union.root(); t.len() + 1];
@@ -382,19 +392,19 @@ fn blprof_calltree(
             );
             name.push(t.name(id));
             depths.push(depth[u.0 as usize]);
-            ranks.push(*proc as u32);
+            ranks.push(proc.map(|p| p as u32));
             calls.push(m.calls);
             inclusive.push(m.inclusive);
             exclusive.push(m.exclusive);
         }
     }
     use DataType::{Float64, UInt32, UInt64, Utf8};
-    let table = batch(vec![
+    batch(vec![
         ("node", UInt32, false, Arc::new(UInt32Array::from(node))),
         ("parent", UInt32, true, Arc::new(UInt32Array::from(parent))),
         ("name", Utf8, false, Arc::new(StringArray::from(name))),
         ("depth", UInt32, false, Arc::new(UInt32Array::from(depths))),
-        ("rank", UInt32, false, Arc::new(UInt32Array::from(ranks))),
+        ("rank", UInt32, true, Arc::new(UInt32Array::from(ranks))),
         ("calls", UInt64, false, Arc::new(UInt64Array::from(calls))),
         (
             "inclusive",
@@ -408,8 +418,7 @@ fn blprof_calltree(
             false,
             Arc::new(Float64Array::from(exclusive)),
         ),
-    ]);
-    Ok((table, warnings))
+    ])
 }
 
 /// The calls of each node's subtree (itself included), by node id: a node
@@ -427,27 +436,90 @@ fn subtree_calls(tree: &CallTree) -> Vec<u64> {
     calls
 }
 
+/// The report of a TinyProfiler log that the CLI shows: the last run.
+fn tiny_report<'a>(
+    log: &'a profparse::TinyProfilerLog,
+    path: &str,
+) -> profparse::Result<&'a profparse::TinyProfilerReport> {
+    profparse::tinyprofiler_run(log, None, path)
+}
+
+/// `functions()` of a TinyProfiler log: `summary --format json`'s
+/// `functions` (the last run's timers; the `Other` row is left out, as it
+/// is in that list).
+fn tiny_functions(log: &profparse::TinyProfilerLog, path: &str) -> Built {
+    let t = &tiny_report(log, path)?.tables.timers;
+    let s = |g: &dyn Fn(usize) -> f64| -> ArrayRef {
+        Arc::new(Float64Array::from_iter_values((0..t.len()).map(g)))
+    };
+    use DataType::{Float64, UInt64, Utf8};
+    let table = batch(vec![
+        (
+            "name",
+            Utf8,
+            false,
+            Arc::new(StringArray::from_iter_values(
+                t.iter().map(|x| x.name.as_str()),
+            )),
+        ),
+        (
+            "calls",
+            UInt64,
+            false,
+            Arc::new(UInt64Array::from_iter_values(t.iter().map(|x| x.ncalls))),
+        ),
+        ("min", Float64, false, s(&|i| t[i].exclusive.min)),
+        ("avg", Float64, false, s(&|i| t[i].exclusive.avg)),
+        ("max", Float64, false, s(&|i| t[i].exclusive.max)),
+        ("inclusive_min", Float64, false, s(&|i| t[i].inclusive.min)),
+        ("inclusive_avg", Float64, false, s(&|i| t[i].inclusive.avg)),
+        ("inclusive_max", Float64, false, s(&|i| t[i].inclusive.max)),
+        ("percent", Float64, false, s(&|i| t[i].exclusive_percent)),
+        (
+            "inclusive_percent",
+            Float64,
+            false,
+            s(&|i| t[i].inclusive_percent),
+        ),
+    ]);
+    Ok((table, Vec::new()))
+}
+
+/// `calltree()` of a TinyProfiler log: the flat tree `calltree LOG` shows
+/// (timers as roots, `REGION name` roots holding their timers), one row per
+/// node with no rank: calls and times summed over the ranks, as the JSON's.
+fn tiny_calltree(log: &profparse::TinyProfilerLog, path: &str, rank: Option<usize>) -> Built {
+    if rank.is_some() {
+        return Err(profparse::Error::NotFound(format!(
+            "{path}: a TinyProfiler report has no per-rank figures (its tables give the minimum, mean and maximum over ranks): no tree of one rank"
+        )));
+    }
+    let (tree, _) = profparse::tinyprofiler_tree(tiny_report(log, path)?);
+    let tree: CallTree = tree.map(|_, s| s.total);
+    Ok((tree_table(&[(None, tree)]), Vec::new()))
+}
+
 impl NativeRun {
-    /// Runs `f` on the opened database without the GIL.
-    fn with_database(
+    /// Runs `f` on the opened input without the GIL.
+    fn build(
         &self,
         py: Python<'_>,
-        what: &str,
-        f: impl FnOnce(&Database) -> Built + Send,
+        f: impl FnOnce(&Opened) -> Built + Send,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
         let opened = self
             .opened
             .lock()
             .map_err(|_| Error::new_err("the run's lock was poisoned"))?;
-        let Opened::Blprof(db) = &*opened else {
-            return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
-                "{what}() of a {} input is not implemented yet (bl_prof databases only, so far)",
-                self.kind
-            )));
-        };
-        let db: &Database = db;
-        let (table, warnings) = detached(py, || f(db))?;
+        let opened: &Opened = &opened;
+        let (table, warnings) = detached(py, || f(opened))?;
         Ok((stream(table.map_err(arrow_err)?), warnings))
+    }
+
+    fn not_yet(&self, what: &str) -> PyErr {
+        pyo3::exceptions::PyNotImplementedError::new_err(format!(
+            "{what}() of a {} input is not implemented yet (bl_prof databases and TinyProfiler logs, so far)",
+            self.kind
+        ))
     }
 }
 
@@ -455,7 +527,16 @@ impl NativeRun {
 impl NativeRun {
     /// The functions table and the warnings of building it.
     fn functions(&self, py: Python<'_>) -> PyResult<(ArrowStream, Vec<String>)> {
-        self.with_database(py, "functions", blprof_functions)
+        let path = self.path.as_str();
+        match &*self.opened.lock().map_err(|_| Error::new_err("poisoned"))? {
+            Opened::Blprof(_) | Opened::TinyProfiler(_) => {}
+            Opened::Other => return Err(self.not_yet("functions")),
+        }
+        self.build(py, |opened| match opened {
+            Opened::Blprof(db) => blprof_functions(db),
+            Opened::TinyProfiler(log) => tiny_functions(log, path),
+            Opened::Other => unreachable!("checked above"),
+        })
     }
 
     /// The call-tree table (one rank, or all) and the warnings of building it.
@@ -467,8 +548,22 @@ impl NativeRun {
         include_regions: Vec<String>,
         exclude_regions: Vec<String>,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
-        self.with_database(py, "calltree", |db| {
-            blprof_calltree(db, rank, &include_regions, &exclude_regions)
+        let path = self.path.as_str();
+        match &*self.opened.lock().map_err(|_| Error::new_err("poisoned"))? {
+            Opened::Blprof(_) => {}
+            Opened::TinyProfiler(_) if include_regions.is_empty() && exclude_regions.is_empty() => {
+            }
+            Opened::TinyProfiler(_) => {
+                return Err(NotFoundError::new_err(
+                    "region filters apply to bl_prof databases; a TinyProfiler report has region sections (shown as roots)",
+                ));
+            }
+            Opened::Other => return Err(self.not_yet("calltree")),
+        }
+        self.build(py, |opened| match opened {
+            Opened::Blprof(db) => blprof_calltree(db, rank, &include_regions, &exclude_regions),
+            Opened::TinyProfiler(log) => tiny_calltree(log, path, rank),
+            Opened::Other => unreachable!("checked above"),
         })
     }
 }

@@ -96,3 +96,5 @@ def test_tables_not_built_yet_say_so():
     run = profparse.open(FIXTURES / "tlog" / "np4.log")
     with pytest.raises(NotImplementedError, match="tlog"):
         run.functions()
+    with pytest.raises(NotImplementedError, match="tlog"):
+        run.calltree()

@@ -2,10 +2,59 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import profparse
-from conftest import FIXTURES, cli_json
+from conftest import FIXTURES, cli, cli_json
+from test_blprof import flatten, table_paths
+
+LOGS = sorted((FIXTURES / "tinyprofiler").glob("*.txt"))
+LOG_IDS = [p.name for p in LOGS]
+
+
+def test_every_fixture_log_is_tested():
+    assert len(LOGS) >= 10, LOGS
+
+
+@pytest.mark.parametrize("log", LOGS, ids=LOG_IDS)
+def test_tinyprofiler_tables_equal_the_cli_json(log):
+    code, out, err = cli("summary", "--format", "json", str(log))
+    if code != 0:
+        # A log without a report: open() raises the CLI's error.
+        with pytest.raises(profparse.FormatError) as e:
+            profparse.open(log)
+        assert str(e.value) == err[-1]
+        return
+    summary = json.loads(out)
+    run = profparse.open(log)
+    assert run.kind == "tinyprofiler"
+    assert run.nprocs == summary["nprocs"]
+    assert run.metadata["amrex_version"] == summary["amrex_version"]
+    assert run.metadata["runs"] == summary["runs"]
+
+    rows = run.functions().to_pylist()
+    assert len(rows) == len(summary["functions"]) > 0
+    for row, f in zip(rows, summary["functions"]):
+        assert row["calls"] == f["ncalls"]
+        for key in ("name", "min", "avg", "max", "inclusive_min", "inclusive_avg",
+                    "inclusive_max", "percent", "inclusive_percent"):
+            assert row[key] == f[key], (f["name"], key)
+
+    table = run.calltree().to_pylist()
+    assert {r["rank"] for r in table} == {None}
+    paths = table_paths(table)
+    got = {paths[r["node"]]: (r["calls"], r["inclusive"], r["exclusive"]) for r in table}
+    assert got == flatten(cli_json("calltree", str(log))["roots"])
+
+
+def test_tinyprofiler_has_no_tree_per_rank():
+    run = profparse.open(LOGS[0])
+    with pytest.raises(profparse.NotFoundError, match="per-rank"):
+        run.calltree(rank=0)
+    with pytest.raises(profparse.NotFoundError, match="region filters"):
+        run.calltree(include_regions=["R"])
 
 
 @pytest.mark.parametrize("name,nprocs", [
