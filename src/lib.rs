@@ -92,6 +92,9 @@ pub use progress::Progress;
 // Inputs.
 pub use formats::blprof::{BaseProfile, Database, Part};
 pub use formats::timertree::read_timer_tree_file;
+/// The warnings about a timer tree's times (negative, NaN, infinite) that
+/// `tree show` prints: for a library user who shows them too.
+pub use formats::timertree::suspicious_times as suspicious_timer_times;
 pub use formats::tinyprofiler::read as read_tinyprofiler_log;
 pub use formats::tlog::TlogFile;
 pub use formats::{Input, InputKind};

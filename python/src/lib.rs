@@ -100,6 +100,7 @@ fn texts(warnings: &[Warning]) -> Vec<String> {
 enum Opened {
     Blprof(Box<Database>),
     TinyProfiler(profparse::TinyProfilerLog),
+    TimerTree(CallTree<profparse::Timing>),
     /// Kinds read for their metadata so far: their tables come later.
     Other,
 }
@@ -172,8 +173,10 @@ fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
         }
         InputKind::TimerTree => {
             let tree = profparse::read_timer_tree_file(&input.path)?;
+            let odd = profparse::suspicious_timer_times(&tree, &input.path);
+            warnings.extend(texts(&odd));
             meta.insert("timers".into(), tree.len().saturating_sub(1).into());
-            (Some(1), Opened::Other)
+            (Some(1), Opened::TimerTree(tree))
         }
         InputKind::Tlog => {
             let tlog = profparse::TlogFile::open(&input.path)?;
@@ -331,13 +334,19 @@ fn blprof_calltree(
     }
     let trees: Vec<(Option<usize>, CallTree)> =
         trees.into_iter().map(|(p, t)| (Some(p), t)).collect();
-    Ok((tree_table(&trees), warnings))
+    Ok((tree_table(&trees, true), warnings))
 }
 
 /// The call-tree table of some trees (one per rank, or one with no rank):
 /// one row per (node, rank), nodes numbered by the pre-order of the trees
 /// merged by path, so that a node's number is the same at every rank.
-fn tree_table(trees: &[(Option<usize>, CallTree)]) -> Result<RecordBatch, ArrowError> {
+/// `hide_uncalled`: leave out subtrees without calls (all of them outside
+/// the selected regions), as the CLI's `calltree` does; not for timer
+/// trees, whose files record no calls.
+fn tree_table(
+    trees: &[(Option<usize>, CallTree)],
+    hide_uncalled: bool,
+) -> Result<RecordBatch, ArrowError> {
     // The merged tree's shape: its pre-order numbers the nodes that are
     // shown (a subtree without calls, all of it outside the selected
     // regions, is left out, as the CLI's reports leave it out).
@@ -351,7 +360,7 @@ fn tree_table(trees: &[(Option<usize>, CallTree)]) -> Result<RecordBatch, ArrowE
     let shown = union
         .preorder()
         .into_iter()
-        .filter(|(id, _)| union_calls[id.0 as usize] > 0);
+        .filter(|(id, _)| !hide_uncalled || union_calls[id.0 as usize] > 0);
     for (i, (id, d)) in shown.enumerate() {
         number[id.0 as usize] = i as u32;
         depth[id.0 as usize] = d as u32;
@@ -378,7 +387,7 @@ fn tree_table(trees: &[(Option<usize>, CallTree)]) -> Result<RecordBatch, ArrowE
                 continue; // merged above: cannot be missing
             };
             in_union[id.0 as usize] = u;
-            if sub[id.0 as usize] == 0 {
+            if hide_uncalled && sub[id.0 as usize] == 0 {
                 continue;
             }
             let m = &t.node(id).metrics;
@@ -496,7 +505,33 @@ fn tiny_calltree(log: &profparse::TinyProfilerLog, path: &str, rank: Option<usiz
     }
     let (tree, _) = profparse::tinyprofiler_tree(tiny_report(log, path)?);
     let tree: CallTree = tree.map(|_, s| s.total);
-    Ok((tree_table(&[(None, tree)]), Vec::new()))
+    Ok((tree_table(&[(None, tree)], true), Vec::new()))
+}
+
+/// `calltree()` of a timer tree: one row per timer with no rank, its
+/// inclusive seconds the file's, its exclusive seconds those minus its
+/// children's (as `tree show --layout table`), its calls the starts when
+/// the tree recorded them (0 from a file).
+fn timer_calltree(tree: &CallTree<profparse::Timing>, path: &str, rank: Option<usize>) -> Built {
+    if rank.is_some() {
+        return Err(profparse::Error::NotFound(format!(
+            "{path}: a timer-tree file holds one tree, of no particular rank: no tree of one rank"
+        )));
+    }
+    let metrics: CallTree = tree.map(|id, t| {
+        let children: f64 = tree
+            .node(id)
+            .children()
+            .iter()
+            .map(|&c| tree.node(c).metrics.seconds)
+            .sum();
+        profparse::Metrics {
+            calls: t.calls,
+            inclusive: t.seconds,
+            exclusive: t.seconds - children,
+        }
+    });
+    Ok((tree_table(&[(None, metrics)], false), Vec::new()))
 }
 
 impl NativeRun {
@@ -517,7 +552,7 @@ impl NativeRun {
 
     fn not_yet(&self, what: &str) -> PyErr {
         pyo3::exceptions::PyNotImplementedError::new_err(format!(
-            "{what}() of a {} input is not implemented yet (bl_prof databases and TinyProfiler logs, so far)",
+            "{what}() of a {} input is not implemented yet (see docs/PYTHON.md)",
             self.kind
         ))
     }
@@ -530,12 +565,12 @@ impl NativeRun {
         let path = self.path.as_str();
         match &*self.opened.lock().map_err(|_| Error::new_err("poisoned"))? {
             Opened::Blprof(_) | Opened::TinyProfiler(_) => {}
-            Opened::Other => return Err(self.not_yet("functions")),
+            Opened::TimerTree(_) | Opened::Other => return Err(self.not_yet("functions")),
         }
         self.build(py, |opened| match opened {
             Opened::Blprof(db) => blprof_functions(db),
             Opened::TinyProfiler(log) => tiny_functions(log, path),
-            Opened::Other => unreachable!("checked above"),
+            Opened::TimerTree(_) | Opened::Other => unreachable!("checked above"),
         })
     }
 
@@ -551,11 +586,11 @@ impl NativeRun {
         let path = self.path.as_str();
         match &*self.opened.lock().map_err(|_| Error::new_err("poisoned"))? {
             Opened::Blprof(_) => {}
-            Opened::TinyProfiler(_) if include_regions.is_empty() && exclude_regions.is_empty() => {
-            }
-            Opened::TinyProfiler(_) => {
+            Opened::TinyProfiler(_) | Opened::TimerTree(_)
+                if include_regions.is_empty() && exclude_regions.is_empty() => {}
+            Opened::TinyProfiler(_) | Opened::TimerTree(_) => {
                 return Err(NotFoundError::new_err(
-                    "region filters apply to bl_prof databases; a TinyProfiler report has region sections (shown as roots)",
+                    "region filters apply to bl_prof databases (a TinyProfiler report has region sections, shown as roots)",
                 ));
             }
             Opened::Other => return Err(self.not_yet("calltree")),
@@ -563,6 +598,7 @@ impl NativeRun {
         self.build(py, |opened| match opened {
             Opened::Blprof(db) => blprof_calltree(db, rank, &include_regions, &exclude_regions),
             Opened::TinyProfiler(log) => tiny_calltree(log, path, rank),
+            Opened::TimerTree(tree) => timer_calltree(tree, path, rank),
             Opened::Other => unreachable!("checked above"),
         })
     }

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import warnings
 
 import pytest
 
@@ -76,8 +78,51 @@ def test_tlog():
     assert run.metadata == {"path": str(FIXTURES / "tlog" / "np4.log"), "kind": "tlog", "nprocs": 4}
 
 
-def test_timer_tree():
-    path = FIXTURES / "timertree" / "doc_example.json"
-    run = profparse.open(path)
+TREES = sorted((FIXTURES / "timertree").glob("*.json"))
+
+
+def serialized_paths(doc, number):
+    """The nodes of `tree show --layout json` (the file's arrays: opens
+    and closes of nodes 1..n) by path: inclusive seconds and children."""
+    stack, paths, seconds, children = [], {}, {}, {}
+    for k in doc["tree"]:
+        if stack and stack[-1] == k:
+            stack.pop()
+            continue
+        parent = paths[stack[-1]] if stack else ()
+        path = parent + (doc["name"][k - 1],)
+        paths[k] = path
+        seconds[path] = number(doc["time"][k - 1])
+        children.setdefault(parent, []).append(path)
+        stack.append(k)
+    return seconds, children
+
+
+@pytest.mark.parametrize("path", TREES, ids=[p.name for p in TREES])
+def test_timer_tree_calltree_equals_the_files_tree(path):
+    code, out, err = cli("tree", "show", "--layout", "json", str(path))
+    assert code in (0, 3), err
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = profparse.open(path)
+    assert [str(w.message) for w in caught] == err  # the CLI's warnings
     assert (run.kind, run.nprocs) == ("timertree", 1)
     assert run.metadata["path"] == str(path)
+    # JSON spells the times no number is as strings ("NaN", "Infinity").
+    seconds, children = serialized_paths(json.loads(out), float)
+    rows = run.calltree().to_pylist()
+    paths = table_paths(rows)
+    assert {r["rank"] for r in rows} == {None}
+    got = {paths[r["node"]]: (r["inclusive"], r["exclusive"]) for r in rows}
+    expected = {
+        p: (s, s - sum(seconds[c] for c in children.get(p, [])))
+        for p, s in seconds.items()
+    }
+    assert got.keys() == expected.keys()
+    for p, pair in expected.items():
+        for a, b in zip(got[p], pair):
+            assert a == b or (math.isnan(a) and math.isnan(b)), p
+    with pytest.raises(profparse.NotFoundError, match="no tree of one rank"):
+        run.calltree(rank=0)
+    with pytest.raises(NotImplementedError):
+        run.functions()
