@@ -111,6 +111,71 @@ class Run:
         _warn(messages)
         return _table(stream)
 
+    def graphframe(
+        self,
+        *,
+        include_regions: Sequence[str] = (),
+        exclude_regions: Sequence[str] = (),
+    ) -> "hatchet.GraphFrame":  # noqa: F821
+        """The call tree as a Hatchet ``GraphFrame`` (``pip install
+        llnl-hatchet``): its dataframe indexed by (node, rank) where the
+        input has ranks (a bl_prof database), by node otherwise, with the
+        metrics ``time`` (exclusive seconds), ``time (inc)`` and ``calls``
+        and a ``name`` column. A node a rank never entered has zeros at that
+        rank, as Hatchet's readers give. Built from :meth:`calltree`."""
+        import pandas as pd
+        from hatchet import GraphFrame
+        from hatchet.frame import Frame
+        from hatchet.graph import Graph
+        from hatchet.node import Node
+
+        table = self.calltree(
+            include_regions=include_regions, exclude_regions=exclude_regions
+        )
+        cols = table.select(["node", "parent", "name"]).to_pydict()
+        shape: Dict[int, Any] = {}
+        for node, parent, name in zip(cols["node"], cols["parent"], cols["name"]):
+            shape.setdefault(node, (parent, name))
+        # Node numbers are a pre-order: a parent comes before its children.
+        nodes: Dict[int, Any] = {}
+        roots = []
+        for number in sorted(shape):
+            parent, name = shape[number]
+            up = nodes[parent] if parent is not None else None
+            node = Node(Frame({"name": name, "type": "function"}), up)
+            if up is None:
+                roots.append(node)
+            else:
+                up.add_child(node)
+            nodes[number] = node
+        graph = Graph(roots)
+        graph.enumerate_traverse()
+
+        df = table.select(["node", "rank", "calls", "inclusive", "exclusive"]).to_pandas()
+        df = df.rename(columns={"exclusive": "time", "inclusive": "time (inc)"})
+        df["node"] = df["node"].map(nodes)
+        ranked = df["rank"].notna().any()
+        if ranked:
+            df["rank"] = df["rank"].astype("int64")
+            ranks = sorted(df["rank"].unique())
+            full = pd.MultiIndex.from_product(
+                [list(nodes.values()), ranks], names=["node", "rank"]
+            )
+            df = df.set_index(["node", "rank"]).reindex(full, fill_value=0)
+        else:
+            df = df.drop(columns=["rank"]).set_index("node")
+        df["calls"] = df["calls"].astype("uint64")
+        df["name"] = [n.frame["name"] for n in df.index.get_level_values("node")]
+        df = df[["name", "time", "time (inc)", "calls"]].sort_index()
+        return GraphFrame(
+            graph,
+            df,
+            exc_metrics=["time"],
+            inc_metrics=["time (inc)"],
+            default_metric="time",
+            metadata=dict(self._metadata),
+        )
+
     def __repr__(self) -> str:
         return f"profparse.Run(kind={self.kind!r}, nprocs={self.nprocs!r}, path={self.path!r})"
 
