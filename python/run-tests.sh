@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's tests: builds and installs it into the current Python
 # (`pip install ./python`, a release build through maturin), installs what
-# the tests use (pyarrow, pandas, pytest, Hatchet), builds the CLI whose JSON the
+# the tests use (pyarrow, pandas, pytest, Hatchet, Thicket), builds the CLI whose JSON the
 # tables are checked against, and runs pytest. Run from anywhere; .ci/run
 # calls it after the Rust tests.
 set -euo pipefail
@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 
 pip=(python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore)
 start=$SECONDS
-# Hatchet pinned as in .ci/run (which installs it before the Rust tests).
-"${pip[@]}" "pyarrow>=15" pandas pytest llnl-hatchet==2026.2.0
+# Hatchet and Thicket pinned as in .ci/run (which installs them before the
+# Rust tests).
+"${pip[@]}" "pyarrow>=15" pandas pytest llnl-hatchet==2026.2.0 llnl-thicket==2026.1.1
 echo "python deps: $((SECONDS - start)) s"
 
 start=$SECONDS

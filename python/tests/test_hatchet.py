@@ -90,3 +90,36 @@ def test_inputs_without_ranks_are_indexed_by_node(path):
     assert len(gf.dataframe) == table.num_rows
     assert math.isclose(gf.dataframe["time (inc)"].sum(), sum(table.column("inclusive").to_pylist()))
     assert gf.tree()
+
+
+def test_thicket_of_a_strong_scaling_study():
+    import thicket.stats
+
+    logs = [FIXTURES / "tinyprofiler" / f"singlevortex_24.10_np{n}.txt" for n in (1, 2, 4)]
+    tk = profparse.thicket(logs)
+    meta = tk.metadata
+    assert sorted(meta["nprocs"]) == [1, 2, 4]
+    assert sorted(meta["path"]) == sorted(str(p) for p in logs)
+    assert set(meta["kind"]) == {"tinyprofiler"}
+    assert list(tk.dataframe.index.names) == ["node", "profile"]
+    groups = tk.groupby("nprocs")
+    assert sorted(groups.keys()) == [1, 2, 4]
+    thicket.stats.mean(tk, columns=["time"])
+    stats = tk.statsframe.dataframe
+    # Each node's mean over the three runs is the mean of the runs' tables.
+    totals = [profparse.open(p).calltree() for p in logs]
+    step = {}
+    for t in totals:
+        for row in t.to_pylist():
+            if row["name"] == "Amr::coarseTimeStep()" and row["depth"] == 0:
+                step.setdefault("time", []).append(row["exclusive"])
+    got = stats[stats["name"] == "Amr::coarseTimeStep()"]["time_mean"]
+    assert len(got) == 1 and math.isclose(got.iloc[0], sum(step["time"]) / 3)
+
+
+def test_thicket_of_databases_keeps_ranks():
+    dbs = [p for p in BLPROF if p.parent.name in ("small4", "asym4")]
+    tk = profparse.thicket(dbs)
+    assert list(tk.dataframe.index.names) == ["node", "profile", "rank"]
+    assert sorted(tk.metadata["path"]) == sorted(str(p) for p in dbs)
+    assert list(tk.metadata["nprocs"]) == [4, 4]

@@ -32,6 +32,7 @@ __all__ = [
     "ReadError",
     "Run",
     "open",
+    "thicket",
 ]
 __version__ = _profparse.__version__
 
@@ -188,3 +189,32 @@ def open(path: Union[str, "os.PathLike[str]"]) -> Run:  # noqa: A001
     native, messages = _profparse.open(os.fspath(path))
     _warn(messages)
     return Run(native)
+
+
+def thicket(
+    paths: Sequence[Union[str, "os.PathLike[str]"]],
+    *,
+    intersection: bool = False,
+) -> "thicket.Thicket":  # noqa: F821
+    """A Thicket (``pip install llnl-thicket``) of several runs: one profile
+    per path, each :func:`open`-ed and made a GraphFrame
+    (:meth:`Run.graphframe`); its metadata table is the runs' ``metadata``
+    (``path``, ``kind``, ``nprocs``, ...), one row per profile, so that
+    ``Thicket.groupby("nprocs")`` and ``thicket.stats`` work. The call trees
+    are united (``intersection=True``: only the nodes every run has). The
+    runs must all have ranks (bl_prof databases) or all have none
+    (TinyProfiler logs, timer trees): the dataframes' indices must agree."""
+    from thicket import Thicket
+
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("thicket() needs at least one path")
+    frames = [Thicket.thicketize_graphframe(open(p).graphframe(), p) for p in paths]
+    if len(frames) == 1:
+        return frames[0]
+    return Thicket.concat_thickets(
+        thickets=frames,
+        axis="index",
+        calltree="intersection" if intersection else "union",
+        disable_tqdm=True,
+    )
