@@ -117,8 +117,10 @@ struct NativeRun {
     /// The metadata as one JSON object (the wrapper turns it into a dict).
     #[pyo3(get)]
     metadata_json: String,
-    /// Behind a mutex: a database parses some headers on first use.
-    opened: Mutex<Opened>,
+    /// Shared by the threads that build tables: the readers' values are
+    /// `Sync` (a database parses its call-stats headers once, on first use,
+    /// behind a `OnceLock`), so no lock is held while the GIL is released.
+    opened: Opened,
 }
 
 /// The kind's name in Python (`"timertree"`, where the CLI's JSON says
@@ -190,7 +192,7 @@ fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
         path: given,
         nprocs,
         metadata_json: serde_json::Value::Object(meta).to_string(),
-        opened: Mutex::new(opened),
+        opened,
     };
     Ok((run, warnings))
 }
@@ -535,18 +537,12 @@ fn timer_calltree(tree: &CallTree<profparse::Timing>, path: &str, rank: Option<u
 }
 
 impl NativeRun {
-    /// Runs `f` on the opened input without the GIL.
+    /// Runs `f` without the GIL and hands its table over.
     fn build(
-        &self,
         py: Python<'_>,
-        f: impl FnOnce(&Opened) -> Built + Send,
+        f: impl FnOnce() -> Built + Send,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
-        let opened = self
-            .opened
-            .lock()
-            .map_err(|_| Error::new_err("the run's lock was poisoned"))?;
-        let opened: &Opened = &opened;
-        let (table, warnings) = detached(py, || f(opened))?;
+        let (table, warnings) = detached(py, f)?;
         Ok((stream(table.map_err(arrow_err)?), warnings))
     }
 
@@ -563,15 +559,11 @@ impl NativeRun {
     /// The functions table and the warnings of building it.
     fn functions(&self, py: Python<'_>) -> PyResult<(ArrowStream, Vec<String>)> {
         let path = self.path.as_str();
-        match &*self.opened.lock().map_err(|_| Error::new_err("poisoned"))? {
-            Opened::Blprof(_) | Opened::TinyProfiler(_) => {}
-            Opened::TimerTree(_) | Opened::Other => return Err(self.not_yet("functions")),
+        match &self.opened {
+            Opened::Blprof(db) => Self::build(py, || blprof_functions(db)),
+            Opened::TinyProfiler(log) => Self::build(py, || tiny_functions(log, path)),
+            Opened::TimerTree(_) | Opened::Other => Err(self.not_yet("functions")),
         }
-        self.build(py, |opened| match opened {
-            Opened::Blprof(db) => blprof_functions(db),
-            Opened::TinyProfiler(log) => tiny_functions(log, path),
-            Opened::TimerTree(_) | Opened::Other => unreachable!("checked above"),
-        })
     }
 
     /// The call-tree table (one rank, or all) and the warnings of building it.
@@ -584,23 +576,20 @@ impl NativeRun {
         exclude_regions: Vec<String>,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
         let path = self.path.as_str();
-        match &*self.opened.lock().map_err(|_| Error::new_err("poisoned"))? {
-            Opened::Blprof(_) => {}
-            Opened::TinyProfiler(_) | Opened::TimerTree(_)
-                if include_regions.is_empty() && exclude_regions.is_empty() => {}
-            Opened::TinyProfiler(_) | Opened::TimerTree(_) => {
-                return Err(NotFoundError::new_err(
+        let filtered = !include_regions.is_empty() || !exclude_regions.is_empty();
+        match &self.opened {
+            Opened::Blprof(db) => Self::build(py, || {
+                blprof_calltree(db, rank, &include_regions, &exclude_regions)
+            }),
+            Opened::TinyProfiler(_) | Opened::TimerTree(_) if filtered => {
+                Err(NotFoundError::new_err(
                     "region filters apply to bl_prof databases (a TinyProfiler report has region sections, shown as roots)",
-                ));
+                ))
             }
-            Opened::Other => return Err(self.not_yet("calltree")),
+            Opened::TinyProfiler(log) => Self::build(py, || tiny_calltree(log, path, rank)),
+            Opened::TimerTree(tree) => Self::build(py, || timer_calltree(tree, path, rank)),
+            Opened::Other => Err(self.not_yet("calltree")),
         }
-        self.build(py, |opened| match opened {
-            Opened::Blprof(db) => blprof_calltree(db, rank, &include_regions, &exclude_regions),
-            Opened::TinyProfiler(log) => tiny_calltree(log, path, rank),
-            Opened::TimerTree(tree) => timer_calltree(tree, path, rank),
-            Opened::Other => unreachable!("checked above"),
-        })
     }
 }
 

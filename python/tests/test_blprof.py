@@ -175,3 +175,16 @@ def test_damaged_database_warns_as_the_cli_and_gives_the_rest(tmp_path):
     assert got == expected
     import json
     assert table.column("avg").to_pylist() == [f["avg"] for f in json.loads(out)["functions"]]
+
+
+def test_threads_share_a_run():
+    # Tables are built without the GIL and without a lock held meanwhile:
+    # threads that use one run at once all finish, with the same table.
+    from concurrent.futures import ThreadPoolExecutor
+
+    run = profparse.open(max(BLPROF, key=lambda p: sum(f.stat().st_size for f in p.iterdir())))
+    expected = run.calltree().to_pylist()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = [pool.submit(run.calltree) for _ in range(8)]
+        tables = [f.result(timeout=120) for f in futures]
+    assert all(t.to_pylist() == expected for t in tables)
