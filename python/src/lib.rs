@@ -177,7 +177,7 @@ fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
             let tree = profparse::read_timer_tree_file(&input.path)?;
             let odd = profparse::suspicious_timer_times(&tree, &input.path);
             warnings.extend(texts(&odd));
-            meta.insert("timers".into(), tree.len().saturating_sub(1).into());
+            meta.insert("timers".into(), tree.len().into());
             (Some(1), Opened::TimerTree(tree))
         }
         InputKind::Tlog => {

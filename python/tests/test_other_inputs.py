@@ -109,7 +109,9 @@ def test_timer_tree_calltree_equals_the_files_tree(path):
     assert (run.kind, run.nprocs) == ("timertree", 1)
     assert run.metadata["path"] == str(path)
     # JSON spells the times no number is as strings ("NaN", "Infinity").
-    seconds, children = serialized_paths(json.loads(out), float)
+    doc = json.loads(out)
+    assert run.metadata["timers"] == len(doc["name"])
+    seconds, children = serialized_paths(doc, float)
     rows = run.calltree().to_pylist()
     paths = table_paths(rows)
     assert {r["rank"] for r in rows} == {None}
