@@ -249,9 +249,9 @@ impl Database {
         ))
     }
 
-    /// Warnings about the call-stats headers (their stanzas are parsed on
-    /// first use, here or by the first trace analysis): what a library user
-    /// shows beside a call tree, as the CLI does before it (the Python
+    /// Warnings about the call-stats headers, whose stanzas are parsed on
+    /// first use (here or by the first trace analysis): what the CLI prints
+    /// before a call tree, for a library user to show too (the Python
     /// package's `Run.calltree`).
     pub fn trace_warnings(&self) -> &[Warning] {
         &self.trace_index().warnings
