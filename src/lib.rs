@@ -92,6 +92,9 @@ pub use progress::Progress;
 // Inputs.
 pub use formats::blprof::{BaseProfile, Database, Part};
 pub use formats::timertree::read_timer_tree_file;
+/// The warnings about a timer tree's times (negative, NaN, infinite) that
+/// `tree show` prints: for a library user who shows them too.
+pub use formats::timertree::suspicious_times as suspicious_timer_times;
 pub use formats::tinyprofiler::read as read_tinyprofiler_log;
 pub use formats::tlog::TlogFile;
 pub use formats::{Input, InputKind};
@@ -124,6 +127,9 @@ pub use analysis::trace_summary::{
 pub use analysis::diff::{Diff, DiffOptions, DiffRow, Metric as DiffMetric, Presence, diff_trees};
 pub use analysis::timertree_merge::merge_trees as merge_timer_trees;
 pub use analysis::tinyprofiler::{CompareInput, Comparison, compare};
+// A TinyProfiler log's report by run number, and that report as the flat
+// tree `calltree LOG` shows (the Python package's tables).
+pub use analysis::tinyprofiler::{flat_tree as tinyprofiler_tree, select_run as tinyprofiler_run};
 pub use analysis::tlog_summary::{
     EventNames, Summary as TlogSummary, Trees as TlogTrees,
     open_and_summarize as open_and_summarize_tlog, summarize as tlog_summary,

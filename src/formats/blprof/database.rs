@@ -186,7 +186,7 @@ impl Database {
 
     /// An error unless the database has `part` (a report that needs the
     /// call traces, say): the error names the part and what the run needs.
-    pub(crate) fn require(&self, part: Part) -> Result<()> {
+    pub fn require(&self, part: Part) -> Result<()> {
         if self.parts().contains(&part) {
             Ok(())
         } else {
@@ -247,6 +247,14 @@ impl Database {
             |name| self.data_file(name),
             warnings,
         ))
+    }
+
+    /// Warnings about the call-stats headers, whose stanzas are parsed on
+    /// first use (here or by the first trace analysis): what the CLI prints
+    /// before a call tree, for a library user to show too (the Python
+    /// package's `Run.calltree`).
+    pub fn trace_warnings(&self) -> &[Warning] {
+        &self.trace_index().warnings
     }
 
     /// All call-stats stanzas, parsed on first use.

@@ -1,0 +1,220 @@
+"""profparse for Python: AMReX bl_prof databases, TinyProfiler logs, tlog
+traces and timer trees read by the profparse library (Rust), with Arrow tables.
+
+    >>> import profparse
+    >>> run = profparse.open("fixtures/blprof/small4/bl_prof")
+    >>> run.kind, run.nprocs
+    ('blprof', 4)
+    >>> run.functions().to_pandas()          # as `profparse summary --format json`
+    >>> run.calltree(rank=0)                 # as `profparse calltree --proc 0 --format json`
+
+Errors are ``profparse.Error`` (subclasses ``ReadError``, ``FormatError``,
+``NotFoundError``) with the library's message; what the readers skipped comes
+as ``profparse.ProfparseWarning`` through the ``warnings`` module.
+See docs/PYTHON.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+from . import _profparse
+from ._profparse import Error, FormatError, NotFoundError, ReadError
+
+__all__ = [
+    "Error",
+    "FormatError",
+    "NotFoundError",
+    "ProfparseWarning",
+    "ReadError",
+    "Run",
+    "open",
+    "thicket",
+]
+__version__ = _profparse.__version__
+
+
+class ProfparseWarning(UserWarning):
+    """Something a reader could not read, or a known quirk of the data
+    (the CLI's ``warning:`` lines): the result is still given."""
+
+
+def _warn(messages: List[str]) -> None:
+    for message in messages:
+        warnings.warn(message, ProfparseWarning, stacklevel=3)
+
+
+def _table(stream: Any) -> "pyarrow.Table":  # noqa: F821
+    import pyarrow as pa
+
+    # The Arrow PyCapsule interface (`__arrow_c_stream__`): no copy.
+    return pa.RecordBatchReader.from_stream(stream).read_all()
+
+
+class Run:
+    """One input that :func:`open` read: a bl_prof database, a TinyProfiler
+    log, a tlog trace or a timer tree."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+        self._metadata: Dict[str, Any] = json.loads(native.metadata_json)
+
+    @property
+    def kind(self) -> str:
+        """``"blprof"``, ``"tinyprofiler"``, ``"tlog"`` or ``"timertree"``."""
+        return self._native.kind
+
+    @property
+    def path(self) -> str:
+        """The path given to :func:`open`."""
+        return self._native.path
+
+    @property
+    def nprocs(self) -> Optional[int]:
+        """The number of processes (MPI ranks) the input records."""
+        return self._native.nprocs
+
+    @property
+    def metadata(self) -> Dict[str, Any]:
+        """``path``, ``kind``, ``nprocs`` and what the input records (a
+        database's parts and header versions, a log's AMReX version, ...)."""
+        return dict(self._metadata)
+
+    def functions(self) -> "pyarrow.Table":  # noqa: F821
+        """One row per function, as ``profparse summary --format json``:
+        ``name``, ``calls`` (over all processes), ``ncalls`` (process 0's),
+        ``min``/``avg``/``max`` exclusive seconds over processes, ``stddev``,
+        ``coeff_var``, ``percent``, ``min_proc``, ``max_proc``, ``imbalance``."""
+        stream, messages = self._native.functions()
+        _warn(messages)
+        return _table(stream)
+
+    def calltree(
+        self,
+        rank: Optional[int] = None,
+        *,
+        include_regions: Sequence[str] = (),
+        exclude_regions: Sequence[str] = (),
+    ) -> "pyarrow.Table":  # noqa: F821
+        """The call-path tree, one row per (node, rank): ``node``, ``parent``
+        (null at the top), ``name``, ``depth``, ``rank``, ``calls``,
+        ``inclusive``, ``exclusive`` (seconds). ``rank=N``: that process
+        only, as ``profparse calltree --proc N``. Region names or globs as
+        ``--include-region`` / ``--exclude-region``."""
+        if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
+            raise ValueError(f"rank must be a process number (an int >= 0), not {rank!r}")
+        stream, messages = self._native.calltree(
+            rank, list(include_regions), list(exclude_regions)
+        )
+        _warn(messages)
+        return _table(stream)
+
+    def graphframe(
+        self,
+        *,
+        include_regions: Sequence[str] = (),
+        exclude_regions: Sequence[str] = (),
+    ) -> "hatchet.GraphFrame":  # noqa: F821
+        """The call tree as a Hatchet ``GraphFrame`` (``pip install
+        llnl-hatchet``): its dataframe indexed by (node, rank) where the
+        input has ranks (a bl_prof database), by node otherwise, with the
+        metrics ``time`` (exclusive seconds), ``time (inc)`` and ``calls``
+        and a ``name`` column. A node a rank never entered has zeros at that
+        rank, as Hatchet's readers give. Built from :meth:`calltree`."""
+        import pandas as pd
+        from hatchet import GraphFrame
+        from hatchet.frame import Frame
+        from hatchet.graph import Graph
+        from hatchet.node import Node
+
+        table = self.calltree(
+            include_regions=include_regions, exclude_regions=exclude_regions
+        )
+        cols = table.select(["node", "parent", "name"]).to_pydict()
+        shape: Dict[int, Any] = {}
+        for node, parent, name in zip(cols["node"], cols["parent"], cols["name"]):
+            shape.setdefault(node, (parent, name))
+        # Node numbers are a pre-order: a parent comes before its children.
+        nodes: Dict[int, Any] = {}
+        roots = []
+        for number in sorted(shape):
+            parent, name = shape[number]
+            up = nodes[parent] if parent is not None else None
+            node = Node(Frame({"name": name, "type": "function"}), up)
+            if up is None:
+                roots.append(node)
+            else:
+                up.add_child(node)
+            nodes[number] = node
+        graph = Graph(roots)
+        graph.enumerate_traverse()
+
+        df = table.select(["node", "rank", "calls", "inclusive", "exclusive"]).to_pandas()
+        df = df.rename(columns={"exclusive": "time", "inclusive": "time (inc)"})
+        df["node"] = df["node"].map(nodes)
+        ranked = df["rank"].notna().any()
+        if ranked:
+            df["rank"] = df["rank"].astype("int64")
+            ranks = sorted(df["rank"].unique())
+            full = pd.MultiIndex.from_product(
+                [list(nodes.values()), ranks], names=["node", "rank"]
+            )
+            df = df.set_index(["node", "rank"]).reindex(full, fill_value=0)
+        else:
+            df = df.drop(columns=["rank"]).set_index("node")
+        df["calls"] = df["calls"].astype("uint64")
+        df["name"] = [n.frame["name"] for n in df.index.get_level_values("node")]
+        df = df[["name", "time", "time (inc)", "calls"]].sort_index()
+        return GraphFrame(
+            graph,
+            df,
+            exc_metrics=["time"],
+            inc_metrics=["time (inc)"],
+            default_metric="time",
+            metadata=dict(self._metadata),
+        )
+
+    def __repr__(self) -> str:
+        return f"profparse.Run(kind={self.kind!r}, nprocs={self.nprocs!r}, path={self.path!r})"
+
+
+def open(path: Union[str, "os.PathLike[str]"]) -> Run:  # noqa: A001
+    """Reads the input at ``path`` as ``profparse`` does: a bl_prof database
+    (or the run folder holding its ``bl_prof``), a job log with TinyProfiler
+    reports, a tlog trace or a timer-tree file. Raises :class:`Error` (a
+    subclass of it) with the library's message when it cannot."""
+    native, messages = _profparse.open(os.fspath(path))
+    _warn(messages)
+    return Run(native)
+
+
+def thicket(
+    paths: Sequence[Union[str, "os.PathLike[str]"]],
+    *,
+    intersection: bool = False,
+) -> "thicket.Thicket":  # noqa: F821
+    """A Thicket (``pip install llnl-thicket``) of several runs: one profile
+    per path, each :func:`open`-ed and made a GraphFrame
+    (:meth:`Run.graphframe`); its metadata table is the runs' ``metadata``
+    (``path``, ``kind``, ``nprocs``, ...), one row per profile, so that
+    ``Thicket.groupby("nprocs")`` and ``thicket.stats`` work. The call trees
+    are united (``intersection=True``: only the nodes every run has). The
+    runs must all have ranks (bl_prof databases) or all have none
+    (TinyProfiler logs, timer trees): the dataframes' indices must agree."""
+    from thicket import Thicket
+
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("thicket() needs at least one path")
+    frames = [Thicket.thicketize_graphframe(open(p).graphframe(), p) for p in paths]
+    if len(frames) == 1:
+        return frames[0]
+    return Thicket.concat_thickets(
+        thickets=frames,
+        axis="index",
+        calltree="intersection" if intersection else "union",
+        disable_tqdm=True,
+    )
