@@ -1,0 +1,176 @@
+//! An opened input (`profparse.open`) and the tables it gives, by kind.
+
+use std::path::PathBuf;
+
+use profparse::{CallTree, Database, Input, InputKind, database_info};
+use pyo3::prelude::*;
+
+use crate::arrow_stream::{ArrowStream, Built, stream};
+use crate::blprof::{blprof_calltree, blprof_functions};
+use crate::errors::{NotFoundError, arrow_err, detached, texts};
+use crate::timer_tree::timer_calltree;
+use crate::tinyprofiler::{tiny_calltree, tiny_functions};
+
+/// An opened input.
+enum Opened {
+    Blprof(Box<Database>),
+    TinyProfiler(profparse::TinyProfilerLog),
+    TimerTree(CallTree<profparse::Timing>),
+    /// Kinds read for their metadata so far: their tables come later.
+    Other,
+}
+
+/// What `open` found: the input, its kind and metadata.
+#[pyclass(module = "profparse._profparse", frozen)]
+pub(crate) struct NativeRun {
+    #[pyo3(get)]
+    kind: &'static str,
+    #[pyo3(get)]
+    path: String,
+    #[pyo3(get)]
+    nprocs: Option<u64>,
+    /// The metadata as one JSON object (the wrapper turns it into a dict).
+    #[pyo3(get)]
+    metadata_json: String,
+    /// Shared by the threads that build tables: the readers' values are
+    /// `Sync` (a database parses its call-stats headers once, on first use,
+    /// behind a `OnceLock`), so no lock is held while the GIL is released.
+    opened: Opened,
+}
+
+/// The kind's name in Python (`"timertree"`, where the CLI's JSON says
+/// `timer-tree`).
+fn kind_name(kind: InputKind) -> &'static str {
+    match kind {
+        InputKind::TimerTree => "timertree",
+        k => k.name(),
+    }
+}
+
+/// Opens `path` as the CLI does: what it is ([`Input::open`]), then that
+/// kind's reader. Returns the run and the warnings of reading it.
+fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
+    let input = match Input::open(&path) {
+        Ok(input) => input,
+        // A directory that is no database: the bl_prof commands' message
+        // (what it lacks, and the database it may have meant).
+        Err(e @ profparse::Error::NotFound(_)) if path.is_dir() => {
+            return Err(Database::open(&path).err().unwrap_or(e));
+        }
+        Err(e) => return Err(e),
+    };
+    let given = path.display().to_string();
+    let mut meta = serde_json::Map::new();
+    meta.insert("path".into(), given.clone().into());
+    meta.insert("kind".into(), kind_name(input.kind).into());
+    let mut warnings = Vec::new();
+    let (nprocs, opened) = match input.kind {
+        InputKind::Blprof => {
+            let db = Database::open(&input.path)?;
+            warnings.extend(texts(db.warnings()));
+            let info = database_info(&db);
+            meta.insert("database".into(), db.dir().display().to_string().into());
+            if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&info) {
+                for (k, v) in fields {
+                    if k != "dir" && k != "nprocs" {
+                        meta.insert(k, v);
+                    }
+                }
+            }
+            (db.nprocs(), Opened::Blprof(Box::new(db)))
+        }
+        InputKind::TinyProfiler => {
+            let log = profparse::read_tinyprofiler_log(&input.path)?;
+            meta.insert("runs".into(), log.reports.len().into());
+            let last = log.reports.last();
+            let version = last.and_then(|r| r.amrex_version.clone());
+            meta.insert("amrex_version".into(), version.into());
+            let nprocs = last.and_then(|r| r.nprocs);
+            (nprocs, Opened::TinyProfiler(log))
+        }
+        InputKind::TimerTree => {
+            let tree = profparse::read_timer_tree_file(&input.path)?;
+            let odd = profparse::suspicious_timer_times(&tree, &input.path);
+            warnings.extend(texts(&odd));
+            meta.insert("timers".into(), tree.len().into());
+            (Some(1), Opened::TimerTree(tree))
+        }
+        InputKind::Tlog => {
+            let tlog = profparse::TlogFile::open(&input.path)?;
+            warnings.extend(texts(tlog.warnings()));
+            (Some(tlog.nprocs() as u64), Opened::Other)
+        }
+    };
+    meta.insert("nprocs".into(), nprocs.into());
+    let run = NativeRun {
+        kind: kind_name(input.kind),
+        path: given,
+        nprocs,
+        metadata_json: serde_json::Value::Object(meta).to_string(),
+        opened,
+    };
+    Ok((run, warnings))
+}
+
+/// `open(path)`: the run at `path` and the warnings of reading it.
+#[pyfunction]
+pub(crate) fn open(py: Python<'_>, path: PathBuf) -> PyResult<(NativeRun, Vec<String>)> {
+    detached(py, || open_path(path))
+}
+
+impl NativeRun {
+    /// Runs `f` without the GIL and hands its table over.
+    fn build(
+        py: Python<'_>,
+        f: impl FnOnce() -> Built + Send,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let (table, warnings) = detached(py, f)?;
+        Ok((stream(table.map_err(arrow_err)?), warnings))
+    }
+
+    fn not_yet(&self, what: &str) -> PyErr {
+        pyo3::exceptions::PyNotImplementedError::new_err(format!(
+            "{what}() of a {} input is not implemented yet (see docs/PYTHON.md)",
+            self.kind
+        ))
+    }
+}
+
+#[pymethods]
+impl NativeRun {
+    /// The functions table and the warnings of building it.
+    fn functions(&self, py: Python<'_>) -> PyResult<(ArrowStream, Vec<String>)> {
+        let path = self.path.as_str();
+        match &self.opened {
+            Opened::Blprof(db) => Self::build(py, || blprof_functions(db)),
+            Opened::TinyProfiler(log) => Self::build(py, || tiny_functions(log, path)),
+            Opened::TimerTree(_) | Opened::Other => Err(self.not_yet("functions")),
+        }
+    }
+
+    /// The call-tree table (one rank, or all) and the warnings of building it.
+    #[pyo3(signature = (rank = None, include_regions = Vec::new(), exclude_regions = Vec::new()))]
+    fn calltree(
+        &self,
+        py: Python<'_>,
+        rank: Option<usize>,
+        include_regions: Vec<String>,
+        exclude_regions: Vec<String>,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let path = self.path.as_str();
+        let filtered = !include_regions.is_empty() || !exclude_regions.is_empty();
+        match &self.opened {
+            Opened::Blprof(db) => Self::build(py, || {
+                blprof_calltree(db, rank, &include_regions, &exclude_regions)
+            }),
+            Opened::TinyProfiler(_) | Opened::TimerTree(_) if filtered => {
+                Err(NotFoundError::new_err(
+                    "region filters apply to bl_prof databases (a TinyProfiler report has region sections, shown as roots)",
+                ))
+            }
+            Opened::TinyProfiler(log) => Self::build(py, || tiny_calltree(log, path, rank)),
+            Opened::TimerTree(tree) => Self::build(py, || timer_calltree(tree, path, rank)),
+            Opened::Other => Err(self.not_yet("calltree")),
+        }
+    }
+}
