@@ -131,7 +131,7 @@ pub use analysis::tinyprofiler::{CompareInput, Comparison, compare};
 // tree `calltree LOG` shows (the Python package's tables).
 pub use analysis::tinyprofiler::{flat_tree as tinyprofiler_tree, select_run as tinyprofiler_run};
 pub use analysis::tlog_summary::{
-    EventNames, Summary as TlogSummary, Trees as TlogTrees,
+    AcrossStats as TlogAcross, EventNames, Summary as TlogSummary, Trees as TlogTrees,
     open_and_summarize as open_and_summarize_tlog, summarize as tlog_summary,
 };
 

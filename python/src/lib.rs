@@ -17,6 +17,7 @@ mod errors;
 mod run;
 mod timer_tree;
 mod tinyprofiler;
+mod tlog;
 mod tree_table;
 
 use pyo3::prelude::*;

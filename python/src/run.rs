@@ -1,6 +1,6 @@
 //! An opened input (`profparse.open`) and the tables it gives, by kind.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use profparse::{CallTree, Database, Input, InputKind, database_info};
 use pyo3::prelude::*;
@@ -10,14 +10,14 @@ use crate::blprof::{blprof_calltree, blprof_functions};
 use crate::errors::{NotFoundError, arrow_err, detached, texts};
 use crate::timer_tree::timer_calltree;
 use crate::tinyprofiler::{tiny_calltree, tiny_functions};
+use crate::tlog::{tlog_calltree, tlog_functions};
 
 /// An opened input.
 enum Opened {
     Blprof(Box<Database>),
     TinyProfiler(profparse::TinyProfilerLog),
     TimerTree(CallTree<profparse::Timing>),
-    /// Kinds read for their metadata so far: their tables come later.
-    Other,
+    Tlog(Box<profparse::TlogFile>),
 }
 
 /// What `open` found: the input, its kind and metadata.
@@ -98,7 +98,8 @@ fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
         InputKind::Tlog => {
             let tlog = profparse::TlogFile::open(&input.path)?;
             warnings.extend(texts(tlog.warnings()));
-            (Some(tlog.nprocs() as u64), Opened::Other)
+            meta.insert("events".into(), tlog.total_events().into());
+            (Some(tlog.nprocs() as u64), Opened::Tlog(Box::new(tlog)))
         }
     };
     meta.insert("nprocs".into(), nprocs.into());
@@ -127,50 +128,81 @@ impl NativeRun {
         let (table, warnings) = detached(py, f)?;
         Ok((stream(table.map_err(arrow_err)?), warnings))
     }
+}
 
-    fn not_yet(&self, what: &str) -> PyErr {
-        pyo3::exceptions::PyNotImplementedError::new_err(format!(
-            "{what}() of a {} input is not implemented yet (see docs/PYTHON.md)",
-            self.kind
-        ))
-    }
+/// A keyword that only some kinds of input take, given to another kind.
+fn not_for(keyword: &str, kinds: &str) -> PyErr {
+    NotFoundError::new_err(format!("{keyword} applies to {kinds}"))
 }
 
 #[pymethods]
 impl NativeRun {
-    /// The functions table and the warnings of building it.
-    fn functions(&self, py: Python<'_>) -> PyResult<(ArrowStream, Vec<String>)> {
+    /// The functions table and the warnings of building it. `run`: which
+    /// run of a TinyProfiler log (1 = the first; default the last);
+    /// `event_names`: a tlog trace's names file (`--event-names`).
+    #[pyo3(signature = (run = None, event_names = None))]
+    fn functions(
+        &self,
+        py: Python<'_>,
+        run: Option<usize>,
+        event_names: Option<PathBuf>,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
         let path = self.path.as_str();
+        self.check_keywords(run, event_names.as_deref())?;
+        let names = event_names.as_deref();
         match &self.opened {
             Opened::Blprof(db) => Self::build(py, || blprof_functions(db)),
-            Opened::TinyProfiler(log) => Self::build(py, || tiny_functions(log, path)),
-            Opened::TimerTree(_) | Opened::Other => Err(self.not_yet("functions")),
+            Opened::TinyProfiler(log) => Self::build(py, || tiny_functions(log, path, run)),
+            Opened::Tlog(tlog) => Self::build(py, || tlog_functions(tlog, names)),
+            Opened::TimerTree(_) => Err(NotFoundError::new_err(format!(
+                "{path}: a timer tree has no per-function table (its timers are a tree: use calltree())"
+            ))),
         }
     }
 
-    /// The call-tree table (one rank, or all) and the warnings of building it.
-    #[pyo3(signature = (rank = None, include_regions = Vec::new(), exclude_regions = Vec::new()))]
+    /// The call-tree table (one rank, or all) and the warnings of building
+    /// it; keywords as `functions`, plus a database's region filters.
+    #[pyo3(signature = (rank = None, include_regions = Vec::new(), exclude_regions = Vec::new(), run = None, event_names = None))]
     fn calltree(
         &self,
         py: Python<'_>,
         rank: Option<usize>,
         include_regions: Vec<String>,
         exclude_regions: Vec<String>,
+        run: Option<usize>,
+        event_names: Option<PathBuf>,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
         let path = self.path.as_str();
+        self.check_keywords(run, event_names.as_deref())?;
+        let names = event_names.as_deref();
         let filtered = !include_regions.is_empty() || !exclude_regions.is_empty();
         match &self.opened {
             Opened::Blprof(db) => Self::build(py, || {
                 blprof_calltree(db, rank, &include_regions, &exclude_regions)
             }),
-            Opened::TinyProfiler(_) | Opened::TimerTree(_) if filtered => {
-                Err(NotFoundError::new_err(
-                    "region filters apply to bl_prof databases (a TinyProfiler report has region sections, shown as roots)",
-                ))
-            }
-            Opened::TinyProfiler(log) => Self::build(py, || tiny_calltree(log, path, rank)),
+            _ if filtered => Err(not_for(
+                "region filters",
+                "bl_prof databases (a TinyProfiler report has region sections, shown as roots)",
+            )),
+            Opened::TinyProfiler(log) => Self::build(py, || tiny_calltree(log, path, rank, run)),
             Opened::TimerTree(tree) => Self::build(py, || timer_calltree(tree, path, rank)),
-            Opened::Other => Err(self.not_yet("calltree")),
+            Opened::Tlog(tlog) => Self::build(py, || tlog_calltree(tlog, rank, names)),
         }
+    }
+}
+
+impl NativeRun {
+    /// `run` is for TinyProfiler logs, `event_names` for tlog traces.
+    fn check_keywords(&self, run: Option<usize>, event_names: Option<&Path>) -> PyResult<()> {
+        if run.is_some() && !matches!(self.opened, Opened::TinyProfiler(_)) {
+            return Err(not_for(
+                "run=",
+                "TinyProfiler logs (the runs a job log holds)",
+            ));
+        }
+        if event_names.is_some() && !matches!(self.opened, Opened::Tlog(_)) {
+            return Err(not_for("event_names=", "tlog traces"));
+        }
+        Ok(())
     }
 }

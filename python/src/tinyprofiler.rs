@@ -10,19 +10,25 @@ use profparse::CallTree;
 use crate::arrow_stream::{Built, batch};
 use crate::tree_table::tree_table;
 
-/// The report of a TinyProfiler log that the CLI shows: the last run.
+/// The report of run `run` of a TinyProfiler log (1 = the first), by
+/// default the last, as the CLI's `--run`.
 fn tiny_report<'a>(
     log: &'a profparse::TinyProfilerLog,
     path: &str,
+    run: Option<usize>,
 ) -> profparse::Result<&'a profparse::TinyProfilerReport> {
-    profparse::tinyprofiler_run(log, None, path)
+    profparse::tinyprofiler_run(log, run, path)
 }
 
 /// `functions()` of a TinyProfiler log: `summary --format json`'s
 /// `functions` (the last run's timers; the `Other` row is left out, as it
 /// is in that list).
-pub(crate) fn tiny_functions(log: &profparse::TinyProfilerLog, path: &str) -> Built {
-    let t = &tiny_report(log, path)?.tables.timers;
+pub(crate) fn tiny_functions(
+    log: &profparse::TinyProfilerLog,
+    path: &str,
+    run: Option<usize>,
+) -> Built {
+    let t = &tiny_report(log, path, run)?.tables.timers;
     let s = |g: &dyn Fn(usize) -> f64| -> ArrayRef {
         Arc::new(Float64Array::from_iter_values((0..t.len()).map(g)))
     };
@@ -66,13 +72,14 @@ pub(crate) fn tiny_calltree(
     log: &profparse::TinyProfilerLog,
     path: &str,
     rank: Option<usize>,
+    run: Option<usize>,
 ) -> Built {
     if rank.is_some() {
         return Err(profparse::Error::NotFound(format!(
             "{path}: a TinyProfiler report has no per-rank figures (its tables give the minimum, mean and maximum over ranks): no tree of one rank"
         )));
     }
-    let (tree, _) = profparse::tinyprofiler_tree(tiny_report(log, path)?);
+    let (tree, _) = profparse::tinyprofiler_tree(tiny_report(log, path, run)?);
     let tree: CallTree = tree.map(|_, s| s.total);
     Ok((tree_table(&[(None, tree)], true), Vec::new()))
 }

@@ -90,11 +90,3 @@ def test_every_bad_tlog_raises_or_reads():
             profparse.open(path)
         except profparse.Error as e:
             assert str(path) in str(e)
-
-
-def test_tables_not_built_yet_say_so():
-    run = profparse.open(FIXTURES / "tlog" / "np4.log")
-    with pytest.raises(NotImplementedError, match="tlog"):
-        run.functions()
-    with pytest.raises(NotImplementedError, match="tlog"):
-        run.calltree()

@@ -75,7 +75,9 @@ def test_tinyprofiler_log(name, nprocs):
 def test_tlog():
     run = profparse.open(FIXTURES / "tlog" / "np4.log")
     assert (run.kind, run.nprocs) == ("tlog", 4)
-    assert run.metadata == {"path": str(FIXTURES / "tlog" / "np4.log"), "kind": "tlog", "nprocs": 4}
+    assert run.metadata == {
+        "path": str(FIXTURES / "tlog" / "np4.log"), "kind": "tlog", "nprocs": 4, "events": 369
+    }
 
 
 TREES = sorted((FIXTURES / "timertree").glob("*.json"))
@@ -126,5 +128,5 @@ def test_timer_tree_calltree_equals_the_files_tree(path):
             assert a == b or (math.isnan(a) and math.isnan(b)), p
     with pytest.raises(profparse.NotFoundError, match="no tree of one rank"):
         run.calltree(rank=0)
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(profparse.NotFoundError, match="use calltree"):
         run.functions()

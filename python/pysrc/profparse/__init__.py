@@ -47,6 +47,10 @@ def _warn(messages: List[str]) -> None:
         warnings.warn(message, ProfparseWarning, stacklevel=3)
 
 
+def _path_or_none(path: Optional[Union[str, "os.PathLike[str]"]]) -> Optional[str]:
+    return None if path is None else os.fspath(path)
+
+
 def _table(stream: Any) -> "pyarrow.Table":  # noqa: F821
     import pyarrow as pa
 
@@ -83,12 +87,21 @@ class Run:
         database's parts and header versions, a log's AMReX version, ...)."""
         return dict(self._metadata)
 
-    def functions(self) -> "pyarrow.Table":  # noqa: F821
-        """One row per function, as ``profparse summary --format json``:
-        ``name``, ``calls`` (over all processes), ``ncalls`` (process 0's),
-        ``min``/``avg``/``max`` exclusive seconds over processes, ``stddev``,
-        ``coeff_var``, ``percent``, ``min_proc``, ``max_proc``, ``imbalance``."""
-        stream, messages = self._native.functions()
+    def functions(
+        self,
+        *,
+        run: Optional[int] = None,
+        event_names: Optional[Union[str, "os.PathLike[str]"]] = None,
+    ) -> "pyarrow.Table":  # noqa: F821
+        """One row per function. A database, as ``profparse summary --format
+        json``: ``name``, ``calls`` (over all processes), ``ncalls`` (process
+        0's), ``min``/``avg``/``max`` exclusive seconds over processes,
+        ``stddev``, ``coeff_var``, ``percent``, ``min_proc``, ``max_proc``,
+        ``imbalance``. A TinyProfiler log, its timers (``run=N``: the N-th
+        report of the log, 1 = the first, as ``--run``; default the last).
+        A tlog trace, its kinds of interval as ``profparse tlog summary``'s
+        ``across`` (``event_names``: a names file, as ``--event-names``)."""
+        stream, messages = self._native.functions(run, _path_or_none(event_names))
         _warn(messages)
         return _table(stream)
 
@@ -98,16 +111,24 @@ class Run:
         *,
         include_regions: Sequence[str] = (),
         exclude_regions: Sequence[str] = (),
+        run: Optional[int] = None,
+        event_names: Optional[Union[str, "os.PathLike[str]"]] = None,
     ) -> "pyarrow.Table":  # noqa: F821
         """The call-path tree, one row per (node, rank): ``node``, ``parent``
         (null at the top), ``name``, ``depth``, ``rank``, ``calls``,
         ``inclusive``, ``exclusive`` (seconds). ``rank=N``: that process
-        only, as ``profparse calltree --proc N``. Region names or globs as
-        ``--include-region`` / ``--exclude-region``."""
+        only, as ``profparse calltree --proc N`` (``tlog tree --proc N``).
+        Region names or globs as ``--include-region`` /
+        ``--exclude-region``; ``run`` and ``event_names`` as in
+        :meth:`functions`."""
         if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
             raise ValueError(f"rank must be a process number (an int >= 0), not {rank!r}")
         stream, messages = self._native.calltree(
-            rank, list(include_regions), list(exclude_regions)
+            rank,
+            list(include_regions),
+            list(exclude_regions),
+            run,
+            _path_or_none(event_names),
         )
         _warn(messages)
         return _table(stream)
@@ -117,10 +138,12 @@ class Run:
         *,
         include_regions: Sequence[str] = (),
         exclude_regions: Sequence[str] = (),
+        run: Optional[int] = None,
+        event_names: Optional[Union[str, "os.PathLike[str]"]] = None,
     ) -> "hatchet.GraphFrame":  # noqa: F821
         """The call tree as a Hatchet ``GraphFrame`` (``pip install
         llnl-hatchet``): its dataframe indexed by (node, rank) where the
-        input has ranks (a bl_prof database), by node otherwise, with the
+        input has ranks (a bl_prof database, a tlog trace), by node otherwise, with the
         metrics ``time`` (exclusive seconds), ``time (inc)`` and ``calls``
         and a ``name`` column. A node a rank never entered has zeros at that
         rank, as Hatchet's readers give. Built from :meth:`calltree`."""
@@ -131,7 +154,10 @@ class Run:
         from hatchet.node import Node
 
         table = self.calltree(
-            include_regions=include_regions, exclude_regions=exclude_regions
+            include_regions=include_regions,
+            exclude_regions=exclude_regions,
+            run=run,
+            event_names=event_names,
         )
         cols = table.select(["node", "parent", "name"]).to_pydict()
         shape: Dict[int, Any] = {}
@@ -202,7 +228,7 @@ def thicket(
     (``path``, ``kind``, ``nprocs``, ...), one row per profile, so that
     ``Thicket.groupby("nprocs")`` and ``thicket.stats`` work. The call trees
     are united (``intersection=True``: only the nodes every run has). The
-    runs must all have ranks (bl_prof databases) or all have none
+    runs must all have ranks (bl_prof databases, tlog traces) or all have none
     (TinyProfiler logs, timer trees): the dataframes' indices must agree."""
     from thicket import Thicket
 

@@ -70,6 +70,13 @@ impl EventNames {
             .unwrap_or_else(|| format!("event {k}"))
     }
 
+    /// Reads an event-names file (`--event-names`; format as [`Self::parse`]),
+    /// opened by the rules of every input: a FIFO or a device is refused,
+    /// and its size is bounded.
+    pub fn read(path: &std::path::Path) -> crate::Result<EventNames> {
+        Self::parse(&crate::source::read_text_file(path)?, path)
+    }
+
     /// Reads `--event-names`: lines `pair <k> <name>` or `single <k> <name>`
     /// (k = 1..9, the name is the rest of the line); `#` starts a comment.
     pub fn parse(text: &str, path: &std::path::Path) -> crate::Result<EventNames> {
@@ -145,18 +152,27 @@ pub struct ProcSummary {
     pub unknown_types: u64,
 }
 
-/// One interval kind over processes.
+/// One kind of interval or single event over processes.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct AcrossStats {
+    /// Pair or single-event number (1..9).
     pub kind: u8,
+    /// Its display name ([`EventNames`]).
     pub name: String,
+    /// `interval` or `single`.
     pub role: &'static str,
+    /// Processes that have this kind.
     pub procs: usize,
-    /// Per-process totals: min / avg / max and the process holding the max.
+    /// The smallest per-process total: seconds of an interval kind, events
+    /// of a single-event kind.
     pub min: f64,
+    /// The mean per-process total.
     pub avg: f64,
+    /// The largest per-process total.
     pub max: f64,
+    /// The process holding the largest total.
     pub max_proc: u16,
+    /// Intervals or events over all processes.
     pub count: u64,
 }
 

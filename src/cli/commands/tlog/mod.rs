@@ -99,7 +99,7 @@ fn check_opened(t: &TlogFile, ctx: &Context, raw: bool) -> anyhow::Result<()> {
 
 fn names(path: &Option<PathBuf>) -> anyhow::Result<EventNames> {
     Ok(match path {
-        Some(p) => EventNames::parse(&crate::source::read_text_file(p)?, p)?,
+        Some(p) => EventNames::read(p)?,
         None => EventNames::default(),
     })
 }
