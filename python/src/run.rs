@@ -7,7 +7,12 @@ use pyo3::prelude::*;
 
 use crate::arrow_stream::{ArrowStream, Built, stream};
 use crate::blprof::{blprof_calltree, blprof_functions};
-use crate::errors::{NotFoundError, arrow_err, detached, texts};
+use crate::blprof_comm::{CommRows, comm_table, messages_table};
+use crate::blprof_mpi_time::{TimeRows, mpi_time_table};
+use crate::blprof_regions::regions_table;
+use crate::blprof_waits::{WaitRows, waits_table};
+use crate::comm_scope::CommArgs;
+use crate::errors::{NotFoundError, arrow_err, detached, texts, to_py};
 use crate::timer_tree::timer_calltree;
 use crate::tinyprofiler::{tiny_calltree, tiny_functions};
 
@@ -128,6 +133,19 @@ impl NativeRun {
         Ok((stream(table.map_err(arrow_err)?), warnings))
     }
 
+    /// The database, or the error the CLI's bl_prof commands give for
+    /// this path (a TinyProfiler log, a tlog, a timer tree: what it is and
+    /// the command that reads it).
+    fn database(&self) -> PyResult<&Database> {
+        match &self.opened {
+            Opened::Blprof(db) => Ok(db),
+            _ => Err(match Database::open(&self.path) {
+                Err(e) => to_py(e),
+                Ok(_) => NotFoundError::new_err(format!("{}: not a bl_prof database", self.path)),
+            }),
+        }
+    }
+
     fn not_yet(&self, what: &str) -> PyErr {
         pyo3::exceptions::PyNotImplementedError::new_err(format!(
             "{what}() of a {} input is not implemented yet (see docs/PYTHON.md)",
@@ -172,5 +190,91 @@ impl NativeRun {
             Opened::TimerTree(tree) => Self::build(py, || timer_calltree(tree, path, rank)),
             Opened::Other => Err(self.not_yet("calltree")),
         }
+    }
+
+    /// The regions table (or one rank's ranges) and its warnings.
+    #[pyo3(signature = (rank = None))]
+    fn regions(&self, py: Python<'_>, rank: Option<usize>) -> PyResult<(ArrowStream, Vec<String>)> {
+        let db = self.database()?;
+        Self::build(py, || regions_table(db, rank))
+    }
+
+    /// A table of `comm stats` and its warnings.
+    #[pyo3(signature = (by, rank, include_regions, exclude_regions))]
+    fn comm(
+        &self,
+        py: Python<'_>,
+        by: &str,
+        rank: Option<usize>,
+        include_regions: Vec<String>,
+        exclude_regions: Vec<String>,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let (db, by) = (self.database()?, CommRows::parse(by)?);
+        let args = CommArgs {
+            rank,
+            include_regions,
+            exclude_regions,
+        };
+        Self::build(py, || comm_table(db, &args, by))
+    }
+
+    /// The messages of `comm pairs` and the warnings.
+    #[pyo3(signature = (align_clocks, rank, include_regions, exclude_regions))]
+    fn messages(
+        &self,
+        py: Python<'_>,
+        align_clocks: bool,
+        rank: Option<usize>,
+        include_regions: Vec<String>,
+        exclude_regions: Vec<String>,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let db = self.database()?;
+        let args = CommArgs {
+            rank,
+            include_regions,
+            exclude_regions,
+        };
+        Self::build(py, || messages_table(db, &args, align_clocks))
+    }
+
+    /// A table of `comm waits` and its warnings.
+    #[pyo3(signature = (align_clocks, by, top, rank, include_regions, exclude_regions))]
+    #[allow(clippy::too_many_arguments)] // the Python keywords, one each
+    fn waits(
+        &self,
+        py: Python<'_>,
+        align_clocks: bool,
+        by: &str,
+        top: Option<usize>,
+        rank: Option<usize>,
+        include_regions: Vec<String>,
+        exclude_regions: Vec<String>,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let (db, by) = (self.database()?, WaitRows::parse(by, top)?);
+        let args = CommArgs {
+            rank,
+            include_regions,
+            exclude_regions,
+        };
+        Self::build(py, || waits_table(db, &args, align_clocks, by))
+    }
+
+    /// A table of `comm time` and its warnings.
+    #[pyo3(signature = (by, rank, include_regions, exclude_regions))]
+    fn mpi_time(
+        &self,
+        py: Python<'_>,
+        by: &str,
+        rank: Option<usize>,
+        include_regions: Vec<String>,
+        exclude_regions: Vec<String>,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let (db, by) = (self.database()?, TimeRows::parse(by)?);
+        let args = CommArgs {
+            rank,
+            include_regions,
+            exclude_regions,
+        };
+        Self::build(py, || mpi_time_table(db, &args, by))
     }
 }
