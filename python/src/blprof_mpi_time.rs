@@ -49,19 +49,23 @@ fn share(part: f64, whole: f64) -> Option<f64> {
     (whole > 0.0).then(|| part / whole)
 }
 
-/// `mpi_time(by=...)` of a database. As `comm time`, the call traces (when
-/// the database has them) attribute the time to call paths and regions.
+/// `mpi_time(by=...)` of a database. The call traces are read for what
+/// the table shows: the regions for a filter or `by="region"`, the call
+/// paths for `by="path"` (the CLI reads both whenever the database has
+/// traces, for its JSON holds every list; the other lists do not depend
+/// on them).
 pub(crate) fn mpi_time_table(db: &Database, args: &CommArgs, by: TimeRows) -> Built {
+    let by_region = matches!(by, TimeRows::Region);
     let traced = db.parts().contains(&Part::Trace);
-    let scope = CommScope::new(db, args, traced)?;
+    let scope = CommScope::new(db, args, by_region && traced)?;
     if matches!(by, TimeRows::Path | TimeRows::Region) {
         // The JSON's lists are null without call traces: the part is missing.
         db.require(Part::Trace)?;
     }
     let opts = TimeOptions {
-        regions: scope.regions.as_ref().filter(|_| traced),
+        regions: scope.regions.as_ref().filter(|_| by_region),
         ranges: scope.ranges.as_ref(),
-        paths: traced && matches!(by, TimeRows::Path),
+        paths: matches!(by, TimeRows::Path),
     };
     let (t, w) = mpi_time(db, &scope.selection(), &opts);
     let mut warnings = scope.warnings.clone();

@@ -14,6 +14,7 @@
 mod arrow_stream;
 mod blprof;
 mod blprof_comm;
+mod blprof_messages;
 mod blprof_mpi_time;
 mod blprof_regions;
 mod blprof_waits;

@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 
 use crate::arrow_stream::{ArrowStream, Built, stream};
 use crate::blprof::{blprof_calltree, blprof_functions};
-use crate::blprof_comm::{CommRows, comm_table, messages_table};
+use crate::blprof_comm::{CommRows, comm_table};
+use crate::blprof_messages::messages_table;
 use crate::blprof_mpi_time::{TimeRows, mpi_time_table};
 use crate::blprof_regions::regions_table;
 use crate::blprof_waits::{WaitRows, waits_table};
