@@ -1,16 +1,24 @@
 //! What a comm table of a database looks at, turned once from the Python
 //! keywords into the library's options, as the CLI's `comm` commands turn
-//! `--proc`, `--include-region` and `--exclude-region`: the processes
-//! (`rank=`), and the time ranges a region filter selects per process (read
-//! from the call traces, which a filter needs).
+//! `--proc`, `--time`, `--include-region` and `--exclude-region`: the
+//! processes (`rank=`), the time window (`time=`), and the time ranges a
+//! region filter selects per process (read from the call traces, which a
+//! filter needs).
+
+use pyo3::FromPyObject;
 
 use profparse::{CommSelection, Database, Part, ProcRanges, RegionFilter, Regions};
 
 use crate::errors::texts;
 
-/// The Python keywords that select a comm table's data.
+/// The Python keywords that select a comm table's data, as the wrapper
+/// passes them: a dict with these keys.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
 pub(crate) struct CommArgs {
     pub rank: Option<usize>,
+    /// Seconds, ends included (`--time T0..T1`; ±infinity: open).
+    pub window: (f64, f64),
     pub include_regions: Vec<String>,
     pub exclude_regions: Vec<String>,
 }
@@ -18,6 +26,7 @@ pub(crate) struct CommArgs {
 /// The selection, the filter's ranges and the warnings of reading them.
 pub(crate) struct CommScope {
     procs: Vec<usize>,
+    window: (f64, f64),
     /// The region filter's ranges (`None`: no filter).
     pub ranges: Option<ProcRanges>,
     /// The regions, when read (a filter, or `regions` asked for them).
@@ -57,17 +66,18 @@ impl CommScope {
         };
         Ok(CommScope {
             procs: args.rank.into_iter().collect(),
+            window: args.window,
             ranges,
             regions,
             warnings,
         })
     }
 
-    /// The `--proc` and `--time` selection (all times).
+    /// The `--proc` and `--time` selection.
     pub(crate) fn selection(&self) -> CommSelection<'_> {
         CommSelection {
             procs: (!self.procs.is_empty()).then_some(self.procs.as_slice()),
-            ..CommSelection::all()
+            window: self.window,
         }
     }
 }

@@ -201,81 +201,49 @@ impl NativeRun {
     }
 
     /// A table of `comm stats` and its warnings.
-    #[pyo3(signature = (by, rank, include_regions, exclude_regions))]
     fn comm(
         &self,
         py: Python<'_>,
         by: &str,
-        rank: Option<usize>,
-        include_regions: Vec<String>,
-        exclude_regions: Vec<String>,
+        select: CommArgs,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
         let (db, by) = (self.database()?, CommRows::parse(by)?);
-        let args = CommArgs {
-            rank,
-            include_regions,
-            exclude_regions,
-        };
-        Self::build(py, || comm_table(db, &args, by))
+        Self::build(py, || comm_table(db, &select, by))
     }
 
     /// The messages of `comm pairs` and the warnings.
-    #[pyo3(signature = (align_clocks, rank, include_regions, exclude_regions))]
     fn messages(
         &self,
         py: Python<'_>,
         align_clocks: bool,
-        rank: Option<usize>,
-        include_regions: Vec<String>,
-        exclude_regions: Vec<String>,
+        select: CommArgs,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
         let db = self.database()?;
-        let args = CommArgs {
-            rank,
-            include_regions,
-            exclude_regions,
-        };
-        Self::build(py, || messages_table(db, &args, align_clocks))
+        Self::build(py, || messages_table(db, &select, align_clocks))
     }
 
     /// A table of `comm waits` and its warnings.
-    #[pyo3(signature = (align_clocks, by, top, rank, include_regions, exclude_regions))]
-    #[allow(clippy::too_many_arguments)] // the Python keywords, one each
+    #[pyo3(signature = (align_clocks, by, top, select))]
     fn waits(
         &self,
         py: Python<'_>,
         align_clocks: bool,
         by: &str,
         top: Option<usize>,
-        rank: Option<usize>,
-        include_regions: Vec<String>,
-        exclude_regions: Vec<String>,
+        select: CommArgs,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
         let (db, by) = (self.database()?, WaitRows::parse(by, top)?);
-        let args = CommArgs {
-            rank,
-            include_regions,
-            exclude_regions,
-        };
-        Self::build(py, || waits_table(db, &args, align_clocks, by))
+        Self::build(py, || waits_table(db, &select, align_clocks, by))
     }
 
     /// A table of `comm time` and its warnings.
-    #[pyo3(signature = (by, rank, include_regions, exclude_regions))]
     fn mpi_time(
         &self,
         py: Python<'_>,
         by: &str,
-        rank: Option<usize>,
-        include_regions: Vec<String>,
-        exclude_regions: Vec<String>,
+        select: CommArgs,
     ) -> PyResult<(ArrowStream, Vec<String>)> {
         let (db, by) = (self.database()?, TimeRows::parse(by)?);
-        let args = CommArgs {
-            rank,
-            include_regions,
-            exclude_regions,
-        };
-        Self::build(py, || mpi_time_table(db, &args, by))
+        Self::build(py, || mpi_time_table(db, &select, by))
     }
 }

@@ -179,6 +179,23 @@ def test_mpi_time_equals_comm_time_json(db):
     assert rows(run.mpi_time(by="proc", rank=last)) == time_rows(expected, "proc")
 
 
+def test_time_windows_equal_the_cli(db):
+    run = profparse.open(db)
+    stats = cli_json("comm", "stats", str(db))
+    t0, t1 = stats["time_min"], stats["time_max"]
+    a, b = t0 + (t1 - t0) / 3, t0 + 2 * (t1 - t0) / 3
+    for window, flag in [((a, b), f"{a!r}..{b!r}"), ((a, None), f"{a!r}.."),
+                         ((None, b), f"..{b!r}")]:
+        args = ["--time", flag, str(db)]
+        assert rows(run.comm(time=window)) == cli_json("comm", "stats", *args)["by_type"]
+        assert rows(run.messages(time=window)) == pairs_json(*args)
+        assert rows(run.waits(time=window, by="wait")) == cli_json(
+            "comm", "waits", *args)["top"]
+        assert rows(run.mpi_time(time=window, by="proc")) == time_rows(
+            cli_json("comm", "time", *args), "proc")
+    assert rows(run.comm(time=(a, b))) != rows(run.comm())
+
+
 def test_filters_change_the_numbers():
     db = next(p for p in BLPROF if p.parent.name == "small4")
     run = profparse.open(db)
@@ -274,6 +291,12 @@ def test_bad_arguments():
         run.waits(rank=-1)
     with pytest.raises(ValueError):
         run.waits(top=-1)
+    with pytest.raises(ValueError, match="time"):
+        run.comm(time=(2.0, 1.0))
+    with pytest.raises(ValueError, match="time"):
+        run.messages(time=(float("nan"), None))
+    with pytest.raises(ValueError, match="include_regions"):
+        run.mpi_time(include_regions="R::Comm")
     with pytest.raises(profparse.NotFoundError) as e:
         run.comm(include_regions=["No::Such"])
     assert str(e.value) == cli_error(

@@ -17,9 +17,10 @@ See docs/PYTHON.md.
 from __future__ import annotations
 
 import json
+import math
 import os
 import warnings
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _profparse
 from ._profparse import Error, FormatError, NotFoundError, ReadError
@@ -51,6 +52,33 @@ def _rank(rank: Optional[int]) -> Optional[int]:
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
         raise ValueError(f"rank must be a process number (an int >= 0), not {rank!r}")
     return rank
+
+
+def _select(
+    rank: Optional[int],
+    time: Optional[Tuple[Optional[float], Optional[float]]],
+    include_regions: Sequence[str],
+    exclude_regions: Sequence[str],
+) -> Dict[str, Any]:
+    """The keywords of a comm table as the native module takes them."""
+    if time is None:
+        time = (None, None)
+    if isinstance(time, (str, bytes)) or len(time) != 2:
+        raise ValueError(f"time must be (t0, t1) in seconds, None for an open end, not {time!r}")
+    t0 = -math.inf if time[0] is None else float(time[0])
+    t1 = math.inf if time[1] is None else float(time[1])
+    if math.isnan(t0) or math.isnan(t1) or t0 > t1:
+        raise ValueError(f"time={time!r}: not a window (t0 <= t1, no NaN)")
+    for name, regions in (("include_regions", include_regions),
+                          ("exclude_regions", exclude_regions)):
+        if isinstance(regions, (str, bytes)):
+            raise ValueError(f"{name} must be a list of region names, not the string {regions!r}")
+    return {
+        "rank": _rank(rank),
+        "window": (t0, t1),
+        "include_regions": list(include_regions),
+        "exclude_regions": list(exclude_regions),
+    }
 
 
 def _table(stream: Any) -> "pyarrow.Table":  # noqa: F821
@@ -130,6 +158,7 @@ class Run:
         *,
         by: str = "type",
         rank: Optional[int] = None,
+        time: Optional[Tuple[Optional[float], Optional[float]]] = None,
         include_regions: Sequence[str] = (),
         exclude_regions: Sequence[str] = (),
     ) -> "pyarrow.Table":  # noqa: F821
@@ -137,16 +166,18 @@ class Run:
         stats --format json``. ``by="type"``: one row per MPI call type
         (``by_type``: ``type``, ``number``, ``calls``, ``records``,
         ``reference_calls``, ``bytes``); ``by="proc"``: one per process
-        (``procs``). ``rank=N`` is ``--proc N``; region names or globs as
-        ``--include-region`` / ``--exclude-region`` (needs call traces)."""
+        (``procs``). ``rank=N`` is ``--proc N``; ``time=(t0, t1)`` (seconds,
+        ``None`` for an open end) is ``--time T0..T1``; region names or globs
+        as ``--include-region`` / ``--exclude-region`` (needs call traces)."""
         return self._read(self._native.comm(
-            by, _rank(rank), list(include_regions), list(exclude_regions)))
+            by, _select(rank, time, include_regions, exclude_regions)))
 
     def messages(
         self,
         *,
         align_clocks: bool = False,
         rank: Optional[int] = None,
+        time: Optional[Tuple[Optional[float], Optional[float]]] = None,
         include_regions: Sequence[str] = (),
         exclude_regions: Sequence[str] = (),
     ) -> "pyarrow.Table":  # noqa: F821
@@ -156,10 +187,10 @@ class Run:
         ``completed_time``, ``latency_to_completion``), then its unmatched
         sends and receives (``unmatched`` ``"send"``/``"recv"``, ``type``,
         the missing side null). ``align_clocks=True`` is
-        ``--align-clocks``; ``rank``, ``include_regions``,
+        ``--align-clocks``; ``rank``, ``time``, ``include_regions``,
         ``exclude_regions`` as in :meth:`comm`."""
         return self._read(self._native.messages(
-            bool(align_clocks), _rank(rank), list(include_regions), list(exclude_regions)))
+            bool(align_clocks), _select(rank, time, include_regions, exclude_regions)))
 
     def waits(
         self,
@@ -168,6 +199,7 @@ class Run:
         by: str = "proc",
         top: Optional[int] = 20,
         rank: Optional[int] = None,
+        time: Optional[Tuple[Optional[float], Optional[float]]] = None,
         include_regions: Sequence[str] = (),
         exclude_regions: Sequence[str] = (),
     ) -> "pyarrow.Table":  # noqa: F821
@@ -177,19 +209,19 @@ class Run:
         ``"type"``: per state and MPI call type (``types``); ``"path"``: per
         call path and type (``paths``, needs call traces); ``"wait"``: the
         ``top`` longest waits (``top``; ``top=None``: every wait).
-        ``rank``, ``include_regions``, ``exclude_regions`` as in
-        :meth:`comm`."""
+        ``rank``, ``time``, ``include_regions``, ``exclude_regions`` as
+        in :meth:`comm`."""
         if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
             raise ValueError(f"top must be an int >= 0 or None, not {top!r}")
         return self._read(self._native.waits(
-            bool(align_clocks), by, top, _rank(rank),
-            list(include_regions), list(exclude_regions)))
+            bool(align_clocks), by, top, _select(rank, time, include_regions, exclude_regions)))
 
     def mpi_time(
         self,
         *,
         by: str = "type",
         rank: Optional[int] = None,
+        time: Optional[Tuple[Optional[float], Optional[float]]] = None,
         include_regions: Sequence[str] = (),
         exclude_regions: Sequence[str] = (),
     ) -> "pyarrow.Table":  # noqa: F821
@@ -199,10 +231,10 @@ class Run:
         ``"proc"``: per process (``procs``); ``"proc_type"``: per process and
         type (``procs[].by_type``); ``"path"``, ``"region"``: per call path
         and type, per region (``paths``, ``regions``; need call traces).
-        ``rank``, ``include_regions``, ``exclude_regions`` as in
-        :meth:`comm`."""
+        ``rank``, ``time``, ``include_regions``, ``exclude_regions`` as
+        in :meth:`comm`."""
         return self._read(self._native.mpi_time(
-            by, _rank(rank), list(include_regions), list(exclude_regions)))
+            by, _select(rank, time, include_regions, exclude_regions)))
 
     @staticmethod
     def _read(built: Any) -> "pyarrow.Table":  # noqa: F821
