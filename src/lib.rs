@@ -109,10 +109,17 @@ pub use analysis::base_summary::base_summary;
 pub use analysis::callers::bottom_up;
 pub use analysis::calltree::{Spread, call_tree, process_trees};
 pub use analysis::comm_clocks::{ClockOffsets, estimate as estimate_clock_offsets};
-pub use analysis::comm_pairs::{Pair, PairingSummary, pair_messages};
+pub use analysis::comm_pairs::{Pair, PairingSummary, pair_messages, pair_messages_in};
 pub use analysis::comm_select::CommSelection;
-pub use analysis::comm_stats::{CommStats, comm_stats};
+/// A region filter turned into the time ranges it selects per process
+/// ([`ProcRanges::from_filter`]): what the comm analyses take to cut their
+/// records to regions (`comm … --include-region`).
+pub use analysis::comm_select::ProcRanges;
+pub use analysis::comm_stats::{CommStats, comm_stats, comm_stats_in};
 pub use analysis::comm_sync::{BarrierSummary, SendMatrix, barriers, send_matrix};
+/// The byte counts of [`MpiTime`]'s size bucket `k` (its `sizes[k]`): the
+/// smallest and the largest, as `comm time` reports them.
+pub use analysis::comm_time::bucket_bounds as mpi_size_bucket_bounds;
 pub use analysis::comm_time::{MpiTime, TimeOptions, mpi_time};
 pub use analysis::comm_waits::{WaitReport, WaitState, wait_states};
 pub use analysis::filter::RegionFilter;

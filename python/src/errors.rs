@@ -35,7 +35,7 @@ create_exception!(
 
 /// The Python exception for a library error: its class by kind of failure,
 /// its message the library's (as the CLI prints it).
-fn to_py(e: profparse::Error) -> PyErr {
+pub(crate) fn to_py(e: profparse::Error) -> PyErr {
     let message = e.to_string();
     match e {
         profparse::Error::Io { .. } => ReadError::new_err(message),

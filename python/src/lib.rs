@@ -13,6 +13,13 @@
 
 mod arrow_stream;
 mod blprof;
+mod blprof_comm;
+mod blprof_messages;
+mod blprof_mpi_time;
+mod blprof_regions;
+mod blprof_waits;
+mod columns;
+mod comm_scope;
 mod errors;
 mod run;
 mod timer_tree;

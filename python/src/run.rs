@@ -7,7 +7,13 @@ use pyo3::prelude::*;
 
 use crate::arrow_stream::{ArrowStream, Built, stream};
 use crate::blprof::{blprof_calltree, blprof_functions};
-use crate::errors::{NotFoundError, arrow_err, detached, texts};
+use crate::blprof_comm::{CommRows, comm_table};
+use crate::blprof_messages::messages_table;
+use crate::blprof_mpi_time::{TimeRows, mpi_time_table};
+use crate::blprof_regions::regions_table;
+use crate::blprof_waits::{WaitRows, waits_table};
+use crate::comm_scope::CommArgs;
+use crate::errors::{NotFoundError, arrow_err, detached, texts, to_py};
 use crate::timer_tree::timer_calltree;
 use crate::tinyprofiler::{tiny_calltree, tiny_functions};
 use crate::tlog::{tlog_calltree, tlog_functions};
@@ -128,6 +134,18 @@ impl NativeRun {
         let (table, warnings) = detached(py, f)?;
         Ok((stream(table.map_err(arrow_err)?), warnings))
     }
+    /// The database, or the error the CLI's bl_prof commands give for
+    /// this path (a TinyProfiler log, a tlog, a timer tree: what it is and
+    /// the command that reads it).
+    fn database(&self) -> PyResult<&Database> {
+        match &self.opened {
+            Opened::Blprof(db) => Ok(db),
+            _ => Err(match Database::open(&self.path) {
+                Err(e) => to_py(e),
+                Ok(_) => NotFoundError::new_err(format!("{}: not a bl_prof database", self.path)),
+            }),
+        }
+    }
 }
 
 /// A keyword that only some kinds of input take, given to another kind.
@@ -188,6 +206,60 @@ impl NativeRun {
             Opened::TimerTree(tree) => Self::build(py, || timer_calltree(tree, path, rank)),
             Opened::Tlog(tlog) => Self::build(py, || tlog_calltree(tlog, rank, names)),
         }
+    }
+
+    /// The regions table (or one rank's ranges) and its warnings.
+    #[pyo3(signature = (rank = None))]
+    fn regions(&self, py: Python<'_>, rank: Option<usize>) -> PyResult<(ArrowStream, Vec<String>)> {
+        let db = self.database()?;
+        Self::build(py, || regions_table(db, rank))
+    }
+
+    /// A table of `comm stats` and its warnings.
+    fn comm(
+        &self,
+        py: Python<'_>,
+        by: &str,
+        select: CommArgs,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let (db, by) = (self.database()?, CommRows::parse(by)?);
+        Self::build(py, || comm_table(db, &select, by))
+    }
+
+    /// The messages of `comm pairs` and the warnings.
+    fn messages(
+        &self,
+        py: Python<'_>,
+        align_clocks: bool,
+        select: CommArgs,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let db = self.database()?;
+        Self::build(py, || messages_table(db, &select, align_clocks))
+    }
+
+    /// A table of `comm waits` and its warnings.
+    #[pyo3(signature = (align_clocks, by, top, select))]
+    fn waits(
+        &self,
+        py: Python<'_>,
+        align_clocks: bool,
+        by: &str,
+        top: Option<usize>,
+        select: CommArgs,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let (db, by) = (self.database()?, WaitRows::parse(by, top)?);
+        Self::build(py, || waits_table(db, &select, align_clocks, by))
+    }
+
+    /// A table of `comm time` and its warnings.
+    fn mpi_time(
+        &self,
+        py: Python<'_>,
+        by: &str,
+        select: CommArgs,
+    ) -> PyResult<(ArrowStream, Vec<String>)> {
+        let (db, by) = (self.database()?, TimeRows::parse(by)?);
+        Self::build(py, || mpi_time_table(db, &select, by))
     }
 }
 

@@ -35,6 +35,7 @@ pub struct ProcRanges {
 }
 
 impl ProcRanges {
+    /// The ranges of each process, by process number.
     pub fn new(by_proc: BTreeMap<usize, RangeList>) -> Self {
         ProcRanges {
             by_proc,

@@ -17,9 +17,10 @@ See docs/PYTHON.md.
 from __future__ import annotations
 
 import json
+import math
 import os
 import warnings
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _profparse
 from ._profparse import Error, FormatError, NotFoundError, ReadError
@@ -42,9 +43,42 @@ class ProfparseWarning(UserWarning):
     (the CLI's ``warning:`` lines): the result is still given."""
 
 
-def _warn(messages: List[str]) -> None:
+def _warn(messages: List[str], stacklevel: int = 3) -> None:
     for message in messages:
-        warnings.warn(message, ProfparseWarning, stacklevel=3)
+        warnings.warn(message, ProfparseWarning, stacklevel=stacklevel)
+
+
+def _rank(rank: Optional[int]) -> Optional[int]:
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
+        raise ValueError(f"rank must be a process number (an int >= 0), not {rank!r}")
+    return rank
+
+
+def _select(
+    rank: Optional[int],
+    time: Optional[Tuple[Optional[float], Optional[float]]],
+    include_regions: Sequence[str],
+    exclude_regions: Sequence[str],
+) -> Dict[str, Any]:
+    """The keywords of a comm table as the native module takes them."""
+    if time is None:
+        time = (None, None)
+    if isinstance(time, (str, bytes)) or len(time) != 2:
+        raise ValueError(f"time must be (t0, t1) in seconds, None for an open end, not {time!r}")
+    t0 = -math.inf if time[0] is None else float(time[0])
+    t1 = math.inf if time[1] is None else float(time[1])
+    if math.isnan(t0) or math.isnan(t1) or t0 > t1:
+        raise ValueError(f"time={time!r}: not a window (t0 <= t1, no NaN)")
+    for name, regions in (("include_regions", include_regions),
+                          ("exclude_regions", exclude_regions)):
+        if isinstance(regions, (str, bytes)):
+            raise ValueError(f"{name} must be a list of region names, not the string {regions!r}")
+    return {
+        "rank": _rank(rank),
+        "window": (t0, t1),
+        "include_regions": list(include_regions),
+        "exclude_regions": list(exclude_regions),
+    }
 
 
 def _path_or_none(path: Optional[Union[str, "os.PathLike[str]"]]) -> Optional[str]:
@@ -121,16 +155,112 @@ class Run:
         Region names or globs as ``--include-region`` /
         ``--exclude-region``; ``run`` and ``event_names`` as in
         :meth:`functions`."""
-        if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
-            raise ValueError(f"rank must be a process number (an int >= 0), not {rank!r}")
         stream, messages = self._native.calltree(
-            rank,
+            _rank(rank),
             list(include_regions),
             list(exclude_regions),
             run,
             _path_or_none(event_names),
         )
         _warn(messages)
+        return _table(stream)
+
+    def regions(self, rank: Optional[int] = None) -> "pyarrow.Table":  # noqa: F821
+        """bl_prof with call traces: one row per region, as ``profparse regions
+        --format json``'s ``regions``: ``name``, ``number``, ``count`` (ranges
+        over all processes), ``total``, ``min``, ``avg``, ``max`` (seconds per
+        process), ``max_proc``. ``rank=N``: that process's ranges in time
+        order instead (``regions --proc N``'s ``ranges``): ``region``,
+        ``number``, ``start``, ``stop``."""
+        return self._read(self._native.regions(_rank(rank)))
+
+    def comm(
+        self,
+        *,
+        by: str = "type",
+        rank: Optional[int] = None,
+        time: Optional[Tuple[Optional[float], Optional[float]]] = None,
+        include_regions: Sequence[str] = (),
+        exclude_regions: Sequence[str] = (),
+    ) -> "pyarrow.Table":  # noqa: F821
+        """bl_prof with comm data: the MPI calls counted, as ``profparse comm
+        stats --format json``. ``by="type"``: one row per MPI call type
+        (``by_type``: ``type``, ``number``, ``calls``, ``records``,
+        ``reference_calls``, ``bytes``); ``by="proc"``: one per process
+        (``procs``). ``rank=N`` is ``--proc N``; ``time=(t0, t1)`` (seconds,
+        ``None`` for an open end) is ``--time T0..T1``; region names or globs
+        as ``--include-region`` / ``--exclude-region`` (needs call traces)."""
+        return self._read(self._native.comm(
+            by, _select(rank, time, include_regions, exclude_regions)))
+
+    def messages(
+        self,
+        *,
+        align_clocks: bool = False,
+        rank: Optional[int] = None,
+        time: Optional[Tuple[Optional[float], Optional[float]]] = None,
+        include_regions: Sequence[str] = (),
+        exclude_regions: Sequence[str] = (),
+    ) -> "pyarrow.Table":  # noqa: F821
+        """bl_prof with comm data: each send paired with its receive, as
+        ``profparse comm pairs --format json``'s ``pairs`` (``from``, ``to``,
+        ``tag``, ``size``, ``send_time``, ``recv_time``, ``latency``,
+        ``completed_time``, ``latency_to_completion``), then its unmatched
+        sends and receives (``unmatched`` ``"send"``/``"recv"``, ``type``,
+        the missing side null). ``align_clocks=True`` is
+        ``--align-clocks``; ``rank``, ``time``, ``include_regions``,
+        ``exclude_regions`` as in :meth:`comm`."""
+        return self._read(self._native.messages(
+            bool(align_clocks), _select(rank, time, include_regions, exclude_regions)))
+
+    def waits(
+        self,
+        align_clocks: bool = False,
+        *,
+        by: str = "proc",
+        top: Optional[int] = 20,
+        rank: Optional[int] = None,
+        time: Optional[Tuple[Optional[float], Optional[float]]] = None,
+        include_regions: Sequence[str] = (),
+        exclude_regions: Sequence[str] = (),
+    ) -> "pyarrow.Table":  # noqa: F821
+        """bl_prof with comm data: wait states, as ``profparse comm waits
+        [--align-clocks] --format json``. ``by="proc"``: seconds waited per
+        process and state and what it caused others (``procs``);
+        ``"type"``: per state and MPI call type (``types``); ``"path"``: per
+        call path and type (``paths``, needs call traces); ``"wait"``: the
+        ``top`` longest waits (``top``; ``top=None``: every wait).
+        ``rank``, ``time``, ``include_regions``, ``exclude_regions`` as
+        in :meth:`comm`."""
+        if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 0):
+            raise ValueError(f"top must be an int >= 0 or None, not {top!r}")
+        return self._read(self._native.waits(
+            bool(align_clocks), by, top, _select(rank, time, include_regions, exclude_regions)))
+
+    def mpi_time(
+        self,
+        *,
+        by: str = "type",
+        rank: Optional[int] = None,
+        time: Optional[Tuple[Optional[float], Optional[float]]] = None,
+        include_regions: Sequence[str] = (),
+        exclude_regions: Sequence[str] = (),
+    ) -> "pyarrow.Table":  # noqa: F821
+        """bl_prof with comm data: seconds in MPI, as ``profparse comm time
+        --format json``. ``by="type"``: per MPI call type (``by_type``);
+        ``"size"``: calls per type and message-size bucket (its ``sizes``);
+        ``"proc"``: per process (``procs``); ``"proc_type"``: per process and
+        type (``procs[].by_type``); ``"path"``, ``"region"``: per call path
+        and type, per region (``paths``, ``regions``; need call traces).
+        ``rank``, ``time``, ``include_regions``, ``exclude_regions`` as
+        in :meth:`comm`."""
+        return self._read(self._native.mpi_time(
+            by, _select(rank, time, include_regions, exclude_regions)))
+
+    @staticmethod
+    def _read(built: Any) -> "pyarrow.Table":  # noqa: F821
+        stream, messages = built
+        _warn(messages, stacklevel=4)
         return _table(stream)
 
     def graphframe(

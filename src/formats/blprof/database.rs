@@ -325,6 +325,18 @@ impl Database {
         }
     }
 
+    /// Warnings about the comm headers, parsed on first use: what the CLI
+    /// prints before a comm report, for a library user to show too.
+    pub fn comm_warnings(&self) -> &[Warning] {
+        &self.comm_index().warnings
+    }
+
+    /// The processes with communication data, in process order (`comm …
+    /// --proc N` is an error for any other).
+    pub fn comm_procs(&self) -> impl Iterator<Item = usize> + '_ {
+        self.comm_index().procs.iter().map(|p| p.proc)
+    }
+
     /// All comm stanzas, parsed on first use.
     pub(crate) fn comm_index(&self) -> &CommIndex {
         self.comm_index.get_or_init(|| {
