@@ -11,7 +11,7 @@ use std::io;
 
 use serde::Serialize;
 
-use crate::analysis::regress::verdict::{Evidence, Verdict};
+use crate::analysis::regress::verdict::{Evidence, Verdict, runs_for_significance};
 use crate::analysis::regress::{Regress, TimerResult};
 use crate::analysis::regress::samples::Key;
 use crate::report::document::{Column, Document, Table};
@@ -141,6 +141,8 @@ impl RegressReport {
             ),
             Evidence::Runs => {
                 let alpha = r.options.thresholds.alpha;
+                let timers = r.timers.len();
+                let lone = alpha / timers.max(1) as f64;
                 if r.min_p >= alpha {
                     out.push(format!(
                         "With {} vs {} runs the smallest p the test can give is {}: nothing can \
@@ -149,6 +151,17 @@ impl RegressReport {
                         r.new_runs - r.outliers[1].len(),
                         c_g(r.min_p, 2),
                         c_g(alpha, 3)
+                    ));
+                } else if r.min_p > lone {
+                    out.push(format!(
+                        "With {timers} timers compared, one changed timer is significant only at \
+                         p ≤ {} (alpha / timers), below the smallest p of {} vs {} runs ({}): \
+                         a lone change shows as too noisy to tell. Use {} or more runs per side.",
+                        c_g(lone, 2),
+                        r.base_runs - r.outliers[0].len(),
+                        r.new_runs - r.outliers[1].len(),
+                        c_g(r.min_p, 2),
+                        runs_for_significance(alpha, timers)
                     ));
                 }
             }
