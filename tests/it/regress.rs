@@ -277,3 +277,15 @@ fn three_runs_a_side_are_too_few_to_call_anything_unchanged() {
         "{table}"
     );
 }
+
+#[test]
+fn the_table_fits_80_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = runs(tmp.path(), "base", 4, 1, None);
+    let new = runs(tmp.path(), "new", 4, 101, Some("5:1.5"));
+    let table = run_ok(&regress_args(&base, &new, &["--all", "--width", "80"]));
+    for l in table.lines() {
+        assert!(l.chars().count() <= 80, "{l:?}\n{table}");
+    }
+    assert_eq!(table.matches("::run()").count(), 20, "{table}");
+}

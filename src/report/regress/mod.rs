@@ -319,6 +319,7 @@ impl Report for RegressReport {
                 Column::right("p", 7).after("  ").droppable(1),
                 Column::right("q", 7).after("  ").droppable(1),
                 Column::left("Verdict", 7).after("  ").whole(),
+                Column::right("Runs needed", 11).after("  ").droppable(3),
             ];
             let rows = listed.into_iter().map(|t| {
                 vec![
@@ -329,7 +330,8 @@ impl Report for RegressReport {
                     ci_text(t),
                     prob(t.p),
                     prob(t.q),
-                    verdict_text(t),
+                    t.verdict.text().to_owned(),
+                    t.runs_needed.map_or_else(String::new, |n| format!("~{n} a side")),
                 ]
             });
             doc.table(Table::new(columns, rows));
