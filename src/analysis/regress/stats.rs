@@ -247,7 +247,10 @@ fn welch_p(base: &[f64], new: &[f64]) -> f64 {
     };
     let ((_, mb, vb), (_, mn, vn)) = (stats(base), stats(new));
     let se2 = vb + vn;
-    if se2 <= 0.0 || !se2.is_finite() {
+    if !se2.is_finite() || !mb.is_finite() || !mn.is_finite() {
+        return 1.0; // damaged values: no evidence
+    }
+    if se2 <= 0.0 {
         return if mb == mn { 1.0 } else { 0.0 };
     }
     let t = (mn - mb) / se2.sqrt();
@@ -375,6 +378,11 @@ mod tests {
         let n: Vec<f64> = (0..15).map(|i| 11.0 + (i % 5) as f64 * 0.1).collect();
         assert!(mean_shift_p(&b, &n) < 1e-6);
         assert!(mean_shift_p(&b, &b) > 0.99);
+        // Damaged values are no evidence, small groups or large.
+        assert_eq!(mean_shift_p(&[1.0, f64::NAN], &[2.0, 3.0]), 1.0);
+        let mut nan = n.clone();
+        nan[3] = f64::NAN;
+        assert_eq!(mean_shift_p(&b, &nan), 1.0);
     }
 
     #[test]

@@ -125,20 +125,21 @@ impl RegressReport {
     pub(crate) fn caveats(&self) -> Vec<String> {
         let r = &self.regress;
         let mut out = Vec::new();
+        let enough = || runs_for_significance(r.options.thresholds.alpha, r.timers.len());
         match r.evidence {
-            Evidence::Processes => out.push(
+            Evidence::Processes => out.push(format!(
                 "One run per side: run-to-run noise is unknown. p, q and the interval compare \
                  the two runs' processes, which shows how steady each run was, not whether the \
-                 code changed, so nothing is called slower or faster. Run each side 4 or more \
-                 times for a verdict."
-                    .to_owned(),
-            ),
-            Evidence::None => out.push(
+                 code changed, so nothing is called slower or faster. Run each side {} or more \
+                 times for a verdict.",
+                enough()
+            )),
+            Evidence::None => out.push(format!(
                 "One run per side: run-to-run noise is unknown and this input has no \
                  per-process values, so there is no p, no interval, and nothing is called \
-                 slower or faster. Run each side 4 or more times for a verdict."
-                    .to_owned(),
-            ),
+                 slower or faster. Run each side {} or more times for a verdict.",
+                enough()
+            )),
             Evidence::Runs => {
                 let alpha = r.options.thresholds.alpha;
                 let timers = r.timers.len();
