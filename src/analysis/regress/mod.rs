@@ -171,10 +171,12 @@ pub fn regress(
         (Some(b), Some(n)) if one_each && opts.key == Key::Name => Some((b, n)),
         _ => None,
     };
-    let evidence = match () {
-        _ if !one_each => Evidence::Runs,
-        _ if processes.is_some() => Evidence::Processes,
-        _ => Evidence::None,
+    let evidence = if !one_each {
+        Evidence::Runs
+    } else if processes.is_some() {
+        Evidence::Processes
+    } else {
+        Evidence::None
     };
     let design = Design::new(base.len(), new.len());
     let timers: Vec<TimerResult> = match processes {
