@@ -9,7 +9,7 @@ use super::diff::{function_metrics, spread_metrics, timing_metrics};
 use super::tlog_summary::{EventNames, Trees, summarize};
 use super::trace_summary::Selection;
 use crate::error::{Error, Location, Result, Warning};
-use crate::formats::blprof::{Database, Part};
+use crate::formats::blprof::{BaseProfile, Database, Part};
 use crate::formats::timertree::{read_timer_tree_file, suspicious_times};
 use crate::formats::tlog::TlogFile;
 use crate::formats::{Input, InputKind};
@@ -24,6 +24,9 @@ pub struct Side {
     pub tree: Option<CallTree<Metrics>>,
     /// Per function (a database's base profile).
     pub functions: Option<CallTree<Metrics>>,
+    /// Per function of a base profile, its exclusive seconds in each
+    /// readable process: the spread `regress` uses with one run per side.
+    pub process_functions: Option<Vec<(String, Vec<f64>)>>,
 }
 
 /// Loads the run at `input`. `progress(n)` gives the hook for a pass over
@@ -72,6 +75,7 @@ fn load_blprof(
     } else {
         None
     };
+    let mut process_functions = None;
     let functions = if parts.contains(&Part::Base) {
         let profile = db.base_profile(warnings)?;
         if profile.is_empty() {
@@ -83,6 +87,7 @@ fn load_blprof(
         } else {
             let s = base_summary(&profile, 0);
             nprocs = nprocs.or(Some(s.nprocs));
+            process_functions = Some(per_process_times(&profile));
             Some(function_metrics(&s))
         }
     } else {
@@ -98,7 +103,26 @@ fn load_blprof(
         nprocs,
         tree,
         functions,
+        process_functions,
     })
+}
+
+/// Each function's exclusive seconds in each readable block (one per
+/// process), in the header's function order.
+fn per_process_times(profile: &BaseProfile<'_>) -> Vec<(String, Vec<f64>)> {
+    let mut out: Vec<(String, Vec<f64>)> = profile
+        .header
+        .functions
+        .iter()
+        .map(|name| (name.clone(), Vec::with_capacity(profile.len())))
+        .collect();
+    for row in 0..profile.len() {
+        let (_, block) = profile.block(row);
+        for (f, (_, times)) in out.iter_mut().enumerate() {
+            times.push(block.time(f));
+        }
+    }
+    out
 }
 
 fn load_tlog(
@@ -124,6 +148,7 @@ fn load_tlog(
         nprocs: Some(n),
         tree: Some(spread_metrics(&merge_trees(&trees), n)),
         functions: None,
+        process_functions: None,
     })
 }
 
@@ -134,6 +159,7 @@ fn load_timer_tree(input: &Input, warnings: &mut Vec<Warning>) -> Result<Side> {
         nprocs: None,
         tree: Some(timing_metrics(&tree)),
         functions: None,
+        process_functions: None,
     })
 }
 
@@ -145,5 +171,6 @@ fn load_tinyprofiler(input: &Input) -> Result<Side> {
         nprocs: report.nprocs.and_then(|n| usize::try_from(n).ok()),
         tree: None,
         functions: Some(super::tinyprofiler::timer_metrics(report)),
+        process_functions: None,
     })
 }

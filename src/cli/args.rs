@@ -111,6 +111,15 @@ pub enum Command {
     /// speedup and parallel efficiency against the first run, worst
     /// efficiency first (docs/TINYPROFILER.md).
     Compare(commands::compare::CompareArgs),
+    /// Did the new runs get slower? Groups of runs compared with statistics.
+    ///
+    /// Per timer: base and new medians over the runs, the change with a
+    /// 95 % interval, p (permutation test) and q (Benjamini–Hochberg over all
+    /// timers), and a verdict: slower, faster, unchanged or too noisy to
+    /// tell (with the runs that would tell). Exit code 1 when a timer got
+    /// slower beyond --min-change with q < --alpha, else 0, so CI can gate
+    /// on it (docs/REGRESS.md).
+    Regress(commands::regress::RegressArgs),
     /// Call traces as a Chrome/Perfetto timeline, or tables as Parquet.
     ///
     /// Call traces, regions and communication calls (messages as flow

@@ -25,7 +25,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ),
     ("Communication", &["comm"]),
     ("Exports", &["export", "report"]),
-    ("Comparing runs", &["diff", "compare"]),
+    ("Comparing runs", &["diff", "regress", "compare"]),
     ("Other inputs", &["tlog", "tree"]),
     ("Utilities", &["completions", "man", "help"]),
 ];
@@ -167,6 +167,19 @@ pub const EXAMPLES: &[(&str, &[Example])] = &[
             (
                 "profparse diff a.json b.json --sort rel --format json",
                 "Two timer trees, largest relative change first, as JSON",
+            ),
+        ],
+    ),
+    (
+        "regress",
+        &[
+            (
+                "profparse regress --base main-runs/*.log --new pr-runs/*.log",
+                "Did the pull request make any timer slower? Exit 1 if so",
+            ),
+            (
+                "profparse regress --base a*/bl_prof --new b*/bl_prof --paths --format markdown",
+                "Per call path, as a comment for the pull request",
             ),
         ],
     ),

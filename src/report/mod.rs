@@ -41,6 +41,7 @@ pub mod info;
 pub mod layout;
 pub mod numfmt;
 pub mod regions;
+pub mod regress;
 pub mod renderers;
 pub mod timertree;
 pub mod tinyprofiler;
@@ -77,11 +78,15 @@ pub enum Format {
     Truchas,
     /// The nested XML file form of a timer tree.
     Xml,
+    /// A Markdown comment for a pull request.
+    Markdown,
+    /// JUnit XML for CI dashboards.
+    Junit,
 }
 
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 12] = [
         Format::Table,
         Format::Text,
         Format::Json,
@@ -92,6 +97,8 @@ impl Format {
         Format::Hatchet,
         Format::Truchas,
         Format::Xml,
+        Format::Markdown,
+        Format::Junit,
     ];
 
     /// The name on the command line (`--format NAME`).
@@ -107,6 +114,8 @@ impl Format {
             Format::Hatchet => "hatchet",
             Format::Truchas => "truchas",
             Format::Xml => "xml",
+            Format::Markdown => "markdown",
+            Format::Junit => "junit",
         }
     }
 
@@ -169,11 +178,13 @@ pub fn render(
         },
         // Layouts of plain text: names from the data carry no raw control
         // characters (see `escape`).
-        Format::Reference | Format::Folded | Format::Truchas => {
+        Format::Reference | Format::Folded | Format::Truchas | Format::Markdown => {
             report.write_other(format, &mut escape::VisibleWriter { inner: w })
         }
         // HTML and XML escape names their own way; Hatchet is JSON.
-        Format::Html | Format::Hatchet | Format::Xml => report.write_other(format, w),
+        Format::Html | Format::Hatchet | Format::Xml | Format::Junit => {
+            report.write_other(format, w)
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod blprof;
 pub mod blprof_waits;
+pub mod tinyprofiler;
 pub mod tlog;
 
 /// A small, fast, deterministic generator (SplitMix64): reproducible inputs

@@ -12,6 +12,7 @@ pub mod export;
 pub mod info;
 pub mod man;
 pub mod regions;
+pub mod regress;
 pub mod report;
 pub mod summary;
 pub mod synth;
@@ -80,6 +81,7 @@ pub fn run(command: &Command, ctx: &Context) -> anyhow::Result<ExitCode> {
         Command::Comm(args) => comm::run(args, ctx),
         Command::Diff(args) => diff::run(args, ctx),
         Command::Compare(args) => compare::run(args, ctx),
+        Command::Regress(args) => regress::run(args, ctx),
         Command::Export(args) => export::run(args, ctx),
         Command::Report(args) => report::run(args, ctx),
         Command::Synth(args) => synth::run(args, ctx),

@@ -69,6 +69,27 @@ pub enum SynthCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// An AMReX job log with a TinyProfiler report: one run of a job with
+    /// noise (for `regress`).
+    Tinyprofiler {
+        /// Output file.
+        file: PathBuf,
+        /// Timers (`Timer0000::run()` …); logs with the same count are runs
+        /// of the same job.
+        #[arg(long, default_value_t = 100)]
+        timers: u32,
+        #[arg(long, default_value_t = 2)]
+        ranks: u64,
+        /// Run-to-run noise per timer (0.01 = 1 %).
+        #[arg(long, default_value_t = 0.01, value_parser = crate::cli::args::non_negative_f64)]
+        noise: f64,
+        /// Timer I made F times slower (repeatable), e.g. `--slower 7:1.03`.
+        #[arg(long, value_name = "I:F", value_parser = parse_shift)]
+        slower: Vec<(u32, f64)>,
+        /// The run (its noise).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
@@ -123,6 +144,23 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
             };
             crate::cli::output::write_file(file, |mut w| cfg.write(&mut w).map(drop))?;
         }
+        SynthCommand::Tinyprofiler {
+            file,
+            timers,
+            ranks,
+            noise,
+            slower,
+            seed,
+        } => {
+            let cfg = crate::synth::tinyprofiler::TinyProfilerConfig {
+                timers: *timers,
+                ranks: (*ranks).max(1),
+                noise: *noise,
+                shifts: slower.clone(),
+                seed: *seed,
+            };
+            crate::cli::output::write_file(file, |w| cfg.write(w))?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -143,4 +181,17 @@ fn parse_proc_delay(s: &str) -> Result<(u64, f64), String> {
         .ok_or_else(|| format!("{s:?}: expected PROC:SECONDS"))?;
     let p: u64 = p.trim().parse().map_err(|e| format!("{p:?}: {e}"))?;
     Ok((p, parse_seconds(d)?))
+}
+
+/// `I:F`: a timer index and a positive, finite factor.
+fn parse_shift(s: &str) -> Result<(u32, f64), String> {
+    let (i, f) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s:?}: expected TIMER:FACTOR"))?;
+    let i: u32 = i.trim().parse().map_err(|e| format!("{i:?}: {e}"))?;
+    let f: f64 = f.trim().parse().map_err(|e| format!("{f:?}: {e}"))?;
+    if !(f.is_finite() && f > 0.0) {
+        return Err(format!("{f}: the factor must be finite and positive"));
+    }
+    Ok((i, f))
 }
