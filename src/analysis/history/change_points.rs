@@ -172,7 +172,7 @@ fn merge(series: &[f64], mut points: Vec<usize>, options: &Options) -> Vec<Chang
                 judged
                     .iter()
                     .enumerate()
-                    .filter(|(_, c)| !(c.change.abs() >= options.min_change))
+                    .filter(|(_, c)| c.change.is_nan() || c.change.abs() < options.min_change)
                     .min_by(|a, b| a.1.change.abs().total_cmp(&b.1.change.abs()))
             })
             .map(|(k, _)| k);
