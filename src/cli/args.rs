@@ -114,7 +114,7 @@ pub enum Command {
     /// Did the new runs get slower? Groups of runs compared with statistics.
     ///
     /// Per timer: base and new medians over the runs, the change with a
-    /// 95 % interval, p (rank-sum test) and q (Benjamini–Hochberg over all
+    /// 95 % interval, p (permutation test) and q (Benjamini–Hochberg over all
     /// timers), and a verdict: slower, faster, unchanged or too noisy to
     /// tell (with the runs that would tell). Exit code 1 when a timer got
     /// slower beyond --min-change with q < --alpha, else 0, so CI can gate

@@ -31,6 +31,7 @@ mod output_files;
 mod parquet;
 mod progress;
 mod raw_comm;
+mod regress;
 mod report;
 mod stock;
 mod synth;

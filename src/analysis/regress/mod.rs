@@ -24,7 +24,7 @@ use crate::analysis::diff::Metric;
 use crate::analysis::diff_input::Side;
 use outliers::{OutlierRun, outlier_runs};
 use samples::{Key, Missing, RunFigures, Series, line_up, run_figures};
-use stats::{Design, bh_q_values, median, rank_sum_p, shift, thinned};
+use stats::{Design, bh_q_values, mean_shift_p, median, rank_sum_p, shift, thinned};
 use verdict::{Evidence, Figures, Thresholds, Verdict, runs_needed, verdict};
 
 /// With one run per side, at most this many processes per side stand for
@@ -314,7 +314,7 @@ pub fn by_runs(design: &Design, s: &Series) -> TimerResult {
         new_median,
         change: rel(shift),
         ci: ci.and_then(|(lo, hi)| Some((rel(lo)?, rel(hi)?))),
-        p: Some(rank_sum_p(&s.base, &s.new)),
+        p: Some(mean_shift_p(&s.base, &s.new)),
         q: None,
         verdict: Verdict::Noisy,
         runs_needed: None,

@@ -117,11 +117,7 @@ pub fn verdict(f: &Figures, t: &Thresholds, evidence: Evidence) -> Verdict {
 /// to reach `alpha` over `timers` timers, and the interval shrunk (as
 /// 1/√runs) to the floor's width.
 pub fn runs_needed(f: &Figures, t: &Thresholds, runs: usize, timers: usize) -> usize {
-    let mut need = runs.max(4);
-    // 2 / C(2k, k) ≤ alpha / timers: the rank test can reach the corrected level.
-    while need < 64 && 2.0 / binomial(2 * need, need) > t.alpha / timers.max(1) as f64 {
-        need += 1;
-    }
+    let mut need = runs.max(runs_for_significance(t.alpha, timers));
     if let (Some(change), Some((lo, hi))) = (f.change, f.ci) {
         let half = (hi - change).max(change - lo);
         if half > 0.0 && runs > 0 {
@@ -132,6 +128,18 @@ pub fn runs_needed(f: &Figures, t: &Thresholds, runs: usize, timers: usize) -> u
         }
     }
     need.max(runs + 1)
+}
+
+/// The fewest runs per side (k) at which one changed timer among
+/// `timers` can be significant at all: the smallest p of k vs k runs,
+/// 2 / C(2k, k), at most alpha / timers (Benjamini–Hochberg's bar for a
+/// lone discovery). At least 4, for a 95 % interval.
+pub fn runs_for_significance(alpha: f64, timers: usize) -> usize {
+    let mut k = 4;
+    while k < 64 && 2.0 / binomial(2 * k, k) > alpha / timers.max(1) as f64 {
+        k += 1;
+    }
+    k
 }
 
 fn binomial(n: usize, k: usize) -> f64 {
@@ -212,5 +220,11 @@ mod tests {
         let none = fig(0.0, None, Some(1.0));
         assert_eq!(runs_needed(&none, &T, 2, 1), 4);
         assert!(runs_needed(&none, &T, 2, 1000) >= 8);
+        // 2/C(16, 8) = 1.6e-4 ≤ 0.05/20 = 2.5e-3, but 2/C(14, 7) = 5.8e-4 too;
+        // 2/C(12, 6) = 2.2e-3 ≤ 2.5e-3 < 2/C(10, 5) = 7.9e-3.
+        assert_eq!(runs_for_significance(0.05, 20), 6);
+        // 1000 timers: 5e-5 needs C(2k, k) ≥ 40,000: C(18, 9) = 48,620.
+        assert_eq!(runs_for_significance(0.05, 1000), 9);
+        assert_eq!(runs_for_significance(0.05, 1), 4);
     }
 }

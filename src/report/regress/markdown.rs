@@ -14,7 +14,11 @@ use crate::report::escape::visible;
 /// characters that would end the cell or start markup escaped.
 fn cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in visible(s).chars() {
+    for c in s.chars() {
+        if c.is_control() {
+            out.push_str(&visible(c.encode_utf8(&mut [0; 4])));
+            continue;
+        }
         if matches!(c, '|' | '\\' | '`' | '*' | '_' | '<' | '>' | '[' | ']') {
             out.push('\\');
         }

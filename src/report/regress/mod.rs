@@ -11,7 +11,7 @@ use std::io;
 
 use serde::Serialize;
 
-use crate::analysis::regress::verdict::{Evidence, Verdict};
+use crate::analysis::regress::verdict::{Evidence, Verdict, runs_for_significance};
 use crate::analysis::regress::{Regress, TimerResult};
 use crate::analysis::regress::samples::Key;
 use crate::report::document::{Column, Document, Table};
@@ -125,22 +125,25 @@ impl RegressReport {
     pub(crate) fn caveats(&self) -> Vec<String> {
         let r = &self.regress;
         let mut out = Vec::new();
+        let enough = || runs_for_significance(r.options.thresholds.alpha, r.timers.len());
         match r.evidence {
-            Evidence::Processes => out.push(
+            Evidence::Processes => out.push(format!(
                 "One run per side: run-to-run noise is unknown. p, q and the interval compare \
                  the two runs' processes, which shows how steady each run was, not whether the \
-                 code changed, so nothing is called slower or faster. Run each side 4 or more \
-                 times for a verdict."
-                    .to_owned(),
-            ),
-            Evidence::None => out.push(
+                 code changed, so nothing is called slower or faster. Run each side {} or more \
+                 times for a verdict.",
+                enough()
+            )),
+            Evidence::None => out.push(format!(
                 "One run per side: run-to-run noise is unknown and this input has no \
                  per-process values, so there is no p, no interval, and nothing is called \
-                 slower or faster. Run each side 4 or more times for a verdict."
-                    .to_owned(),
-            ),
+                 slower or faster. Run each side {} or more times for a verdict.",
+                enough()
+            )),
             Evidence::Runs => {
                 let alpha = r.options.thresholds.alpha;
+                let timers = r.timers.len();
+                let lone = alpha / timers.max(1) as f64;
                 if r.min_p >= alpha {
                     out.push(format!(
                         "With {} vs {} runs the smallest p the test can give is {}: nothing can \
@@ -149,6 +152,17 @@ impl RegressReport {
                         r.new_runs - r.outliers[1].len(),
                         c_g(r.min_p, 2),
                         c_g(alpha, 3)
+                    ));
+                } else if r.min_p > lone {
+                    out.push(format!(
+                        "With {timers} timers compared, one changed timer is significant only at \
+                         p ≤ {} (alpha / timers), below the smallest p of {} vs {} runs ({}): \
+                         a lone change shows as too noisy to tell. Use {} or more runs per side.",
+                        c_g(lone, 2),
+                        r.base_runs - r.outliers[0].len(),
+                        r.new_runs - r.outliers[1].len(),
+                        c_g(r.min_p, 2),
+                        runs_for_significance(alpha, timers)
                     ));
                 }
             }
@@ -306,6 +320,7 @@ impl Report for RegressReport {
                 Column::right("p", 7).after("  ").droppable(1),
                 Column::right("q", 7).after("  ").droppable(1),
                 Column::left("Verdict", 7).after("  ").whole(),
+                Column::right("Runs needed", 11).after("  ").droppable(3),
             ];
             let rows = listed.into_iter().map(|t| {
                 vec![
@@ -316,7 +331,8 @@ impl Report for RegressReport {
                     ci_text(t),
                     prob(t.p),
                     prob(t.q),
-                    verdict_text(t),
+                    t.verdict.text().to_owned(),
+                    t.runs_needed.map_or_else(String::new, |n| format!("~{n} a side")),
                 ]
             });
             doc.table(Table::new(columns, rows));
