@@ -29,7 +29,9 @@ use crate::analysis::regress::stats::{median, rank_sum_p};
 /// What counts as a change point.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options {
-    /// Largest p of a change point's rank-sum test between its neighbours.
+    /// Largest p of a change point's rank-sum test between its neighbours,
+    /// in a series of one window; a longer series divides it among its
+    /// windows.
     pub alpha: f64,
     /// Smallest step, as a fraction of the median before it.
     pub min_change: f64,
@@ -64,6 +66,14 @@ pub struct ChangePoint {
 /// order. Values that are not finite are left out of the tests (a run
 /// that did not record the timer), their indices kept.
 pub fn change_points(series: &[f64], options: &Options) -> Vec<ChangePoint> {
+    // A long series is looked at window after window: each is a chance of
+    // a false step, so the level is divided among them (Bonferroni), and a
+    // history of 1,000 runs cries wolf no more often than one of 50.
+    let windows = series.len() as f64 / options.window.max(4) as f64;
+    let options = &Options {
+        alpha: options.alpha / windows.max(1.0),
+        ..*options
+    };
     let weak = split(series, options);
     merge(series, weak, options)
 }
