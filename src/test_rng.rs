@@ -20,4 +20,15 @@ impl Xorshift {
     pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
+
+    /// A number in (0, 1), from 53 random bits.
+    pub(crate) fn uniform(&mut self) -> f64 {
+        ((self.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    /// A standard normal deviate (Box–Muller).
+    pub(crate) fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform(), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
 }

@@ -21,6 +21,7 @@ pub mod comm_timeline;
 pub mod comm_waits;
 pub mod diff;
 pub mod diff_input;
+pub mod history;
 pub mod regress;
 mod exact_sum;
 pub mod export_rows;

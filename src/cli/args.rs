@@ -120,6 +120,14 @@ pub enum Command {
     /// slower beyond --min-change with q < --alpha, else 0, so CI can gate
     /// on it (docs/REGRESS.md).
     Regress(commands::regress::RegressArgs),
+    /// Each timer over a series of runs, and the steps in it.
+    ///
+    /// Per timer its time in every run (oldest first) and its change
+    /// points: where it stepped up or down and stayed, with the size of the
+    /// step and its p (rank-sum test), found as Apache Otava (Hunter) finds
+    /// them, robust to outlier runs; --svg draws the series
+    /// (docs/REGRESS.md).
+    History(commands::history::HistoryArgs),
     /// Call traces as a Chrome/Perfetto timeline, or tables as Parquet.
     ///
     /// Call traces, regions and communication calls (messages as flow

@@ -25,7 +25,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ),
     ("Communication", &["comm"]),
     ("Exports", &["export", "report"]),
-    ("Comparing runs", &["diff", "regress", "compare"]),
+    ("Comparing runs", &["diff", "regress", "history", "compare"]),
     ("Other inputs", &["tlog", "tree"]),
     ("Utilities", &["completions", "man", "help"]),
 ];
@@ -180,6 +180,19 @@ pub const EXAMPLES: &[(&str, &[Example])] = &[
             (
                 "profparse regress --base a*/bl_prof --new b*/bl_prof --paths --format markdown",
                 "Per call path, as a comment for the pull request",
+            ),
+        ],
+    ),
+    (
+        "history",
+        &[
+            (
+                "profparse history nightly/ --svg history.svg",
+                "The steps in every timer over the nightly runs, and a chart",
+            ),
+            (
+                "profparse history runs/*.log --format json",
+                "Every timer's series and change points as JSON",
             ),
         ],
     ),

@@ -41,6 +41,7 @@ pub mod info;
 pub mod layout;
 pub mod numfmt;
 pub mod regions;
+pub mod history;
 pub mod regress;
 pub mod renderers;
 pub mod timertree;

@@ -22,6 +22,7 @@ mod export;
 mod flags;
 mod fuzz_regressions;
 mod help;
+mod history;
 mod hostile_files;
 mod human;
 mod interop;

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod completions;
 pub mod diff;
 pub mod export;
+pub mod history;
 pub mod info;
 pub mod man;
 pub mod regions;
@@ -82,6 +83,7 @@ pub fn run(command: &Command, ctx: &Context) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => diff::run(args, ctx),
         Command::Compare(args) => compare::run(args, ctx),
         Command::Regress(args) => regress::run(args, ctx),
+        Command::History(args) => history::run(args, ctx),
         Command::Export(args) => export::run(args, ctx),
         Command::Report(args) => report::run(args, ctx),
         Command::Synth(args) => synth::run(args, ctx),

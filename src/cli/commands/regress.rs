@@ -86,7 +86,7 @@ pub struct RegressArgs {
 }
 
 /// `--alpha`: a number strictly between 0 and 1.
-fn probability(s: &str) -> Result<f64, String> {
+pub(crate) fn probability(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()
         .parse()
