@@ -6,12 +6,13 @@
     python_bench.py thicket DIR [--runs N]      profparse's part of thicket() (the tables),
                                                 then the GraphFrames and thicket() itself
 
-Memory is defined as: the peak resident set (VmHWM) of this process from
-just before `profparse.open()` until `calltree()` has returned, minus the
-resident set (VmRSS) just before, compared with the table's own bytes
-(`pyarrow.Table.nbytes`). The peak is reset to the current resident set by
-writing 5 to /proc/self/clear_refs; where the kernel refuses, the measurement
-runs in a fresh process whose peak so far is printed beside it.
+Memory is defined as: the peak resident set (VmHWM) of this process while
+`run.calltree()` runs, minus the resident set (VmRSS) just before it (the
+database already open), compared with the table's own bytes
+(`pyarrow.Table.nbytes`); and the same from just before `profparse.open()`
+(the database's index included). The peak is reset to the current resident
+set by writing 5 to /proc/self/clear_refs (Linux); the script says so when
+the kernel refuses.
 """
 
 from __future__ import annotations
@@ -46,21 +47,31 @@ def calltree(args: argparse.Namespace) -> None:
           f"{rows / best / 1e6:.2f} M rows/s")
 
 
-def memory(args: argparse.Namespace) -> None:
-    reset = True
+def reset_peak() -> bool:
+    """Sets the peak resident set (VmHWM) to the current one."""
     try:
         Path("/proc/self/clear_refs").write_text("5")
+        return True
     except OSError:
-        reset = False
-    before = status_kb("VmRSS")
-    peak_before = status_kb("VmHWM")
-    table = profparse.open(args.db).calltree()
-    peak = status_kb("VmHWM")
-    grown = (peak - before) * 1024
-    note = "" if reset else f" (peak not reset: {peak_before / 1024:.0f} MB before the call)"
-    print(f"calltree memory: peak {grown / 1e6:.1f} MB above the start, table "
-          f"{table.nbytes / 1e6:.1f} MB ({table.num_rows} rows): "
-          f"{grown / table.nbytes:.2f}x{note}")
+        return False
+
+
+def memory(args: argparse.Namespace) -> None:
+    reset = reset_peak()
+    before_open = status_kb("VmRSS")
+    run = profparse.open(args.db)
+    peak_open = status_kb("VmHWM")
+    reset = reset_peak() and reset
+    before_call = status_kb("VmRSS")
+    table = run.calltree()
+    peak_call = status_kb("VmHWM")
+    whole = (max(peak_open, peak_call) - before_open) * 1024
+    call = (peak_call - before_call) * 1024
+    nbytes = table.nbytes
+    note = "" if reset else " (the kernel refused to reset the peak: figures too high)"
+    print(f"calltree memory: table {nbytes / 1e6:.1f} MB ({table.num_rows} rows); peak above "
+          f"the start: calltree() {call / 1e6:.1f} MB = {call / nbytes:.2f}x the table, "
+          f"open() + calltree() {whole / 1e6:.1f} MB = {whole / nbytes:.2f}x{note}")
 
 
 # A timer row of a TinyProfiler table: name, calls, min, avg, max, percent.
