@@ -107,7 +107,7 @@ pub use model::timertree::Timing;
 // Analyses of a bl_prof database.
 pub use analysis::base_summary::base_summary;
 pub use analysis::callers::bottom_up;
-pub use analysis::calltree::{Spread, call_tree, process_trees};
+pub use analysis::calltree::{Spread, call_tree, fold_process_trees, process_trees};
 pub use analysis::comm_clocks::{ClockOffsets, estimate as estimate_clock_offsets};
 pub use analysis::comm_pairs::{Pair, PairingSummary, pair_messages, pair_messages_in};
 pub use analysis::comm_select::CommSelection;

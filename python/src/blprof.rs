@@ -5,12 +5,12 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray, UInt32Array};
 use arrow_schema::DataType;
 use profparse::{
-    CallTree, Database, RegionFilter, Unfiltered, base_summary, process_trees, select_calls,
+    Database, RegionFilter, Unfiltered, base_summary, fold_process_trees, select_calls,
 };
 
 use crate::arrow_stream::{Built, batch};
 use crate::errors::texts;
-use crate::tree_table::tree_table;
+use crate::tree_table::{TreeRows, tree_table};
 
 /// `functions()` of a database: `summary --format json`'s `functions`.
 pub(crate) fn blprof_functions(db: &Database) -> Built {
@@ -69,7 +69,8 @@ pub(crate) fn blprof_functions(db: &Database) -> Built {
 /// `calltree(rank)` of a database: one row per (node, rank) of the
 /// per-process trees, nodes numbered by the pre-order of the tree merged
 /// over the processes in the table (the tree `calltree --format json`
-/// shows), so that a node's number is the same at every rank.
+/// shows), so that a node's number is the same at every rank; subtrees
+/// without calls (outside the selected regions) left out, as the CLI does.
 pub(crate) fn blprof_calltree(
     db: &Database,
     rank: Option<usize>,
@@ -82,16 +83,18 @@ pub(crate) fn blprof_calltree(
     let (regions, selection) = select_calls(db, &filter, Unfiltered::Everything);
     warnings.extend(texts(&regions.warnings));
     let selection = selection?;
-    let (trees, w) = process_trees(db, &selection, rank);
+    // Each process's tree becomes rows as soon as it is built, in parallel
+    // runs of processes, and is dropped.
+    let (runs, w) = fold_process_trees(db, &selection, rank, TreeRows::for_trees, |rows, p, t| {
+        rows.push_tree(Some(p), &t, true)
+    });
     warnings.extend(texts(&w));
     if let Some(r) = rank
-        && trees.is_empty()
+        && runs.iter().all(|rows| rows.trees() == 0)
     {
         return Err(profparse::Error::NotFound(format!(
             "rank {r}: no call traces for that process"
         )));
     }
-    let trees: Vec<(Option<usize>, CallTree)> =
-        trees.into_iter().map(|(p, t)| (Some(p), t)).collect();
-    Ok((tree_table(&trees, true), warnings))
+    Ok((tree_table(runs), warnings))
 }

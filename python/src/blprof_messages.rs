@@ -7,12 +7,12 @@
 
 use std::sync::Arc;
 
+use arrow_array::ArrayRef;
 use arrow_array::builder::{Float64Builder, Int32Builder, StringBuilder, UInt32Builder};
-use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType};
 use profparse::{ClockOffsets, Database, Pair, estimate_clock_offsets, pair_messages_in};
 
-use crate::arrow_stream::{Built, batch};
+use crate::arrow_stream::{Built, Table, batch};
 use crate::comm_scope::{CommArgs, CommScope};
 use crate::errors::texts;
 
@@ -83,7 +83,7 @@ impl MessageColumns {
         self.kind.append_value(kind);
     }
 
-    fn build(mut self) -> Result<RecordBatch, ArrowError> {
+    fn build(mut self) -> Result<Table, ArrowError> {
         fn col(name: &str, nullable: bool, a: ArrayRef) -> (&str, DataType, bool, ArrayRef) {
             (name, a.data_type().clone(), nullable, a)
         }

@@ -73,7 +73,10 @@ pub(crate) fn mpi_time_table(db: &Database, args: &CommArgs, by: TimeRows) -> Bu
     Ok((table(&t, by), warnings))
 }
 
-fn table(t: &MpiTime, by: TimeRows) -> Result<arrow_array::RecordBatch, arrow_schema::ArrowError> {
+fn table(
+    t: &MpiTime,
+    by: TimeRows,
+) -> Result<crate::arrow_stream::Table, arrow_schema::ArrowError> {
     let attribution = t.attribution.as_ref();
     match by {
         TimeRows::Type => Columns::over(&t.by_type)

@@ -7,12 +7,10 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{ListBuilder, StringBuilder};
-use arrow_array::{
-    ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
-};
+use arrow_array::{ArrayRef, Float64Array, Int32Array, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::ArrowError;
 
-use crate::arrow_stream::batch;
+use crate::arrow_stream::{Table, batch};
 
 /// The columns of one table over the rows `rows`.
 pub(crate) struct Columns<'r, T> {
@@ -96,7 +94,7 @@ impl<'r, T> Columns<'r, T> {
         self.add(name, false, Arc::new(b.finish()))
     }
 
-    pub(crate) fn build(self) -> Result<RecordBatch, ArrowError> {
+    pub(crate) fn build(self) -> Result<Table, ArrowError> {
         batch(
             self.columns
                 .into_iter()

@@ -3,7 +3,7 @@
 use profparse::CallTree;
 
 use crate::arrow_stream::Built;
-use crate::tree_table::tree_table;
+use crate::tree_table::{TreeRows, tree_table};
 
 /// `calltree()` of a timer tree: one row per timer with no rank, its
 /// inclusive seconds the file's, its exclusive seconds those minus its
@@ -32,5 +32,7 @@ pub(crate) fn timer_calltree(
             exclusive: t.seconds - children,
         }
     });
-    Ok((tree_table(&[(None, metrics)], false), Vec::new()))
+    let mut rows = TreeRows::default();
+    rows.push_tree(None, &metrics, false);
+    Ok((tree_table(vec![rows]), Vec::new()))
 }

@@ -8,7 +8,7 @@ use arrow_schema::DataType;
 use profparse::CallTree;
 
 use crate::arrow_stream::{Built, batch};
-use crate::tree_table::tree_table;
+use crate::tree_table::{TreeRows, tree_table};
 
 /// The report of run `run` of a TinyProfiler log (1 = the first), by
 /// default the last, as the CLI's `--run`.
@@ -81,5 +81,7 @@ pub(crate) fn tiny_calltree(
     }
     let (tree, _) = profparse::tinyprofiler_tree(tiny_report(log, path, run)?);
     let tree: CallTree = tree.map(|_, s| s.total);
-    Ok((tree_table(&[(None, tree)], true), Vec::new()))
+    let mut rows = TreeRows::default();
+    rows.push_tree(None, &tree, true);
+    Ok((tree_table(vec![rows]), Vec::new()))
 }

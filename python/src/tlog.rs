@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::DataType;
-use profparse::{CallTree, EventNames, TlogFile, TlogTrees, tlog_summary};
+use profparse::{EventNames, TlogFile, TlogTrees, tlog_summary};
 
 use crate::arrow_stream::{Built, batch};
 use crate::errors::texts;
-use crate::tree_table::tree_table;
+use crate::tree_table::{TreeRows, tree_table};
 
 /// The event names: the file's at `path` (as `--event-names`), else the
 /// Java viewer's.
@@ -61,18 +61,19 @@ pub(crate) fn tlog_calltree(
 ) -> Built {
     let s = tlog_summary(tlog, &names(event_names)?, TlogTrees::Build);
     let warnings = texts(&s.warnings);
-    let trees: Vec<(Option<usize>, CallTree)> = s
-        .trees
-        .into_iter()
-        .map(|(p, t)| (Some(usize::from(p)), t))
-        .filter(|(p, _)| rank.is_none() || *p == rank)
-        .collect();
+    let mut rows = TreeRows::for_trees(s.trees.len());
+    for (p, tree) in s.trees {
+        let p = usize::from(p);
+        if rank.is_none_or(|r| r == p) {
+            rows.push_tree(Some(p), &tree, true);
+        }
+    }
     if let Some(r) = rank
-        && trees.is_empty()
+        && rows.trees() == 0
     {
         return Err(profparse::Error::NotFound(format!(
             "rank {r}: no events of that process"
         )));
     }
-    Ok((tree_table(&trees, true), warnings))
+    Ok((tree_table(vec![rows]), warnings))
 }

@@ -137,6 +137,12 @@ def test_calltree_schema_and_pandas():
     df = table.to_pandas()
     assert len(df) == table.num_rows > 0
     assert df["parent"].isna().sum() == (df["depth"] == 0).sum()
+    # Names as a dictionary: each name stored once, a categorical in pandas.
+    import pyarrow as pa
+
+    assert pa.types.is_dictionary(table.schema.field("name").type)
+    assert str(df["name"].dtype) == "category"
+    assert set(df["name"]) == set(table.column("name").to_pylist()) > set()
 
 
 def test_region_filters_match_the_cli():

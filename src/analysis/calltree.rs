@@ -261,10 +261,11 @@ impl<'a> PartBuilder<'a> {
             self.names.resize(fnum + 1, None);
         }
         let p = self.p;
-        let name_of = |f: i32| {
-            p.functions
-                .name(f as i64)
-                .map_or_else(|| format!("function {f}"), str::to_owned)
+        // Borrowed from the function table: a name is copied once, into
+        // the tree's own table.
+        let name_of = |f: i32| match p.functions.name(f as i64) {
+            Some(name) => std::borrow::Cow::Borrowed(name),
+            None => std::borrow::Cow::Owned(format!("function {f}")),
         };
         let name_id = match self.names.get_mut(fnum) {
             Some(Some(id)) => *id,
@@ -360,6 +361,53 @@ pub fn process_trees(
         })
         .collect();
     (trees, warnings)
+}
+
+/// Folds the tree of each process (`Some(proc)`: that one) into one value
+/// per run of consecutive processes: `init(processes in the run)`, then
+/// `visit(acc, process, tree)` in process order within the run, the runs
+/// in parallel (several per thread) and
+/// returned in order, with the warnings about the blocks in process order.
+/// Each tree is dropped once visited, so that a caller that keeps only what
+/// it takes from the trees (the Python package's call-tree table) never
+/// holds them all, as [`process_trees`] does.
+pub fn fold_process_trees<A: Send>(
+    db: &Database,
+    selection: &Selection,
+    proc: Option<usize>,
+    init: impl Fn(usize) -> A + Sync,
+    visit: impl Fn(&mut A, usize, CallTree) + Sync,
+) -> (Vec<A>, Vec<Warning>) {
+    let walk = db.trace_blocks(proc.as_ref().map(std::slice::from_ref));
+    let procs: Vec<TraceProcWalk<'_>> = walk.procs().collect();
+    let one = procs.len() == 1;
+    // Several runs per thread, so that uneven processes even out.
+    let per_run = procs
+        .len()
+        .div_ceil(8 * rayon::current_num_threads())
+        .max(1);
+    let runs: Vec<(A, Vec<Warning>)> = procs
+        .par_chunks(per_run)
+        .map(|run| {
+            let mut acc = init(run.len());
+            let mut warnings = Vec::new();
+            for &p in run {
+                let (tree, w) = process_tree(p, selection, one);
+                warnings.extend(w);
+                visit(&mut acc, p.proc().proc, tree);
+            }
+            (acc, warnings)
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    let folded = runs
+        .into_iter()
+        .map(|(acc, w)| {
+            warnings.extend(w);
+            acc
+        })
+        .collect();
+    (folded, warnings)
 }
 
 /// Levels merged in order before the subtrees are merged in parallel.
@@ -563,6 +611,50 @@ mod tests {
         assert_eq!(shape(&parallel), shape(&sequential_merge(&trees)));
         assert!(parallel.len() > 50);
     }
+    /// Folding the process trees in runs visits exactly the trees
+    /// `process_trees` gives, in process order, at any number of threads.
+    #[test]
+    fn folded_trees_are_the_process_trees_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::synth::blprof::BlprofConfig {
+            nprocs: 50,
+            calls_per_block: 40,
+            ..Default::default()
+        }
+        .write(dir.path())
+        .unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        let selection = Selection { ranges: None };
+        let rows = |t: &CallTree| {
+            t.preorder()
+                .into_iter()
+                .map(|(id, d)| (d, t.name(id).to_owned(), t.node(id).metrics))
+                .collect::<Vec<_>>()
+        };
+        let (trees, warnings) = process_trees(&db, &selection, None);
+        assert!(warnings.is_empty());
+        let expected: Vec<_> = trees.iter().map(|(p, t)| (*p, rows(t))).collect();
+        assert_eq!(expected.len(), 50);
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let (runs, warnings) = pool.install(|| {
+                fold_process_trees(&db, &selection, None, Vec::with_capacity, |v, p, t| {
+                    v.push((p, rows(&t)))
+                })
+            });
+            assert!(warnings.is_empty());
+            assert!(runs.len() > 1 && runs.iter().any(|r| r.len() > 1), "{threads}");
+            assert_eq!(runs.concat(), expected, "{threads} threads");
+        }
+        let (one, _) = fold_process_trees(&db, &selection, Some(7), Vec::with_capacity, |v, p, t| {
+            v.push((p, rows(&t)))
+        });
+        assert_eq!(one.concat(), vec![expected[7].clone()]);
+    }
+
     /// Runs of records cut anywhere and joined equal one walk over all of
     /// them: the same paths in the same order, the same calls, the same
     /// sums up to rounding, the same jumps; and a run starting deeper than

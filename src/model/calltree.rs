@@ -67,6 +67,11 @@ pub const SHORT_PATH_LEVELS: usize = 16;
 /// Most bytes of one name in [`CallTree::short_path`].
 pub const SHORT_PATH_NAME: usize = 200;
 
+/// Children a lookup scans before the index is used: most nodes of a call
+/// tree have a few children, and comparing a few names is cheaper than
+/// hashing (and keeping an index entry for every node).
+const SCANNED_CHILDREN: usize = 8;
+
 /// A tree of named nodes under an unnamed root.
 ///
 /// Nodes are only ever appended, each after its parent, so a parent's id is
@@ -76,6 +81,8 @@ pub struct CallTree<M = Metrics> {
     nodes: Vec<Node<M>>,
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
+    /// The children of the nodes with more than [`SCANNED_CHILDREN`]
+    /// children, by (parent, name); the others are found by a scan.
     child_index: HashMap<(NodeId, u32), NodeId>,
 }
 
@@ -111,7 +118,7 @@ impl<M: Default> CallTree<M> {
     /// Like [`Self::child`] with a name from [`Self::intern`]: no string
     /// hashing, for building trees from millions of records.
     pub fn child_by_name_id(&mut self, parent: NodeId, name_id: u32) -> NodeId {
-        if let Some(&id) = self.child_index.get(&(parent, name_id)) {
+        if let Some(id) = self.find_child_by_name_id(parent, name_id) {
             return id;
         }
         let id = NodeId(self.nodes.len() as u32);
@@ -121,8 +128,22 @@ impl<M: Default> CallTree<M> {
             children: Vec::new(),
             metrics: M::default(),
         });
-        self.nodes[parent.0 as usize].children.push(id);
-        self.child_index.insert((parent, name_id), id);
+        let siblings = &mut self.nodes[parent.0 as usize].children;
+        siblings.push(id);
+        match siblings.len() {
+            n if n < SCANNED_CHILDREN + 1 => {}
+            // Past the scan's reach: every child goes into the index.
+            n if n == SCANNED_CHILDREN + 1 => {
+                for i in 0..n {
+                    let c = self.nodes[parent.0 as usize].children[i];
+                    let name = self.nodes[c.0 as usize].name;
+                    self.child_index.insert((parent, name), c);
+                }
+            }
+            _ => {
+                self.child_index.insert((parent, name_id), id);
+            }
+        }
         id
     }
 
@@ -211,7 +232,6 @@ impl<M: Default> CallTree<M> {
             .collect();
         let added: usize = renumbered.iter().map(|(_, n)| n.len() - 1).sum();
         self.nodes.reserve(added);
-        self.child_index.reserve(added);
         for (at, nodes) in renumbered {
             let mut nodes = nodes.into_iter();
             let root = nodes.next().expect("a tree has a root");
@@ -221,7 +241,10 @@ impl<M: Default> CallTree<M> {
             for (i, n) in nodes.enumerate() {
                 let id = NodeId(first + i as u32);
                 let parent = n.parent.unwrap_or(at);
-                self.child_index.insert((parent, n.name), id);
+                // A parent comes before its children, with all of them.
+                if self.nodes[parent.0 as usize].children.len() > SCANNED_CHILDREN {
+                    self.child_index.insert((parent, n.name), id);
+                }
                 self.nodes.push(Node {
                     parent: Some(parent),
                     ..n
@@ -420,7 +443,19 @@ impl<M> CallTree<M> {
     /// The existing child of `parent` called `name`, without creating it.
     pub fn find_child(&self, parent: NodeId, name: &str) -> Option<NodeId> {
         let name_id = *self.name_ids.get(name)?;
-        self.child_index.get(&(parent, name_id)).copied()
+        self.find_child_by_name_id(parent, name_id)
+    }
+
+    fn find_child_by_name_id(&self, parent: NodeId, name_id: u32) -> Option<NodeId> {
+        let children = &self.nodes[parent.0 as usize].children;
+        if children.len() <= SCANNED_CHILDREN {
+            children
+                .iter()
+                .copied()
+                .find(|c| self.nodes[c.0 as usize].name == name_id)
+        } else {
+            self.child_index.get(&(parent, name_id)).copied()
+        }
     }
 
     /// The existing node at `path` below the root, without creating any.
@@ -538,5 +573,36 @@ mod tests {
         let x = a.node_at_path(&["main", "x"]);
         assert_eq!(a.node(x).metrics.calls, 5);
         assert_eq!(a.len(), 3);
+    }
+
+    /// Children are found whether the parent has few (scanned) or many
+    /// (indexed), before and after the index takes over, and after a graft.
+    #[test]
+    fn children_are_found_by_scan_and_by_index() {
+        let names: Vec<String> = (0..3 * SCANNED_CHILDREN).map(|i| format!("f{i}")).collect();
+        let mut t: CallTree = CallTree::new();
+        let main = t.child(t.root(), "main");
+        let mut ids = Vec::new();
+        for (n, name) in names.iter().enumerate() {
+            ids.push(t.child(main, name));
+            // Every child so far, again: the same nodes, none added.
+            for (k, earlier) in names[..=n].iter().enumerate() {
+                assert_eq!(t.child(main, earlier), ids[k]);
+                assert_eq!(t.find_child(main, earlier), Some(ids[k]));
+            }
+            assert_eq!(t.len(), n + 2);
+        }
+        assert_eq!(t.find_child(main, "main"), None);
+        // Grafted under an empty node, the wide node is indexed too.
+        let mut g: CallTree = CallTree::new();
+        let at = g.child(g.root(), "top");
+        g.graft_all(vec![(at, t.clone())]);
+        let main = g.find_child(at, "main").unwrap();
+        for name in &names {
+            let c = g.find_child(main, name).unwrap();
+            assert_eq!(g.path(c), vec!["top", "main", name.as_str()]);
+            assert_eq!(g.child(main, name), c);
+        }
+        assert_eq!(g.len(), t.len() + 1);
     }
 }
