@@ -17,17 +17,6 @@ for i in $(seq 1 1000); do
     [ "$i" -gt 700 ] && steps+=(--slower 42:0.85)
     "$bin" synth tinyprofiler "$f" --timers 100 --noise 0.02 --seed "$i" "${steps[@]}"
 done
-time_one() { # prints the wall seconds of one run
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$bin" "$@" history "$dir" --format json > /dev/null
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc
-}
-for jobs in 1 2; do
-    times=()
-    for _ in $(seq "$runs"); do times+=("$(time_one -j "$jobs")"); done
-    sorted=$(printf '%s\n' "${times[@]}" | sort -n)
-    echo "history 1000 runs, 100 timers, -j $jobs: best $(echo "$sorted" | head -1) s," \
-        "median $(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p") s over $runs runs"
-done
+# shellcheck source=bench/best_of.sh
+. "$(dirname "$0")/best_of.sh"
+best_of "history 1000 runs, 100 timers" "$runs" "$bin" -- history "$dir" --format json

@@ -14,17 +14,6 @@ for i in 1 2 3 4 5 6 7 8; do
     [ -f "$dir/new-$i.log" ] || "$bin" synth tinyprofiler "$dir/new-$i.log" --timers 1000 \
         --seed "$((100 + i))" --slower 7:1.05 --slower 500:0.9
 done
-time_one() { # prints the wall seconds of one run
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$bin" "$@" regress --base "$dir"/base-*.log --new "$dir"/new-*.log --format json >/dev/null || true
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc
-}
-for jobs in 1 2; do
-    times=()
-    for _ in $(seq "$runs"); do times+=("$(time_one -j "$jobs")"); done
-    sorted=$(printf '%s\n' "${times[@]}" | sort -n)
-    echo "regress 8 vs 8 runs, 1000 timers, -j $jobs: best $(echo "$sorted" | head -1) s," \
-        "median $(echo "$sorted" | sed -n "$(( (runs + 1) / 2 ))p") s over $runs runs"
-done
+# shellcheck source=bench/best_of.sh
+. "$(dirname "$0")/best_of.sh"
+best_of "regress 8 vs 8 runs, 1000 timers" "$runs" "$bin" -- regress --base "$dir"/base-*.log --new "$dir"/new-*.log --format json
