@@ -91,6 +91,15 @@ fn the_table_names_the_step_and_the_chart_marks_it() {
         table.contains("1 timer(s) with steps, 19 steady"),
         "{table}"
     );
+    // The columns line up under their headings, and fit 80 columns.
+    let header = table.lines().find(|l| l.starts_with("Timer ")).unwrap();
+    assert_eq!(
+        header.find("Before").map(|i| i + 6),
+        row.find(" ms").or(row.find(" s ")).map(|i| i + 3),
+        "{header}\n{row}"
+    );
+    let narrow = run_ok(&[&args[..3], &["--width", "80"], &args[3..]].concat());
+    assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.trim_end().ends_with("</svg>"));
     assert!(chart.contains("at run 16"), "the step is labelled");

@@ -81,6 +81,7 @@ const NOT_HERE: &[(&str, &str)] = &[
     ("comm waits", "its own tests (tests/it/comm_waits.rs)"),
     ("diff", "its own tests (tests/it/diff.rs)"),
     ("regress", "its own tests (tests/it/regress.rs)"),
+    ("history", "its own tests (tests/it/history.rs)"),
     ("compare", "its own tests (tests/it/tinyprofiler.rs)"),
     ("calltrace", "amrprofparser -ttrace's layout, byte for byte"),
     ("tlog dump", "the reference readers' layouts, byte for byte"),

@@ -178,14 +178,6 @@ impl Report for HistoryReport {
             c_g(o.alpha, 3),
         ));
         doc.line("");
-        let columns = vec![
-            Column::path(if self.by_path { "Call path" } else { "Timer" }, 0),
-            Column::left("From run", 8).after("  "),
-            Column::right("Before", 9).after("  "),
-            Column::right("After", 9).after("  "),
-            Column::right("Change", 8).after("  "),
-            Column::right("p", 7).after("  ").droppable(1),
-        ];
         let mut rows = Vec::new();
         for t in &h.timers {
             for (k, c) in t.change_points.iter().enumerate() {
@@ -213,6 +205,17 @@ impl Report for HistoryReport {
             }
         }
         if !rows.is_empty() {
+            // Run names are as long as their paths: the column is as wide
+            // as the longest.
+            let run_width = rows.iter().map(|r| r[1].chars().count()).max().unwrap_or(0);
+            let columns = vec![
+                Column::path(if self.by_path { "Call path" } else { "Timer" }, 0),
+                Column::left("From run", run_width.max(8)).after("  "),
+                Column::right("Before", 9).after("  "),
+                Column::right("After", 9).after("  "),
+                Column::right("Change", 8).after("  "),
+                Column::right("p", 7).after("  ").droppable(1),
+            ];
             doc.table(Table::new(columns, rows.into_iter()));
             doc.line("");
         }
