@@ -137,7 +137,6 @@ fn divide(values: &[f64], level: f64) -> Vec<usize> {
 /// The rank-sum p of two pieces, their non-finite values left out (1 when
 /// a side has none).
 fn test(before: &[f64], after: &[f64]) -> f64 {
-    let finite = |xs: &[f64]| xs.iter().copied().filter(|x| x.is_finite()).collect::<Vec<_>>();
     let (a, b) = (finite(before), finite(after));
     if a.is_empty() || b.is_empty() {
         return 1.0;
@@ -200,16 +199,27 @@ fn merge(series: &[f64], mut points: Vec<usize>, options: &Options) -> Vec<Chang
     }
 }
 
+/// The finite values of `xs`: a run without the timer's figure counts in
+/// no test and no median.
+fn finite(xs: &[f64]) -> Vec<f64> {
+    xs.iter().copied().filter(|x| x.is_finite()).collect()
+}
+
+/// The median of the finite values of `xs` (the level of a stretch of
+/// runs); NaN when there are none.
+pub fn level(xs: &[f64]) -> f64 {
+    let finite = finite(xs);
+    if finite.is_empty() { f64::NAN } else { median(&finite) }
+}
+
 /// The median of `after` over that of `before`, minus 1 (finite values
 /// only): infinite for a timer that appears (from a median of 0 s), NaN
 /// when a side has no value or both medians are 0.
 fn relative_change(before: &[f64], after: &[f64]) -> f64 {
-    let finite = |xs: &[f64]| xs.iter().copied().filter(|x| x.is_finite()).collect::<Vec<_>>();
-    let (a, b) = (finite(before), finite(after));
-    if a.is_empty() || b.is_empty() {
+    let (base, now) = (level(before), level(after));
+    if base.is_nan() || now.is_nan() {
         return f64::NAN;
     }
-    let (base, now) = (median(&a), median(&b));
     match (base == 0.0, now == 0.0) {
         (true, true) => f64::NAN,
         (true, false) => f64::INFINITY,
@@ -307,12 +317,10 @@ fn ranks(values: &[f64]) -> Vec<f64> {
 /// deviations, so that an outlier run beside the step weighs the same on
 /// either side and cannot drag it. `None` when a side has no finite value.
 fn sharpest_split(values: &[f64], at: usize) -> Option<usize> {
-    let finite = |xs: &[f64]| xs.iter().copied().filter(|x| x.is_finite()).collect::<Vec<_>>();
-    let (before, after) = (finite(&values[..at]), finite(&values[at..]));
-    if before.is_empty() || after.is_empty() {
+    let (low, high) = (level(&values[..at]), level(&values[at..]));
+    if low.is_nan() || high.is_nan() {
         return None;
     }
-    let (low, high) = (median(&before), median(&after));
     let residuals: Vec<f64> = values[..at]
         .iter()
         .map(|x| (x - low).abs())

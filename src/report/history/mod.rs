@@ -7,7 +7,7 @@ pub mod svg;
 use serde::Serialize;
 
 use crate::analysis::history::{History, TimerHistory};
-use crate::analysis::regress::stats::median;
+use crate::analysis::history::change_points::level;
 use crate::report::document::{Column, Document, Table};
 use crate::report::layout::call_path;
 use crate::report::numfmt::printf::c_g;
@@ -40,10 +40,6 @@ pub(crate) fn levels(t: &TimerHistory, k: usize) -> (f64, f64) {
     let from = if k == 0 { 0 } else { cps[k - 1].index };
     let to = cps.get(k + 1).map_or(t.values.len(), |c| c.index);
     let at = cps[k].index;
-    let level = |xs: &[f64]| {
-        let finite: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
-        if finite.is_empty() { f64::NAN } else { median(&finite) }
-    };
     (level(&t.values[from..at]), level(&t.values[at..to]))
 }
 
@@ -192,8 +188,7 @@ impl Report for HistoryReport {
                 ]);
             }
             if self.all && t.change_points.is_empty() {
-                let finite: Vec<f64> = t.values.iter().copied().filter(|x| x.is_finite()).collect();
-                let level = if finite.is_empty() { f64::NAN } else { median(&finite) };
+                let level = level(&t.values);
                 rows.push(vec![
                     call_path::cell(&t.path),
                     "-".to_owned(),
