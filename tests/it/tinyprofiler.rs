@@ -640,6 +640,33 @@ fn calltree_shows_a_flat_profile_with_regions_as_roots() {
     assert_eq!(kids.len(), 4, "{kids:?}");
     assert!(kids.contains(&"VisMF::Write(FabArray)"));
     assert!(roots.iter().all(|r| r["frame"]["name"] != "Other"));
+    // `--aggregate max` shows the largest rank's time, as the report prints it.
+    let h = json(&[
+        "calltree",
+        s(&path),
+        "--format",
+        "hatchet",
+        "--aggregate",
+        "max",
+    ]);
+    let main_max = h
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["frame"]["name"] == "main")
+        .unwrap();
+    let t = printed(&path);
+    let printed_max = t.timers[0]
+        .2
+        .iter()
+        .find(|r| r.name == "main")
+        .unwrap()
+        .nums[2];
+    assert_eq!(
+        main_max["metrics"]["time (inc)"].as_f64(),
+        Some(printed_max)
+    );
+    assert!(printed_max > printed_inclusive_avg(&path, "main"));
     let text = run_ok(&["calltree", s(&path)]);
     assert!(text.contains("a flat profile"), "{text}");
     json(&["calltree", s(&path), "--format", "json"]);

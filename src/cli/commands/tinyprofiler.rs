@@ -123,6 +123,7 @@ pub fn calltree(args: &CallTreeArgs) -> anyhow::Result<ExitCode> {
         nprocs,
         wide: args.wide,
         width: args.output.text_width(args.wide),
+        aggregate: args.aggregate.into(),
         ..Default::default()
     };
     let page = TreeReport {
