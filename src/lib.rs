@@ -110,12 +110,13 @@ pub use analysis::callers::bottom_up;
 pub use analysis::calltree::{Spread, call_tree, fold_process_trees, process_trees};
 pub use analysis::comm_clocks::{ClockOffsets, estimate as estimate_clock_offsets};
 pub use analysis::comm_pairs::{Pair, PairingSummary, pair_messages, pair_messages_in};
+pub use analysis::comm_scope::CommScope;
 pub use analysis::comm_select::CommSelection;
 /// A region filter turned into the time ranges it selects per process
 /// ([`ProcRanges::from_filter`]): what the comm analyses take to cut their
 /// records to regions (`comm … --include-region`).
 pub use analysis::comm_select::ProcRanges;
-pub use analysis::comm_stats::{CommStats, comm_stats, comm_stats_in};
+pub use analysis::comm_stats::{CommStats, comm_stats};
 pub use analysis::comm_sync::{BarrierSummary, SendMatrix, barriers, send_matrix};
 /// The byte counts of [`MpiTime`]'s size bucket `k` (its `sizes[k]`): the
 /// smallest and the largest, as `comm time` reports them.

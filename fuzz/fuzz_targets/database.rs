@@ -18,9 +18,10 @@ use profparse::analysis::calltree::call_tree;
 use profparse::analysis::comm_check::comm_check;
 use profparse::analysis::comm_clocks::{estimate, negative_latencies};
 use profparse::analysis::comm_pairs::{pair_messages, pair_messages_in};
-use profparse::analysis::comm_select::{CommSelection, ProcRanges};
-use profparse::analysis::comm_stats::{comm_stats, comm_stats_in};
-use profparse::analysis::comm_sync::{barriers, barriers_in, send_matrix, send_matrix_in};
+use profparse::analysis::comm_scope::CommScope;
+use profparse::analysis::comm_select::CommSelection;
+use profparse::analysis::comm_stats::comm_stats;
+use profparse::analysis::comm_sync::{barriers, send_matrix};
 use profparse::analysis::comm_time::{TimeOptions, mpi_time};
 use profparse::analysis::comm_timeline::comm_calls;
 use profparse::analysis::comm_waits::wait_states;
@@ -95,28 +96,31 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = call_tree(&db, &all, Some(0));
     let all = CommSelection::all();
-    let _ = comm_stats(&db, &all);
-    let _ = barriers(&db, &all, true);
-    let _ = barriers(&db, &all, false);
-    let _ = send_matrix(&db, &all);
+    let everything = CommScope::everything();
+    let _ = comm_stats(&db, &everything);
+    let _ = barriers(&db, &everything, true);
+    let _ = barriers(&db, &everything, false);
+    let _ = send_matrix(&db, &everything);
     let _ = pair_messages(&db, &all, &mut |_| {});
     let _ = comm_calls(&db, (0.0, 1.0));
     // The comm reports under a region filter (`--exclude-region RComm`).
-    if let Ok(ranges) = ProcRanges::from_filter(&filter, &regions) {
-        let r = Some(&ranges);
-        let _ = comm_stats_in(&db, &all, r);
-        let _ = barriers_in(&db, &all, true, r);
-        let _ = send_matrix_in(&db, &all, r);
-        let _ = pair_messages_in(&db, &all, r, || (), |_, _| {}, &mut |_| {});
+    let mut filtered = CommScope::everything();
+    if filtered.filter_regions(&filter, &regions).is_ok() {
+        let _ = comm_stats(&db, &filtered);
+        let _ = barriers(&db, &filtered, true);
+        let _ = send_matrix(&db, &filtered);
+        let (sel, r) = (filtered.selection(), filtered.ranges());
+        let _ = pair_messages_in(&db, &sel, r, || (), |_, _| {}, &mut |_| {});
         let opts = TimeOptions {
             regions: Some(&regions),
-            ranges: r,
             paths: true,
         };
-        let _ = mpi_time(&db, &all, &opts);
+        let _ = mpi_time(&db, &filtered, &opts);
     }
     let (offsets, _) = estimate(&db);
     let _ = negative_latencies(&db, &offsets);
-    let _ = wait_states(&db, &all, None, &offsets, true, 10, true);
+    let mut aligned = CommScope::everything();
+    aligned.align_clocks(offsets);
+    let _ = wait_states(&db, &aligned, 10, true);
     let _ = comm_check(&db);
 });

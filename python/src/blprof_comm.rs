@@ -1,11 +1,11 @@
 //! `comm()` of a database: its MPI calls counted per call type or process,
 //! as `comm stats --format json`.
 
-use profparse::{Database, comm_stats_in};
+use profparse::{Database, comm_stats};
 
 use crate::arrow_stream::Built;
 use crate::columns::Columns;
-use crate::comm_scope::{CommArgs, CommScope};
+use crate::comm_scope::{CommArgs, TableScope};
 use crate::errors::texts;
 
 /// The rows of `comm()`: the JSON's list of that name.
@@ -34,8 +34,8 @@ impl CommRows {
 
 /// `comm(by=...)` of a database.
 pub(crate) fn comm_table(db: &Database, args: &CommArgs, by: CommRows) -> Built {
-    let scope = CommScope::new(db, args, false)?;
-    let (s, w) = comm_stats_in(db, &scope.selection(), scope.ranges.as_ref());
+    let scope = TableScope::new(db, args, false, false)?;
+    let (s, w) = comm_stats(db, &scope.comm);
     let mut warnings = scope.warnings;
     warnings.extend(texts(&w));
     let table = match by {

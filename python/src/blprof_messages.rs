@@ -10,10 +10,10 @@ use std::sync::Arc;
 use arrow_array::ArrayRef;
 use arrow_array::builder::{Float64Builder, Int32Builder, StringBuilder, UInt32Builder};
 use arrow_schema::{ArrowError, DataType};
-use profparse::{ClockOffsets, Database, Pair, estimate_clock_offsets, pair_messages_in};
+use profparse::{Database, Pair, pair_messages_in};
 
 use crate::arrow_stream::{Built, Table, batch};
-use crate::comm_scope::{CommArgs, CommScope};
+use crate::comm_scope::{CommArgs, TableScope};
 use crate::errors::texts;
 
 /// The columns of `messages()`, a message at a time.
@@ -115,20 +115,14 @@ impl MessageColumns {
 /// then in the sender's record order), then the unmatched sends and
 /// receives; with `align_clocks`, on one clock as `--align-clocks` puts them.
 pub(crate) fn messages_table(db: &Database, args: &CommArgs, align_clocks: bool) -> Built {
-    let scope = CommScope::new(db, args, false)?;
+    let scope = TableScope::new(db, args, false, align_clocks)?;
     let mut warnings = scope.warnings.clone();
-    let clocks = if align_clocks {
-        let (c, w) = estimate_clock_offsets(db);
-        warnings.extend(texts(&w));
-        c
-    } else {
-        ClockOffsets::none()
-    };
+    let clocks = scope.comm.clocks();
     let mut columns = MessageColumns::default();
     let (mut report, w) = pair_messages_in(
         db,
-        &scope.selection(),
-        scope.ranges.as_ref(),
+        &scope.comm.selection(),
+        scope.comm.ranges(),
         Vec::new,
         |chunk: &mut Vec<Pair>, p| {
             chunk.push(if align_clocks {

@@ -5,7 +5,7 @@ use profparse::{Database, MpiTime, Part, TimeOptions, mpi_size_bucket_bounds, mp
 
 use crate::arrow_stream::Built;
 use crate::columns::Columns;
-use crate::comm_scope::{CommArgs, CommScope};
+use crate::comm_scope::{CommArgs, TableScope};
 use crate::errors::texts;
 
 /// The rows of `mpi_time()`: the JSON's list of that name.
@@ -57,17 +57,16 @@ fn share(part: f64, whole: f64) -> Option<f64> {
 pub(crate) fn mpi_time_table(db: &Database, args: &CommArgs, by: TimeRows) -> Built {
     let by_region = matches!(by, TimeRows::Region);
     let traced = db.parts().contains(&Part::Trace);
-    let scope = CommScope::new(db, args, by_region && traced)?;
+    let scope = TableScope::new(db, args, by_region && traced, false)?;
     if matches!(by, TimeRows::Path | TimeRows::Region) {
         // The JSON's lists are null without call traces: the part is missing.
         db.require(Part::Trace)?;
     }
     let opts = TimeOptions {
         regions: scope.regions.as_ref().filter(|_| by_region),
-        ranges: scope.ranges.as_ref(),
         paths: matches!(by, TimeRows::Path),
     };
-    let (t, w) = mpi_time(db, &scope.selection(), &opts);
+    let (t, w) = mpi_time(db, &scope.comm, &opts);
     let mut warnings = scope.warnings.clone();
     warnings.extend(texts(&w));
     Ok((table(&t, by), warnings))

@@ -1,11 +1,11 @@
 //! `waits()` of a database: wait states, as `comm waits --format json`,
 //! one of its lists per table.
 
-use profparse::{ClockOffsets, Database, Part, WaitState, estimate_clock_offsets, wait_states};
+use profparse::{Database, Part, WaitState, wait_states};
 
 use crate::arrow_stream::Built;
 use crate::columns::Columns;
-use crate::comm_scope::{CommArgs, CommScope};
+use crate::comm_scope::{CommArgs, TableScope};
 use crate::errors::texts;
 
 /// The rows of `waits()`: the JSON's list of that name.
@@ -55,33 +55,19 @@ pub(crate) fn waits_table(
     align_clocks: bool,
     by: WaitRows,
 ) -> Built {
-    let scope = CommScope::new(db, args, false)?;
+    let scope = TableScope::new(db, args, false, align_clocks)?;
     let traced = db.parts().contains(&Part::Trace);
     if let WaitRows::Path = by {
         // The JSON's `paths` is null without call traces: the part is missing.
         db.require(Part::Trace)?;
     }
-    let mut warnings = scope.warnings.clone();
-    let clocks = if align_clocks {
-        let (c, w) = estimate_clock_offsets(db);
-        warnings.extend(texts(&w));
-        c
-    } else {
-        ClockOffsets::none()
-    };
+    let mut warnings = scope.warnings;
     let top = match by {
         WaitRows::Wait { top } => top.unwrap_or(usize::MAX),
         _ => 0,
     };
-    let (r, w) = wait_states(
-        db,
-        &scope.selection(),
-        scope.ranges.as_ref(),
-        &clocks,
-        align_clocks,
-        top,
-        traced && matches!(by, WaitRows::Path),
-    );
+    let paths = traced && matches!(by, WaitRows::Path);
+    let (r, w) = wait_states(db, &scope.comm, top, paths);
     warnings.extend(texts(&w));
     let table = match by {
         WaitRows::Proc => Columns::over(&r.procs)

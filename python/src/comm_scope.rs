@@ -7,7 +7,7 @@
 
 use pyo3::FromPyObject;
 
-use profparse::{CommSelection, Database, Part, ProcRanges, RegionFilter, Regions};
+use profparse::{CommScope, Database, Part, RegionFilter, Regions, estimate_clock_offsets};
 
 use crate::errors::texts;
 
@@ -23,23 +23,27 @@ pub(crate) struct CommArgs {
     pub exclude_regions: Vec<String>,
 }
 
-/// The selection, the filter's ranges and the warnings of reading them.
-pub(crate) struct CommScope {
-    procs: Vec<usize>,
-    window: (f64, f64),
-    /// The region filter's ranges (`None`: no filter).
-    pub ranges: Option<ProcRanges>,
+/// The library's comm scope of a table, the regions read for it and the
+/// warnings of reading them.
+pub(crate) struct TableScope {
+    pub comm: CommScope,
     /// The regions, when read (a filter, or `regions` asked for them).
     pub regions: Option<Regions>,
     pub warnings: Vec<String>,
 }
 
-impl CommScope {
+impl TableScope {
     /// The comm part's scope, or the CLI's error: no comm data, a rank
     /// without comm data, a filter without call traces or matching nothing.
     /// `regions`: read the regions even without a filter (`comm time`
-    /// attributes time to them).
-    pub(crate) fn new(db: &Database, args: &CommArgs, regions: bool) -> profparse::Result<Self> {
+    /// attributes time to them); `align_clocks`: estimate the clock offsets
+    /// (`--align-clocks`).
+    pub(crate) fn new(
+        db: &Database,
+        args: &CommArgs,
+        regions: bool,
+        align_clocks: bool,
+    ) -> profparse::Result<Self> {
         db.require(Part::Comm)?;
         let mut warnings = texts(db.comm_warnings());
         if let Some(r) = args.rank
@@ -49,6 +53,7 @@ impl CommScope {
                 "rank {r}: no communication data for that process"
             )));
         }
+        let mut comm = CommScope::new(args.rank.into_iter().collect(), args.window);
         let filter = RegionFilter::with_names(None, &args.include_regions, &args.exclude_regions);
         if !filter.is_everything() {
             db.require(Part::Trace)?;
@@ -60,24 +65,18 @@ impl CommScope {
             warnings.extend(texts(&r.warnings));
             r
         });
-        let ranges = match &regions {
-            Some(r) if !filter.is_everything() => Some(ProcRanges::from_filter(&filter, r)?),
-            _ => None,
-        };
-        Ok(CommScope {
-            procs: args.rank.into_iter().collect(),
-            window: args.window,
-            ranges,
+        if let Some(r) = &regions {
+            comm.filter_regions(&filter, r)?;
+        }
+        if align_clocks {
+            let (offsets, w) = estimate_clock_offsets(db);
+            warnings.extend(texts(&w));
+            comm.align_clocks(offsets);
+        }
+        Ok(TableScope {
+            comm,
             regions,
             warnings,
         })
-    }
-
-    /// The `--proc` and `--time` selection.
-    pub(crate) fn selection(&self) -> CommSelection<'_> {
-        CommSelection {
-            procs: (!self.procs.is_empty()).then_some(self.procs.as_slice()),
-            window: self.window,
-        }
     }
 }

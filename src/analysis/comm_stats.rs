@@ -5,7 +5,7 @@
 //!
 //! Only blocks of the selected processes whose `timeMinMax` overlaps the
 //! time window are read; the bytes read are counted. With a region filter
-//! ([`ProcRanges`]) only the records inside their process's selected
+//! ([`ProcRanges`](super::comm_select::ProcRanges)) only the records inside their process's selected
 //! ranges count (calls by the record that opens them); the header lists
 //! (barriers, name tags by name, `red` lines) are the blocks' read.
 
@@ -19,8 +19,7 @@ use crate::formats::blprof::commdata::{
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::{CommProcWalk, Skipped};
 
-pub use super::comm_select::CommSelection;
-use super::comm_select::ProcRanges;
+use super::comm_scope::CommScope;
 use super::comm_timeline::{CallCounter, CallState};
 use super::filter::FilterNames;
 use super::ranges::{RangeCursor, RangeList};
@@ -339,24 +338,16 @@ fn listing<K: Into<String>>(m: BTreeMap<K, u64>) -> Vec<NameCount> {
         .collect()
 }
 
-/// Computes the statistics; per-process work runs in parallel and is
-/// combined in process order.
-pub fn comm_stats(db: &Database, sel: &CommSelection<'_>) -> (CommStats, Vec<Warning>) {
-    comm_stats_in(db, sel, None)
-}
-
-/// [`comm_stats`] counting only the records inside `ranges` (a region
-/// filter's, each process on its own clock; `None`: all).
-pub fn comm_stats_in(
-    db: &Database,
-    sel: &CommSelection<'_>,
-    ranges: Option<&ProcRanges>,
-) -> (CommStats, Vec<Warning>) {
+/// Computes the statistics of the records `scope` selects; per-process
+/// work runs in parallel and is combined in process order.
+pub fn comm_stats(db: &Database, scope: &CommScope) -> (CommStats, Vec<Warning>) {
+    let ranges = scope.ranges();
     let parts: Vec<Partial> = db
-        .comm_blocks(sel)
+        .comm_blocks(&scope.selection())
         .map_procs(|w| scan_proc(w, ranges.map(|r| r.of(w.proc().proc))));
     let mut s = CommStats {
         nprocs: parts.len(),
+        region_filter: scope.filter_names(),
         ..Default::default()
     };
     let mut types: BTreeMap<i32, Counts> = BTreeMap::new();

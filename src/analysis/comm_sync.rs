@@ -20,6 +20,7 @@
 
 use std::collections::BTreeMap;
 
+use super::comm_scope::CommScope;
 use super::comm_select::{ProcRanges, inside};
 use super::filter::FilterNames;
 use super::ranges::RangeList;
@@ -229,26 +230,18 @@ fn aggregate(per: Vec<(usize, Vec<Sync>)>) -> (Vec<BarrierStats>, Vec<ProcBarrie
     (list, totals)
 }
 
-/// Barrier and all-reduction waits ("wait at barrier", "wait at N×N").
-/// Without `reductions` only the barriers' own records are read (the
-/// headers give their indices): no block is scanned.
+/// Barrier and all-reduction waits ("wait at barrier", "wait at N×N") of
+/// the processes `scope` selects, counting those entered inside its region
+/// ranges, each process on its own clock (the caller aligns them). Without
+/// `reductions` only the barriers' own records are read (the headers give
+/// their indices): no block is scanned.
 pub fn barriers(
     db: &Database,
-    sel: &super::comm_select::CommSelection<'_>,
+    scope: &CommScope,
     reductions: bool,
 ) -> (BarrierSummary, Vec<Warning>) {
-    barriers_in(db, sel, reductions, None)
-}
-
-/// [`barriers`] counting only those entered inside `ranges` (a region
-/// filter's, each process on its own clock; `None`: all).
-pub fn barriers_in(
-    db: &Database,
-    sel: &super::comm_select::CommSelection<'_>,
-    reductions: bool,
-    ranges: Option<&ProcRanges>,
-) -> (BarrierSummary, Vec<Warning>) {
-    let walk = db.comm_blocks(sel);
+    let ranges = scope.ranges();
+    let walk = db.comm_blocks(&scope.selection());
     let of = |w: &CommProcWalk<'_>| ranges.map(|r| r.of(w.proc().proc));
     let per: Vec<ProcSyncs> = if reductions {
         walk.map_procs(|w| proc_syncs(w, of(&w)))
@@ -271,7 +264,7 @@ pub fn barriers_in(
             reductions,
             reduction_procs,
             clocks_aligned_to: None,
-            region_filter: None,
+            region_filter: scope.filter_names(),
         },
         warnings,
     )
@@ -425,30 +418,20 @@ fn matrix_procs(db: &Database) -> usize {
         .unwrap_or(0)
 }
 
-/// Messages and bytes per sender and receiver.
-pub fn send_matrix(
-    db: &Database,
-    sel: &super::comm_select::CommSelection<'_>,
-) -> (SendMatrix, Vec<Warning>) {
-    send_matrix_in(db, sel, None)
-}
-
-/// [`send_matrix`] counting only the sends whose record lies inside
-/// `ranges` (a region filter's, the sender's own clock; `None`: all).
-pub fn send_matrix_in(
-    db: &Database,
-    sel: &super::comm_select::CommSelection<'_>,
-    ranges: Option<&ProcRanges>,
-) -> (SendMatrix, Vec<Warning>) {
+/// Messages and bytes per sender and receiver, counting the sends of the
+/// processes `scope` selects whose record lies inside its region ranges
+/// (the sender's own clock).
+pub fn send_matrix(db: &Database, scope: &CommScope) -> (SendMatrix, Vec<Warning>) {
+    let (sel, ranges) = (scope.selection(), scope.ranges());
     let n = matrix_procs(db);
     let mut s = SendMatrix {
         nprocs: n,
         routes: Vec::new(),
         unknown_peer: 0,
-        region_filter: None,
+        region_filter: scope.filter_names(),
     };
     let mut warnings = Vec::new();
-    for (from, row, u, w) in send_rows(db, sel, ranges, n, 1, SparseRow::default) {
+    for (from, row, u, w) in send_rows(db, &sel, ranges, n, 1, SparseRow::default) {
         let first = s.routes.len();
         s.routes
             .extend(row.0.into_iter().map(|(to, (messages, bytes))| Route {

@@ -23,7 +23,8 @@
 use std::collections::BTreeMap;
 
 use super::comm_attribution::{Attribution, AttributionSums, ProcAttribution, attribute};
-use super::comm_select::{CommSelection, ProcRanges};
+use super::comm_scope::CommScope;
+use super::comm_select::ProcRanges;
 use super::comm_timeline::{CallBuilder, CommCall};
 use super::ranges::{RangeList, TimeRange};
 use super::regions::Regions;
@@ -122,8 +123,6 @@ pub struct MpiTime {
 pub struct TimeOptions<'a> {
     /// Regions (read from the call traces) to attribute time to.
     pub regions: Option<&'a Regions>,
-    /// The ranges a region filter selects; `None`: all.
-    pub ranges: Option<&'a ProcRanges>,
     /// Attribute calls to the call paths of the call traces.
     pub paths: bool,
 }
@@ -185,13 +184,17 @@ fn header_span(db: &Database, walk: &CommProcWalk<'_>) -> Option<(f64, f64)> {
         .reduce(|(a, z), (b, y)| (a.min(b), z.max(y)))
 }
 
-fn scan_proc(walk: CommProcWalk<'_>, opts: &TimeOptions<'_>) -> Partial {
+fn scan_proc(
+    walk: CommProcWalk<'_>,
+    opts: &TimeOptions<'_>,
+    ranges: Option<&ProcRanges>,
+) -> Partial {
     let db = walk.database();
     let proc = walk.proc().proc;
     let window = walk.selection().window;
     // A process the region filter leaves no range for has empty ranges:
     // it counts nothing.
-    let ranges = opts.ranges.map(|r| r.of(proc));
+    let ranges = ranges.map(|r| r.of(proc));
     let keep_calls = opts.paths || opts.regions.is_some();
     let mut types: BTreeMap<i32, Acc> = BTreeMap::new();
     let mut kept: Vec<Counted> = Vec::new();
@@ -259,14 +262,18 @@ fn scan_proc(walk: CommProcWalk<'_>, opts: &TimeOptions<'_>) -> Partial {
     }
 }
 
-/// MPI time of the selected processes, per process in parallel, merged in
+/// MPI time of the processes `scope` selects (inside its window and region
+/// ranges), per process in parallel, merged in
 /// process order.
 pub fn mpi_time(
     db: &Database,
-    sel: &CommSelection<'_>,
+    scope: &CommScope,
     opts: &TimeOptions<'_>,
 ) -> (MpiTime, Vec<Warning>) {
-    let parts: Vec<Partial> = db.comm_blocks(sel).map_procs(|w| scan_proc(w, opts));
+    let ranges = scope.ranges();
+    let parts: Vec<Partial> = db
+        .comm_blocks(&scope.selection())
+        .map_procs(|w| scan_proc(w, opts, ranges));
     let mut out = MpiTime::default();
     let mut warnings = Vec::new();
     let mut types: BTreeMap<i32, (Acc, Vec<(usize, f64)>)> = BTreeMap::new();

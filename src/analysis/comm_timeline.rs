@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use super::comm_clocks::ClockOffsets;
-use super::comm_select::{ProcRanges, inside};
+use super::comm_scope::CommScope;
+use super::comm_select::inside;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{
     AFTER_CALL, BEFORE_CALL, CommRecord, CommRecords, NAME_TAG, func_name,
@@ -467,18 +467,10 @@ pub fn comm_calls(
     (out, warnings)
 }
 
-/// The time span of the blocks overlapping `window`, clamped to it.
-pub fn time_span(db: &Database, window: (f64, f64)) -> Option<(f64, f64)> {
-    time_span_on(db, window, &ClockOffsets::none())
-}
-
-/// [`time_span`] on the clocks of `clocks` (the window is on each
-/// process's own clock).
-pub fn time_span_on(
-    db: &Database,
-    window: (f64, f64),
-    clocks: &ClockOffsets,
-) -> Option<(f64, f64)> {
+/// The time span of the blocks overlapping `scope`'s window, clamped to
+/// it, on `scope`'s clocks (the window is on each process's own clock).
+pub fn time_span(db: &Database, scope: &CommScope) -> Option<(f64, f64)> {
+    let (window, clocks) = (scope.window(), scope.clocks());
     let sel = BlockSelection {
         window,
         procs: None,
@@ -523,29 +515,17 @@ const KINDS: usize = 43;
 
 /// Bins each process's calls into `columns` equal slices of `span`: per
 /// column the type with the most time (instants count as present), merged
-/// into runs. Memory is per column, not per call, so any number of calls
-/// draws in bounded space; processes run in parallel.
+/// into runs. Times are on `scope`'s clocks (`span` on those clocks, the
+/// window on each process's own); only the calls whose entry lies in the
+/// region ranges are drawn. Memory is per column, not per call, so any
+/// number of calls draws in bounded space; processes run in parallel.
 pub fn timeline_rows(
     db: &Database,
-    window: (f64, f64),
+    scope: &CommScope,
     span: (f64, f64),
     columns: usize,
 ) -> (Vec<TimelineRow>, Vec<Warning>) {
-    timeline_rows_on(db, window, span, columns, &ClockOffsets::none(), None)
-}
-
-/// [`timeline_rows`] with each process's times on the clocks of `clocks`
-/// (`span` on those clocks, `window` on each process's own), drawing only
-/// the calls whose entry lies in `ranges` (a region filter's, on the
-/// process's own clock; `None`: all).
-pub fn timeline_rows_on(
-    db: &Database,
-    window: (f64, f64),
-    span: (f64, f64),
-    columns: usize,
-    clocks: &ClockOffsets,
-    ranges: Option<&ProcRanges>,
-) -> (Vec<TimelineRow>, Vec<Warning>) {
+    let (window, clocks, ranges) = (scope.window(), scope.clocks(), scope.ranges());
     let columns = columns.max(1);
     let width = (span.1 - span.0).max(f64::MIN_POSITIVE);
     let sel = BlockSelection {

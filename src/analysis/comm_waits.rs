@@ -28,7 +28,8 @@ use rustc_hash::FxHashMap;
 use super::comm_attribution::{AttributionSums, PathTime, attribute};
 use super::comm_clocks::ClockOffsets;
 use super::comm_pairs::{Pair, pair_messages_unordered};
-use super::comm_select::{CommSelection, ProcRanges, inside};
+use super::comm_scope::CommScope;
+use super::comm_select::{CommSelection, inside};
 use super::comm_sync::barriers;
 use super::comm_time::Counted;
 use super::comm_timeline::proc_calls;
@@ -257,29 +258,28 @@ fn keep_longest(m: &mut LateSenders, w: Wait) {
     }
 }
 
-/// The waits of the selected processes inside `sel`'s window (entries on
-/// each process's own clock) and, with a region filter, inside `ranges`
-/// (the waiting process's, own clock), on the clocks of `c`; the `top`
-/// longest; per call path when `paths` (call traces read). The matching
-/// over processes reads everything whatever the selection.
+/// The waits of the processes `scope` selects, entered inside its window
+/// and region ranges (the waiting process's own clock), on `scope`'s
+/// clocks; the `top` longest; per call path when `paths` (call traces
+/// read). The matching over processes reads everything whatever the
+/// selection.
 pub fn wait_states(
     db: &Database,
-    sel: &CommSelection<'_>,
-    ranges: Option<&ProcRanges>,
-    c: &ClockOffsets,
-    aligned: bool,
+    scope: &CommScope,
     top: usize,
     paths: bool,
 ) -> (WaitReport, Vec<Warning>) {
+    let (sel, ranges, c) = (&scope.selection(), scope.ranges(), scope.clocks());
     let mut warnings = Vec::new();
     let mut waits: Vec<Wait> = Vec::new();
     let mut report = WaitReport {
-        clocks_aligned_to: aligned.then_some(c.reference),
+        clocks_aligned_to: scope.is_aligned().then_some(c.reference),
+        region_filter: scope.filter_names(),
         ..Default::default()
     };
 
     // Barriers, by number.
-    let (bars, w) = barriers(db, &CommSelection::all(), false);
+    let (bars, w) = barriers(db, &CommScope::everything(), false);
     warnings.extend(w);
     for b in &bars.barriers {
         let procs: Vec<(usize, f64, f64)> = b

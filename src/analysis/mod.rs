@@ -13,6 +13,8 @@ mod comm_pair_forecast;
 mod comm_pair_join;
 mod comm_pair_window;
 pub mod comm_pairs;
+pub mod clock_offsets;
+pub mod comm_scope;
 pub mod comm_select;
 pub mod comm_stats;
 pub mod comm_sync;

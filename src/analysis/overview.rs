@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use super::base_summary::base_summary;
 use super::callers::{bottom_up, merged};
 use super::calltree::{Spread, merge_trees, process_trees};
+use super::comm_scope::CommScope;
 use super::comm_select::CommSelection;
 use super::comm_sync::{SendMatrixGroups, send_matrix_groups};
 use super::comm_timeline::{TimelineRow, time_span, timeline_rows};
@@ -255,10 +256,10 @@ fn comm_sections(
 ) -> (Section<SendMatrixGroups>, Section<CommTimelineSection>) {
     let (m, w) = send_matrix_groups(db, &CommSelection::all(), opts.matrix_max_cells);
     warnings.extend(w);
-    let window = (f64::NEG_INFINITY, f64::INFINITY);
-    let timeline = match time_span(db, window) {
+    let everything = CommScope::everything();
+    let timeline = match time_span(db, &everything) {
         Some(span) => {
-            let (rows, w) = timeline_rows(db, window, span, opts.timeline_columns);
+            let (rows, w) = timeline_rows(db, &everything, span, opts.timeline_columns);
             warnings.extend(w);
             Ok(CommTimelineSection { span, rows })
         }

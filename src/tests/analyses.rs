@@ -119,7 +119,7 @@ fn grouped_send_matrix_sums_the_full_one(name: &str) {
     use crate::formats::blprof::Database;
 
     let db = Database::open(db(name)).unwrap();
-    let (full, _) = send_matrix(&db, &CommSelection::all());
+    let (full, _) = send_matrix(&db, &crate::analysis::comm_scope::CommScope::everything());
     for max_cells in [1, 2, 3, 256] {
         let (g, w) = send_matrix_groups(&db, &CommSelection::all(), max_cells);
         assert!(w.is_empty(), "{name}: {w:?}");

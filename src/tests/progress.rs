@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{db, tlog};
 use crate::analysis::calltree::call_tree;
-use crate::analysis::comm_stats::{CommSelection, comm_stats};
+use crate::analysis::comm_scope::CommScope;
+use crate::analysis::comm_select::CommSelection;
+use crate::analysis::comm_stats::comm_stats;
 use crate::analysis::regions::Regions;
 use crate::analysis::trace_summary::{Selection, trace_summary};
 use crate::formats::blprof::Database;
@@ -73,19 +75,17 @@ fn comm_analyses_advance_once_per_process() {
     db.set_progress(hook);
     let procs = db.comm_index().procs.len() as u64;
     assert!(procs > 1);
-    comm_stats(&db, &CommSelection::all());
+    comm_stats(&db, &CommScope::everything());
     assert_eq!(take(&n), procs);
     // Processes left out by the selection count as done.
     let one = [db.comm_index().procs[0].proc];
-    let sel = CommSelection {
-        procs: Some(&one),
-        ..CommSelection::all()
-    };
-    comm_stats(&db, &sel);
+    let scope = CommScope::new(one.to_vec(), CommSelection::all().window);
+    let sel = scope.selection();
+    comm_stats(&db, &scope);
     assert_eq!(take(&n), procs);
-    crate::analysis::comm_sync::barriers(&db, &sel, true);
+    crate::analysis::comm_sync::barriers(&db, &scope, true);
     assert_eq!(take(&n), procs);
-    crate::analysis::comm_sync::send_matrix(&db, &sel);
+    crate::analysis::comm_sync::send_matrix(&db, &scope);
     assert_eq!(take(&n), procs);
     crate::analysis::comm_pairs::pair_messages(&db, &sel, &mut |_| {});
     assert_eq!(take(&n), procs);

@@ -57,7 +57,7 @@ fn float_thresholds_must_be_finite_and_non_negative() {
 #[test]
 fn comm_proc_out_of_range_is_a_usage_error() {
     let d = db("small4");
-    for sub in ["stats", "barriers", "pairs"] {
+    for sub in ["stats", "barriers", "matrix", "pairs", "time", "waits"] {
         let (c, err) = code(&["comm", sub, s(&d), "--proc", "99999"]);
         assert_eq!(c, 2, "comm {sub}: {err}");
         assert!(

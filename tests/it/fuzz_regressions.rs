@@ -31,7 +31,7 @@ fn db_with(name: &str, edit: impl Fn(&str, String) -> String) -> tempfile::TempD
 /// sends, and every output of `comm matrix` stays small.
 #[test]
 fn send_matrix_of_a_huge_process_number_stays_small() {
-    use profparse::{CommSelection, Database, send_matrix};
+    use profparse::{CommScope, Database, send_matrix};
     // Process 3 of `small4` renamed 3999999999: its sends (to 0 and 2)
     // move to that row; the others' sends to 3 stay in column 3.
     let dir = db_with("small4", |name, text| match name {
@@ -40,14 +40,14 @@ fn send_matrix_of_a_huge_process_number_stays_small() {
         _ => text,
     });
     let db = Database::open(dir.path()).unwrap();
-    let (huge, w) = send_matrix(&db, &CommSelection::all());
+    let (huge, w) = send_matrix(&db, &CommScope::everything());
     assert!(w.is_empty(), "{w:?}");
     assert_eq!(huge.nprocs, 4_000_000_000);
     assert!(huge.sent_by().is_none(), "no per-process rows of 4e9");
     let plain = db_with("small4", |_, text| text);
     let (four, _) = send_matrix(
         &Database::open(plain.path()).unwrap(),
-        &CommSelection::all(),
+        &CommScope::everything(),
     );
     assert_eq!(four.nprocs, 4);
     assert_eq!(huge.routes.len(), four.routes.len());

@@ -4,8 +4,8 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::comm_clocks::ClockOffsets;
-use crate::analysis::comm_select::{CommSelection, ProcRanges};
+use crate::analysis::comm_scope::CommScope;
+use crate::analysis::comm_select::CommSelection;
 use crate::analysis::regions::Regions;
 use crate::analysis::timeline_events::calls::CallFilter;
 use crate::analysis::timeline_events::messages::{MessageEnds, NO_SLOT, end_keys, for_each_flow};
@@ -163,21 +163,20 @@ pub fn write_blprof_trace(
     Ok(stats)
 }
 
-/// Writes the communication calls of `db` overlapping `window` (one track
-/// per process, `X` for calls, `i` for instants), streamed process by
-/// process; with `ranges` (a region filter's) only the calls entered
-/// inside their process's ranges. Returns the number of events and any
-/// warnings.
+/// Writes the communication calls of `db` overlapping `scope`'s window
+/// (one track per process, `X` for calls, `i` for instants) on its clocks,
+/// streamed process by process; with a region filter only the calls
+/// entered inside their process's ranges. Returns the number of events and
+/// any warnings.
 pub fn write_comm_trace(
     w: &mut dyn Write,
     db: &Database,
-    window: (f64, f64),
-    clocks: &ClockOffsets,
-    ranges: Option<&ProcRanges>,
+    scope: &CommScope,
 ) -> io::Result<(u64, Vec<Warning>)> {
+    let (clocks, ranges) = (scope.clocks(), scope.ranges());
     let out = EventWriter::new(w)?;
     let sel = BlockSelection {
-        window,
+        window: scope.window(),
         procs: None,
     };
     let mut sink = Sink::new(out, Context::default());

@@ -12,12 +12,13 @@ mod waits;
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_clocks::ClockOffsets;
-use crate::analysis::comm_stats::CommSelection;
+use crate::analysis::comm_clocks::estimate;
+use crate::analysis::comm_scope::CommScope;
 use crate::formats::blprof::{Database, Part};
 use crate::report::Format;
 use clap::{Args, Subcommand};
 
+use crate::cli::args::RegionArgs;
 use crate::cli::commands::export::parse_window;
 use crate::cli::context::Context;
 use crate::cli::format::Offered;
@@ -49,11 +50,9 @@ pub struct CommSelect {
 }
 
 impl CommSelect {
-    pub fn selection(&self) -> CommSelection<'_> {
-        CommSelection {
-            window: self.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
-            procs: (!self.procs.is_empty()).then_some(self.procs.as_slice()),
-        }
+    /// The `--time` window (all the time without it).
+    pub fn window(&self) -> (f64, f64) {
+        self.time.unwrap_or(EVER)
     }
 
     /// A usage error (exit 2) for a `--proc` without communication data,
@@ -81,18 +80,6 @@ pub struct AlignArg {
     /// offset (see `comm clocks`; docs/COMM.md).
     #[arg(long)]
     pub align_clocks: bool,
-}
-
-impl AlignArg {
-    /// The offsets to apply: estimated with `--align-clocks`, none without.
-    pub fn offsets(&self, db: &Database, ctx: &Context) -> ClockOffsets {
-        if !self.align_clocks {
-            return ClockOffsets::none();
-        }
-        let (c, warnings) = crate::analysis::comm_clocks::estimate(db);
-        ctx.warn_all(&warnings);
-        c
-    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -164,6 +151,58 @@ pub enum CommCommand {
     /// 1 when a problem was found (each named with its offset).
     Check(check::CheckArgs),
 }
+
+/// The flags of a comm command that make its scope (those it has).
+#[derive(Default)]
+struct ScopeFlags<'a> {
+    /// `--proc` and `--time`.
+    select: Option<&'a CommSelect>,
+    /// A `--time` without `--proc` (when `select` is `None`).
+    window: Option<(f64, f64)>,
+    regions: Option<&'a RegionArgs>,
+    align: Option<&'a AlignArg>,
+}
+
+/// What every comm command opens before its analysis: the database, the
+/// scope its flags select, and a progress bar over the processes that the
+/// analysis advances (drop it when done).
+struct Opened<'c> {
+    db: super::KeptDatabase,
+    scope: CommScope,
+    bar: Bar<'c>,
+}
+
+/// Opens the database for `what` and builds its scope from `flags`, in
+/// the order the warnings are said: the database's, a `--proc` without
+/// communication data (a usage error), the region filter's, the clocks'.
+fn open_comm<'c>(
+    path: &std::path::Path,
+    flags: ScopeFlags<'_>,
+    ctx: &'c Context,
+    what: &str,
+) -> anyhow::Result<Opened<'c>> {
+    let (mut db, bar) = open_comm_db(path, ctx, what)?;
+    let mut scope = match flags.select {
+        Some(s) => {
+            s.check_procs(&db)?;
+            CommScope::new(s.procs.clone(), s.window())
+        }
+        None => CommScope::new(Vec::new(), flags.window.unwrap_or(EVER)),
+    };
+    let bar = match flags.regions {
+        Some(r) => regions::filter_scope(r, &mut db, ctx, bar, what, &mut scope)?,
+        None => bar,
+    };
+    if flags.align.is_some_and(|a| a.align_clocks) {
+        let (offsets, warnings) = estimate(&db);
+        ctx.warn_all(&warnings);
+        scope.align_clocks(offsets);
+    }
+    Ok(Opened { db, scope, bar })
+}
+
+/// No `--time`: all the time.
+const EVER: (f64, f64) = (f64::NEG_INFINITY, f64::INFINITY);
 
 /// The database, with a progress bar over its processes hooked in (the
 /// comm analyses advance it once per process; drop it when they are done).

@@ -8,8 +8,7 @@ use crate::report::comm_pairs::{PairChunk, PairChunks, PairStream, PairsReport};
 use crate::report::{Format, render};
 use clap::Args;
 
-use super::regions::CommRegions;
-use super::{AlignArg, CommSelect, TABLE_JSON_CSV, open_comm_db};
+use super::{AlignArg, CommSelect, Opened, ScopeFlags, TABLE_JSON_CSV, open_comm};
 use crate::cli::args::{DatabaseArg, OutputArg, RegionArgs};
 use crate::cli::context::Context;
 use crate::cli::output;
@@ -32,20 +31,23 @@ pub struct PairsArgs {
 }
 
 pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm pairs")?;
-    let database = &mut *kept;
-    args.select.check_procs(database)?;
-    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm pairs")?;
-    let ranges = regions.ranges();
+    let flags = ScopeFlags {
+        select: Some(&args.select),
+        regions: Some(&args.regions),
+        align: Some(&args.align),
+        ..Default::default()
+    };
+    let Opened { db, scope, bar } = open_comm(&args.db.db, flags, ctx, "comm pairs")?;
+    let database = &db;
+    let ranges = scope.ranges();
     let mut out = output::open(args.output.output.as_deref())?;
-    let sel = args.select.selection();
-    let clocks = args.align.offsets(database, ctx);
-    let aligned = args.align.align_clocks;
+    let sel = scope.selection();
+    let (clocks, aligned) = (scope.clocks(), scope.is_aligned());
     let (report, warnings) = if args.format == Format::Table {
         // (The table shows sums and extremes: the pairs' order is free.)
         let mut r = pair_messages_unordered(database, &sel, ranges, || (), |_, _| {}, &mut |_| {});
         drop(bar);
-        r.0.region_filter = regions.names();
+        r.0.region_filter = scope.filter_names();
         if aligned {
             clocks.align_pairs(&mut r.0);
         }
@@ -78,7 +80,7 @@ pub fn run(args: &PairsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         if aligned {
             clocks.align_pairs(&mut r.0);
         }
-        r.0.region_filter = regions.names();
+        r.0.region_filter = scope.filter_names();
         let written = stream.finish(&r.0);
         drop(bar);
         written?;

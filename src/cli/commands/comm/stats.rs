@@ -2,13 +2,12 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_stats::comm_stats_in;
+use crate::analysis::comm_stats::comm_stats;
 use crate::report::Format;
 use crate::report::comm_stats::CommStatsReport;
 use clap::Args;
 
-use super::regions::CommRegions;
-use super::{CommSelect, open_comm_db};
+use super::{CommSelect, Opened, ScopeFlags, open_comm};
 use crate::cli::args::{DatabaseArg, OutputArg, RegionArgs};
 use crate::cli::context::Context;
 use crate::cli::format::TABLE_JSON;
@@ -30,12 +29,13 @@ pub struct StatsArgs {
 }
 
 pub fn run(args: &StatsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm stats")?;
-    let database = &mut *kept;
-    args.select.check_procs(database)?;
-    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm stats")?;
-    let (mut s, warnings) = comm_stats_in(database, &args.select.selection(), regions.ranges());
-    s.region_filter = regions.names();
+    let flags = ScopeFlags {
+        select: Some(&args.select),
+        regions: Some(&args.regions),
+        ..Default::default()
+    };
+    let Opened { db, scope, bar } = open_comm(&args.db.db, flags, ctx, "comm stats")?;
+    let (s, warnings) = comm_stats(&db, &scope);
     drop(bar);
     ctx.warn_all(&warnings);
     ctx.info(
@@ -47,7 +47,7 @@ pub fn run(args: &StatsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     );
     let report = CommStatsReport {
         database: args.db.db.display().to_string(),
-        header: database.comm.as_ref(),
+        header: db.comm.as_ref(),
         stats: &s,
         warnings: warnings.iter().map(|w| w.to_string()).collect(),
     };

@@ -3,14 +3,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::analysis::comm_sync::{barriers_in, send_matrix_in};
+use crate::analysis::comm_sync::{self, send_matrix};
 use crate::report::Format;
 use crate::report::comm_sync::{BarriersReport, MatrixReport};
 use crate::report::renderers::svg::matrix::{MatrixScale, matrix_svg};
 use clap::Args;
 
-use super::regions::CommRegions;
-use super::{AlignArg, CommSelect, TABLE_JSON_CSV, open_comm_db};
+use super::{AlignArg, CommSelect, Opened, ScopeFlags, TABLE_JSON_CSV, open_comm};
 use crate::cli::args::{DatabaseArg, OutputArg, RegionArgs};
 use crate::cli::context::Context;
 use crate::cli::format::TABLE_JSON;
@@ -39,21 +38,17 @@ pub struct BarriersArgs {
 }
 
 pub fn barriers(args: &BarriersArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm barriers")?;
-    let database = &mut *kept;
-    args.select.check_procs(database)?;
-    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm barriers")?;
-    let clocks = args.align.offsets(database, ctx);
-    let (mut r, warnings) = barriers_in(
-        database,
-        &args.select.selection(),
-        args.reductions,
-        regions.ranges(),
-    );
+    let flags = ScopeFlags {
+        select: Some(&args.select),
+        regions: Some(&args.regions),
+        align: Some(&args.align),
+        ..Default::default()
+    };
+    let Opened { db, scope, bar } = open_comm(&args.db.db, flags, ctx, "comm barriers")?;
+    let (mut r, warnings) = comm_sync::barriers(&db, &scope, args.reductions);
     drop(bar);
-    r.region_filter = regions.names();
-    if args.align.align_clocks {
-        clocks.align_barriers(&mut r);
+    if scope.is_aligned() {
+        scope.clocks().align_barriers(&mut r);
     }
     ctx.warn_all(&warnings);
     emit(&BarriersReport(&r), args.format, &args.output)?;
@@ -85,12 +80,14 @@ pub struct MatrixArgs {
 }
 
 pub fn matrix(args: &MatrixArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm matrix")?;
-    let database = &mut *kept;
-    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm matrix")?;
-    let (mut m, warnings) = send_matrix_in(database, &args.select.selection(), regions.ranges());
+    let flags = ScopeFlags {
+        select: Some(&args.select),
+        regions: Some(&args.regions),
+        ..Default::default()
+    };
+    let Opened { db, scope, bar } = open_comm(&args.db.db, flags, ctx, "comm matrix")?;
+    let (m, warnings) = send_matrix(&db, &scope);
     drop(bar);
-    m.region_filter = regions.names();
     ctx.warn_all(&warnings);
     if let Some(path) = &args.svg {
         let scale = if args.log_scale {

@@ -3,9 +3,8 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_select::ProcRanges;
+use crate::analysis::comm_scope::CommScope;
 use crate::analysis::comm_time::{TimeOptions, mpi_time};
-use crate::analysis::filter::FilterNames;
 use crate::analysis::regions::Regions;
 use crate::formats::blprof::Part;
 use crate::report::Format;
@@ -53,6 +52,7 @@ pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm time")?;
     let database = &mut *kept;
     args.select.check_procs(database)?;
+    let mut scope = CommScope::new(args.select.procs.clone(), args.select.window());
     let (filter, filter_warnings) = region_filter(&args.regions)?;
     ctx.warn_all(&filter_warnings);
     if !filter.is_everything() {
@@ -85,16 +85,14 @@ pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         ctx.warn_all(&r.warnings);
         r
     });
-    let ranges = match (&regions, filter.is_everything()) {
-        (Some(r), false) => Some(ProcRanges::from_filter(&filter, r)?),
-        _ => None,
-    };
+    if let Some(r) = &regions {
+        scope.filter_regions(&filter, r)?;
+    }
     let opts = TimeOptions {
         regions: regions.as_ref().filter(|_| traced),
-        ranges: ranges.as_ref(),
         paths: traced,
     };
-    let (t, warnings) = mpi_time(database, &args.select.selection(), &opts);
+    let (t, warnings) = mpi_time(database, &scope, &opts);
     drop(bar);
     ctx.warn_all(&warnings);
     let report = MpiTimeReport {
@@ -102,7 +100,7 @@ pub fn run(args: &TimeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         time: &t,
         top: args.top,
         warnings: warnings.iter().map(|w| w.to_string()).collect(),
-        region_filter: (!filter.is_everything()).then(|| FilterNames::from(&filter)),
+        region_filter: scope.filter_names(),
     };
     emit(&report, args.format, &args.output)?;
     Ok(ExitCode::SUCCESS)

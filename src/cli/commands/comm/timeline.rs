@@ -3,13 +3,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::analysis::comm_timeline::{time_span_on, timeline_rows_on};
+use crate::analysis::comm_timeline::{time_span, timeline_rows};
 use crate::export::chrome;
 use crate::report::renderers::svg::timeline::{TIMELINE_COLUMNS, timeline_svg};
 use clap::Args;
 
-use super::regions::CommRegions;
-use super::{AlignArg, open_comm_db};
+use super::{AlignArg, Opened, ScopeFlags, open_comm};
 use crate::cli::args::{DatabaseArg, RegionArgs};
 use crate::cli::commands::export::parse_window;
 use crate::cli::context::Context;
@@ -39,34 +38,23 @@ pub fn run(args: &TimelineArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     if svg.is_none() && chrome.is_none() {
         return Err(UsageError("comm timeline needs --svg F and/or --chrome F".into()).into());
     }
-    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm timeline")?;
-    let database = &mut *kept;
-    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm timeline")?;
-    let window = args.time.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-    let clocks = args.align.offsets(database, ctx);
+    let flags = ScopeFlags {
+        window: args.time,
+        regions: Some(&args.regions),
+        align: Some(&args.align),
+        ..Default::default()
+    };
+    let Opened { db, scope, bar } = open_comm(&args.db.db, flags, ctx, "comm timeline")?;
     if let Some(path) = svg {
-        let span = time_span_on(database, window, &clocks).unwrap_or((0.0, 1.0));
-        let (rows, warnings) = timeline_rows_on(
-            database,
-            window,
-            span,
-            TIMELINE_COLUMNS,
-            &clocks,
-            regions.ranges(),
-        );
+        let span = time_span(&db, &scope).unwrap_or((0.0, 1.0));
+        let (rows, warnings) = timeline_rows(&db, &scope, span, TIMELINE_COLUMNS);
         ctx.warn_all(&warnings);
         write_file(path, |w| timeline_svg(span, &rows, w))?;
     }
     if let Some(path) = chrome {
         let mut written = None;
         write_file(path, |w| {
-            written = Some(chrome::write_comm_trace(
-                w,
-                database,
-                window,
-                &clocks,
-                regions.ranges(),
-            )?);
+            written = Some(chrome::write_comm_trace(w, &db, &scope)?);
             Ok(())
         })?;
         if let Some((n, warnings)) = written {

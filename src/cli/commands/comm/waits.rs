@@ -9,8 +9,7 @@ use crate::report::Format;
 use crate::report::comm_waits::WaitsReport;
 use clap::Args;
 
-use super::regions::CommRegions;
-use super::{AlignArg, CommSelect, open_comm_db};
+use super::{AlignArg, CommSelect, Opened, ScopeFlags, open_comm};
 use crate::cli::args::{DatabaseArg, OutputArg, RegionArgs};
 use crate::cli::context::Context;
 use crate::cli::format::TABLE_JSON;
@@ -40,23 +39,16 @@ pub struct WaitsArgs {
 }
 
 pub fn run(args: &WaitsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    let (mut kept, bar) = open_comm_db(&args.db.db, ctx, "comm waits")?;
-    let database = &mut *kept;
-    args.select.check_procs(database)?;
-    let (regions, bar) = CommRegions::load(&args.regions, database, ctx, bar, "comm waits")?;
-    let clocks = args.align.offsets(database, ctx);
-    let paths = database.parts().contains(&Part::Trace) && !args.no_trace;
-    let (mut r, warnings) = wait_states(
-        database,
-        &args.select.selection(),
-        regions.ranges(),
-        &clocks,
-        args.align.align_clocks,
-        args.top,
-        paths,
-    );
+    let flags = ScopeFlags {
+        select: Some(&args.select),
+        regions: Some(&args.regions),
+        align: Some(&args.align),
+        ..Default::default()
+    };
+    let Opened { db, scope, bar } = open_comm(&args.db.db, flags, ctx, "comm waits")?;
+    let paths = db.parts().contains(&Part::Trace) && !args.no_trace;
+    let (r, warnings) = wait_states(&db, &scope, args.top, paths);
     drop(bar);
-    r.region_filter = regions.names();
     ctx.warn_all(&warnings);
     emit(
         &WaitsReport {
