@@ -87,11 +87,13 @@ fn panel(w: &mut dyn Write, runs: usize, t: &TimerHistory, top_y: f64) -> io::Re
             escape(&seconds(v))
         )?;
     }
-    for i in [0, runs.saturating_sub(1)] {
+    // The last run's label ends at the right edge, so that `run 1000`
+    // is not cut off.
+    let last = runs.saturating_sub(1);
+    for (i, at, anchor) in [(0, x(0), "middle"), (last, W - 2.0, "end")] {
         writeln!(
             w,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">run {}</text>"#,
-            x(i),
+            r#"<text x="{at:.1}" y="{:.1}" text-anchor="{anchor}">run {}</text>"#,
             y0 + 16.0,
             i + 1
         )?;
@@ -135,7 +137,8 @@ fn panel(w: &mut dyn Write, runs: usize, t: &TimerHistory, top_y: f64) -> io::Re
             w,
             r##"<text x="{:.1}" y="{:.1}" fill="#c33">{} at run {}</text>"##,
             at + 3.0,
-            y1 + 10.0,
+            // Labels of steps close together take turns on three lines.
+            y1 + 10.0 + 11.0 * (k % 3) as f64,
             escape(&change_text(c.change)),
             c.index + 1
         )?;
