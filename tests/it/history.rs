@@ -228,6 +228,43 @@ fn page_timers(page: &str) -> Vec<ShownTimer> {
         .collect()
 }
 
+/// Checks that `page` shows the first `top` timers of the JSON `doc` of
+/// the same runs, in its order, with the same series and steps (parsed
+/// from both, compared exactly); returns the number of steps shown.
+fn assert_page_shows(page: &str, doc: &serde_json::Value, top: usize) -> usize {
+    let shown = page_timers(page);
+    let timers = doc["timers"].as_array().unwrap();
+    assert_eq!(shown.len(), top.min(timers.len()));
+    assert!(page.contains(&format!(
+        "Shown: {} of {} timer(s)",
+        shown.len(),
+        timers.len()
+    )));
+    let mut steps = 0;
+    for (t, json) in shown.iter().zip(timers) {
+        assert_eq!(t.name, json["name"].as_str().unwrap());
+        let values: Vec<f64> = json["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(t.values, values, "{}", t.name);
+        let cps = json["change_points"].as_array().unwrap();
+        assert_eq!(t.steps.len(), cps.len(), "{}", t.name);
+        for (row, cp) in t.steps.iter().zip(cps) {
+            // index, before, after, change, p
+            assert_eq!(row[0], cp["index"].as_f64().unwrap());
+            assert_eq!(row[1], cp["before"].as_f64().unwrap());
+            assert_eq!(row[2], cp["after"].as_f64().unwrap());
+            assert_eq!(row[3], cp["change"].as_f64().unwrap_or(f64::INFINITY));
+            assert_eq!(row[4], cp["p"].as_f64().unwrap());
+        }
+        steps += cps.len();
+    }
+    steps
+}
+
 /// 40 runs: timer 3 10 % slower from run 15 and 25 % from run 28 (two
 /// steps), timer 7 15 % slower from run 28.
 fn two_step_series(dir: &Path) {
@@ -252,37 +289,8 @@ fn the_page_shows_the_top_series_and_every_step_the_json_reports() {
         args.extend(["--format", "json"]);
         let doc = json(&args);
         let page = std::fs::read_to_string(&page_file).unwrap();
-        let shown = page_timers(&page);
-        let timers = doc["timers"].as_array().unwrap();
         let top: usize = top.map_or(8, |n| n.parse().unwrap());
-        assert_eq!(shown.len(), top.min(timers.len()));
-        assert!(page.contains(&format!(
-            "Shown: {} of {} timer(s)",
-            shown.len(),
-            timers.len()
-        )));
-        let mut steps = 0;
-        for (t, json) in shown.iter().zip(timers) {
-            assert_eq!(t.name, json["name"].as_str().unwrap());
-            let values: Vec<f64> = json["values"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_f64().unwrap())
-                .collect();
-            assert_eq!(t.values, values, "{}", t.name);
-            let cps = json["change_points"].as_array().unwrap();
-            assert_eq!(t.steps.len(), cps.len(), "{}", t.name);
-            for (row, cp) in t.steps.iter().zip(cps) {
-                // index, before, after, change, p
-                assert_eq!(row[0], cp["index"].as_f64().unwrap());
-                assert_eq!(row[1], cp["before"].as_f64().unwrap());
-                assert_eq!(row[2], cp["after"].as_f64().unwrap());
-                assert_eq!(row[3], cp["change"].as_f64().unwrap_or(f64::INFINITY));
-                assert_eq!(row[4], cp["p"].as_f64().unwrap());
-            }
-            steps += cps.len();
-        }
+        let steps = assert_page_shows(&page, &doc, top);
         // Both steps of timer 3 and the one of timer 7, each marked on
         // its chart.
         assert_eq!(steps, 3);
@@ -387,4 +395,26 @@ fn report_of_bad_runs_fails_as_history_does() {
     let out = output(&["report", "--depth", "2", &log, &log]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--depth"));
+}
+
+#[test]
+fn databases_timer_trees_and_traces_get_the_page_too() {
+    let dbs = [db("small4"), db("asym4"), db("single")];
+    let trees = [
+        timer_tree("doc_example.json"),
+        timer_tree("measured_example.json"),
+    ];
+    let traces = [tlog("np1.log"), tlog("np4.log")];
+    for (kind, runs) in [
+        ("blprof", &dbs[..]),
+        ("timer-tree", &trees[..]),
+        ("tlog", &traces[..]),
+    ] {
+        let runs: Vec<&str> = runs.iter().map(|p| s(p)).collect();
+        let page = run_ok(&[&["report"], &runs[..]].concat());
+        let doc = json(&[&["history", "--format", "json"], &runs[..]].concat());
+        assert_eq!(doc["kind"], kind);
+        assert!(page.contains(&format!("runs ({kind})")), "{kind}");
+        assert_page_shows(&page, &doc, 8);
+    }
 }
