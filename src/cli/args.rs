@@ -135,11 +135,14 @@ pub enum Command {
     /// chrome://tracing; or call records, region ranges and comm records as
     /// Parquet tables (docs/TRACES.md, docs/SCALING.md).
     Export(commands::export::ExportArgs),
-    /// One self-contained HTML page of the whole database.
+    /// One self-contained HTML page of the whole database (or of a series of
+    /// runs).
     ///
     /// Function summary (sortable), call tree (collapsible), regions,
     /// per-process timelines, comm matrix and load imbalance. No network
     /// needed to view it. Sections for parts the database lacks say so.
+    /// Several runs of one job: the page of `history --html`, each top
+    /// timer's series and its steps.
     Report(commands::report::ReportArgs),
     /// Write synthetic inputs of any size (benchmarks, scale tests).
     #[command(hide = true)]

@@ -218,10 +218,16 @@ pub const EXAMPLES: &[(&str, &[Example])] = &[
     ),
     (
         "report",
-        &[(
-            "profparse report run/bl_prof -o report.html",
-            "One HTML page to open in a browser (no network needed)",
-        )],
+        &[
+            (
+                "profparse report run/bl_prof -o report.html",
+                "One HTML page to open in a browser (no network needed)",
+            ),
+            (
+                "profparse report nightly/ -o history.html",
+                "The series and steps of the top timers over the nightly runs",
+            ),
+        ],
     ),
     (
         "tlog",

@@ -8,6 +8,18 @@ use crate::common::*;
 /// `runs` job logs of one job (20 timers, 1 % noise) in `dir`, named
 /// `run1.log`…; from run `step_at` on (1-based), timer 3 is 10 % slower.
 fn series(dir: &Path, runs: usize, step_at: usize) {
+    series_with(dir, runs, |r| {
+        if r >= step_at {
+            vec!["3:1.10".to_owned()]
+        } else {
+            Vec::new()
+        }
+    });
+}
+
+/// [`series`] with the slowdowns of run `r` (1-based) given by
+/// `slower(r)`, as `synth tinyprofiler --slower` takes them (`I:F`).
+fn series_with(dir: &Path, runs: usize, slower: impl Fn(usize) -> Vec<String>) {
     for r in 1..=runs {
         let file = dir.join(format!("run{r}.log"));
         let seed = r.to_string();
@@ -22,8 +34,9 @@ fn series(dir: &Path, runs: usize, step_at: usize) {
             "--seed",
             &seed,
         ];
-        if r >= step_at {
-            args.extend(["--slower", "3:1.10"]);
+        let slower = slower(r);
+        for f in &slower {
+            args.extend(["--slower", f]);
         }
         run_ok(&args);
     }
@@ -159,4 +172,249 @@ fn a_directory_without_runs_is_an_error_and_strays_are_warned_of() {
         err.contains("notes.txt") && err.contains("not a run, left out"),
         "{err}"
     );
+}
+
+/// The text of `page` between `start` and the next `end` after it, for
+/// each occurrence of `start`.
+fn between<'a>(page: &'a str, start: &str, end: &str) -> Vec<&'a str> {
+    page.split(start)
+        .skip(1)
+        .map(|rest| &rest[..rest.find(end).unwrap_or(rest.len())])
+        .collect()
+}
+
+/// Markup entities back to text.
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// What the page shows of one timer: name, series, and per step the
+/// `data-v` keys of its row (index, before, after, change, p).
+struct ShownTimer {
+    name: String,
+    values: Vec<f64>,
+    steps: Vec<Vec<f64>>,
+}
+
+/// The timers of a history page, in page order.
+fn page_timers(page: &str) -> Vec<ShownTimer> {
+    between(page, "<article class=\"timer\"", "</article>")
+        .into_iter()
+        .map(|article| ShownTimer {
+            name: unescape(between(article, "<h3>", "</h3>")[0]),
+            values: between(article, "data-values=\"", "\"")[0]
+                .split(' ')
+                .map(|v| v.parse().unwrap())
+                .collect(),
+            steps: between(article, "<tbody>", "</tbody>")
+                .first()
+                .map(|body| {
+                    between(body, "<tr>", "</tr>")
+                        .into_iter()
+                        .map(|row| {
+                            between(row, "data-v=\"", "\"")
+                                .into_iter()
+                                .map(|v| v.parse().unwrap())
+                                .collect()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// Checks that `page` shows the first `top` timers of the JSON `doc` of
+/// the same runs, in its order, with the same series and steps (parsed
+/// from both, compared exactly); returns the number of steps shown.
+fn assert_page_shows(page: &str, doc: &serde_json::Value, top: usize) -> usize {
+    let shown = page_timers(page);
+    let timers = doc["timers"].as_array().unwrap();
+    assert_eq!(shown.len(), top.min(timers.len()));
+    assert!(page.contains(&format!(
+        "Shown: {} of {} timer(s)",
+        shown.len(),
+        timers.len()
+    )));
+    let mut steps = 0;
+    for (t, json) in shown.iter().zip(timers) {
+        assert_eq!(t.name, json["name"].as_str().unwrap());
+        let values: Vec<f64> = json["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(t.values, values, "{}", t.name);
+        let cps = json["change_points"].as_array().unwrap();
+        assert_eq!(t.steps.len(), cps.len(), "{}", t.name);
+        for (row, cp) in t.steps.iter().zip(cps) {
+            // index, before, after, change, p
+            assert_eq!(row[0], cp["index"].as_f64().unwrap());
+            assert_eq!(row[1], cp["before"].as_f64().unwrap());
+            assert_eq!(row[2], cp["after"].as_f64().unwrap());
+            assert_eq!(row[3], cp["change"].as_f64().unwrap_or(f64::INFINITY));
+            assert_eq!(row[4], cp["p"].as_f64().unwrap());
+        }
+        steps += cps.len();
+    }
+    steps
+}
+
+/// 40 runs: timer 3 10 % slower from run 15 and 25 % from run 28 (two
+/// steps), timer 7 15 % slower from run 28.
+fn two_step_series(dir: &Path) {
+    series_with(dir, 40, |r| match r {
+        ..15 => Vec::new(),
+        15..28 => vec!["3:1.10".to_owned()],
+        _ => vec!["3:1.25".to_owned(), "7:1.15".to_owned()],
+    });
+}
+
+#[test]
+fn the_page_shows_the_top_series_and_every_step_the_json_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    two_step_series(dir.path());
+    let out = tempfile::tempdir().unwrap();
+    let page_file = out.path().join("page.html");
+    for top in [None, Some("3")] {
+        let mut args = vec!["history", s(dir.path()), "--html", s(&page_file)];
+        args.extend(top.iter().flat_map(|n| ["--top", n]));
+        let table = run_ok(&args);
+        assert!(table.contains("2 timer(s) with steps"), "{table}");
+        args.extend(["--format", "json"]);
+        let doc = json(&args);
+        let page = std::fs::read_to_string(&page_file).unwrap();
+        let top: usize = top.map_or(8, |n| n.parse().unwrap());
+        let steps = assert_page_shows(&page, &doc, top);
+        // Both steps of timer 3 and the one of timer 7, each marked on
+        // its chart.
+        assert_eq!(steps, 3);
+        assert_eq!(page.matches("stroke-dasharray").count(), steps);
+    }
+}
+
+#[test]
+fn report_of_several_runs_is_the_history_page() {
+    let dir = tempfile::tempdir().unwrap();
+    series(dir.path(), 12, 7);
+    let runs: Vec<String> = (1..=12)
+        .map(|r| s(&dir.path().join(format!("run{r}.log"))).to_owned())
+        .collect();
+    let runs: Vec<&str> = runs.iter().map(String::as_str).collect();
+    // Pages go elsewhere: the directory of runs holds runs only.
+    let out = tempfile::tempdir().unwrap();
+    let history_page = out.path().join("history.html");
+    run_ok(&[&["history", "--html", s(&history_page)], &runs[..]].concat());
+    let expected = std::fs::read_to_string(&history_page).unwrap();
+    let listed = run_ok(&[&["report"], &runs[..]].concat());
+    assert_eq!(listed, expected, "report RUN... == history RUN... --html");
+    let from_dir = out.path().join("report.html");
+    run_ok(&["report", s(dir.path()), "-o", s(&from_dir)]);
+    let from_dir = std::fs::read_to_string(&from_dir).unwrap();
+    assert_eq!(
+        from_dir.replace(s(dir.path()), "D"),
+        expected.replace(s(dir.path()), "D")
+    );
+    // --top is history's when given.
+    let top = run_ok(&[&["report", "--top", "2"], &runs[..]].concat());
+    assert_eq!(page_timers(&top).len(), 2);
+    // One log keeps its own page.
+    let one = run_ok(&["report", runs[0]]);
+    assert!(
+        one.contains("TinyProfiler report of"),
+        "{}",
+        &one[..one.len().min(400)]
+    );
+    assert!(!one.contains("profparse history"));
+}
+
+#[test]
+fn the_page_escapes_names_and_fetches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    series(dir.path(), 30, 16);
+    let hostile = "<script>alert(1)</script>&T";
+    for r in 1..=30 {
+        let log = dir.path().join(format!("run{r}.log"));
+        let text = std::fs::read_to_string(&log).unwrap();
+        std::fs::write(&log, text.replace("Timer0003::run()", hostile)).unwrap();
+    }
+    let page = run_ok(&["report", s(dir.path())]);
+    let shown = page_timers(&page);
+    assert_eq!(
+        shown[0].name, hostile,
+        "the stepping timer first, by its name"
+    );
+    assert_eq!(
+        page.matches("<script>").count(),
+        1,
+        "only the page's own script"
+    );
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&amp;T"));
+    let bare = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(!bare.contains("http://") && !bare.contains("https://"));
+    assert!(!bare.contains(" src=") && !bare.contains(" href=\"/") && !bare.contains("url("));
+    for tag in [
+        "html", "body", "section", "article", "figure", "svg", "table", "tr", "script",
+    ] {
+        let opened =
+            page.matches(&format!("<{tag}>")).count() + page.matches(&format!("<{tag} ")).count();
+        assert_eq!(
+            opened,
+            page.matches(&format!("</{tag}>")).count(),
+            "<{tag}> balanced"
+        );
+    }
+    // The same runs give the same page.
+    assert_eq!(run_ok(&["report", s(dir.path())]), page);
+}
+
+#[test]
+fn report_of_bad_runs_fails_as_history_does() {
+    let dir = tempfile::tempdir().unwrap();
+    series(dir.path(), 2, 100);
+    let log = s(&dir.path().join("run1.log")).to_owned();
+    let missing = s(&dir.path().join("missing.log")).to_owned();
+    let trace = s(&tlog("np4.log")).to_owned();
+    for runs in [
+        vec![log.as_str(), trace.as_str()],
+        vec![log.as_str(), missing.as_str()],
+    ] {
+        let history = output(&[&["history"], &runs[..]].concat());
+        let report = output(&[&["report"], &runs[..]].concat());
+        assert!(!history.status.success());
+        assert_eq!(report.status.code(), history.status.code(), "{runs:?}");
+        assert_eq!(report.stderr, history.stderr, "{runs:?}");
+        assert!(report.stdout.is_empty());
+    }
+    // Options of one database make no sense for a series.
+    let out = output(&["report", "--depth", "2", &log, &log]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--depth"));
+}
+
+#[test]
+fn databases_timer_trees_and_traces_get_the_page_too() {
+    let dbs = [db("small4"), db("asym4"), db("single")];
+    let trees = [
+        timer_tree("doc_example.json"),
+        timer_tree("measured_example.json"),
+    ];
+    let traces = [tlog("np1.log"), tlog("np4.log")];
+    for (kind, runs) in [
+        ("blprof", &dbs[..]),
+        ("timer-tree", &trees[..]),
+        ("tlog", &traces[..]),
+    ] {
+        let runs: Vec<&str> = runs.iter().map(|p| s(p)).collect();
+        let page = run_ok(&[&["report"], &runs[..]].concat());
+        let doc = json(&[&["history", "--format", "json"], &runs[..]].concat());
+        assert_eq!(doc["kind"], kind);
+        assert!(page.contains(&format!("runs ({kind})")), "{kind}");
+        assert_page_shows(&page, &doc, 8);
+    }
 }

@@ -1,12 +1,13 @@
 //! `profparse history RUN...`: each timer's time over a series of runs of
 //! one job, and the steps in it (docs/REGRESS.md). Loads the runs in
 //! parallel as `regress` does, hands their figures to
-//! [`crate::analysis::history`], writes the report and the chart.
+//! [`crate::analysis::history`], writes the report, the chart and the
+//! page (which `report RUN RUN...` writes too: [`page`]).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, FromArgMatches};
 use rayon::prelude::*;
 
 use crate::analysis::diff::Metric;
@@ -17,7 +18,7 @@ use crate::analysis::regress::samples::{Key, Missing, RunFigures, run_figures};
 use crate::formats::{Input, InputKind};
 use crate::progress::Progress;
 use crate::report::Format;
-use crate::report::history::{HistoryReport, svg};
+use crate::report::history::{HistoryReport, html, svg};
 use crate::{Location, Warning};
 
 use super::regress::{SecondsArg, probability};
@@ -69,7 +70,11 @@ pub struct HistoryArgs {
     /// Draw the series of the top timers (those with steps first) as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Timers drawn by --svg.
+    /// Write a self-contained HTML page: the runs, then each top timer's
+    /// series (chart) and a table of its steps.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Timers drawn by --svg and --html.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub top: usize,
     /// Output format.
@@ -178,6 +183,44 @@ fn figures(
 }
 
 pub fn run(args: &HistoryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
+    let report = load(args, ctx)?;
+    if let Some(path) = &args.svg {
+        write_file(path, |w| svg::write(&report, args.top, w))?;
+    }
+    if let Some(path) = &args.html {
+        write_file(path, |w| html::write_page(&report, args.top, w))?;
+    }
+    output::emit(&report, args.format, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `report RUN RUN...`: the page of `history RUN... --html`, with
+/// history's defaults (and `--top` when given), to `output`.
+pub fn page(
+    runs: &[PathBuf],
+    top: Option<usize>,
+    output: &OutputArg,
+    ctx: &Context,
+) -> anyhow::Result<ExitCode> {
+    // Parsed by history's own definition, so that every default is
+    // history's; `--` keeps a run named like an option a run.
+    let mut argv: Vec<std::ffi::OsString> = vec!["history".into()];
+    if let Some(top) = top {
+        argv.extend(["--top".into(), top.to_string().into()]);
+    }
+    argv.push("--".into());
+    argv.extend(runs.iter().map(|p| p.as_os_str().to_owned()));
+    let command = HistoryArgs::augment_args(clap::Command::new("history"));
+    let args = HistoryArgs::from_arg_matches(&command.try_get_matches_from(argv)?)?;
+    let report = load(&args, ctx)?;
+    let mut out = output::open(output.output.as_deref())?;
+    html::write_page(&report, args.top, &mut out)?;
+    out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Loads the runs and finds the steps.
+fn load(args: &HistoryArgs, ctx: &Context) -> anyhow::Result<HistoryReport> {
     let runs = series_of(args, ctx)?;
     let key = if args.paths { Key::Path } else { Key::Name };
     let metric = match args.metric {
@@ -219,7 +262,7 @@ pub fn run(args: &HistoryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         min_change: args.min_change,
         window: args.window as usize,
     };
-    let report = HistoryReport {
+    Ok(HistoryReport {
         kind: kind.map_or("", |(k, _)| k.name()),
         metric: metric.name(),
         by_path: args.paths,
@@ -227,10 +270,5 @@ pub fn run(args: &HistoryArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
         history: history(&all, &options),
         all: args.all,
         warnings: ctx.warning_texts(),
-    };
-    if let Some(path) = &args.svg {
-        write_file(path, |w| svg::write(&report, args.top, w))?;
-    }
-    output::emit(&report, args.format, &args.output)?;
-    Ok(ExitCode::SUCCESS)
+    })
 }

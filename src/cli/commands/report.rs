@@ -1,6 +1,7 @@
 //! `profparse report DB -o report.html`: one self-contained HTML page with
 //! every analysis the database supports (`analysis::overview`); parts the
-//! database lacks become notes on the page.
+//! database lacks become notes on the page. Several runs of one job (or
+//! one directory of them) get the page of `history RUN... --html` instead.
 
 use std::process::ExitCode;
 
@@ -9,19 +10,27 @@ use crate::analysis::overview::{OverviewOptions, overview, overview_steps};
 use crate::report::renderers::html::page::{MATRIX_MAX_CELLS, Page, TreeBounds, write_page};
 use crate::report::renderers::html::timeline::TIMELINE_DEPTHS;
 use crate::report::renderers::svg::timeline::{MAX_LANES, TIMELINE_COLUMNS};
+use std::path::{Path, PathBuf};
+
 use clap::Args;
 
-use crate::cli::args::{DatabaseOrLogArg, OutputArg};
+use crate::cli::args::OutputArg;
 use crate::cli::context::Context;
 use crate::cli::output::{self, UsageError};
+use crate::formats::Input;
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    #[command(flatten)]
-    pub db: DatabaseOrLogArg,
-    /// Functions in the load-imbalance view (largest maximum time first).
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub top: usize,
+    /// The bl_prof database directory (the `bl_prof` folder a run wrote), or
+    /// an AMReX job log holding a TinyProfiler report (docs/TINYPROFILER.md).
+    /// Several runs of one job, or one directory of them: the page of
+    /// `history RUN... --html`, with history's defaults (docs/REGRESS.md).
+    #[arg(value_name = "DB", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Functions in the load-imbalance view, largest maximum time first
+    /// (default 10); with several runs, the timers shown (default 8).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
     /// Focus on process N: its calls fill the NCalls column, the call tree
     /// is its own (not merged), and its bars are outlined in the imbalance view.
     #[arg(long, value_name = "N")]
@@ -37,14 +46,42 @@ pub struct ReportArgs {
     pub output: OutputArg,
 }
 
+/// Whether `inputs` are a series of runs: more than one, or one directory
+/// that is no run itself but holds one (else today's errors stand: a
+/// damaged database stays a database).
+fn is_series(inputs: &[PathBuf]) -> bool {
+    match inputs {
+        [one] => one.is_dir() && Input::open(one).is_err() && holds_a_run(one),
+        _ => true,
+    }
+}
+
+fn holds_a_run(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            !e.file_name().to_string_lossy().starts_with('.') && Input::open(&e.path()).is_ok()
+        })
+    })
+}
+
 pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
-    if super::tinyprofiler::is_log(&args.db.db) {
+    if is_series(&args.inputs) {
+        if args.proc.is_some() || args.depth.is_some() || args.min_percent > 0.0 {
+            return Err(UsageError(
+                "--proc, --depth and --min-percent apply to one bl_prof database, not to a series of runs".into(),
+            )
+            .into());
+        }
+        return super::history::page(&args.inputs, args.top, &args.output, ctx);
+    }
+    let path = &args.inputs[0];
+    if super::tinyprofiler::is_log(path) {
         if args.proc.is_some() || args.depth.is_some() {
             return Err(UsageError("--proc and --depth apply to bl_prof databases".into()).into());
         }
-        return super::tinyprofiler::report(&args.db.db, &args.output);
+        return super::tinyprofiler::report(path, &args.output);
     }
-    let mut kept = super::open_database(&args.db.db)?;
+    let mut kept = super::open_database(path)?;
     let db = &mut *kept;
     if let (Some(p), Some(n)) = (args.proc, db.nprocs())
         && p as u64 >= n
@@ -60,7 +97,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let opts = OverviewOptions {
         proc: args.proc,
         imbalance: ImbalanceOptions {
-            top: args.top,
+            top: args.top.unwrap_or(10),
             ..Default::default()
         },
         timeline_columns: TIMELINE_COLUMNS,
@@ -78,7 +115,7 @@ pub fn run(args: &ReportArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     drop(bar);
     ctx.warn_all(&overview.warnings);
     let report = Page {
-        database: args.db.db.display().to_string(),
+        database: path.display().to_string(),
         overview,
         bounds: TreeBounds {
             max_depth: args.depth,

@@ -1,7 +1,9 @@
 //! Renderers of a `history` ([`crate::analysis::history`]): a table of the
 //! steps for people, JSON (docs/JSON.md, `history`), CSV (one row per
-//! timer and run) and the SVG chart of the top timers ([`svg`]).
+//! timer and run), the SVG chart of the top timers ([`svg`]) and the HTML
+//! page of their series and steps ([`html`]).
 
+pub mod html;
 pub mod svg;
 
 use serde::Serialize;
@@ -61,6 +63,20 @@ impl HistoryReport {
             .iter()
             .filter(|t| !t.change_points.is_empty())
             .count()
+    }
+
+    /// What the series are and what counts as a step, in a sentence.
+    fn criteria(&self) -> String {
+        let o = &self.history.options;
+        format!(
+            "{} runs ({}), {} seconds per timer {}, in this order; a step is a change of at least {} with p < {}.",
+            self.history.runs,
+            self.kind,
+            self.metric,
+            if self.by_path { "call path" } else { "name" },
+            percent(o.min_change).trim_start_matches('+'),
+            c_g(o.alpha, 3),
+        )
     }
 
     /// The run's name as given, with its place in the series.
@@ -162,17 +178,8 @@ impl Report for HistoryReport {
 
     fn document(&self) -> Document<'_> {
         let h = &self.history;
-        let o = &h.options;
         let mut doc = Document::new();
-        doc.prose(format!(
-            "{} runs ({}), {} seconds per timer {}, in this order; a step is a change of at least {} with p < {}.",
-            h.runs,
-            self.kind,
-            self.metric,
-            if self.by_path { "call path" } else { "name" },
-            percent(o.min_change).trim_start_matches('+'),
-            c_g(o.alpha, 3),
-        ));
+        doc.prose(self.criteria());
         doc.line("");
         let mut rows = Vec::new();
         for t in &h.timers {
