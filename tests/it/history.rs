@@ -174,6 +174,35 @@ fn a_directory_without_runs_is_an_error_and_strays_are_warned_of() {
     );
 }
 
+#[test]
+fn pages_and_charts_written_beside_the_runs_are_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    series(dir.path(), 6, 4);
+    let before = json(&["history", s(dir.path()), "--format", "json"]);
+    let page = dir.path().join("history.html");
+    let chart = dir.path().join("history.svg");
+    run_ok(&[
+        "history",
+        s(dir.path()),
+        "--html",
+        s(&page),
+        "--svg",
+        s(&chart),
+    ]);
+    let out = output(&["history", s(dir.path()), "--format", "json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    for f in ["history.html", "history.svg"] {
+        assert!(
+            err.contains(f) && err.contains("not a run, left out"),
+            "{err}"
+        );
+    }
+    let after: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(after["runs"], before["runs"]);
+    assert_eq!(after["timers"], before["timers"]);
+}
+
 /// The text of `page` between `start` and the next `end` after it, for
 /// each occurrence of `start`.
 fn between<'a>(page: &'a str, start: &str, end: &str) -> Vec<&'a str> {

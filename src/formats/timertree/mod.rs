@@ -32,17 +32,34 @@ impl FileForm {
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
+        let page = || {
+            Err(Error::wrong_kind(
+                Location::file(path),
+                "an HTML page or SVG picture, not a serialized timer tree",
+            ))
+        };
         match ext.as_deref() {
             Some("json") => return Ok(FileForm::Json),
             Some("xml") => return Ok(FileForm::Xml),
+            // What `report`, `history --html` and the `--svg` options write
+            // often lands beside the runs (a directory `history` reads).
+            Some("html" | "htm" | "svg") => return page(),
             _ => {}
         }
-        let first = bytes
-            .strip_prefix(b"\xEF\xBB\xBF")
-            .unwrap_or(bytes)
-            .iter()
-            .find(|b| !b.is_ascii_whitespace());
-        match first {
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let text = text.trim_ascii_start();
+        // `tag` whole: `<svgtree>` is an XML timer tree's root.
+        let starts = |tag: &[u8]| {
+            text.get(..tag.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(tag))
+                && text
+                    .get(tag.len())
+                    .is_none_or(|&b| b.is_ascii_whitespace() || b == b'>' || b == b'/')
+        };
+        if starts(b"<!doctype html") || starts(b"<html") || starts(b"<svg") {
+            return page();
+        }
+        match text.first() {
             Some(b'{') => Ok(FileForm::Json),
             Some(b'<') => Ok(FileForm::Xml),
             _ => Err(Error::wrong_kind(
@@ -144,6 +161,26 @@ mod tests {
             "{e}"
         );
         assert!(FileForm::detect(p("empty"), b"").is_err());
+    }
+
+    #[test]
+    fn pages_and_pictures_are_no_timer_trees() {
+        let p = Path::new;
+        for (name, bytes) in [
+            ("page.html", &b"<T/>"[..]),
+            ("chart.SVG", b"<T/>"),
+            ("page", b"\n<!DOCTYPE html><html>"),
+            ("page", b"<HTML lang=en>"),
+            ("chart", b"  <svg xmlns=\"http://www.w3.org/2000/svg\">"),
+        ] {
+            let e = FileForm::detect(p(name), bytes).unwrap_err();
+            assert!(e.to_string().contains("HTML page or SVG picture"), "{name}: {e}");
+        }
+        // A timer tree whose root is named like a tag is still one.
+        assert_eq!(
+            FileForm::detect(p("t"), b"<svgtree/>").unwrap_or(FileForm::Json),
+            FileForm::Xml
+        );
     }
 
     #[test]
