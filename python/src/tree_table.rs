@@ -49,8 +49,8 @@ pub(crate) struct TreeRows {
     expected: usize,
     /// Buffers reused from tree to tree: per name id of the tree's name
     /// table, its id in `merged` (kept while the trees share that table);
-    /// per tree node, its node in `merged`; the subtrees' calls; the
-    /// pre-order walk.
+    /// per tree node, its node in `merged` (in the last tree with that
+    /// node id); the subtrees' calls; the pre-order walk.
     name_in_merged: Vec<u32>,
     merged_of: Vec<NodeId>,
     subtree_calls: Vec<u64>,
@@ -105,7 +105,9 @@ impl TreeRows {
         if hide_uncalled {
             subtree_sums_into(tree, |m| m.calls, &mut self.subtree_calls);
         }
-        self.merged_of.clear();
+        // Kept from the trees before: the processes of a run mostly build
+        // the same tree in the same order, so a node's id there is a guess
+        // at its node in `merged`, checked in two compares.
         self.merged_of.resize(tree.len() + 1, self.merged.root());
         tree.preorder_into(&mut self.order, &mut self.stack);
         for &(id, _) in &self.order {
@@ -117,7 +119,15 @@ impl TreeRows {
                 .name_index(id)
                 .and_then(|i| self.name_in_merged.get(i as usize).copied())
                 .unwrap_or(unnamed);
-            let m = self.merged.child_by_name_id(up, name);
+            let guess = self.merged_of[id.0 as usize];
+            let m = if guess != self.merged.root()
+                && self.merged.node(guess).parent() == Some(up)
+                && self.merged.name_index(guess) == Some(name)
+            {
+                guess
+            } else {
+                self.merged.child_by_name_id(up, name)
+            };
             self.merged_of[id.0 as usize] = m;
             self.merged.node_mut(m).metrics += n.metrics.calls;
             self.node.push(m.0);
