@@ -86,7 +86,7 @@ pub(crate) fn blprof_calltree(
     // Each process's tree becomes rows as soon as it is built, in parallel
     // runs of processes, and is dropped.
     let (runs, w) = fold_process_trees(db, &selection, rank, TreeRows::for_trees, |rows, p, t| {
-        rows.push_tree(Some(p), &t, true)
+        rows.push_tree_sharing_names(Some(p), t, true)
     });
     warnings.extend(texts(&w));
     if let Some(r) = rank

@@ -35,9 +35,12 @@ pub(crate) struct NativeRun {
     path: String,
     #[pyo3(get)]
     nprocs: Option<u64>,
-    /// The metadata as one JSON object (the wrapper turns it into a dict).
-    #[pyo3(get)]
-    metadata_json: String,
+    /// The metadata known at `open` (path, kind, nprocs, what the reader
+    /// saw); a database's summary of its parts is added on first use.
+    meta: serde_json::Map<String, serde_json::Value>,
+    /// The metadata as one JSON object, made on first use: a database's
+    /// summary reads every comm header, which a call tree does not need.
+    metadata_json: std::sync::OnceLock<String>,
     /// Shared by the threads that build tables: the readers' values are
     /// `Sync` (a database parses its call-stats headers once, on first use,
     /// behind a `OnceLock`), so no lock is held while the GIL is released.
@@ -74,15 +77,7 @@ fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
         InputKind::Blprof => {
             let db = Database::open(&input.path)?;
             warnings.extend(texts(db.warnings()));
-            let info = database_info(&db);
             meta.insert("database".into(), db.dir().display().to_string().into());
-            if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&info) {
-                for (k, v) in fields {
-                    if k != "dir" && k != "nprocs" {
-                        meta.insert(k, v);
-                    }
-                }
-            }
             (db.nprocs(), Opened::Blprof(Box::new(db)))
         }
         InputKind::TinyProfiler => {
@@ -113,7 +108,8 @@ fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
         kind: kind_name(input.kind),
         path: given,
         nprocs,
-        metadata_json: serde_json::Value::Object(meta).to_string(),
+        meta,
+        metadata_json: std::sync::OnceLock::new(),
         opened,
     };
     Ok((run, warnings))
@@ -123,6 +119,23 @@ fn open_path(path: PathBuf) -> profparse::Result<(NativeRun, Vec<String>)> {
 #[pyfunction]
 pub(crate) fn open(py: Python<'_>, path: PathBuf) -> PyResult<(NativeRun, Vec<String>)> {
     detached(py, || open_path(path))
+}
+
+/// The metadata of `run`: what `open` found, and for a database the
+/// summary of its parts (`info --format json` but its `dir` and `nprocs`).
+fn metadata_json(run: &NativeRun) -> String {
+    let mut meta = run.meta.clone();
+    if let Opened::Blprof(db) = &run.opened {
+        let info = database_info(db);
+        if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&info) {
+            for (k, v) in fields {
+                if k != "dir" && k != "nprocs" {
+                    meta.insert(k, v);
+                }
+            }
+        }
+    }
+    serde_json::Value::Object(meta).to_string()
 }
 
 impl NativeRun {
@@ -155,6 +168,17 @@ fn not_for(keyword: &str, kinds: &str) -> PyErr {
 
 #[pymethods]
 impl NativeRun {
+    /// The metadata as one JSON object (the wrapper turns it into a dict),
+    /// made on first use without the GIL.
+    #[getter]
+    fn metadata_json(&self, py: Python<'_>) -> PyResult<String> {
+        if let Some(json) = self.metadata_json.get() {
+            return Ok(json.clone());
+        }
+        let json = detached(py, || Ok(metadata_json(self)))?;
+        Ok(self.metadata_json.get_or_init(|| json).clone())
+    }
+
     /// The functions table and the warnings of building it. `run`: which
     /// run of a TinyProfiler log (1 = the first; default the last);
     /// `event_names`: a tlog trace's names file (`--event-names`).

@@ -103,7 +103,7 @@ pub fn process_tree(
         return whole_process_tree(p, selection);
     }
     let parts: Vec<(PartTree, Option<Warning>)> = p.map_blocks(|b| {
-        let mut part = PartBuilder::new(p.proc(), selection, p.row(), true);
+        let mut part = PartBuilder::new(p.proc(), selection, p.row(), true, CallTree::new());
         let warning = b.for_each_call(|c| part.call(c));
         (part.finish(), warning)
     });
@@ -153,13 +153,27 @@ fn join_parts<'a>(parts: impl Iterator<Item = &'a PartTree> + Clone) -> Option<(
 
 /// Every record of the process in one walk.
 fn whole_process_tree(p: TraceProcWalk<'_>, selection: &Selection) -> (CallTree, Vec<Warning>) {
-    let mut part = PartBuilder::new(p.proc(), selection, p.row(), false);
+    let mut tree = CallTree::new();
+    let found = whole_process_tree_into(p, selection, &mut tree);
+    (tree, found)
+}
+
+/// [`whole_process_tree`] into `tree`, cleared first (its name table
+/// kept): a run of processes reuses one tree's memory.
+fn whole_process_tree_into(
+    p: TraceProcWalk<'_>,
+    selection: &Selection,
+    tree: &mut CallTree,
+) -> Vec<Warning> {
+    tree.clear();
+    let mut part = PartBuilder::new(p.proc(), selection, p.row(), false, std::mem::take(tree));
     let mut found = p.for_each_call(|c| part.call(c));
     let part = part.finish();
     if part.jumps > 0 {
         found.push(jumps_warning(p, part.jumps));
     }
-    (part.tree, found)
+    *tree = part.tree;
+    found
 }
 
 fn jumps_warning(p: TraceProcWalk<'_>, jumps: usize) -> Warning {
@@ -207,13 +221,19 @@ const MAX_OPEN_ACROSS_FLUSH: usize = 10_000;
 const PLACEHOLDER: &str = "\u{0}open before";
 
 impl<'a> PartBuilder<'a> {
-    fn new(p: &'a ProcTrace, selection: &'a Selection, row: usize, placeholders: bool) -> Self {
+    fn new(
+        p: &'a ProcTrace,
+        selection: &'a Selection,
+        row: usize,
+        placeholders: bool,
+        tree: CallTree,
+    ) -> Self {
         PartBuilder {
             p,
             selected: selection.for_row(row),
             placeholders,
             part: PartTree {
-                tree: CallTree::new(),
+                tree,
                 context: Vec::new(),
                 end: Vec::new(),
                 any_call: false,
@@ -368,15 +388,17 @@ pub fn process_trees(
 /// `visit(acc, process, tree)` in process order within the run, the runs
 /// in parallel (several per thread) and
 /// returned in order, with the warnings about the blocks in process order.
-/// Each tree is dropped once visited, so that a caller that keeps only what
-/// it takes from the trees (the Python package's call-tree table) never
-/// holds them all, as [`process_trees`] does.
+/// A run builds each of its trees into the same [`CallTree`] (cleared
+/// between processes, its name table kept: a name's id is the same in every
+/// tree of a run), so that a caller that keeps only what it takes from the
+/// trees (the Python package's call-tree table) never holds them all, as
+/// [`process_trees`] does, nor allocates per node.
 pub fn fold_process_trees<A: Send>(
     db: &Database,
     selection: &Selection,
     proc: Option<usize>,
     init: impl Fn(usize) -> A + Sync,
-    visit: impl Fn(&mut A, usize, CallTree) + Sync,
+    visit: impl Fn(&mut A, usize, &CallTree) + Sync,
 ) -> (Vec<A>, Vec<Warning>) {
     let walk = db.trace_blocks(proc.as_ref().map(std::slice::from_ref));
     let procs: Vec<TraceProcWalk<'_>> = walk.procs().collect();
@@ -391,10 +413,16 @@ pub fn fold_process_trees<A: Send>(
         .map(|run| {
             let mut acc = init(run.len());
             let mut warnings = Vec::new();
+            let mut tree = CallTree::new();
             for &p in run {
-                let (tree, w) = process_tree(p, selection, one);
-                warnings.extend(w);
-                visit(&mut acc, p.proc().proc, tree);
+                if one {
+                    let w;
+                    (tree, w) = process_tree(p, selection, one);
+                    warnings.extend(w);
+                } else {
+                    warnings.extend(whole_process_tree_into(p, selection, &mut tree));
+                }
+                visit(&mut acc, p.proc().proc, &tree);
             }
             (acc, warnings)
         })
@@ -642,7 +670,7 @@ mod tests {
                 .unwrap();
             let (runs, warnings) = pool.install(|| {
                 fold_process_trees(&db, &selection, None, Vec::with_capacity, |v, p, t| {
-                    v.push((p, rows(&t)))
+                    v.push((p, rows(t)))
                 })
             });
             assert!(warnings.is_empty());
@@ -650,7 +678,7 @@ mod tests {
             assert_eq!(runs.concat(), expected, "{threads} threads");
         }
         let (one, _) = fold_process_trees(&db, &selection, Some(7), Vec::with_capacity, |v, p, t| {
-            v.push((p, rows(&t)))
+            v.push((p, rows(t)))
         });
         assert_eq!(one.concat(), vec![expected[7].clone()]);
     }
@@ -700,7 +728,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let mut whole = PartBuilder::new(&p, &selection, 0, false);
+            let mut whole = PartBuilder::new(&p, &selection, 0, false, CallTree::new());
             records.iter().for_each(|c| whole.call(c));
             let whole = whole.finish();
             // Cut into runs; some runs empty.
@@ -713,7 +741,7 @@ mod tests {
             let parts: Vec<PartTree> = cuts
                 .windows(2)
                 .map(|w| {
-                    let mut part = PartBuilder::new(&p, &selection, 0, true);
+                    let mut part = PartBuilder::new(&p, &selection, 0, true, CallTree::new());
                     records[w[0]..w[1]].iter().for_each(|c| part.call(c));
                     part.finish()
                 })

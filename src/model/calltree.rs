@@ -84,6 +84,9 @@ pub struct CallTree<M = Metrics> {
     /// The children of the nodes with more than [`SCANNED_CHILDREN`]
     /// children, by (parent, name); the others are found by a scan.
     child_index: HashMap<(NodeId, u32), NodeId>,
+    /// Emptied child lists of the nodes [`Self::clear`] removed, for new
+    /// nodes: a tree rebuilt per process then allocates nothing per node.
+    spare_children: Vec<Vec<NodeId>>,
 }
 
 impl<M: Default> Default for CallTree<M> {
@@ -105,7 +108,25 @@ impl<M: Default> CallTree<M> {
             names: Vec::new(),
             name_ids: HashMap::default(),
             child_index: HashMap::default(),
+            spare_children: Vec::new(),
         }
+    }
+
+    /// Removes every node but the root (whose metrics are reset) and keeps
+    /// the name table, so that name ids stay valid, and the memory, so that
+    /// building the next tree of a run into it allocates only past the
+    /// largest tree so far.
+    pub fn clear(&mut self) {
+        for mut node in self.nodes.drain(1..) {
+            if node.children.capacity() > 0 {
+                node.children.clear();
+                self.spare_children.push(node.children);
+            }
+        }
+        let root = &mut self.nodes[0];
+        root.children.clear();
+        root.metrics = M::default();
+        self.child_index.clear();
     }
 
     /// The child of `parent` called `name`, created (last among its siblings)
@@ -125,7 +146,7 @@ impl<M: Default> CallTree<M> {
         self.nodes.push(Node {
             name: name_id,
             parent: Some(parent),
-            children: Vec::new(),
+            children: self.spare_children.pop().unwrap_or_default(),
             metrics: M::default(),
         });
         let siblings = &mut self.nodes[parent.0 as usize].children;
@@ -270,6 +291,7 @@ impl<M: Default> CallTree<M> {
             names: self.names.clone(),
             name_ids: self.name_ids.clone(),
             child_index: self.child_index.clone(),
+            spare_children: Vec::new(),
         }
     }
 
@@ -424,20 +446,22 @@ impl<M> CallTree<M> {
     /// siblings in creation order), with their depth (0 = child of root).
     pub fn preorder(&self) -> Vec<(NodeId, usize)> {
         let mut out = Vec::with_capacity(self.len());
-        let mut stack: Vec<(NodeId, usize)> = self
-            .node(self.root())
-            .children
-            .iter()
-            .rev()
-            .map(|&c| (c, 0))
-            .collect();
+        self.preorder_into(&mut out, &mut Vec::new());
+        out
+    }
+
+    /// [`Self::preorder`] into `out` (cleared first), with `stack` as the
+    /// walk's stack: buffers reused over many small trees.
+    pub fn preorder_into(&self, out: &mut Vec<(NodeId, usize)>, stack: &mut Vec<(NodeId, usize)>) {
+        out.clear();
+        stack.clear();
+        stack.extend(self.node(self.root()).children.iter().rev().map(|&c| (c, 0)));
         while let Some((id, depth)) = stack.pop() {
             out.push((id, depth));
             for &c in self.node(id).children.iter().rev() {
                 stack.push((c, depth + 1));
             }
         }
-        out
     }
 
     /// The existing child of `parent` called `name`, without creating it.
@@ -502,6 +526,42 @@ impl<M> CallTree<M> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Paths with metrics, in pre-order: what two trees must share to be
+    /// the same tree.
+    fn paths(t: &CallTree) -> Vec<(Vec<&str>, Metrics)> {
+        t.preorder()
+            .into_iter()
+            .map(|(id, _)| (t.path(id), t.node(id).metrics))
+            .collect()
+    }
+
+    #[test]
+    fn a_cleared_tree_rebuilds_as_a_new_one_and_keeps_its_names() {
+        let build = |t: &mut CallTree, calls: &[&[&str]]| {
+            for (i, path) in calls.iter().enumerate() {
+                let id = t.node_at_path(path);
+                t.node_mut(id).metrics.calls += i as u64 + 1;
+            }
+        };
+        // More children than the scan reaches, so the index is rebuilt too.
+        let wide: Vec<String> = (0..12).map(|i| format!("w{i}")).collect();
+        let mut first: Vec<&[&str]> = vec![&["main", "a"], &["main", "b", "c"]];
+        let wide_paths: Vec<[&str; 2]> = wide.iter().map(|w| ["main", w.as_str()]).collect();
+        first.extend(wide_paths.iter().map(|p| &p[..]));
+        let second: Vec<&[&str]> = vec![&["main", "w3"], &["other"], &["main", "w3", "a"]];
+        let mut reused = CallTree::new();
+        build(&mut reused, &first);
+        let a_id = reused.names().iter().position(|n| n == "a");
+        reused.clear();
+        build(&mut reused, &second);
+        let mut fresh = CallTree::new();
+        build(&mut fresh, &second);
+        assert_eq!(paths(&reused), paths(&fresh));
+        assert_eq!(reused.len(), 4);
+        assert_eq!(reused.node(reused.root()).metrics, Metrics::default());
+        assert_eq!(reused.names().iter().position(|n| n == "a"), a_id);
+    }
 
     #[test]
     fn short_paths_keep_both_ends_and_cut_long_names() {

@@ -98,7 +98,8 @@ class Run:
 
     def __init__(self, native: Any) -> None:
         self._native = native
-        self._metadata: Dict[str, Any] = json.loads(native.metadata_json)
+        # Made on first use: a database's summary reads every comm header.
+        self._metadata: Optional[Dict[str, Any]] = None
 
     @property
     def kind(self) -> str:
@@ -119,6 +120,8 @@ class Run:
     def metadata(self) -> Dict[str, Any]:
         """``path``, ``kind``, ``nprocs`` and what the input records (a
         database's parts and header versions, a log's AMReX version, ...)."""
+        if self._metadata is None:
+            self._metadata = json.loads(self._native.metadata_json)
         return dict(self._metadata)
 
     def functions(
@@ -330,7 +333,7 @@ class Run:
             exc_metrics=["time"],
             inc_metrics=["time (inc)"],
             default_metric="time",
-            metadata=dict(self._metadata),
+            metadata=self.metadata,
         )
 
     def __repr__(self) -> str:
