@@ -79,7 +79,7 @@ pub struct Database {
     trace: OnceLock<TraceIndex>,
     comm_index: OnceLock<CommIndex>,
     data_files: Mutex<HashMap<String, Arc<InputFile>>>,
-    handles: Mutex<HashMap<String, Arc<DataHandle>>>,
+    handles: Mutex<KeptHandles>,
     progress: Progress,
 }
 
@@ -106,8 +106,30 @@ impl LastHandle {
 }
 
 /// Open data-file handles kept for reuse, at most (file descriptors are a
-/// limited resource; past this, a handle is opened per use).
+/// limited resource; past this, the handle kept longest is dropped).
 const MAX_KEPT_HANDLES: usize = 256;
+
+/// The data files opened lately, the first opened first out: walks go
+/// through the files in runs, so a database of more files than are kept
+/// (a trace and a comm part of 256 files each) still opens each file once
+/// per walk, not once per block.
+#[derive(Default)]
+struct KeptHandles {
+    by_name: HashMap<String, Arc<DataHandle>>,
+    opened: std::collections::VecDeque<String>,
+}
+
+impl KeptHandles {
+    fn keep(&mut self, name: &str, handle: Arc<DataHandle>) {
+        if self.opened.len() >= MAX_KEPT_HANDLES
+            && let Some(oldest) = self.opened.pop_front()
+        {
+            self.by_name.remove(&oldest);
+        }
+        self.opened.push_back(name.to_owned());
+        self.by_name.insert(name.to_owned(), handle);
+    }
+}
 
 impl Database {
     /// Opens `dir`: finds which parts exist and parses their global headers.
@@ -174,7 +196,7 @@ impl Database {
             trace: OnceLock::new(),
             comm_index: OnceLock::new(),
             data_files: Mutex::new(HashMap::new()),
-            handles: Mutex::new(HashMap::new()),
+            handles: Mutex::new(KeptHandles::default()),
             progress: Progress::none(),
         })
     }
@@ -429,14 +451,12 @@ impl Database {
     /// `lstat`, which counted with thousands of processes.
     pub(crate) fn data_handle(&self, name: &str) -> Result<Arc<DataHandle>> {
         let mut handles = self.handles.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(h) = handles.get(name) {
+        if let Some(h) = handles.by_name.get(name) {
             return Ok(h.clone());
         }
         check_bare_name(&self.dir, name)?;
         let h = Arc::new(DataHandle::open(self.dir.join(name))?);
-        if handles.len() < MAX_KEPT_HANDLES {
-            handles.insert(name.to_owned(), h.clone());
-        }
+        handles.keep(name, h.clone());
         Ok(h)
     }
 
