@@ -8,7 +8,8 @@
 # Default inputs: a database shaped like the 1.21 GB reference database
 # (8 processes, 4 trace blocks of ~730k calls and 4 comm blocks per process, one per trace block),
 # a 10,000-process and a 100,000-process database, and a 128 MB tlog file of
-# 8 M events (the C reader's anchor). --quick makes small ones (CI uses it to
+# 8 M events (the C reader's anchor); then the rank-count scaling rows:
+# databases of the same bytes from 64, 4,096 and 16,384 processes. --quick makes small ones (CI uses it to
 # prove the script works). Wall seconds are the best of 5 rounds
 # (PROFPARSE_BENCH_RUNS), each running one thread, all threads and the plain
 # read in turn; peak MB is the peak resident set of the best run at all
@@ -170,4 +171,58 @@ if [ "$quick" = 0 ] && [ -f "$yard_script" ] && python3 -c 'import numpy' 2> /de
 else
   echo "(yardstick rows skipped: no $yard_script, numpy, or --quick)"
 fi
+
+# Rank-count scaling (issue 41): three databases of about the same bytes
+# (comm ~38 MB, trace ~50 MB) from 64, 4,096 and 16,384 processes; each
+# command's cost per input byte at all threads, relative to 64 processes
+# (x64). Input bytes: the data and header files of the parts it reads.
+if [ "$quick" = 1 ]; then
+  ranks=(8:2048:512 64:256:64 256:64:16)
+else
+  ranks=(64:16384:6144 4096:256:96 16384:64:24)
+fi
+for r in "${ranks[@]}"; do
+  IFS=: read -r p c m <<< "$r"
+  gen "ranks$p" blprof "$dir/ranks$p" --procs "$p" --calls "$c" --messages "$m"
+done
+echo
+printf "%-30s %6s %9s %8s %9s %8s %6s\n" "rank-count scaling" procs "input MB" "s j$threads" "MB/s" "peak MB" x64
+scale() { # name part(all|trace|comm) args... (@ stands for the database)
+  local name=$1 part=$2 first="" p db files input best kb t a
+  shift 2
+  for r in "${ranks[@]}"; do
+    p=${r%%:*}; db="$dir/ranks$p"
+    case $part in
+      all) files=("$db"/bl_*) ;;
+      trace) files=("$db"/bl_call_stats_*) ;;
+      comm) files=("$db"/bl_comm_prof_*) ;;
+    esac
+    input=$(bytes "${files[@]}")
+    local args=()
+    for a in "$@"; do if [ "$a" = @ ]; then args+=("$db"); else args+=("$a"); fi; done
+    best=""; kb=0
+    for _ in $(seq "$runs"); do
+      t=$(once "$bin" -q -j"$threads" "${args[@]}") || exit 1
+      if faster "${t% *}" "$best"; then best=${t% *}; kb=${t#* }; fi
+    done
+    # Seconds per byte of the first (64-process) row.
+    [ -z "$first" ] && first=$(awk -v s="$best" -v b="$input" 'BEGIN { print s / b }')
+    awk -v n="$name" -v p="$p" -v b="$input" -v s="$best" -v kb="$kb" -v f="$first" 'BEGIN {
+      printf "%-30s %6d %9.0f %8.3f %9.0f %8.0f %6.1f\n", n, p, b / 1e6, s,
+        (s > 0 ? b / 1e6 / s : 0), kb / 1024, (f > 0 ? s / b / f : 0) }'
+  done
+}
+scale "check"                      all   check @
+scale "report (HTML page)"         all   report @ -o /dev/null
+scale "calltree"                   trace calltree @
+scale "comm stats"                 comm  comm stats @
+scale "comm barriers"              comm  comm barriers @
+scale "comm matrix"                comm  comm matrix @
+scale "comm pairs"                 comm  comm pairs @
+scale "comm time"                  comm  comm time @
+scale "comm timeline --svg"        comm  comm timeline @ --svg /dev/null
+scale "comm clocks"                comm  comm clocks @
+scale "comm waits"                 comm  comm waits @
+scale "comm waits --align-clocks"  comm  comm waits @ --align-clocks
+scale "comm check"                 comm  comm check @
 rm -rf "$out"

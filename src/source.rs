@@ -61,27 +61,42 @@ impl InputFile {
     /// that a reader streaming over big blocks keeps only the block it works
     /// on resident. Offsets given to [`Self::range`] stay file offsets.
     pub fn open_part(path: impl AsRef<Path>, offset: u64, len: u64) -> Result<Self> {
-        let path = path.as_ref();
-        let (file, meta) = open_file(path)?;
-        let file_len = meta.len();
+        Self::part_of(&DataHandle::open(path)?, offset, len)
+    }
+
+    /// [`Self::open_part`] on a file already open: a part shorter than
+    /// [`SMALL_PART`] is read into memory instead of mapped, because with
+    /// thousands of processes the blocks are tiny and a map and unmap per
+    /// block (page tables, a TLB shootdown at each unmap) cost more than
+    /// copying their bytes.
+    pub fn part_of(handle: &DataHandle, offset: u64, len: u64) -> Result<Self> {
+        let path = handle.path();
+        let file_len = handle.len();
         let start = offset.min(file_len);
         let part = len.min(file_len - start);
-        let bytes = if meta.is_file() && part > 0 {
+        let bytes = if part == 0 {
+            Bytes::Owned(Vec::new())
+        } else if part < SMALL_PART {
+            let mut v = vec![0; part as usize];
+            handle.read_exact_at(&mut v, start)?;
+            Bytes::Owned(v)
+        } else {
             // SAFETY: as in `open`: a read-only private map of a finished file.
             match unsafe {
                 memmap2::MmapOptions::new()
                     .offset(start)
                     .len(part as usize)
-                    .map(&file)
+                    .map(&handle.file)
             } {
                 Ok(map) => {
                     test_pause::after_first_part_map();
                     Bytes::Mapped(map)
                 }
-                Err(_) => Bytes::Owned(read_part(path, file, start, part)?),
+                Err(_) => {
+                    let file = handle.file.try_clone().map_err(|e| Error::io(path, e))?;
+                    Bytes::Owned(read_part(path, file, start, part)?)
+                }
             }
-        } else {
-            Bytes::Owned(Vec::new())
         };
         Ok(InputFile {
             path: path.to_path_buf(),
@@ -161,6 +176,10 @@ impl InputFile {
         }
     }
 }
+
+/// Parts of a file shorter than this are read, not mapped
+/// ([`InputFile::part_of`]).
+pub const SMALL_PART: u64 = 1 << 16;
 
 /// An open data file for positioned reads (`pread`): shared by threads
 /// without seeking, and without the page-table work of a map — the better

@@ -533,9 +533,7 @@ pub fn timeline_rows(
         procs: None,
     };
     let per: Vec<(TimelineRow, Vec<Warning>)> = db.comm_blocks(&sel).map_procs(|walk| {
-        // Per column and type: seconds inside the column, and calls.
-        let mut time = vec![0f64; columns * KINDS];
-        let mut calls = vec![0u32; columns * KINDS];
+        with_bins(columns, |bins| {
         let col = |t: f64| {
             (((t - span.0) / width * columns as f64).floor().max(0.0) as usize).min(columns - 1)
         };
@@ -561,15 +559,20 @@ pub fn timeline_rows(
                 let hi = span.0 + width * (i + 1) as f64 / columns as f64;
                 let overlap = (z.min(hi) - a.max(lo)).max(0.0);
                 // An instant still shows: the smallest positive weight.
-                time[i * KINDS + k] += overlap.max(1e-300);
+                bins.add_time(i, k, overlap.max(1e-300));
             }
             // Counted once, in the column it starts in: a bar of several
             // columns then counts each call once.
-            calls[ca * KINDS + k] += 1;
+            bins.calls[ca * KINDS + k] += 1;
         });
         let slice = width / columns as f64;
         let mut bars: Vec<Bar> = Vec::new();
-        for i in 0..columns {
+        // Only the columns with calls: the others hold no bar, and a scan
+        // of every column per process grew with processes × columns.
+        bins.touched.sort_unstable();
+        for &i in &bins.touched {
+            let i = i as usize;
+            let (time, calls) = (&bins.time, &bins.calls);
             let cell = &time[i * KINDS..(i + 1) * KINDS];
             let Some((k, _)) = cell
                 .iter()
@@ -605,6 +608,7 @@ pub fn timeline_rows(
             },
             w,
         )
+        })
     });
     let mut warnings = Vec::new();
     let mut rows = Vec::new();
@@ -613,6 +617,67 @@ pub fn timeline_rows(
         rows.push(r);
     }
     (rows, warnings)
+}
+
+/// One process's timeline cells: per column and type, seconds inside the
+/// column and calls; with the columns touched, so that a process with few
+/// calls costs its calls and not the whole width.
+#[derive(Default)]
+struct Bins {
+    time: Vec<f64>,
+    calls: Vec<u32>,
+    touched: Vec<u32>,
+    is_touched: Vec<bool>,
+}
+
+impl Bins {
+    fn add_time(&mut self, column: usize, kind: usize, seconds: f64) {
+        if !self.is_touched[column] {
+            self.is_touched[column] = true;
+            self.touched.push(column as u32);
+        }
+        self.time[column * KINDS + kind] += seconds;
+    }
+
+    /// Zeroes the touched cells for the next process.
+    fn clear(&mut self) {
+        for &i in &self.touched {
+            let i = i as usize;
+            self.time[i * KINDS..(i + 1) * KINDS].fill(0.0);
+            self.calls[i * KINDS..(i + 1) * KINDS].fill(0);
+            self.is_touched[i] = false;
+        }
+        self.touched.clear();
+    }
+}
+
+thread_local! {
+    /// Each worker thread's cells, kept across processes: allocating and
+    /// zeroing `columns` × types cells per process cost more than reading
+    /// the records of a process with few calls.
+    static BINS: std::cell::RefCell<Bins> = std::cell::RefCell::new(Bins::default());
+}
+
+/// Runs `f` with this thread's cleared cells for `columns` columns (fresh
+/// ones should `f` ever run inside another `f` on the same thread).
+fn with_bins<R>(columns: usize, f: impl FnOnce(&mut Bins) -> R) -> R {
+    let run = |bins: &mut Bins| {
+        if bins.is_touched.len() != columns {
+            *bins = Bins {
+                time: vec![0.0; columns * KINDS],
+                calls: vec![0; columns * KINDS],
+                touched: Vec::new(),
+                is_touched: vec![false; columns],
+            };
+        }
+        let r = f(bins);
+        bins.clear();
+        r
+    };
+    BINS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut bins) => run(&mut bins),
+        Err(_) => run(&mut Bins::default()),
+    })
 }
 
 #[cfg(test)]

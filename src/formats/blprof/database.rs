@@ -79,7 +79,7 @@ pub struct Database {
     trace: OnceLock<TraceIndex>,
     comm_index: OnceLock<CommIndex>,
     data_files: Mutex<HashMap<String, Arc<InputFile>>>,
-    handles: Mutex<HashMap<String, Arc<DataHandle>>>,
+    handles: Mutex<KeptHandles>,
     progress: Progress,
 }
 
@@ -106,8 +106,30 @@ impl LastHandle {
 }
 
 /// Open data-file handles kept for reuse, at most (file descriptors are a
-/// limited resource; past this, a handle is opened per use).
+/// limited resource; past this, the handle kept longest is dropped).
 const MAX_KEPT_HANDLES: usize = 256;
+
+/// The data files opened lately, the first opened first out: walks go
+/// through the files in runs, so a database of more files than are kept
+/// (a trace and a comm part of 256 files each) still opens each file once
+/// per walk, not once per block.
+#[derive(Default)]
+struct KeptHandles {
+    by_name: HashMap<String, Arc<DataHandle>>,
+    opened: std::collections::VecDeque<String>,
+}
+
+impl KeptHandles {
+    fn keep(&mut self, name: &str, handle: Arc<DataHandle>) {
+        if self.opened.len() >= MAX_KEPT_HANDLES
+            && let Some(oldest) = self.opened.pop_front()
+        {
+            self.by_name.remove(&oldest);
+        }
+        self.opened.push_back(name.to_owned());
+        self.by_name.insert(name.to_owned(), handle);
+    }
+}
 
 impl Database {
     /// Opens `dir`: finds which parts exist and parses their global headers.
@@ -174,7 +196,7 @@ impl Database {
             trace: OnceLock::new(),
             comm_index: OnceLock::new(),
             data_files: Mutex::new(HashMap::new()),
-            handles: Mutex::new(HashMap::new()),
+            handles: Mutex::new(KeptHandles::default()),
             progress: Progress::none(),
         })
     }
@@ -378,12 +400,11 @@ impl Database {
     /// f64 size), so that streaming over blocks keeps memory to the block at
     /// hand instead of the whole file.
     pub(crate) fn trace_block_file(&self, block: &TraceBlockRef) -> Result<InputFile> {
-        check_bare_name(&self.dir, &block.datafile)?;
         let len = block
             .nrss
             .saturating_mul(16)
             .saturating_add(block.ntrace.saturating_mul(40));
-        InputFile::open_part(self.dir.join(&*block.datafile), block.seekpos, len)
+        InputFile::part_of(&*self.data_handle(&block.datafile)?, block.seekpos, len)
     }
 
     /// [`Database::stream_trace_calls`] a buffer at a time (see
@@ -406,10 +427,9 @@ impl Database {
     /// in hand. An extent past the end of the file maps what exists and
     /// `CommBlock::read` reports it.
     pub(crate) fn comm_block_file(&self, block: &CommBlockRef) -> Result<InputFile> {
-        check_bare_name(&self.dir, &block.datafile)?;
         let record = self.comm.as_ref().map_or(24, |h| h.record_size());
         let len = block.ncomm.saturating_mul(record);
-        InputFile::open_part(self.dir.join(&*block.datafile), block.seekpos, len)
+        InputFile::part_of(&*self.data_handle(&block.datafile)?, block.seekpos, len)
     }
 
     /// The records of a comm block, streamed in order with positioned
@@ -426,28 +446,28 @@ impl Database {
     }
 
     /// A data file of this database opened for positioned reads, kept and
-    /// shared after first use (many blocks live in one file).
+    /// shared after first use (many blocks live in one file). The name is
+    /// checked when the file is opened, not at each use: the check is an
+    /// `lstat`, which counted with thousands of processes.
     pub(crate) fn data_handle(&self, name: &str) -> Result<Arc<DataHandle>> {
-        check_bare_name(&self.dir, name)?;
         let mut handles = self.handles.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(h) = handles.get(name) {
+        if let Some(h) = handles.by_name.get(name) {
             return Ok(h.clone());
         }
+        check_bare_name(&self.dir, name)?;
         let h = Arc::new(DataHandle::open(self.dir.join(name))?);
-        if handles.len() < MAX_KEPT_HANDLES {
-            handles.insert(name.to_owned(), h.clone());
-        }
+        handles.keep(name, h.clone());
         Ok(h)
     }
 
     /// A data file of this database, mapped on first use and shared after.
     /// `name` must be a bare file name (headers are validated for that).
     pub(crate) fn data_file(&self, name: &str) -> Result<Arc<InputFile>> {
-        check_bare_name(&self.dir, name)?;
         let mut files = self.data_files.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = files.get(name) {
             return Ok(f.clone());
         }
+        check_bare_name(&self.dir, name)?;
         let f = Arc::new(InputFile::open(self.dir.join(name))?);
         files.insert(name.to_owned(), f.clone());
         Ok(f)
