@@ -13,7 +13,7 @@ use crate::analysis::history::TimerHistory;
 use crate::report::numfmt::printf::c_g;
 use crate::report::regress::seconds;
 use crate::report::renderers::html::escape::markup as escape;
-use crate::report::renderers::html::style::{SCRIPT, STYLE};
+use crate::report::renderers::html::style::{SCRIPT, write_page_head};
 
 /// What this page adds to the shared style: the charts shrink to narrow
 /// screens.
@@ -24,24 +24,8 @@ const PAGE_STYLE: &str = "figure.series{margin:.4em 0} figure.series svg{max-wid
 pub fn write_page(report: &HistoryReport, top: usize, w: &mut dyn Write) -> io::Result<()> {
     let h = &report.history;
     let shown = &h.timers[..top.min(h.timers.len())];
-    writeln!(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>")?;
-    writeln!(w, "<meta charset=\"utf-8\">")?;
-    // Nothing may be fetched: the page is self-contained.
-    writeln!(
-        w,
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
-    )?;
-    writeln!(
-        w,
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    )?;
-    writeln!(
-        w,
-        "<title>profparse history: {} runs ({})</title>",
-        h.runs,
-        escape(report.kind)
-    )?;
-    writeln!(w, "<style>{STYLE}{PAGE_STYLE}</style>\n</head>\n<body>")?;
+    let title = format!("profparse history: {} runs ({})", h.runs, escape(report.kind));
+    write_page_head(w, &title, PAGE_STYLE)?;
     writeln!(w, "<header>\n<h1>profparse history</h1>")?;
     writeln!(w, "<p>{}</p>", escape(&report.criteria()))?;
     writeln!(w, "<p>{}</p>", escape(&shown_text(report, shown.len())))?;

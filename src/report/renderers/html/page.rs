@@ -20,7 +20,7 @@ use crate::report::numfmt::human::{bytes, duration_text, percent};
 use crate::report::renderers::html::escape::markup as escape;
 use crate::report::renderers::html::search::{SEARCH_SCRIPT, write_search_bar};
 use crate::report::renderers::html::section::{SECTIONS, section};
-use crate::report::renderers::html::style::{SCRIPT, STYLE};
+use crate::report::renderers::html::style::{SCRIPT, write_page_head};
 use crate::report::renderers::html::tree::{MAX_TREE_ROWS, TreeTable, write_tree_table};
 use crate::report::renderers::svg::imbalance::{histogram_svg, per_process_svg};
 
@@ -55,19 +55,7 @@ pub fn write_page(w: &mut dyn Write, r: &Page) -> io::Result<()> {
     let warnings = crate::report::renderers::json::warning_texts(&o.warnings);
     let notes = crate::report::renderers::json::note_texts(&o.warnings);
     let parts: Vec<&str> = o.parts.iter().map(|p| p.name()).collect();
-    writeln!(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>")?;
-    writeln!(w, "<meta charset=\"utf-8\">")?;
-    // Nothing may be fetched: the page is self-contained.
-    writeln!(
-        w,
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
-    )?;
-    writeln!(
-        w,
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    )?;
-    writeln!(w, "<title>profparse report: {db}</title>")?;
-    writeln!(w, "<style>{STYLE}</style>\n</head>\n<body>")?;
+    write_page_head(w, &format!("profparse report: {db}"), "")?;
     writeln!(w, "<header>\n<h1>profparse report</h1>")?;
     let procs = o.nprocs.map_or_else(String::new, |n| {
         format!("; {n} process{}", if n == 1 { "" } else { "es" })

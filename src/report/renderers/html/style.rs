@@ -1,6 +1,8 @@
-//! The style sheet and the column-sorting script that every page carries
-//! inline (the database report and the TinyProfiler page look alike and
-//! fetch nothing).
+//! The head, the style sheet and the column-sorting script that every page
+//! carries inline (the database report, the TinyProfiler page and the
+//! history page look alike and fetch nothing).
+
+use std::io::{self, Write};
 
 pub(crate) const STYLE: &str = r#"
 body{font-family:system-ui,sans-serif;margin:0 1.5em 2em;color:#1b1b1b;background:#fff}
@@ -99,3 +101,22 @@ pub(crate) const SCRIPT: &str = r#"
   });
 })();
 "#;
+
+/// Writes a page's head, through `<body>`: `title` (markup: the caller
+/// escapes names) names it, `extra_style` adds to [`STYLE`]. Its
+/// Content-Security-Policy forbids fetching anything: every page is
+/// self-contained.
+pub fn write_page_head(w: &mut dyn Write, title: &str, extra_style: &str) -> io::Result<()> {
+    writeln!(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>")?;
+    writeln!(w, "<meta charset=\"utf-8\">")?;
+    writeln!(
+        w,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+    )?;
+    writeln!(
+        w,
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    )?;
+    writeln!(w, "<title>{title}</title>")?;
+    writeln!(w, "<style>{STYLE}{extra_style}</style>\n</head>\n<body>")
+}

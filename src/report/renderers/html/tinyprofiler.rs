@@ -8,7 +8,7 @@ use crate::model::tinyprofiler::{MemoryTable, Report, TimerRow, TimerTables};
 use crate::report::numfmt::human::{duration_text, percent};
 use crate::report::numfmt::tinyprofiler::tiny_bytes;
 use crate::report::renderers::html::escape::markup as escape;
-use crate::report::renderers::html::style::{SCRIPT, STYLE};
+use crate::report::renderers::html::style::{SCRIPT, write_page_head};
 
 /// The page's subject: the log, which of its reports, and the report.
 pub struct TinyPage<'a> {
@@ -91,20 +91,7 @@ fn memory_table(w: &mut dyn Write, m: &MemoryTable) -> io::Result<()> {
 pub fn write_page(w: &mut dyn Write, p: &TinyPage) -> io::Result<()> {
     let r = p.report;
     let log = escape(p.log);
-    writeln!(
-        w,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
-    )?;
-    writeln!(
-        w,
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
-    )?;
-    writeln!(
-        w,
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    )?;
-    writeln!(w, "<title>profparse report: {log}</title>")?;
-    writeln!(w, "<style>{STYLE}</style>\n</head>\n<body>")?;
+    write_page_head(w, &format!("profparse report: {log}"), "")?;
     writeln!(w, "<header>\n<h1>profparse report</h1>")?;
     let ranks = r
         .nprocs
