@@ -13,7 +13,7 @@ use crate::analysis::history::TimerHistory;
 use crate::report::numfmt::printf::c_g;
 use crate::report::regress::seconds;
 use crate::report::renderers::html::escape::markup as escape;
-use crate::report::renderers::html::style::{SCRIPT, write_page_head};
+use crate::report::renderers::html::style::{SCRIPT, write_page_foot, write_page_head};
 
 /// What this page adds to the shared style: the charts shrink to narrow
 /// screens.
@@ -57,12 +57,7 @@ pub fn write_page(report: &HistoryReport, top: usize, w: &mut dyn Write) -> io::
         }
         writeln!(w, "</ul>\n</section>")?;
     }
-    writeln!(
-        w,
-        "<footer><p class=\"note\">Written by profparse {}. Self-contained: no network needed.</p></footer>",
-        env!("CARGO_PKG_VERSION")
-    )?;
-    writeln!(w, "<script>{SCRIPT}</script>\n</body>\n</html>")
+    write_page_foot(w, &[SCRIPT])
 }
 
 /// Which timers the page shows, and how to see the others.

@@ -20,7 +20,7 @@ use crate::report::numfmt::human::{bytes, duration_text, percent};
 use crate::report::renderers::html::escape::markup as escape;
 use crate::report::renderers::html::search::{SEARCH_SCRIPT, write_search_bar};
 use crate::report::renderers::html::section::{SECTIONS, section};
-use crate::report::renderers::html::style::{SCRIPT, write_page_head};
+use crate::report::renderers::html::style::{SCRIPT, write_page_foot, write_page_head};
 use crate::report::renderers::html::tree::{MAX_TREE_ROWS, TreeTable, write_tree_table};
 use crate::report::renderers::svg::imbalance::{histogram_svg, per_process_svg};
 
@@ -111,15 +111,7 @@ pub fn write_page(w: &mut dyn Write, r: &Page) -> io::Result<()> {
         }
         writeln!(w, "</ul>\n</section>")?;
     }
-    writeln!(
-        w,
-        "<footer><p class=\"note\">Written by profparse {}. Self-contained: no network needed.</p></footer>",
-        env!("CARGO_PKG_VERSION")
-    )?;
-    writeln!(
-        w,
-        "<script>{SCRIPT}</script>\n<script>{SEARCH_SCRIPT}</script>\n</body>\n</html>"
-    )
+    write_page_foot(w, &[SCRIPT, SEARCH_SCRIPT])
 }
 
 /// A numeric cell: shown text, full-precision sort key.

@@ -120,3 +120,17 @@ pub fn write_page_head(w: &mut dyn Write, title: &str, extra_style: &str) -> io:
     writeln!(w, "<title>{title}</title>")?;
     writeln!(w, "<style>{STYLE}{extra_style}</style>\n</head>\n<body>")
 }
+
+/// Writes a page's end, after its last section: the footer, then
+/// `scripts` inline, each in its own element.
+pub fn write_page_foot(w: &mut dyn Write, scripts: &[&str]) -> io::Result<()> {
+    writeln!(
+        w,
+        "<footer><p class=\"note\">Written by profparse {}. Self-contained: no network needed.</p></footer>",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    for s in scripts {
+        writeln!(w, "<script>{s}</script>")?;
+    }
+    writeln!(w, "</body>\n</html>")
+}

@@ -8,7 +8,7 @@ use crate::model::tinyprofiler::{MemoryTable, Report, TimerRow, TimerTables};
 use crate::report::numfmt::human::{duration_text, percent};
 use crate::report::numfmt::tinyprofiler::tiny_bytes;
 use crate::report::renderers::html::escape::markup as escape;
-use crate::report::renderers::html::style::{SCRIPT, write_page_head};
+use crate::report::renderers::html::style::{SCRIPT, write_page_foot, write_page_head};
 
 /// The page's subject: the log, which of its reports, and the report.
 pub struct TinyPage<'a> {
@@ -151,10 +151,5 @@ pub fn write_page(w: &mut dyn Write, p: &TinyPage) -> io::Result<()> {
         memory_table(w, m)?;
     }
     writeln!(w, "</section>")?;
-    writeln!(
-        w,
-        "<footer><p class=\"note\">Written by profparse {}. Self-contained: no network needed.</p></footer>",
-        env!("CARGO_PKG_VERSION")
-    )?;
-    writeln!(w, "<script>{SCRIPT}</script>\n</body>\n</html>")
+    write_page_foot(w, &[SCRIPT])
 }
