@@ -108,21 +108,21 @@ pub use model::timertree::Timing;
 pub use analysis::base_summary::base_summary;
 pub use analysis::callers::bottom_up;
 pub use analysis::calltree::{Spread, call_tree, fold_process_trees, process_trees};
-pub use analysis::comm_clocks::{ClockOffsets, estimate as estimate_clock_offsets};
-pub use analysis::comm_pairs::{Pair, PairingSummary, pair_messages, pair_messages_in};
-pub use analysis::comm_scope::CommScope;
-pub use analysis::comm_select::CommSelection;
+pub use analysis::comm::clocks::{ClockOffsets, estimate as estimate_clock_offsets};
+pub use analysis::comm::pairs::{Pair, PairingSummary, pair_messages, pair_messages_in};
+pub use analysis::comm::scope::CommScope;
+pub use analysis::comm::select::CommSelection;
 /// A region filter turned into the time ranges it selects per process
 /// ([`ProcRanges::from_filter`]): what the comm analyses take to cut their
 /// records to regions (`comm … --include-region`).
-pub use analysis::comm_select::ProcRanges;
-pub use analysis::comm_stats::{CommStats, comm_stats};
-pub use analysis::comm_sync::{BarrierSummary, SendMatrix, barriers, send_matrix};
+pub use analysis::comm::select::ProcRanges;
+pub use analysis::comm::stats::{CommStats, comm_stats};
+pub use analysis::comm::sync::{BarrierSummary, SendMatrix, barriers, send_matrix};
 /// The byte counts of [`MpiTime`]'s size bucket `k` (its `sizes[k]`): the
 /// smallest and the largest, as `comm time` reports them.
-pub use analysis::comm_time::bucket_bounds as mpi_size_bucket_bounds;
-pub use analysis::comm_time::{MpiTime, TimeOptions, mpi_time};
-pub use analysis::comm_waits::{WaitReport, WaitState, wait_states};
+pub use analysis::comm::time::bucket_bounds as mpi_size_bucket_bounds;
+pub use analysis::comm::time::{MpiTime, TimeOptions, mpi_time};
+pub use analysis::comm::waits::{WaitReport, WaitState, wait_states};
 pub use analysis::filter::RegionFilter;
 pub use analysis::function_stats::{FunctionStats, FunctionSummary, SortKey};
 pub use analysis::info::{DatabaseInfo, database_info};

@@ -11,7 +11,7 @@ use crate::formats::blprof::database::Database;
 use crate::formats::blprof::trace::CallRecord;
 use crate::formats::blprof::walk::TraceProcWalk;
 
-use super::comm_check::comm_check;
+use super::comm::check::comm_check;
 use super::regions::Regions;
 
 /// One part of the check.

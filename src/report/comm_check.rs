@@ -1,7 +1,7 @@
 //! `comm check` as a [`Report`]: what was checked in the communication
-//! records and the problems found ([`crate::analysis::comm_check`]).
+//! records and the problems found ([`crate::analysis::comm::check`]).
 
-use crate::analysis::comm_check::CommCheck;
+use crate::analysis::comm::check::CommCheck;
 use crate::report::Report;
 use crate::report::document::Document;
 

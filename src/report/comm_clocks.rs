@@ -1,6 +1,6 @@
 //! `comm clocks`: the estimated clock offsets and how well they fit.
 
-use crate::analysis::comm_clocks::ClockOffsets;
+use crate::analysis::comm::clocks::ClockOffsets;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
 use crate::report::numfmt::human::{duration, percent};

@@ -1,11 +1,11 @@
 //! `comm pairs` as a [`Report`] (per route, then the unmatched ends), and
 //! the stream that writes every matched message in JSON or CSV while the
 //! pairing runs ([`PairStream`]): millions of pairs never sit in memory
-//! ([`crate::analysis::comm_pairs`]).
+//! ([`crate::analysis::comm::pairs`]).
 
 use std::io::{self, Write};
 
-use crate::analysis::comm_pairs::{Pair, PairingSummary};
+use crate::analysis::comm::pairs::{Pair, PairingSummary};
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
 use crate::report::layout::region_filter::region_line;

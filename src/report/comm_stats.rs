@@ -1,9 +1,9 @@
 //! `comm stats` as a [`Report`]: totals of the communication records, per
-//! MPI function type and per process ([`crate::analysis::comm_stats`]).
+//! MPI function type and per process ([`crate::analysis::comm::stats`]).
 
 use serde::Serialize;
 
-use crate::analysis::comm_stats::CommStats;
+use crate::analysis::comm::stats::CommStats;
 use crate::formats::blprof::CommHeader;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};

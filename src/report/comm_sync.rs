@@ -1,10 +1,10 @@
 //! `comm barriers` and `comm matrix` as [`Report`] values: the waits at
 //! barriers and reductions, and the bytes per sender × receiver
-//! ([`crate::analysis::comm_sync`]).
+//! ([`crate::analysis::comm::sync`]).
 
 use std::collections::BTreeMap;
 
-use crate::analysis::comm_sync::{BarrierSummary, Route, SendMatrix, SendMatrixGroups};
+use crate::analysis::comm::sync::{BarrierSummary, Route, SendMatrix, SendMatrixGroups};
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
 use crate::report::layout::region_filter::region_line;

@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use crate::analysis::comm_attribution::{PathTime, RegionTime};
-use crate::analysis::comm_time::{MpiTime, TypeTime, bucket_bounds};
+use crate::analysis::comm::attribution::{PathTime, RegionTime};
+use crate::analysis::comm::time::{MpiTime, TypeTime, bucket_bounds};
 use crate::analysis::filter::FilterNames;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};

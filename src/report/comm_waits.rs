@@ -1,7 +1,7 @@
 //! `comm waits`: wait states per process, call type and call path, and
 //! the longest waits with who caused them.
 
-use crate::analysis::comm_waits::WaitReport;
+use crate::analysis::comm::waits::WaitReport;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
 use crate::report::layout::path_tree::tree_lines;

@@ -114,12 +114,12 @@ fn trace_timeline_of_each_depth_holds_that_depths_calls(name: &str) {
 database_tests!(trace_timeline_of_each_depth_holds_that_depths_calls);
 
 fn grouped_send_matrix_sums_the_full_one(name: &str) {
-    use crate::analysis::comm_select::CommSelection;
-    use crate::analysis::comm_sync::{SendMatrixGroups, send_matrix, send_matrix_groups};
+    use crate::analysis::comm::select::CommSelection;
+    use crate::analysis::comm::sync::{SendMatrixGroups, send_matrix, send_matrix_groups};
     use crate::formats::blprof::Database;
 
     let db = Database::open(db(name)).unwrap();
-    let (full, _) = send_matrix(&db, &crate::analysis::comm_scope::CommScope::everything());
+    let (full, _) = send_matrix(&db, &crate::analysis::comm::scope::CommScope::everything());
     for max_cells in [1, 2, 3, 256] {
         let (g, w) = send_matrix_groups(&db, &CommSelection::all(), max_cells);
         assert!(w.is_empty(), "{name}: {w:?}");

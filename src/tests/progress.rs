@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{db, tlog};
 use crate::analysis::calltree::call_tree;
-use crate::analysis::comm_scope::CommScope;
-use crate::analysis::comm_select::CommSelection;
-use crate::analysis::comm_stats::comm_stats;
+use crate::analysis::comm::scope::CommScope;
+use crate::analysis::comm::select::CommSelection;
+use crate::analysis::comm::stats::comm_stats;
 use crate::analysis::regions::Regions;
 use crate::analysis::trace_summary::{Selection, trace_summary};
 use crate::formats::blprof::Database;
@@ -83,15 +83,15 @@ fn comm_analyses_advance_once_per_process() {
     let sel = scope.selection();
     comm_stats(&db, &scope);
     assert_eq!(take(&n), procs);
-    crate::analysis::comm_sync::barriers(&db, &scope, true);
+    crate::analysis::comm::sync::barriers(&db, &scope, true);
     assert_eq!(take(&n), procs);
-    crate::analysis::comm_sync::send_matrix(&db, &scope);
+    crate::analysis::comm::sync::send_matrix(&db, &scope);
     assert_eq!(take(&n), procs);
-    crate::analysis::comm_pairs::pair_messages(&db, &sel, &mut |_| {});
+    crate::analysis::comm::pairs::pair_messages(&db, &sel, &mut |_| {});
     assert_eq!(take(&n), procs);
-    crate::analysis::comm_timeline::comm_calls(&db, (f64::NEG_INFINITY, f64::INFINITY));
+    crate::analysis::comm::timeline::comm_calls(&db, (f64::NEG_INFINITY, f64::INFINITY));
     assert_eq!(take(&n), procs);
-    crate::analysis::comm_check::comm_check(&db);
+    crate::analysis::comm::check::comm_check(&db);
     assert_eq!(take(&n), procs);
 }
 

@@ -1,7 +1,7 @@
 //! The matched messages sent by the selected processes.
 
-use crate::analysis::comm_pairs::{Pair, pair_messages_in};
-use crate::analysis::comm_select::CommSelection;
+use crate::analysis::comm::pairs::{Pair, pair_messages_in};
+use crate::analysis::comm::select::CommSelection;
 use crate::error::Warning;
 use crate::formats::blprof::database::Database;
 

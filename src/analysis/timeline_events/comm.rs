@@ -4,7 +4,7 @@
 //! (instants count as 0 s) and, with a region filter, calls entered
 //! outside its ranges are left out.
 
-use crate::analysis::comm_timeline::{CommCall, ProcCalls};
+use crate::analysis::comm::timeline::{CommCall, ProcCalls};
 use crate::analysis::ranges::RangeList;
 use crate::error::Warning;
 use crate::formats::blprof::walk::CommProcWalk;

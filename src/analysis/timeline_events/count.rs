@@ -2,7 +2,7 @@
 //! read): records of the blocks whose time range meets the window, of the
 //! selected processes.
 
-use crate::analysis::comm_select::CommSelection;
+use crate::analysis::comm::select::CommSelection;
 use crate::formats::blprof::database::Database;
 
 /// Records that would become events.

@@ -13,9 +13,9 @@
 
 use rayon::prelude::*;
 
-use crate::analysis::comm_clocks::ClockOffsets;
-use crate::analysis::comm_pairs::pair_messages;
-use crate::analysis::comm_select::CommSelection;
+use crate::analysis::comm::clocks::ClockOffsets;
+use crate::analysis::comm::pairs::pair_messages;
+use crate::analysis::comm::select::CommSelection;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{is_recv, is_send};
 use crate::formats::blprof::database::Database;

@@ -24,8 +24,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::FxHashMap;
 
-use crate::analysis::comm_clocks::ClockOffsets;
-use crate::analysis::comm_pairs::Pair;
+use crate::analysis::comm::clocks::ClockOffsets;
+use crate::analysis::comm::pairs::Pair;
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::{BlockSelection, CommProcWalk, TraceProcWalk};
 

@@ -4,8 +4,8 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::comm_scope::CommScope;
-use crate::analysis::comm_select::CommSelection;
+use crate::analysis::comm::scope::CommScope;
+use crate::analysis::comm::select::CommSelection;
 use crate::analysis::regions::Regions;
 use crate::analysis::timeline_events::calls::CallFilter;
 use crate::analysis::timeline_events::messages::{MessageEnds, NO_SLOT, end_keys, for_each_flow};
@@ -25,7 +25,7 @@ use super::{ChromeOptions, ExportStats, TID_CALLS, TID_COMM};
 /// `regions` is given) and, with `opts.comm`, its communication calls
 /// (`tid` 2: `X` from the before- to the after-record, `i` for instants),
 /// then one flow (`s` → `f`, `cat` "message") per message paired by
-/// [`crate::analysis::comm_pairs`] whose two ends are both exported.
+/// [`crate::analysis::comm::pairs`] whose two ends are both exported.
 ///
 /// Streamed: records are read in order and formatted in parallel tasks
 /// written in order (the same bytes for any thread count). Messages are

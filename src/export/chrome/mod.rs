@@ -44,7 +44,7 @@ pub struct ChromeOptions {
     /// Every time of a process minus its clock offset (`--align-clocks`;
     /// `None`: each process's own clock). The window selects on the
     /// processes' own clocks.
-    pub clocks: Option<crate::analysis::comm_clocks::ClockOffsets>,
+    pub clocks: Option<crate::analysis::comm::clocks::ClockOffsets>,
 }
 
 /// The `args` of each call event. Viewers that group by name and args

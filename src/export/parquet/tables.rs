@@ -4,7 +4,7 @@
 
 use parquet::data_type::ByteArray;
 
-use crate::analysis::comm_pairs::Pair;
+use crate::analysis::comm::pairs::Pair;
 use crate::analysis::export_rows::{self, CallRows, CommRows, FunctionRows};
 use crate::analysis::regions::Regions;
 use crate::error::{Error, Location, Result, Warning};

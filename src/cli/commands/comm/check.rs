@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_check::comm_check;
+use crate::analysis::comm::check::comm_check;
 use crate::report::Format;
 use crate::report::comm_check::CommCheckReport;
 use clap::Args;

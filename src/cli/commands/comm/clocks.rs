@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_clocks::estimate;
+use crate::analysis::comm::clocks::estimate;
 use crate::report::Format;
 use crate::report::comm_clocks::ClocksReport;
 use clap::Args;

@@ -12,8 +12,8 @@ mod waits;
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_clocks::estimate;
-use crate::analysis::comm_scope::CommScope;
+use crate::analysis::comm::clocks::estimate;
+use crate::analysis::comm::scope::CommScope;
 use crate::formats::blprof::{Database, Part};
 use crate::report::Format;
 use clap::{Args, Subcommand};

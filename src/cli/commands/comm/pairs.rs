@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_pairs::{pair_messages_in, pair_messages_unordered};
+use crate::analysis::comm::pairs::{pair_messages_in, pair_messages_unordered};
 use crate::report::comm_pairs::{PairChunk, PairChunks, PairStream, PairsReport};
 use crate::report::{Format, render};
 use clap::Args;

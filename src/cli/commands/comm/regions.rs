@@ -2,7 +2,7 @@
 //! reports: the filter turned once into the ranges it selects per process,
 //! read from the call traces, and put into the command's scope.
 
-use crate::analysis::comm_scope::CommScope;
+use crate::analysis::comm::scope::CommScope;
 use crate::analysis::regions::Regions;
 use crate::formats::blprof::{Database, Part};
 

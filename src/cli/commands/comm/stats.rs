@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_stats::comm_stats;
+use crate::analysis::comm::stats::comm_stats;
 use crate::report::Format;
 use crate::report::comm_stats::CommStatsReport;
 use clap::Args;

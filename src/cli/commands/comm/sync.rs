@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::analysis::comm_sync::{self, send_matrix};
+use crate::analysis::comm::sync::{self as comm_sync, send_matrix};
 use crate::report::Format;
 use crate::report::comm_sync::{BarriersReport, MatrixReport};
 use crate::report::renderers::svg::matrix::{MatrixScale, matrix_svg};

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_scope::CommScope;
-use crate::analysis::comm_time::{TimeOptions, mpi_time};
+use crate::analysis::comm::scope::CommScope;
+use crate::analysis::comm::time::{TimeOptions, mpi_time};
 use crate::analysis::regions::Regions;
 use crate::formats::blprof::Part;
 use crate::report::Format;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::analysis::comm_timeline::{time_span, timeline_rows};
+use crate::analysis::comm::timeline::{time_span, timeline_rows};
 use crate::export::chrome;
 use crate::report::renderers::svg::timeline::{TIMELINE_COLUMNS, timeline_svg};
 use clap::Args;

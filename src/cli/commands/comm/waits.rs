@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::comm_waits::wait_states;
+use crate::analysis::comm::waits::wait_states;
 use crate::formats::blprof::Part;
 use crate::report::Format;
 use crate::report::comm_waits::WaitsReport;

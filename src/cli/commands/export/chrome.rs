@@ -89,7 +89,7 @@ pub fn write(args: &ExportArgs, chrome: &Path, ctx: &Context) -> anyhow::Result<
     let bar = ctx.progress(trace_units + comm_units, "export", "blocks");
     db.set_progress(bar.hook());
     if args.align_clocks {
-        let (clocks, warnings) = crate::analysis::comm_clocks::estimate(db);
+        let (clocks, warnings) = crate::analysis::comm::clocks::estimate(db);
         ctx.warn_all(&warnings);
         opts.clocks = Some(clocks);
     }

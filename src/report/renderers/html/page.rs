@@ -10,7 +10,7 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::comm_sync::SendMatrixGroups;
+use crate::analysis::comm::sync::SendMatrixGroups;
 use crate::analysis::function_stats::FunctionSummary;
 use crate::analysis::imbalance::ProcSpread;
 use crate::analysis::overview::{Overview, TreeSection};

@@ -1,7 +1,7 @@
 //! The comm matrix as a heat map of bytes (sender × receiver), with its
 //! colour scale; groups of processes share cells past [`MATRIX_SVG_CELLS`].
 
-use crate::analysis::comm_sync::{SendMatrix, SendMatrixGroups};
+use crate::analysis::comm::sync::{SendMatrix, SendMatrixGroups};
 
 /// At most this many cells per side of a matrix picture; more processes
 /// share cells.
@@ -224,7 +224,7 @@ fn legend_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::comm_sync::Route;
+    use crate::analysis::comm::sync::Route;
 
     /// A ring: each process sends 10 bytes to the next.
     fn ring(n: usize) -> SendMatrix {

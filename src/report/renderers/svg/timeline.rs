@@ -15,7 +15,7 @@ pub const TIMELINE_COLUMNS: usize = 1130;
 /// a group of consecutive processes.
 pub fn timeline_svg(
     span: (f64, f64),
-    rows: &[crate::analysis::comm_timeline::TimelineRow],
+    rows: &[crate::analysis::comm::timeline::TimelineRow],
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let span = if span.1 > span.0 {
@@ -404,10 +404,10 @@ mod tests {
 
     #[test]
     fn many_processes_share_lanes() {
-        let rows: Vec<crate::analysis::comm_timeline::TimelineRow> = (0..600)
-            .map(|p| crate::analysis::comm_timeline::TimelineRow {
+        let rows: Vec<crate::analysis::comm::timeline::TimelineRow> = (0..600)
+            .map(|p| crate::analysis::comm::timeline::TimelineRow {
                 proc: p,
-                bars: vec![crate::analysis::comm_timeline::Bar {
+                bars: vec![crate::analysis::comm::timeline::Bar {
                     first: 0,
                     last: 9,
                     kind: 2,

@@ -14,10 +14,10 @@
 
 use rayon::prelude::*;
 
-use super::comm_pair_join::JoinSizes;
-use super::comm_pair_window::{Peers, WindowCost};
-use super::comm_pairs::{Unit, is_paired_recv, is_paired_send, windows_of};
-use super::comm_select::CommSelection;
+use super::pair_join::JoinSizes;
+use super::pair_window::{Peers, WindowCost};
+use super::pairs::{Unit, is_paired_recv, is_paired_send, windows_of};
+use super::select::CommSelection;
 use crate::formats::blprof::database::{Database, ProcComm};
 
 /// How much a sample reads.

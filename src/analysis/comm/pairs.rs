@@ -13,7 +13,7 @@
 //! not absolute values across pairs. For a nonblocking receive the record
 //! with the byte count is the one written when the receive was *posted*:
 //! `latency_to_completion` runs to the wait that returned its status
-//! instead ([`super::comm_completion`]; a blocking receive completes at its
+//! instead ([`super::completion`]; a blocking receive completes at its
 //! own record, its exit).
 //!
 //! Memory is bounded whatever the order of the records in the files. A
@@ -21,9 +21,9 @@
 //! into *units* of consecutive records and counts its sends and receives.
 //! The sends are then paired in sender order a *window* at a time (256 Ki
 //! sends). The receive each send takes comes from a hash join through a
-//! temporary file ([`super::comm_pair_join`]: one more read of the files);
+//! temporary file ([`super::pair_join`]: one more read of the files);
 //! when it declines (one key carries most messages) or has no room,
-//! [`super::comm_pair_window`] ranks the window's sends per (receiver,
+//! [`super::pair_window`] ranks the window's sends per (receiver,
 //! tag), finds where each key's ranks start in the sender's earlier
 //! records, and reads every receiver's records for the receives at those
 //! ranks (a read per window). A window's sends are paired in parallel
@@ -36,20 +36,20 @@
 //! table, the clock estimate) has the join make them in its partitions,
 //! in an order of the data's, and skips the windows; when a sample of
 //! each process already shows the join reading less
-//! ([`super::comm_pair_forecast`]), it skips the first pass too.
+//! ([`super::pair_forecast`]), it skips the first pass too.
 
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::comm_pair_forecast::{SampleSizes, join_events};
-use super::comm_pair_join::{
+use super::pair_forecast::{SampleSizes, join_events};
+use super::pair_join::{
     Declined, Event, Filed, JoinSizes, PairedIn, Ranks, Scratch, file, join, unmatched_recvs,
 };
-use super::comm_pair_window::{NO_KEY, Peers, Window, WindowCost, WindowSend, unmatched_receives};
-use super::comm_select::{CommSelection, ProcRanges, inside};
-use super::exact_sum::ExactSum;
-use super::filter::FilterNames;
+use super::pair_window::{NO_KEY, Peers, Window, WindowCost, WindowSend, unmatched_receives};
+use super::select::{CommSelection, ProcRanges, inside};
+use crate::analysis::exact_sum::ExactSum;
+use crate::analysis::filter::FilterNames;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, CommRecord, func_name, is_recv, is_send};
@@ -179,7 +179,7 @@ impl Waiting {
     /// its record and was entered at `recv_entry` (its before-record, when
     /// not later); a nonblocking one waits for a status.
     pub fn posted(r: &CommRecord, recv_entry: f64) -> Waiting {
-        let nonblocking = super::comm_completion::is_nonblocking_recv(r.kind);
+        let nonblocking = super::completion::is_nonblocking_recv(r.kind);
         Waiting {
             time: r.time,
             done: if nonblocking { f64::NAN } else { r.time },
@@ -215,13 +215,13 @@ struct Sizes {
     /// Sends per parallel task of a window (some 3,000 pairs, 0.4 MB of
     /// JSON).
     task_sends: usize,
-    /// The join's ([`super::comm_pair_join`]); `None`: the windows find
+    /// The join's ([`super::pair_join`]); `None`: the windows find
     /// their receives.
     join: Option<JoinSizes>,
     /// Whether the pairs must reach the caller in sender order.
     order: PairOrder,
     /// For pairs in any order: a sample that may choose the join without
-    /// the first pass ([`super::comm_pair_forecast`]).
+    /// the first pass ([`super::pair_forecast`]).
     forecast: Option<SampleSizes>,
 }
 
@@ -459,7 +459,7 @@ pub fn pair_messages(
 /// Pairs sends with receives. A first pass (in parallel over processes)
 /// cuts each process's records into units and counts its receives; then
 /// the sends, in sender order, are paired a window at a time
-/// ([`super::comm_pair_window`]: memory is bounded by the window, whatever
+/// ([`super::pair_window`]: memory is bounded by the window, whatever
 /// the order of the records in the files). A window's sends are paired in
 /// parallel tasks: each starts a chunk with `new` and gives it its pairs
 /// through `add`, in record order; `emit` gets the chunks in the fixed
@@ -947,7 +947,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::analysis::comm_completion::{WaitTracker, is_nonblocking_recv};
+    use crate::analysis::comm::completion::{WaitTracker, is_nonblocking_recv};
     use crate::formats::blprof::database::ProcComm;
 
     thread_local! {

@@ -19,9 +19,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::comm_time::Counted;
-use super::ranges::RangeList;
-use super::regions::Regions;
+use super::time::Counted;
+use crate::analysis::ranges::RangeList;
+use crate::analysis::regions::Regions;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::func_name;
 use crate::formats::blprof::database::Database;

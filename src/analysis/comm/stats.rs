@@ -5,7 +5,7 @@
 //!
 //! Only blocks of the selected processes whose `timeMinMax` overlaps the
 //! time window are read; the bytes read are counted. With a region filter
-//! ([`ProcRanges`](super::comm_select::ProcRanges)) only the records inside their process's selected
+//! ([`ProcRanges`](super::select::ProcRanges)) only the records inside their process's selected
 //! ranges count (calls by the record that opens them); the header lists
 //! (barriers, name tags by name, `red` lines) are the blocks' read.
 
@@ -19,10 +19,10 @@ use crate::formats::blprof::commdata::{
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::{CommProcWalk, Skipped};
 
-use super::comm_scope::CommScope;
-use super::comm_timeline::{CallCounter, CallState};
-use super::filter::FilterNames;
-use super::ranges::{RangeCursor, RangeList};
+use super::scope::CommScope;
+use super::timeline::{CallCounter, CallState};
+use crate::analysis::filter::FilterNames;
+use crate::analysis::ranges::{RangeCursor, RangeList};
 
 /// One CommFuncType.
 #[derive(Debug, Clone, Default, serde::Serialize)]

@@ -1,4 +1,4 @@
-//! One window of the message pairing ([`super::comm_pairs`]): a bounded run
+//! One window of the message pairing ([`super::pairs`]): a bounded run
 //! of consecutive sends (in sender order) and the receives they take, found
 //! without holding anything of the rest of the data.
 //!
@@ -11,20 +11,20 @@
 //!    key's first rank (the other senders start inside the window);
 //! 3. each receiver's records, read in full, give its receives of the
 //!    window's keys at those ranks, and their completions
-//!    ([`super::comm_completion`]).
+//!    ([`super::completion`]).
 //!
 //! Memory is the window's sends, keys and receives, whatever the order of
 //! the records in the files; the price is a read of the receivers' records
 //! per window. So this is the way only when the join
-//! ([`super::comm_pair_join`]) declines; otherwise a window gets its
+//! ([`super::pair_join`]) declines; otherwise a window gets its
 //! receives from the join ([`Window::with_receives`]).
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::comm_completion::{WaitTracker, is_nonblocking_recv, is_wait};
-use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
-use super::comm_select::CommSelection;
+use super::completion::{WaitTracker, is_nonblocking_recv, is_wait};
+use super::pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
+use super::select::CommSelection;
 use crate::formats::blprof::CommBlockRef;
 use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv};
 use crate::formats::blprof::database::{Database, ProcComm};
@@ -175,7 +175,7 @@ enum Taken {
         /// ([`Waiting::EMPTY`] where the receiver has none).
         slots: Vec<Vec<Waiting>>,
     },
-    /// Given by the join ([`super::comm_pair_join`]), by the send's rank in
+    /// Given by the join ([`super::pair_join`]), by the send's rank in
     /// the window ([`Window::with_receives`]).
     BySend(Vec<Waiting>),
 }

@@ -20,10 +20,10 @@
 
 use std::collections::BTreeMap;
 
-use super::comm_scope::CommScope;
-use super::comm_select::{ProcRanges, inside};
-use super::filter::FilterNames;
-use super::ranges::RangeList;
+use super::scope::CommScope;
+use super::select::{ProcRanges, inside};
+use crate::analysis::filter::FilterNames;
+use crate::analysis::ranges::RangeList;
 use crate::error::Warning;
 use crate::formats::blprof::comm::BarrierRef;
 use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, func_name, is_send};
@@ -363,7 +363,7 @@ type SendRow<R> = (usize, R, u64, Vec<Warning>);
 /// whose record lies in `ranges` count (`None`: all).
 fn send_rows<R: SendCounts>(
     db: &Database,
-    sel: &super::comm_select::CommSelection<'_>,
+    sel: &super::select::CommSelection<'_>,
     ranges: Option<&ProcRanges>,
     n: usize,
     k: usize,
@@ -492,7 +492,7 @@ impl SendMatrixGroups {
 /// processes², so any number of processes fits.
 pub fn send_matrix_groups(
     db: &Database,
-    sel: &super::comm_select::CommSelection<'_>,
+    sel: &super::select::CommSelection<'_>,
     max_cells: usize,
 ) -> (SendMatrixGroups, Vec<Warning>) {
     let n = matrix_procs(db);

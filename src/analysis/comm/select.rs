@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 pub use crate::formats::blprof::walk::BlockSelection as CommSelection;
 
-use super::filter::RegionFilter;
-use super::ranges::RangeList;
-use super::regions::Regions;
+use crate::analysis::filter::RegionFilter;
+use crate::analysis::ranges::RangeList;
+use crate::analysis::regions::Regions;
 use crate::error::Result;
 
 /// The time ranges a region filter selects, per process, on each process's

@@ -28,10 +28,10 @@
 
 use rustc_hash::FxHashMap;
 
-use super::comm_pairs::{MsgEnd, Pair, PairingSummary, pair_messages_unordered};
-use super::comm_scope::CommScope;
-use super::comm_select::CommSelection;
-use super::comm_sync::{BarrierStats, BarrierSummary, ProcBarrierTotals, barriers};
+use super::pairs::{MsgEnd, Pair, PairingSummary, pair_messages_unordered};
+use super::scope::CommScope;
+use super::select::CommSelection;
+use super::sync::{BarrierStats, BarrierSummary, ProcBarrierTotals, barriers};
 pub use super::clock_offsets::{ClockOffsets, ProcOffset, Residual};
 use crate::error::Warning;
 use crate::formats::blprof::database::Database;

@@ -25,15 +25,15 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::comm_attribution::{AttributionSums, PathTime, attribute};
-use super::comm_clocks::ClockOffsets;
-use super::comm_pairs::{Pair, pair_messages_unordered};
-use super::comm_scope::CommScope;
-use super::comm_select::{CommSelection, inside};
-use super::comm_sync::barriers;
-use super::comm_time::Counted;
-use super::comm_timeline::proc_calls;
-use super::filter::FilterNames;
+use super::attribution::{AttributionSums, PathTime, attribute};
+use super::clocks::ClockOffsets;
+use super::pairs::{Pair, pair_messages_unordered};
+use super::scope::CommScope;
+use super::select::{CommSelection, inside};
+use super::sync::barriers;
+use super::time::Counted;
+use super::timeline::proc_calls;
+use crate::analysis::filter::FilterNames;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{func_name, is_recv};
 use crate::formats::blprof::database::Database;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::comm_select::CommSelection;
+use super::select::CommSelection;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::commdata::{AFTER_CALL, BARRIER, BEFORE_CALL, CommBlock, NAME_TAG};
 use crate::formats::blprof::database::{Database, ProcComm};

@@ -1,6 +1,6 @@
 //! The message pairing as a hash join through spill space
 //! ([`crate::spill`]): the comm files are read once for all windows, where
-//! [`super::comm_pair_window`] reads the receivers' records again for every
+//! [`super::pair_window`] reads the receivers' records again for every
 //! window.
 //!
 //! 1. One pass, in parallel over processes, files each send (with its rank
@@ -8,7 +8,7 @@
 //!    process's position and its count there) and each receive under its
 //!    key (sender, receiver, tag): a partition of some 128 Ki events (8 MB,
 //!    matched in parts that stay in the cache) per hash of the key. The pass completes the
-//!    nonblocking receives by the rule of [`super::comm_completion`] as it
+//!    nonblocking receives by the rule of [`super::completion`] as it
 //!    goes (a status takes the oldest receive of its key waiting for one);
 //!    past a bound on the receives waiting, it files them and the statuses
 //!    as they come.
@@ -16,7 +16,7 @@
 //!    key, in record order; statuses filed complete the receives left, and
 //!    the k-th send takes the k-th receive. Each send's receive is filed
 //!    under the send's window; receives left over are the unmatched ones.
-//! 3. The windows ([`super::comm_pairs`]) read their receives back, in
+//! 3. The windows ([`super::pairs`]) read their receives back, in
 //!    sender order.
 //!
 //! A caller to whom the pairs' order makes no difference (sums, counts,
@@ -33,10 +33,10 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::comm_completion::{WaitTracker, is_nonblocking_recv, is_wait};
-use super::comm_pair_window::{NO_KEY, WindowSend};
-use super::comm_pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
-use super::comm_select::CommSelection;
+use super::completion::{WaitTracker, is_nonblocking_recv, is_wait};
+use super::pair_window::{NO_KEY, WindowSend};
+use super::pairs::{MsgEnd, Unit, Waiting, is_paired_recv, is_paired_send};
+use super::select::CommSelection;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv, is_send};
 use crate::formats::blprof::database::Database;
@@ -340,7 +340,7 @@ pub(super) enum Ranks<'a> {
         unit_seq: &'a [u64],
         recvs: u64,
     },
-    /// No first pass ([`super::comm_pair_forecast`]), `events` sends and
+    /// No first pass ([`super::pair_forecast`]), `events` sends and
     /// receives forecast: a send's rank is its sender's position in the comm
     /// index times 2⁴⁰ plus its count there (the same order, with gaps),
     /// and the pass gathers what the first pass would have: the receives
@@ -767,7 +767,7 @@ fn key_hash(key: (i32, i32, i32)) -> u64 {
 /// Files the sends, receives and statuses of one process (its first send
 /// has rank `first`) under `n` partitions; returns its sends and the
 /// warnings of its blocks. The order of the records is
-/// the windows' and [`super::comm_pair_window`]'s, and so are the rules.
+/// the windows' and [`super::pair_window`]'s, and so are the rules.
 fn file_events(
     walk: &CommProcWalk<'_>,
     first: u64,
@@ -868,7 +868,7 @@ fn file_events(
                 }
                 if r.peer < 0 {
                     if let Some(wild) = wild.as_deref_mut() {
-                        wild.push(super::comm_pairs::end(walk.proc().proc, &r));
+                        wild.push(super::pairs::end(walk.proc().proc, &r));
                     }
                     continue;
                 }

@@ -2,7 +2,7 @@
 //! per process, each process's MPI share of its traced time, the spread
 //! over processes, message sizes per type, and, when the database has call
 //! traces, the time attributed to the code that made the calls
-//! ([`super::comm_attribution`]).
+//! ([`super::attribution`]).
 //!
 //! A call is one wrapper invocation, built from its records by the
 //! timeline's rule ([`CallBuilder`], the rule `comm stats` counts by), and
@@ -22,12 +22,12 @@
 
 use std::collections::BTreeMap;
 
-use super::comm_attribution::{Attribution, AttributionSums, ProcAttribution, attribute};
-use super::comm_scope::CommScope;
-use super::comm_select::ProcRanges;
-use super::comm_timeline::{CallBuilder, CommCall};
-use super::ranges::{RangeList, TimeRange};
-use super::regions::Regions;
+use super::attribution::{Attribution, AttributionSums, ProcAttribution, attribute};
+use super::scope::CommScope;
+use super::select::ProcRanges;
+use super::timeline::{CallBuilder, CommCall};
+use crate::analysis::ranges::{RangeList, TimeRange};
+use crate::analysis::regions::Regions;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::func_name;
 use crate::formats::blprof::database::Database;

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use super::comm_scope::CommScope;
-use super::comm_select::inside;
+use super::scope::CommScope;
+use super::select::inside;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{
     AFTER_CALL, BEFORE_CALL, CommRecord, CommRecords, NAME_TAG, func_name,

@@ -10,13 +10,13 @@
 //! ```text
 //! CommScope::new(procs, window)      --proc, --time
 //!   .filter_regions(filter, regions) --include-region & co. (call traces read)
-//!   .align_clocks(offsets)           --align-clocks (comm_clocks::estimate)
+//!   .align_clocks(offsets)           --align-clocks (clocks::estimate)
 //! ```
 
 use super::clock_offsets::ClockOffsets;
-use super::comm_select::{CommSelection, ProcRanges};
-use super::filter::{FilterNames, RegionFilter};
-use super::regions::Regions;
+use super::select::{CommSelection, ProcRanges};
+use crate::analysis::filter::{FilterNames, RegionFilter};
+use crate::analysis::regions::Regions;
 use crate::error::Result;
 
 /// The selection, region ranges and clocks of one comm analysis.
@@ -73,7 +73,7 @@ impl CommScope {
     }
 
     /// Puts all times on one clock: each process's `offsets` (estimated by
-    /// `comm_clocks::estimate`, docs/COMM.md) are subtracted.
+    /// `clocks::estimate`, docs/COMM.md) are subtracted.
     pub fn align_clocks(&mut self, offsets: ClockOffsets) {
         self.clocks = offsets;
         self.aligned = true;

@@ -1,0 +1,20 @@
+//! The communication analyses: one module per question, each taking a
+//! [`scope::CommScope`] (which processes and times, region ranges, clock
+//! offsets) built once by its caller.
+
+pub mod attribution;
+pub mod check;
+pub mod clock_offsets;
+pub mod clocks;
+pub mod completion;
+mod pair_forecast;
+mod pair_join;
+mod pair_window;
+pub mod pairs;
+pub mod scope;
+pub mod select;
+pub mod stats;
+pub mod sync;
+pub mod time;
+pub mod timeline;
+pub mod waits;
