@@ -23,9 +23,9 @@ use crate::formats::tlog::TlogFile;
 use crate::model::calltree::CallTree;
 use crate::parallel::Ordered;
 
-/// Processes per thread in a window: enough to even out processes of
-/// different lengths; two windows of trees are held at a time.
-const WINDOW_PER_THREAD: usize = 2;
+/// Processes per thread in a window: two windows of trees are held at a
+/// time (one built, one merged), each tree as large as a process's.
+const WINDOW_PER_THREAD: usize = 1;
 
 /// The nesting tree of one process (`Some(proc)`) or of every process
 /// merged by call path, and how many processes it holds (`None` when no

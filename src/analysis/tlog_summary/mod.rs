@@ -468,6 +468,10 @@ fn summarize_proc_into(
     let pair_ids: Vec<u32> = (0..KINDS as u8)
         .map(|k| tree.intern(&names.pair(k)))
         .collect();
+    // Each node's child per pair number, once looked up: an IN costs an
+    // index, not a search of the siblings' names (0: not looked up yet;
+    // the root is nobody's child).
+    let mut child_of_kind: Vec<[u32; KINDS]> = vec![[0; KINDS]];
     t.for_each_proc_event(p, |off, r| match EventKind::of(r.kind) {
         EventKind::Start => {
             s.start.get_or_insert(r.time);
@@ -476,7 +480,20 @@ fn summarize_proc_into(
         EventKind::In(k) => {
             let parent = open.last().map_or(tree.root(), |o| o.3);
             let node = match trees {
-                Trees::Build => tree.child_by_name_id(parent, pair_ids[k as usize % KINDS]),
+                Trees::Build => {
+                    let k = k as usize % KINDS;
+                    match child_of_kind[parent.0 as usize][k] {
+                        0 => {
+                            let child = tree.child_by_name_id(parent, pair_ids[k]);
+                            child_of_kind[parent.0 as usize][k] = child.0;
+                            if child_of_kind.len() <= child.0 as usize {
+                                child_of_kind.resize(child.0 as usize + 1, [0; KINDS]);
+                            }
+                            child
+                        }
+                        known => NodeId(known),
+                    }
+                }
                 Trees::Skip => parent,
             };
             open.push((k, r.time, off, node));
