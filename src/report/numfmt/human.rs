@@ -53,8 +53,8 @@ fn clearly_nearest(w: f64) -> Option<f64> {
 /// What [`duration_by_formatting`] writes, found with a few float
 /// operations instead of two exact decimal conversions and a parse (a
 /// tree's text writes four times per node): `None` where they cannot
-/// decide it (a value within a hair of a rounding tie, below a nanosecond
-/// or above 10^14 s), and the formatting does it. The test
+/// decide it (below a nanosecond, above 10^14 s, within a hair of a
+/// rounding tie above 10^4 s), and the formatting does it. The test
 /// `arithmetic_durations_equal_formatted_ones` compares the two.
 fn duration_by_arithmetic(x: f64) -> Option<String> {
     let a = x.abs();
@@ -71,10 +71,26 @@ fn duration_by_arithmetic(x: f64) -> Option<String> {
         e += 1;
         y = times_pow10(a, 3 - e);
     }
-    // y is within 1e-12 of a · 10^(3-e): a tie (…5) is left to the
-    // formatting, which rounds the exact value.
+    // y is within 1e-12 of a · 10^(3-e). Near a tie (…5) the exact value
+    // decides: a · 10^k (k ≥ 0) is y + err exactly, so the sign of
+    // (y - tie) + err is the side of the tie it is on, and an exact tie
+    // goes to the even digit, as the formatting rounds. After a division
+    // (a ≥ 10^4 s) the formatting decides.
+    let below = y.trunc();
     let mut n = y.round();
-    if ((y - y.trunc()) - 0.5).abs() < 1e-6 || !(1000.0..=10000.0).contains(&n) {
+    if ((y - below) - 0.5).abs() < 1e-6 {
+        if e > 3 {
+            return None;
+        }
+        let err = a.mul_add(POW10[(3 - e) as usize], -y);
+        let side = (y - (below + 0.5)) + err;
+        n = if side > 0.0 || (side == 0.0 && below % 2.0 == 1.0) {
+            below + 1.0
+        } else {
+            below
+        };
+    }
+    if !(1000.0..=10000.0).contains(&n) {
         return None;
     }
     if n == 10000.0 {
@@ -289,6 +305,10 @@ mod tests {
                     assert_eq!(fast, duration_by_formatting(x), "{x:e}");
                 }
             }
+        }
+        // Exact ties and near ties below 10^4 s are decided.
+        for x in [1234.5, 1.2345e-5, 7.0625e-6, 1.2345e-5f64.next_up()] {
+            assert!(duration_by_arithmetic(x).is_some(), "{x:e}");
         }
         // Random values from 1 ns to 10^14 s: nearly all decided.
         let (mut inside, mut decided) = (0, 0);
