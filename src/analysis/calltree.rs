@@ -494,9 +494,14 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
         })
         .collect();
     merged.graft_all(frontier.iter().map(|(at, _)| *at).zip(subtrees).collect());
-    let n = trees.len();
-    // A node missing in some process has 0 s there (in place: the tree
-    // can be millions of nodes).
+    zero_absent_minimums(&mut merged, trees.len());
+    merged
+}
+
+/// The last step of a merge of `n` processes: a node missing in some
+/// process has 0 s there, its smallest time (in place: the tree can be
+/// millions of nodes).
+pub fn zero_absent_minimums(merged: &mut CallTree<Spread>, n: usize) {
     // (`len` counts the nodes below the root; the root is node 0.)
     for i in 0..=merged.len() {
         let s = &mut merged.node_mut(NodeId(i as u32)).metrics;
@@ -505,7 +510,6 @@ pub fn merge_trees(trees: &[(usize, CallTree)]) -> CallTree<Spread> {
             s.exclusive_min = 0.0;
         }
     }
-    merged
 }
 
 /// Calls in the node's subtree (for hiding branches no selected call reached).

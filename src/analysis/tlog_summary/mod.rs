@@ -13,7 +13,10 @@
 
 use std::collections::BTreeMap;
 
+mod merged;
 mod segments;
+
+pub use merged::merged_tree;
 
 use rayon::prelude::*;
 
@@ -225,28 +228,6 @@ pub fn summarize(t: &TlogFile, names: &EventNames, trees: Trees) -> Summary {
     summary
 }
 
-/// The nesting tree of one process (`Some(proc)`) or of every process
-/// merged by call path, and how many processes it holds; `None` when no
-/// process has events (or not the one asked for). The per-process trees
-/// are consumed: their many small allocations are freed in parallel.
-pub fn merged_tree(
-    trees: Vec<(u16, CallTree)>,
-    proc: Option<u16>,
-) -> Option<(CallTree<crate::analysis::calltree::Spread>, usize)> {
-    let trees: Vec<(usize, CallTree)> = trees
-        .into_iter()
-        .filter(|(p, _)| proc.is_none_or(|x| x == *p))
-        .map(|(p, t)| (usize::from(p), t))
-        .collect();
-    if trees.is_empty() {
-        return None;
-    }
-    let merged = crate::analysis::calltree::merge_trees(&trees);
-    let nprocs = trees.len();
-    trees.into_par_iter().for_each(drop);
-    Some((merged, nprocs))
-}
-
 /// Pair and single-event numbers are 0..=9 (types 10..27 and 31..39).
 const KINDS: usize = 10;
 
@@ -454,6 +435,21 @@ fn summarize_proc(
     names: &EventNames,
     trees: Trees,
 ) -> (ProcSummary, CallTree, Vec<Warning>) {
+    let mut tree = CallTree::new();
+    let (s, warnings) = summarize_proc_into(t, p, names, trees, &mut tree);
+    (s, tree, warnings)
+}
+
+/// [`summarize_proc`] with the tree built into `tree`, cleared first (its
+/// name table and memory kept: a worker reuses one tree for every process).
+fn summarize_proc_into(
+    t: &TlogFile,
+    p: u16,
+    names: &EventNames,
+    trees: Trees,
+    tree: &mut CallTree,
+) -> (ProcSummary, Vec<Warning>) {
+    tree.clear();
     let mut s = ProcSummary {
         proc: p,
         events: t.events_of(p),
@@ -468,11 +464,14 @@ fn summarize_proc(
     let mut singles = [0u64; KINDS];
     // Open INs: (pair, start time, offset, tree node).
     let mut open: Vec<(u8, f64, usize, NodeId)> = Vec::new();
-    let mut tree: CallTree = CallTree::new();
     // Names interned once, so an IN costs no hashing of strings.
     let pair_ids: Vec<u32> = (0..KINDS as u8)
         .map(|k| tree.intern(&names.pair(k)))
         .collect();
+    // Each node's child per pair number, once looked up: an IN costs an
+    // index, not a search of the siblings' names (0: not looked up yet;
+    // the root is nobody's child).
+    let mut child_of_kind: Vec<[u32; KINDS]> = vec![[0; KINDS]];
     t.for_each_proc_event(p, |off, r| match EventKind::of(r.kind) {
         EventKind::Start => {
             s.start.get_or_insert(r.time);
@@ -481,7 +480,20 @@ fn summarize_proc(
         EventKind::In(k) => {
             let parent = open.last().map_or(tree.root(), |o| o.3);
             let node = match trees {
-                Trees::Build => tree.child_by_name_id(parent, pair_ids[k as usize % KINDS]),
+                Trees::Build => {
+                    let k = k as usize % KINDS;
+                    match child_of_kind[parent.0 as usize][k] {
+                        0 => {
+                            let child = tree.child_by_name_id(parent, pair_ids[k]);
+                            child_of_kind[parent.0 as usize][k] = child.0;
+                            if child_of_kind.len() <= child.0 as usize {
+                                child_of_kind.resize(child.0 as usize + 1, [0; KINDS]);
+                            }
+                            child
+                        }
+                        known => NodeId(known),
+                    }
+                }
                 Trees::Skip => parent,
             };
             open.push((k, r.time, off, node));
@@ -523,7 +535,7 @@ fn summarize_proc(
         m.exclusive = m.inclusive - kids;
     }
     s.kinds = kind_stats(names, &intervals, &singles);
-    (s, tree, warnings)
+    (s, warnings)
 }
 
 fn across_procs(procs: &[ProcSummary]) -> Vec<AcrossStats> {

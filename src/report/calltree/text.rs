@@ -98,15 +98,24 @@ impl TreeColumns {
 
     /// A line's indent and name within the path room.
     fn path(&self, depth: usize, name: &str) -> String {
+        let mut w = String::new();
+        self.write_path(&mut w, depth, name);
+        w
+    }
+
+    /// [`Self::path`] written at the end of `w`.
+    fn write_path(&self, w: &mut String, depth: usize, name: &str) {
+        use std::fmt::Write as _;
         let indent = TreeIndent::new(depth);
-        match self.path_room {
-            None => format!("{indent}{name}"),
+        // Writing into a String cannot fail.
+        let _ = match self.path_room {
+            None => write!(w, "{indent}{name}"),
             Some(room) => {
                 let indent = indent.within(room.saturating_sub(MIN_NAME));
                 let name = middle_ellipsis(name, room.saturating_sub(indent.width()).max(MIN_NAME));
-                format!("{indent}{name}")
+                write!(w, "{indent}{name}")
             }
-        }
+        };
     }
 }
 
@@ -140,31 +149,33 @@ pub(crate) fn header(view: &TreeView) -> String {
     format!("{line}  {path}")
 }
 
-/// The numbers of a node's text line, in the columns of [`header`].
-fn columns(m: &Spread, view: &TreeView, c: &TreeColumns) -> String {
+/// The numbers of a node's text line, in the columns of [`header`],
+/// written at the end of `line`.
+fn write_columns(line: &mut String, m: &Spread, view: &TreeView, c: &TreeColumns) {
+    use std::fmt::Write as _;
     let (incl, excl) = view.times(m);
     let (first, second) = match view.order {
         Order::Inclusive => (incl, excl),
         Order::Exclusive => (excl, incl),
     };
-    let mut line = format!(
+    // Writing into a String cannot fail.
+    let _ = write!(
+        line,
         "{:>NUMBER$} {:>NUMBER$} {:>NUMBER$}",
         duration(first),
         duration(second),
         m.total.calls
     );
     if c.incl_min {
-        line.push_str(&format!(" {:>NUMBER$}", duration(m.inclusive_min)));
+        let _ = write!(line, " {:>NUMBER$}", duration(m.inclusive_min));
     }
     if c.incl_max {
-        line.push_str(&format!(
-            " {:>NUMBER$} {:>PROC$}",
-            duration(m.inclusive_max),
-            m.inclusive_max_proc
-                .map_or_else(|| "-".to_owned(), |x| x.to_string())
-        ));
+        let _ = write!(line, " {:>NUMBER$} ", duration(m.inclusive_max));
+        let _ = match m.inclusive_max_proc {
+            Some(x) => write!(line, "{x:>PROC$}"),
+            None => write!(line, "{:>PROC$}", "-"),
+        };
     }
-    line
 }
 
 /// Where a view hides children (`--top`, `--depth`, `--min-percent`): per
@@ -291,17 +302,15 @@ pub(crate) fn text_lines(
         Order::Inclusive => "(untimed)",
         Order::Exclusive => "(outermost: no caller)",
     };
-    let mut w = String::new();
+    // Lines are about a hundred bytes: one allocation for the run.
+    let mut w = String::with_capacity(lines.len() * 128);
     for i in lines {
         let (id, depth) = nodes[i];
         let m = &tree.node(id).metrics;
-        // Writing into a String cannot fail.
-        let _ = writeln!(
-            w,
-            "{}  {}",
-            columns(m, view, &c),
-            c.path(depth, tree.name(id))
-        );
+        write_columns(&mut w, m, view, &c);
+        w.push_str("  ");
+        c.write_path(&mut w, depth, tree.name(id));
+        w.push('\n');
         // The remainder, first among the node's visible children.
         let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
         if has_children {

@@ -25,6 +25,114 @@ pub fn duration(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x} s ");
     }
+    if let Some(s) = duration_by_arithmetic(x) {
+        return s;
+    }
+    duration_by_formatting(x)
+}
+
+/// Powers of ten exact in an f64.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `a · 10^k` (`|k| ≤ 22`) in one correctly rounded operation.
+fn times_pow10(a: f64, k: i32) -> f64 {
+    let p = POW10[k.unsigned_abs() as usize];
+    if k >= 0 { a * p } else { a / p }
+}
+
+/// The integer nearest `w` when `w` is far from a tie (rounding errors of
+/// a few operations cannot then change which integer it is).
+fn clearly_nearest(w: f64) -> Option<f64> {
+    let n = w.round();
+    ((w - n).abs() < 0.25).then_some(n)
+}
+
+/// What [`duration_by_formatting`] writes, found with a few float
+/// operations instead of two exact decimal conversions and a parse (a
+/// tree's text writes four times per node): `None` where they cannot
+/// decide it (below a nanosecond, above 10^14 s, within a hair of a
+/// rounding tie above 10^4 s), and the formatting does it. The test
+/// `arithmetic_durations_equal_formatted_ones` compares the two.
+fn duration_by_arithmetic(x: f64) -> Option<String> {
+    let a = x.abs();
+    if !(1e-9..1e14).contains(&a) {
+        return None;
+    }
+    // `{x:.3e}`: digits n (1000..=9999) and exponent e, a ≈ n · 10^(e-3).
+    let mut e = a.log10().floor() as i32;
+    let mut y = times_pow10(a, 3 - e);
+    if y < 1000.0 {
+        e -= 1;
+        y = times_pow10(a, 3 - e);
+    } else if y >= 10000.0 {
+        e += 1;
+        y = times_pow10(a, 3 - e);
+    }
+    // y is within 1e-12 of a · 10^(3-e). Near a tie (…5) the exact value
+    // decides: a · 10^k (k ≥ 0) is y + err exactly, so the sign of
+    // (y - tie) + err is the side of the tie it is on, and an exact tie
+    // goes to the even digit, as the formatting rounds. After a division
+    // (a ≥ 10^4 s) the formatting decides.
+    let below = y.trunc();
+    let mut n = y.round();
+    if ((y - below) - 0.5).abs() < 1e-6 {
+        if e > 3 {
+            return None;
+        }
+        let err = a.mul_add(POW10[(3 - e) as usize], -y);
+        let side = (y - (below + 0.5)) + err;
+        n = if side > 0.0 || (side == 0.0 && below % 2.0 == 1.0) {
+            below + 1.0
+        } else {
+            below
+        };
+    }
+    if !(1000.0..=10000.0).contains(&n) {
+        return None;
+    }
+    if n == 10000.0 {
+        n = 1000.0;
+        e += 1;
+    }
+    // What parsing `{x:.3e}` gives: n and 10^(e-3) are exact, so one
+    // division or product is the correctly rounded value.
+    let r = times_pow10(n, e - 3);
+    let (scale, unit) = if r >= 1.0 {
+        (0, "s ")
+    } else if r >= 1e-3 {
+        (3, "ms")
+    } else if r >= 1e-6 {
+        (6, "µs")
+    } else if r >= 1e-9 {
+        (9, "ns")
+    } else {
+        return None;
+    };
+    let v = r * POW10[scale];
+    let decimals: usize = match v {
+        v if v >= 1000.0 => 0,
+        v if v >= 100.0 => 1,
+        v if v >= 10.0 => 2,
+        _ => 3,
+    };
+    // `{v:.decimals$}`: v is within a few rounding errors of a decimal
+    // with at most `decimals` places, so v · 10^decimals is near an integer.
+    let digits = clearly_nearest(v * POW10[decimals])?;
+    if digits < POW10[decimals] || digits >= 9.0e15 {
+        return None;
+    }
+    let digits = (digits as u64).to_string();
+    let (int, frac) = digits.split_at(digits.len() - decimals);
+    let sign = if x < 0.0 { "-" } else { "" };
+    let point = if decimals > 0 { "." } else { "" };
+    Some(format!("{sign}{int}{point}{frac} {unit}"))
+}
+
+/// [`duration`] of a finite value that is not zero, by decimal formatting.
+fn duration_by_formatting(x: f64) -> String {
     // Rounded to 4 significant digits first, so the unit is chosen for the
     // printed value (0.99996 s is `1.000 s`, not `1000 ms`).
     let r: f64 = format!("{x:.3e}").parse().unwrap_or(x);
@@ -159,6 +267,58 @@ mod tests {
         assert_eq!(fixed_not_zero(0.0012, 2), "0.0012");
         assert_eq!(fixed_not_zero(-0.00001, 1), "-1e-05");
         assert_eq!(fixed_not_zero(100.0, 1), "100.0");
+    }
+
+    /// The arithmetic finds what the formatting writes, wherever it
+    /// decides: on random values over every unit, on values next to the
+    /// ties of 4 digits and to the units' bounds, and it decides nearly
+    /// all of them.
+    #[test]
+    fn arithmetic_durations_equal_formatted_ones() {
+        let mut rng = crate::synth::SplitMix64::new(3);
+        let mut values = Vec::new();
+        for _ in 0..100_000 {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            values.push(10f64.powf(-11.0 + 27.0 * u));
+            // n.5 · 10^k and n · 10^k, a few ulps either side.
+            let n = 1000 + rng.next_u64() % 9000;
+            let k = (rng.next_u64() % 26) as i32 - 13;
+            for base in [(n as f64 + 0.5) * 10f64.powi(k), n as f64 * 10f64.powi(k)] {
+                let mut v = base;
+                for _ in 0..3 {
+                    v = v.next_down();
+                }
+                for _ in 0..7 {
+                    values.push(v);
+                    v = v.next_up();
+                }
+            }
+        }
+        for bound in [1e-9, 1e-6, 1e-3, 1.0, 10.0, 100.0, 1000.0, 1e14] {
+            for scale in [1.0, 0.9995, 0.99995, 9.9995, 99.995, 999.95] {
+                values.push(bound * scale);
+            }
+        }
+        for &v in &values {
+            for x in [v, -v] {
+                if let Some(fast) = duration_by_arithmetic(x) {
+                    assert_eq!(fast, duration_by_formatting(x), "{x:e}");
+                }
+            }
+        }
+        // Exact ties and near ties below 10^4 s are decided.
+        for x in [1234.5, 1.2345e-5, 7.0625e-6, 1.2345e-5f64.next_up()] {
+            assert!(duration_by_arithmetic(x).is_some(), "{x:e}");
+        }
+        // Random values from 1 ns to 10^14 s: nearly all decided.
+        let (mut inside, mut decided) = (0, 0);
+        for _ in 0..100_000 {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let x = 10f64.powf(-8.9 + 22.8 * u);
+            inside += 1;
+            decided += usize::from(duration_by_arithmetic(x).is_some());
+        }
+        assert!(decided * 1000 > inside * 999, "{decided} of {inside}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::analysis::tlog_summary::{Trees, merged_tree, summarize};
+use crate::analysis::tlog_summary::merged_tree;
 use crate::report::Format;
 use crate::report::calltree::{TreeReport, TreeView};
 use clap::Args;
@@ -68,10 +68,10 @@ pub fn run(args: &TreeArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let names = names(&args.event_names)?;
     let bar = ctx.progress(t.process_blocks(), "tlog tree", "blocks");
     t.set_progress(bar.hook());
-    let s = summarize(&t, &names, Trees::Build);
+    let (merged, warnings) = merged_tree(&t, &names, proc);
     drop(bar);
-    ctx.warn_all(&s.warnings);
-    let Some((tree, nprocs)) = merged_tree(s.trees, proc) else {
+    ctx.warn_all(&warnings);
+    let Some((tree, nprocs)) = merged else {
         return Err(UsageError(format!(
             "--proc {}: no events of that process",
             proc.unwrap_or(0)
