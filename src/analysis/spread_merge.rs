@@ -13,18 +13,10 @@ use super::calltree::Spread;
 use crate::model::calltree::{CallTree, Metrics, NodeId};
 
 /// Per-process trees merged one at a time (see the module doc).
+#[derive(Default)]
 pub struct SpreadMerge {
     merged: CallTree<Spread>,
     procs: usize,
-}
-
-impl Default for SpreadMerge {
-    fn default() -> Self {
-        SpreadMerge {
-            merged: CallTree::new(),
-            procs: 0,
-        }
-    }
 }
 
 impl SpreadMerge {
