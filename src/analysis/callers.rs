@@ -39,7 +39,8 @@
 
 use rayon::prelude::*;
 
-use super::calltree::{Spread, merge_trees};
+use super::calltree::Spread;
+use super::spread_merge::ChunkedSpreadMerge;
 use crate::model::calltree::{CallTree, Metrics, NodeId};
 
 /// Levels of callers (bottom-up) or callees (focus) built below a
@@ -259,27 +260,32 @@ fn copy_subtree(
     cut
 }
 
+/// Processes whose built trees are held at once by [`merged`], and whose
+/// sums are added up before the total's (the output's bits depend on it).
+pub(crate) const MERGE_CHUNK: usize = 512;
+
 /// Builds `build` of every process's tree (in parallel) and merges the
 /// results over processes as `calltree` merges its trees.
-/// Processes whose built trees are held at once by [`merged`].
-const MERGE_CHUNK: usize = 512;
-
 pub fn merged(
     trees: &[(usize, CallTree)],
     build: impl Fn(&CallTree) -> Built<Metrics> + Sync,
 ) -> Built<Spread> {
     // A chunk of processes at a time: the built trees of 10,000 processes
     // held at once doubled `report`'s memory. Chunks merge in process order.
-    let mut tree: CallTree<Spread> = CallTree::new();
+    let mut merge = ChunkedSpreadMerge::new(MERGE_CHUNK);
     let mut cut = false;
     for chunk in trees.chunks(MERGE_CHUNK) {
         let built: Vec<(usize, Built<Metrics>)> =
             chunk.par_iter().map(|(p, t)| (*p, build(t))).collect();
-        cut |= built.iter().any(|(_, b)| b.cut);
-        let chunk: Vec<(usize, CallTree)> = built.into_iter().map(|(p, b)| (p, b.tree)).collect();
-        tree.merge_with(&merge_trees(&chunk), Spread::absorb);
+        for (p, b) in built {
+            cut |= b.cut;
+            merge.add(p, &b.tree);
+        }
     }
-    Built { tree, cut }
+    Built {
+        tree: merge.finish(),
+        cut,
+    }
 }
 
 #[cfg(test)]

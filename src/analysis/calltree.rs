@@ -13,6 +13,7 @@ use super::trace_summary::Selection;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
 use crate::formats::blprof::walk::TraceProcWalk;
+use super::spread_merge::SpreadMerge;
 use crate::model::calltree::{CallTree, Metrics, NodeId};
 
 /// Metrics of a node merged over processes.
@@ -354,10 +355,48 @@ pub fn call_tree(
     selection: &Selection,
     proc: Option<usize>,
 ) -> (CallTree<Spread>, usize, Vec<Warning>) {
-    let (trees, warnings) = process_trees(db, selection, proc);
-    let n = trees.len();
-    let merged = merge_trees(&trees);
-    (merged, n, warnings)
+    let mut merge = SpreadMerge::default();
+    let warnings = for_each_process_tree(db, selection, proc, |p, t| (p, t), |(p, t)| {
+        merge.add(p, &t)
+    });
+    let n = merge.procs();
+    (merge.finish(), n, warnings)
+}
+
+/// Processes' trees built in parallel per window handed on by
+/// [`for_each_process_tree`] (a few per thread: their trees are what is
+/// held at once).
+const TREES_PER_THREAD: usize = 16;
+
+/// Builds the tree of each process (`Some(proc)`: that one) in parallel, a
+/// window of processes at a time, turns each with `map(process, tree)`
+/// (in parallel too) and hands the results to `consume` in process order;
+/// returns the warnings about the blocks, in process order. Memory holds
+/// a window or two of trees, not one per process as [`process_trees`].
+pub fn for_each_process_tree<R: Send>(
+    db: &Database,
+    selection: &Selection,
+    proc: Option<usize>,
+    map: impl Fn(usize, CallTree) -> R + Sync,
+    mut consume: impl FnMut(R),
+) -> Vec<Warning> {
+    let walk = db.trace_blocks(proc.as_ref().map(std::slice::from_ref));
+    let one = walk.procs().count() == 1;
+    let mut warnings = Vec::new();
+    crate::parallel::Ordered::per_thread(TREES_PER_THREAD)
+        .overlapped()
+        .for_each(
+            walk.procs(),
+            |p| {
+                let (tree, w) = process_tree(p, selection, one);
+                (map(p.proc().proc, tree), w)
+            },
+            |(r, w)| {
+                warnings.extend(w);
+                consume(r);
+            },
+        );
+    warnings
 }
 
 /// The tree of each process (`Some(proc)`: that one), in process order,

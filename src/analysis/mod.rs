@@ -19,6 +19,7 @@ pub mod info;
 pub mod overview;
 pub mod ranges;
 pub mod regions;
+pub mod spread_merge;
 pub mod timeline_events;
 pub mod timertree_merge;
 pub mod tinyprofiler;

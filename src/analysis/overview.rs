@@ -7,8 +7,9 @@
 use std::collections::HashSet;
 
 use super::base_summary::base_summary;
-use super::callers::{bottom_up, merged};
-use super::calltree::{Spread, merge_trees, process_trees};
+use super::callers::{MERGE_CHUNK, bottom_up};
+use super::calltree::{Spread, for_each_process_tree};
+use super::spread_merge::{ChunkedSpreadMerge, SpreadMerge};
 use super::comm::scope::CommScope;
 use super::comm::select::CommSelection;
 use super::comm::sync::{SendMatrixGroups, send_matrix_groups};
@@ -227,14 +228,32 @@ fn trace_sections(
         _ => {
             // One read of the traces for both trees, as `calltree` and
             // `calltree --bottom-up` build them.
-            let (trees, w) = process_trees(db, &Selection { ranges: None }, opts.proc);
+            // Each process's trees are merged as they come, in process
+            // order: memory holds a window of them, not one per process.
+            let mut down = SpreadMerge::default();
+            let mut up = ChunkedSpreadMerge::new(MERGE_CHUNK);
+            let mut cut = false;
+            let w = for_each_process_tree(
+                db,
+                &Selection { ranges: None },
+                opts.proc,
+                |p, t| {
+                    let built = bottom_up(&t, &|_| true);
+                    (p, t, built)
+                },
+                |(p, t, built)| {
+                    down.add(p, &t);
+                    cut |= built.cut;
+                    up.add(p, &built.tree);
+                },
+            );
             warnings.extend(w);
-            let up = merged(&trees, |t| bottom_up(t, &|_| true));
+            let nprocs = down.procs();
             Ok(TreeSection {
-                tree: merge_trees(&trees),
-                bottom_up: up.tree,
-                bottom_up_cut: up.cut,
-                nprocs: trees.len(),
+                tree: down.finish(),
+                bottom_up: up.finish(),
+                bottom_up_cut: cut,
+                nprocs,
             })
         }
     };

@@ -15,6 +15,8 @@
 //! bars      [init ][ advance              ][io]
 //! ```
 
+use rayon::prelude::*;
+
 use super::trace_summary::FunctionIndex;
 use crate::error::Warning;
 use crate::formats::blprof::database::Database;
@@ -169,9 +171,14 @@ pub fn trace_timelines(
     let slice = width / columns as f64;
     // Per process, per depth: the lane, seconds per function, latest end.
     type Level = (TraceTimelineRow, Vec<f64>, f64);
-    let per: Vec<(Vec<Level>, Vec<Warning>)> = db.trace_blocks(None).map_procs(|walk| {
+    let procs: Vec<_> = db.trace_blocks(None).procs().collect();
+    // The columns' cells are emptied and refilled per process, not made
+    // anew: with thousands of processes, a cell's first push per process
+    // (columns × depths allocations each) was most of the time.
+    let empty_cells = || vec![vec![Vec::new(); columns]; depths];
+    let per: Vec<(Vec<Level>, Vec<Warning>)> = procs.into_par_iter().map_init(empty_cells, |cols: &mut Vec<Vec<Column>>, walk| {
         let (row, p) = (walk.row(), walk.proc());
-        let mut cols: Vec<Vec<Column>> = vec![vec![Vec::new(); columns]; depths];
+        cols.iter_mut().flatten().for_each(Vec::clear);
         let mut totals = vec![vec![0f64; nfuncs]; depths];
         let mut latest = vec![f64::NEG_INFINITY; depths];
         let col = |t: f64| (((t - span.0) / slice).floor().max(0.0) as usize).min(columns - 1);
@@ -213,7 +220,7 @@ pub fn trace_timelines(
             })
             .collect();
         (levels, warnings)
-    });
+    }).collect();
     let mut out: Vec<TraceTimeline> = (0..depths)
         .map(|_| TraceTimeline {
             span,

@@ -196,11 +196,11 @@ fn scan_proc<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> Partial<
                             .and_then(|i| p.name_tag_names.get(i))
                             .map_or_else(
                                 || Cow::Owned(format!("name {name_index}")),
-                                |n| Cow::Borrowed(n.as_str()),
+                                |n| Cow::Borrowed(&**n),
                             )
                     }
                     crate::formats::blprof::comm::NameTagRef::Named { name, .. } => {
-                        Cow::Borrowed(name.as_str())
+                        Cow::Borrowed(&**name)
                     }
                 };
                 *out.tag_names.entry(name).or_default() += 1;

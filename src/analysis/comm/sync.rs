@@ -119,7 +119,7 @@ fn proc_syncs(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
                 for r in batch.records() {
                     for (t0, bar) in pending.drain(..) {
                         if sel.contains(t0) && entered(t0) {
-                            bars.push((bar.number, bar.name.clone(), t0, r.time));
+                            bars.push((bar.number, bar.name.to_string(), t0, r.time));
                         }
                     }
                     if let Some(v) = at.get(&i) {
@@ -165,7 +165,7 @@ fn proc_barriers(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSync
                 Ok([Some(x), Some(y)])
                     if sel.contains(x.time) && ranges.is_none_or(|r| r.contains(x.time)) =>
                 {
-                    bars.push((bar.number, bar.name.clone(), x.time, y.time));
+                    bars.push((bar.number, bar.name.to_string(), x.time, y.time));
                 }
                 Ok(_) => {}
                 Err(w) => {

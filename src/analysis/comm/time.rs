@@ -30,7 +30,7 @@ use crate::analysis::ranges::{RangeList, TimeRange};
 use crate::analysis::regions::Regions;
 use crate::error::Warning;
 use crate::formats::blprof::commdata::func_name;
-use crate::formats::blprof::database::Database;
+use crate::formats::blprof::database::{Database, ProcTrace};
 use crate::formats::blprof::walk::{CommProcWalk, Skipped};
 
 /// Size buckets: 0 bytes, then `[2^(k−1), 2^k)` for k = 1..=31.
@@ -168,13 +168,20 @@ fn counted_seconds(c: &CommCall, window: (f64, f64), ranges: Option<&RangeList>)
 
 /// The span of a process's time stamps by its headers: its comm blocks'
 /// `timeMinMax` and, with call traces, its trace blocks'.
-fn header_span(db: &Database, walk: &CommProcWalk<'_>) -> Option<(f64, f64)> {
+fn header_span<'a>(db: &'a Database, walk: &CommProcWalk<'_>) -> Option<(f64, f64)> {
     let proc = walk.proc().proc;
     let comm = walk.proc().blocks.iter().filter(|b| b.ncomm > 0);
+    // (The index is sorted by process: a search, not a scan per process.)
+    let traced = |procs: &'a [ProcTrace]| {
+        procs
+            .binary_search_by_key(&proc, |p| p.proc)
+            .ok()
+            .map(|i| &procs[i])
+    };
     let trace = db
         .call_stats
         .is_some()
-        .then(|| db.trace_index().procs.iter().find(|p| p.proc == proc))
+        .then(|| traced(&db.trace_index().procs))
         .flatten()
         .into_iter()
         .flat_map(|p| p.blocks.iter().filter_map(|b| b.time_min_max));

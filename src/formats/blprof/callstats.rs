@@ -191,8 +191,8 @@ impl CallStatsFile {
         // CallStatsProc belong to nothing).
         let mut current: Option<usize> = None;
         let mut block_open = false;
-        let mut table_of_proc: std::collections::HashMap<usize, usize> =
-            std::collections::HashMap::new();
+        let mut table_of_proc: rustc_hash::FxHashMap<usize, usize> =
+            rustc_hash::FxHashMap::default();
         visit_lines(text, &mut warn, |n, line, warn| match line {
             HeaderLine::CallStatsProc {
                 proc,

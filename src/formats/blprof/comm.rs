@@ -1,9 +1,10 @@
 //! Communication headers: `bl_comm_prof_H` (record size, AMR levels,
 //! per-file header list) and the `bl_comm_prof_H_nnnnn` stanzas.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::base::{RealWidth, line_kind};
 use super::callstats::{dedup_header_files, push_header_file};
@@ -124,7 +125,8 @@ pub struct ProbDomain {
 pub struct BarrierRef {
     /// Per-process barrier counter (keeps counting across blocks).
     pub number: i64,
-    pub name: String,
+    /// Shared by the blocks of a header file that name it.
+    pub name: Arc<str>,
     /// 0-based index of the barrier's "before" record within the block.
     pub record_index: i64,
 }
@@ -136,7 +138,7 @@ pub enum NameTagRef {
     /// As written: index into `nameTagNames`, record index in the block.
     Indexed { name_index: i64, record_index: i64 },
     /// As documented: the name and a seek position.
-    Named { name: String, seekpos: i64 },
+    Named { name: Arc<str>, seekpos: i64 },
 }
 
 /// One communication block and everything its stanza says.
@@ -168,7 +170,7 @@ pub struct CommBlockRef {
 pub struct CommFile {
     pub blocks: Vec<CommBlockRef>,
     /// Name-tag names per process (cumulative list of its last stanza).
-    pub name_tag_names: Vec<(usize, Vec<String>)>,
+    pub name_tag_names: Vec<(usize, Vec<Arc<str>>)>,
 }
 
 impl CommFile {
@@ -184,9 +186,9 @@ impl CommFile {
         let mut names = SharedNames::default();
         let mut block_open = false;
         // The stanza's names replace the process's list (they are cumulative).
-        let mut stanza_names: Option<Vec<String>> = None;
-        let mut names_of_proc: HashMap<usize, usize> = HashMap::new();
-        let mut finish_stanza = |f: &mut CommFile, stanza_names: &mut Option<Vec<String>>| {
+        let mut stanza_names: Option<Vec<Arc<str>>> = None;
+        let mut names_of_proc: FxHashMap<usize, usize> = FxHashMap::default();
+        let mut finish_stanza = |f: &mut CommFile, stanza_names: &mut Option<Vec<Arc<str>>>| {
             if let (Some(names), Some(b)) = (stanza_names.take(), f.blocks.last()) {
                 let i = *names_of_proc.entry(b.proc).or_insert_with(|| {
                     f.name_tag_names.push((b.proc, Vec::new()));
@@ -259,7 +261,7 @@ impl CommFile {
                     record_index,
                 } => b.barriers.push(BarrierRef {
                     number,
-                    name: name.to_owned(),
+                    name: names.get(name),
                     record_index,
                 }),
                 HeaderLine::NTagIndexed {
@@ -270,7 +272,7 @@ impl CommFile {
                     record_index,
                 }),
                 HeaderLine::NTagNamed { name, seekpos } => b.name_tags.push(NameTagRef::Named {
-                    name: name.to_owned(),
+                    name: names.get(name),
                     seekpos,
                 }),
                 HeaderLine::Red {
@@ -283,7 +285,7 @@ impl CommFile {
                 HeaderLine::TimerTime(t) => b.timer_time = Some(t),
                 HeaderLine::NameTagNames(name) => stanza_names
                     .get_or_insert_with(Vec::new)
-                    .push(name.to_owned()),
+                    .push(names.get(name)),
                 HeaderLine::TagRange { min, max } => b.tag_range = Some((min, max)),
                 HeaderLine::TagWraps(i) => b.tag_wraps.push(i),
                 other => warn.line(
@@ -348,7 +350,7 @@ timeMinMax  0.0  0.0\nnameTagNames  \"Init::top\"\nnameTagNames  \"STEP 0\"\nnam
             f.name_tag_names,
             vec![(
                 0,
-                vec!["Init::top".to_owned(), "STEP 0".into(), "STEP 1".into()]
+                vec![Arc::from("Init::top"), Arc::from("STEP 0"), Arc::from("STEP 1")]
             )]
         );
     }

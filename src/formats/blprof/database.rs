@@ -45,7 +45,7 @@ pub struct TraceIndex {
 pub struct ProcComm {
     pub proc: usize,
     pub blocks: Vec<CommBlockRef>,
-    pub name_tag_names: Vec<String>,
+    pub name_tag_names: Vec<Arc<str>>,
 }
 
 /// All per-file comm headers, grouped by process.

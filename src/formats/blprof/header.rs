@@ -9,9 +9,9 @@
 //! host name after `seekpos`.
 
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::bytes::complete::tag;
 use nom::character::complete::{char, one_of};
-use nom::combinator::{all_consuming, map, map_res, rest, verify};
+use nom::combinator::{all_consuming, map, map_res, rest};
 use nom::multi::separated_list1;
 use nom::sequence::{delimited, preceded};
 use nom::{IResult, Parser};
@@ -145,43 +145,99 @@ fn is_blank(c: char) -> bool {
     c == ' ' || c == '\t' || c == '\r'
 }
 
+// The rules below scan bytes, not chars: a header has millions of lines,
+// and every byte they test for is ASCII, so a cut where a scan stops is a
+// char boundary.
+
+fn is_blank_byte(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b'\r'
+}
+
+/// The length of the run of bytes at the start of `i` that pass `f`.
+fn span(i: &str, f: impl Fn(u8) -> bool) -> usize {
+    i.bytes().position(|b| !f(b)).unwrap_or(i.len())
+}
+
+/// The first `n` bytes of `i` as the output, the rest as the remainder;
+/// an error of `kind` when `n` is 0 and `at_least_one`.
+fn split_span(
+    i: &str,
+    n: usize,
+    at_least_one: bool,
+    kind: nom::error::ErrorKind,
+) -> Res<'_, &str> {
+    if n == 0 && at_least_one {
+        return Err(nom::Err::Error(nom::error::Error::new(i, kind)));
+    }
+    Ok((&i[n..], &i[..n]))
+}
+
 fn blank0(i: &str) -> Res<'_, &str> {
-    take_while(is_blank)(i)
+    split_span(i, span(i, is_blank_byte), false, nom::error::ErrorKind::Space)
 }
 
 fn blank1(i: &str) -> Res<'_, &str> {
-    take_while1(is_blank)(i)
+    split_span(i, span(i, is_blank_byte), true, nom::error::ErrorKind::Space)
+}
+
+/// `s` without blanks at either end.
+fn trim_blanks(s: &str) -> &str {
+    let start = span(s, is_blank_byte);
+    let end = s
+        .bytes()
+        .rposition(|b| !is_blank_byte(b))
+        .map_or(start, |i| i + 1);
+    &s[start..end.max(start)]
 }
 
 /// A whole keyword token: the keyword followed by a blank or the line end.
 fn keyword<'a>(
     k: &'static str,
 ) -> impl Parser<&'a str, Output = &'a str, Error = nom::error::Error<&'a str>> {
-    verify(take_while1(|c: char| !is_blank(c)), move |t: &str| t == k)
+    move |i: &'a str| {
+        let (rest, t) = token(i)?;
+        if t == k {
+            Ok((rest, t))
+        } else {
+            Err(nom::Err::Error(nom::error::Error::new(
+                i,
+                nom::error::ErrorKind::Verify,
+            )))
+        }
+    }
 }
 
 /// A signed decimal integer (64-bit; overflow is a parse failure).
 fn integer(i: &str) -> Res<'_, i64> {
-    map_res(
-        take_while1(|c: char| c.is_ascii_digit() || c == '+' || c == '-'),
-        str::parse::<i64>,
-    )
-    .parse(i)
+    let digits = |i| {
+        let n = span(i, |b| b.is_ascii_digit() || b == b'+' || b == b'-');
+        split_span(i, n, true, nom::error::ErrorKind::TakeWhile1)
+    };
+    map_res(digits, str::parse::<i64>).parse(i)
 }
 
 /// A float in C notation; an integer token is accepted too (the writer prints
 /// integral values without a point, e.g. `-1` for "never"). The characters
 /// are gathered first and the value is checked by `f64`'s own parser.
 fn float(i: &str) -> Res<'_, f64> {
-    let number =
-        take_while1(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e' | 'E'));
+    let number = |i| {
+        let n = span(i, |b| {
+            b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E')
+        });
+        split_span(i, n, true, nom::error::ErrorKind::TakeWhile1)
+    };
     let special = alt((tag("inf"), tag("-inf"), tag("nan")));
     map_res(alt((number, special)), str::parse::<f64>).parse(i)
 }
 
 /// A non-blank token (file names, words).
 fn token(i: &str) -> Res<'_, &str> {
-    take_while1(|c: char| !is_blank(c))(i)
+    split_span(
+        i,
+        span(i, |b| !is_blank_byte(b)),
+        true,
+        nom::error::ErrorKind::TakeWhile1,
+    )
 }
 
 /// A quoted name: from this `"` to the last `"` on the line. Returns the text
@@ -282,7 +338,7 @@ fn comm_prof_proc(i: &str) -> Res<'_, HeaderLine<'_>> {
             rest,
         ),
         |(proc, ncomm, datafile, seekpos, host): (i64, i64, &str, i64, &str)| {
-            let host = host.trim_matches(is_blank);
+            let host = trim_blanks(host);
             HeaderLine::CommProfProc {
                 proc,
                 ncomm,
@@ -428,7 +484,7 @@ fn expectation(k: &str) -> Option<(&'static str, &'static str)> {
 /// so no other rule can match; a header has millions of lines, and trying
 /// the rules in turn cost twice the parse).
 fn any_line(i: &str) -> Res<'_, HeaderLine<'_>> {
-    let first = i.split(is_blank).next().unwrap_or(i);
+    let first = &i[..span(i, |b| !is_blank_byte(b))];
     match first {
         "BLProfVersion" => map(kw_int("BLProfVersion"), HeaderLine::BlProfVersion).parse(i),
         "NProcs" => map(kw_int("NProcs"), HeaderLine::NProcs).parse(i),
@@ -507,7 +563,7 @@ fn any_line(i: &str) -> Res<'_, HeaderLine<'_>> {
 
 /// Parses one line (without its line feed).
 pub fn parse_line(line: &str) -> Result<Parsed<'_>, LineError> {
-    let text = line.trim_matches(is_blank);
+    let text = trim_blanks(line);
     if text.is_empty() || text.starts_with('#') || text.starts_with("//") {
         return Ok(Parsed {
             line: HeaderLine::Comment,
@@ -516,7 +572,7 @@ pub fn parse_line(line: &str) -> Result<Parsed<'_>, LineError> {
     }
     match any_line(text) {
         Ok((remaining, line)) => {
-            let remaining = remaining.trim_matches(is_blank);
+            let remaining = trim_blanks(remaining);
             Ok(Parsed {
                 line,
                 trailing: (!remaining.is_empty()).then_some(remaining),
