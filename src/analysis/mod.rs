@@ -21,6 +21,8 @@ pub mod comm_sync;
 pub mod comm_time;
 pub mod comm_timeline;
 pub mod comm_waits;
+mod comm_waits_order;
+mod comm_waits_rooted;
 pub mod diff;
 pub mod diff_input;
 pub mod history;
