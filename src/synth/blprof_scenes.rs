@@ -10,7 +10,8 @@
 //! late receiver P:S   L  Send 1 MiB ...(waits S)...|  Isend, Wait (waits S − 2 µs)|  Send 64 B (eager, 10 µs)
 //!                     P        S later: Recv       S later: Recv                   S later: Recv
 //! late broadcast P:S  the processes of P's parity (a sub-communicator) enter a Bcast rooted at P
-//!                     at 0–9 µs; P enters at S: each waits S − its own entry
+//!                     at 0–9 µs, its highest other at S + 15 µs; P enters at S: each entered
+//!                     before P waits S − its own entry (waiting for the last would differ)
 //! early reduce P:S    P's parity: root = its lowest process but P enters a Gather at 0, the
 //!                     others at 0–9 µs, P at S: the root waits S
 //! wrong order P:S     R sends P 64 B at 0, L sends P 64 B at S; P receives from L first
@@ -27,6 +28,8 @@ const STEP: f64 = 1e-7;
 const TRANSFER: f64 = 2e-5;
 /// An eager send's time in its call (copying to a buffer).
 const EAGER: f64 = 1e-5;
+/// How long after the root the broadcast's straggler enters.
+const STRAGGLE: f64 = 1.5e-5;
 const LARGE: i32 = 1 << 20;
 const SMALL: i32 = 64;
 
@@ -142,7 +145,7 @@ impl Scenes {
             let t = t0 + slot as f64 * self.slot();
             match scene {
                 0 => late_receiver(n, p, who, d, t, &mut recs),
-                1 => late_broadcast(p, who, d, t, b, &mut recs),
+                1 => late_broadcast(n, p, who, d, t, b, &mut recs),
                 2 => early_reduce(n, p, who, d, t, b, &mut recs),
                 _ => wrong_order(n, p, who, d, t, &mut recs),
             }
@@ -166,9 +169,10 @@ impl Scenes {
                     })
                 }
                 1 => {
+                    let last = straggler(n, who);
                     let waits = group
                         .iter()
-                        .filter(|&&q| q != who)
+                        .filter(|&&q| q != who && Some(q) != last)
                         .map(|&q| (q, d - entry_jitter(q, b)))
                         .collect();
                     t.late_broadcast = Some(CollectiveTruth {
@@ -199,6 +203,13 @@ impl Scenes {
         }
         t
     }
+}
+
+/// The non-root of the broadcast scene that enters after the root: the
+/// highest process of P's parity but P, if P's parity has three.
+fn straggler(n: u64, root: u64) -> Option<u64> {
+    let others: Vec<u64> = (0..n).filter(|&q| q % 2 == root % 2 && q != root).collect();
+    (others.len() >= 2).then(|| others[others.len() - 1])
 }
 
 /// The root of the early-reduce scene: the lowest process of P's parity
@@ -252,20 +263,19 @@ fn rooted(kind: i32, root: u64, at: f64, done: f64, recs: &mut Vec<Rec>) {
     recs.push((kind, SMALL, root as i32, -3, done));
 }
 
-fn late_broadcast(p: u64, who: u64, d: f64, t: f64, b: u64, recs: &mut Vec<Rec>) {
+fn late_broadcast(n: u64, p: u64, who: u64, d: f64, t: f64, b: u64, recs: &mut Vec<Rec>) {
     if p % 2 != who % 2 {
         return;
     }
     if p == who {
         rooted(20, who, t + d, t + d + 5e-6, recs);
+    } else if Some(p) == straggler(n, who) {
+        let at = t + d + STRAGGLE;
+        rooted(20, who, at, at + LATENCY, recs);
     } else {
-        rooted(
-            20,
-            who,
-            t + entry_jitter(p, b),
-            t + d + LATENCY + 2e-6,
-            recs,
-        );
+        // Leaves when the root's data has arrived (a large broadcast).
+        let at = t + entry_jitter(p, b);
+        rooted(20, who, at, t + d + LATENCY + TRANSFER + 2e-6, recs);
     }
 }
 
