@@ -103,6 +103,8 @@ const NONBLOCKING_POSTS: [i32; 7] = [5, 6, 7, 10, 11, 12, 13];
 /// Calls that complete requests: Waitsome, Test, Wait, Waitall, Waitany.
 const COMPLETIONS: [i32; 5] = [26, 39, 40, 41, 42];
 const WAIT: i32 = 40;
+/// The tag of a rooted collective's records (`NoTag`).
+const NO_TAG: i32 = -3;
 const BARRIER: i32 = 25;
 
 /// One wait.
@@ -288,7 +290,9 @@ fn collect_calls(db: &Database) -> Vec<ProcCalls> {
             }
             if NXN.contains(&c.kind) {
                 nxn.push((c.kind, c.start, c.end));
-            } else if is_rooted(c.kind) {
+            } else if is_rooted(c.kind) && c.tag == NO_TAG {
+                // (VisMF's Gatherv records its own rank and a call
+                // sentinel in the tag, no root: left out.)
                 rooted.push((c.kind, c.peer, c.start, c.end));
             } else if BLOCKING_SENDS.contains(&c.kind) {
                 sends.push((c.start, c.kind, c.start, c.end));
