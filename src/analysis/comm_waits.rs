@@ -83,7 +83,7 @@ impl WaitState {
     pub fn label(self) -> &'static str {
         match self {
             WaitState::LateSender => "late sender",
-            WaitState::LateSenderWrongOrder => "late sender, wrong order",
+            WaitState::LateSenderWrongOrder => "wrong order",
             WaitState::LateReceiver => "late receiver",
             WaitState::LateBroadcast => "late broadcast",
             WaitState::EarlyReduce => "early reduce",

@@ -116,17 +116,11 @@ impl Report for WaitsReport<'_> {
         .line("")
         .line("By process (Caused: what others waited for it)")
         .table(by_process(r));
-        // Wide enough for the longest state shown (16 before wrong order).
-        let state_width = r
-            .types
-            .iter()
-            .map(|x| x.state.label().len())
-            .fold(16, usize::max);
         doc.line("")
             .line("By wait state and call type")
             .table(Table::new(
             vec![
-                Column::left("State", state_width),
+                Column::left("State", 16),
                 Column::left("Function", 14).after("  "),
                 Column::right("#", 3).droppable(1),
                 Column::right("Waits", 7),
@@ -180,7 +174,7 @@ impl Report for WaitsReport<'_> {
             .line(format!("The {} longest waits", r.top.len()))
             .table(Table::new(
                 vec![
-                    Column::left("State", state_width),
+                    Column::left("State", 16),
                     Column::right("Proc", 5),
                     Column::left("Function", 14).after("  "),
                     // Narrow outputs keep who waited how long, then who
