@@ -235,3 +235,54 @@ fn a_late_sender_while_an_earlier_message_waits_is_in_the_wrong_order() {
         "{w}"
     );
 }
+
+/// All scenes in one run: each state's total is the sum of its truth, so
+/// no scene's waits leak into another's state.
+#[test]
+fn all_scenes_at_once_keep_to_their_states() {
+    let (w, truth) = run(
+        "--late-receiver:2",
+        &[
+            "--late-broadcast",
+            "3:0.001",
+            "--early-reduce",
+            "4:0.001",
+            "--wrong-order",
+            "5:0.001",
+        ],
+    );
+    let sum = |key: &str, per: &dyn Fn(&Value) -> Vec<f64>| -> (f64, usize) {
+        let v: Vec<f64> = scene(&truth, key).into_iter().flat_map(per).collect();
+        (v.iter().sum(), v.len())
+    };
+    let pairs = |t: &Value| -> Vec<f64> {
+        t["waits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| f(&x[1]))
+            .collect()
+    };
+    let cases = [
+        (
+            "late_receiver",
+            sum("late_receiver", &|t| {
+                vec![f(&t["blocking_send"]), f(&t["isend_wait"])]
+            }),
+        ),
+        ("late_broadcast", sum("late_broadcast", &pairs)),
+        ("early_reduce", sum("early_reduce", &pairs)),
+        (
+            "late_sender_wrong_order",
+            sum("wrong_order", &|t| vec![f(&t["wait"])]),
+        ),
+    ];
+    for (state, (want, n)) in cases {
+        let got = f(&w["totals"][state]);
+        assert!(
+            (got - want).abs() <= TOLERANCE * n as f64,
+            "{state}: {got} vs {want}"
+        );
+        assert_eq!(waits(&w, state).len(), n, "{state}");
+    }
+}
