@@ -512,16 +512,14 @@ fn late_sender(p: &Pair, c: &ClockOffsets) -> Option<Wait> {
     let send = c.align(p.from, p.send_time);
     let (e2, d2) = (c.align(p.to, we), c.align(p.to, done));
     let w = send.min(d2) - e2;
-    let mut wait = Wait::new(
-        WaitState::LateSender,
-        p.wait_kind,
-        p.to,
-        (we, e2),
-        w,
-        Some(p.from),
-    );
+    // (A NaN from a damaged time is no wait either.)
+    if w.is_nan() || w <= 0.0 {
+        return None;
+    }
+    let by = Some(p.from);
+    let mut wait = Wait::new(WaitState::LateSender, p.wait_kind, p.to, (we, e2), w, by);
     wait.awaited = (send, done);
-    (w > 0.0).then_some(wait)
+    Some(wait)
 }
 
 /// The late-receiver wait of pair `p` whose send waited in `call` (type,
@@ -538,15 +536,12 @@ fn late_receiver(p: &Pair, (kind, entry, exit): (i32, f64, f64), c: &ClockOffset
     let arrived = c.align(p.to, arrived);
     let (e2, x2) = (c.align(p.from, entry), c.align(p.from, exit));
     let w = arrived - e2;
-    let waited = Wait::new(
-        WaitState::LateReceiver,
-        kind,
-        p.from,
-        (entry, e2),
-        w,
-        Some(p.to),
-    );
-    (x2 >= arrived && w > 0.0).then_some(waited)
+    let ended_after = x2 >= arrived;
+    if !ended_after || w.is_nan() || w <= 0.0 {
+        return None;
+    }
+    let by = Some(p.to);
+    Some(Wait::new(WaitState::LateReceiver, kind, p.from, (entry, e2), w, by))
 }
 
 /// Totals per process and type, and the longest waits.

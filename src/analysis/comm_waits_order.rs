@@ -45,7 +45,12 @@ impl Received {
     /// Merges another part's messages.
     pub fn merge(&mut self, other: Received) {
         for (to, v) in other.by_receiver {
-            self.by_receiver.entry(to).or_default().extend(v);
+            let mine = self.by_receiver.entry(to).or_default();
+            if mine.is_empty() {
+                *mine = v;
+            } else {
+                mine.extend(v);
+            }
         }
     }
 
@@ -55,7 +60,8 @@ impl Received {
             .by_receiver
             .into_iter()
             .map(|(to, mut v)| {
-                v.sort_by(|a, b| a.0.total_cmp(&b.0));
+                // (Equal completions in any order: the minimum is the same.)
+                v.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
                 let done: Vec<f64> = v.iter().map(|x| x.0).collect();
                 let mut earliest = vec![f64::INFINITY; v.len()];
                 let mut min = f64::INFINITY;
