@@ -11,7 +11,7 @@
 //!   positive. A `Waitall` that completes several receives waits once: its
 //!   longest late sender counts, caused by that sender.
 //! * **Late sender, wrong order**: such a wait while a message sent before
-//!   the awaited one was received after it ([`comm_waits_order`]); counted
+//!   the awaited one was received after it (`comm_waits_order.rs`); counted
 //!   here instead of under late sender.
 //! * **Late receiver**: a send that cannot complete before its receiver
 //!   arrived (posted its receive, or entered its blocking receive) waits
@@ -24,7 +24,7 @@
 //!   send that ended before its receiver arrived was buffered (eager): not
 //!   a late receiver, however long it took.
 //! * **Late broadcast**, **early reduce**: collectives with a root
-//!   ([`comm_waits_rooted`]).
+//!   (`comm_waits_rooted.rs`).
 //! * **Wait at barrier**: at barrier `b`, process `p` waits
 //!   `min(last entry, own exit) − own entry`; the last to enter caused it.
 //! * **Wait at N×N**: the same over the all-reductions (1–4), `Allgather`
@@ -34,9 +34,6 @@
 //!
 //! Each wait lies inside its own MPI call, so the waits of a call type
 //! never exceed that type's MPI time (`comm time`).
-//!
-//! [`comm_waits_order`]: super::comm_waits_order
-//! [`comm_waits_rooted`]: super::comm_waits_rooted
 
 use std::collections::BTreeMap;
 

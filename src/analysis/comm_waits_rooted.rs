@@ -1,5 +1,7 @@
 //! Waits in collectives with a root (Scalasca's Late Broadcast and Early
-//! Reduce): which calls are one collective, and who waited for whom in it.
+//! Reduce, as its `MPI.pattern` computes them in `pre_coll_12n` and
+//! `pre_coll_n21`): which calls are one collective, and who waited for
+//! whom in it.
 //!
 //! The comm records name the root of a broadcast, scatter, gather or reduce
 //! (`commpid`, the spec's §6.4.1), but not the communicator. So the calls
