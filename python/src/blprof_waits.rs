@@ -42,7 +42,10 @@ impl WaitRows {
 fn state(s: WaitState) -> &'static str {
     match s {
         WaitState::LateSender => "late_sender",
+        WaitState::LateSenderWrongOrder => "late_sender_wrong_order",
         WaitState::LateReceiver => "late_receiver",
+        WaitState::LateBroadcast => "late_broadcast",
+        WaitState::EarlyReduce => "early_reduce",
         WaitState::Barrier => "barrier",
         WaitState::NxN => "nxn",
     }
@@ -73,7 +76,12 @@ pub(crate) fn waits_table(
         WaitRows::Proc => Columns::over(&r.procs)
             .rank("proc", |p| p.proc)
             .real("late_sender", |p| p.waited.late_sender)
+            .real("late_sender_wrong_order", |p| {
+                p.waited.late_sender_wrong_order
+            })
             .real("late_receiver", |p| p.waited.late_receiver)
+            .real("late_broadcast", |p| p.waited.late_broadcast)
+            .real("early_reduce", |p| p.waited.early_reduce)
             .real("barrier", |p| p.waited.barrier)
             .real("nxn", |p| p.waited.nxn)
             .real("total", |p| p.waited.total)

@@ -1,7 +1,7 @@
 //! `comm waits`: wait states per process, call type and call path, and
 //! the longest waits with who caused them.
 
-use crate::analysis::comm::waits::WaitReport;
+use crate::analysis::comm::waits::{StateSeconds, WaitReport};
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
 use crate::report::layout::path_tree::tree_lines;
@@ -15,6 +15,67 @@ pub struct WaitsReport<'a> {
 
 fn who(p: Option<usize>) -> String {
     p.map_or_else(|| "-".to_owned(), |p| p.to_string())
+}
+
+/// A wait state most databases never show: in the text only when some
+/// process waited in it (the other outputs always have it).
+struct Rare {
+    label: &'static str,
+    column: &'static str,
+    get: fn(&StateSeconds) -> f64,
+}
+
+const RARE: [Rare; 3] = [
+    Rare {
+        label: "late sender wrong order",
+        column: "LS wrong order",
+        get: |s| s.late_sender_wrong_order,
+    },
+    Rare {
+        label: "late broadcast",
+        column: "Late bcast",
+        get: |s| s.late_broadcast,
+    },
+    Rare {
+        label: "early reduce",
+        column: "Early reduce",
+        get: |s| s.early_reduce,
+    },
+];
+
+/// Waits per process; the rare states' columns only when some process
+/// waited in them.
+fn by_process(r: &WaitReport) -> Table<'_> {
+    let rare: Vec<&Rare> = RARE
+        .iter()
+        .filter(|s| r.procs.iter().any(|p| (s.get)(&p.waited) != 0.0))
+        .collect();
+    let mut columns = vec![
+        Column::right("Proc", 5),
+        Column::right("Late sender", 12),
+        // Narrow outputs keep the totals; the rare states go first.
+        Column::right("Late recv", 10).droppable(2),
+        Column::right("Barrier", 10).droppable(1),
+        Column::right("NxN", 10).droppable(1),
+    ];
+    columns.extend(rare.iter().map(|s| Column::right(s.column, 14).droppable(2)));
+    columns.extend([Column::right("Total", 10), Column::right("Caused", 10)]);
+    Table::new(
+        columns,
+        r.procs.iter().map(move |p| {
+            let w = &p.waited;
+            let mut row = vec![
+                p.proc.to_string(),
+                duration(w.late_sender),
+                duration(w.late_receiver),
+                duration(w.barrier),
+                duration(w.nxn),
+            ];
+            row.extend(rare.iter().map(|s| duration((s.get)(w))));
+            row.extend([duration(w.total), duration(p.caused)]);
+            row
+        }),
+    )
 }
 
 impl Report for WaitsReport<'_> {
@@ -41,42 +102,23 @@ impl Report for WaitsReport<'_> {
                 .to_owned(),
         })
         .prose(format!(
-            "{} waiting: late sender {}, late receiver {}, barrier {}, NxN {}",
+            "{} waiting: late sender {}, late receiver {}, barrier {}, NxN {}{}",
             time(t.total),
             time(t.late_sender),
             time(t.late_receiver),
             time(t.barrier),
-            time(t.nxn)
+            time(t.nxn),
+            RARE.iter()
+                .filter(|s| (s.get)(t) != 0.0)
+                .map(|s| format!(", {} {}", s.label, time((s.get)(t))))
+                .collect::<String>()
         ))
         .line("")
         .line("By process (Caused: what others waited for it)")
-        .table(Table::new(
-            vec![
-                Column::right("Proc", 5),
-                Column::right("Late sender", 12),
-                // Narrow outputs keep the totals; the rare states go first.
-                Column::right("Late recv", 10).droppable(2),
-                Column::right("Barrier", 10).droppable(1),
-                Column::right("NxN", 10).droppable(1),
-                Column::right("Total", 10),
-                Column::right("Caused", 10),
-            ],
-            r.procs.iter().map(|p| {
-                let w = &p.waited;
-                vec![
-                    p.proc.to_string(),
-                    duration(w.late_sender),
-                    duration(w.late_receiver),
-                    duration(w.barrier),
-                    duration(w.nxn),
-                    duration(w.total),
-                    duration(p.caused),
-                ]
-            }),
-        ))
-        .line("")
-        .line("By wait state and call type")
-        .table(Table::new(
+        .table(by_process(r));
+        doc.line("")
+            .line("By wait state and call type")
+            .table(Table::new(
             vec![
                 Column::left("State", 16),
                 Column::left("Function", 14).after("  "),

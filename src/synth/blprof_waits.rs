@@ -18,10 +18,19 @@
 //!
 //! so the only waits are the right neighbour's of the late sender (late
 //! sender, `delay − 0.2 µs` per message) and everybody's at each barrier
-//! (`delay ± 9 µs` each, caused by the late process). The truth is written
-//! beside the database as `synth_truth.json`.
+//! (`delay ± 9 µs` each, caused by the late process). The [`Scenes`] for
+//! the other wait states follow the messages. The truth is written beside
+//! the database as `synth_truth.json`.
+//!
+//! Realistic clocks (`--jitter`, `--drift`): process `p` writes
+//! `true + offset_p + drift_p · true + jitter`, the jitter drawn per
+//! reading in `[−J, J]`; a reading never goes before the process's
+//! previous one (its clock is monotonic), so a jittered record order stays
+//! the true order.
 
 use super::SplitMix64;
+pub use super::blprof_scenes::Scenes;
+use super::blprof_scenes::ScenesTruth;
 
 /// File the truth is written to, in the database directory.
 pub const TRUTH_FILE: &str = "synth_truth.json";
@@ -35,6 +44,12 @@ pub struct Injected {
     pub late_sender: Option<(u64, f64)>,
     /// (process, seconds): that process arrives this late at every barrier.
     pub late_barrier: Option<(u64, f64)>,
+    /// The scenes after the messages (other wait states).
+    pub scenes: Scenes,
+    /// Per-reading clock jitter, seconds: each time is off by up to this.
+    pub jitter: f64,
+    /// Clock drift rates are drawn in `[−max, max]` (process 0: 0).
+    pub drift: f64,
 }
 
 /// Network latency of a message on the true clock.
@@ -51,6 +66,13 @@ pub struct Truth {
     pub late_sender: Option<LateSenderTruth>,
     /// The late arriver at barriers, if one was injected.
     pub late_barrier: Option<LateBarrierTruth>,
+    /// Per process: its clock's drift rate (process 0: 0).
+    pub clock_drifts: Vec<f64>,
+    /// Per-reading jitter bound, seconds.
+    pub jitter: f64,
+    /// Per comm block: the waits of the scenes (absent: none played).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scenes: Vec<ScenesTruth>,
 }
 
 /// The waits a late sender causes.
@@ -82,6 +104,12 @@ pub struct LateBarrierTruth {
     pub wait_total: f64,
 }
 
+/// A uniform draw in [−1, 1] from `key`.
+fn unit(key: u64) -> f64 {
+    let u = (SplitMix64::new(key).next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    2.0 * u - 1.0
+}
+
 /// A comm record: (type, size, peer, tag, time).
 pub type Rec = (i32, i32, i32, i32, f64);
 
@@ -91,10 +119,28 @@ impl Injected {
         if p == 0 {
             return 0.0;
         }
-        let u = (SplitMix64::new(seed ^ p.wrapping_mul(0xD1B5_4A32_D192_ED03)).next_u64() >> 11)
-            as f64
-            / (1u64 << 53) as f64;
-        self.clock_offsets * (2.0 * u - 1.0)
+        self.clock_offsets * unit(seed ^ p.wrapping_mul(0xD1B5_4A32_D192_ED03))
+    }
+
+    /// Process `p`'s clock drift rate (deterministic by seed).
+    pub fn drift_rate(&self, seed: u64, p: u64) -> f64 {
+        if p == 0 {
+            return 0.0;
+        }
+        self.drift * unit(seed ^ p.wrapping_mul(0x9E6C_63D0_676A_9A99) ^ 0xD1F7)
+    }
+
+    /// Process `p`'s clock reading of true time `t`, its `i`-th reading.
+    fn reading(&self, seed: u64, p: u64, i: u64, t: f64) -> f64 {
+        let jitter = if self.jitter > 0.0 {
+            let key = seed
+                ^ p.wrapping_mul(0xA24B_AED4_963E_E407)
+                ^ i.wrapping_mul(0x9FB2_1C65_1E98_DF25);
+            self.jitter * unit(key)
+        } else {
+            0.0
+        };
+        t + self.offset(seed, p) + self.drift_rate(seed, p) * t + jitter
     }
 
     fn delay_of(x: Option<(u64, f64)>, p: u64) -> f64 {
@@ -116,7 +162,8 @@ impl Injected {
 
     /// True time at which block `b`'s comm records start.
     fn base(&self, messages: u64, b: u64) -> f64 {
-        let span = 1e-3 + self.barrier_delay() + messages as f64 * self.round();
+        let span =
+            1e-3 + self.barrier_delay() + messages as f64 * self.round() + self.scenes.span();
         0.01 + self.clock_offsets.abs() + b as f64 * span
     }
 
@@ -168,8 +215,17 @@ impl Injected {
             recs.push((41, -5, -5, -3, w));
             recs.push((41, 512, left as i32, tag, w.max(arrived) + STEP));
         }
-        for r in &mut recs {
-            r.4 += off;
+        let scenes_at = first_round + messages as f64 * self.round() + 2e-5;
+        recs.extend(self.scenes.records(nprocs, p, b, scenes_at));
+        let mut last = f64::NEG_INFINITY;
+        for (i, r) in recs.iter_mut().enumerate() {
+            if self.jitter > 0.0 || self.drift > 0.0 {
+                let i = b.wrapping_mul(1 << 32) ^ i as u64;
+                r.4 = self.reading(seed, p, i, r.4).max(last + 1e-9);
+                last = r.4;
+            } else {
+                r.4 += off;
+            }
         }
         recs
     }
@@ -205,10 +261,18 @@ impl Injected {
                     wait_total: total,
                 }
             });
+        let played = self.scenes.span() > 0.0 && nprocs >= 3;
         Truth {
             clock_offsets: (0..nprocs).map(|p| self.offset(seed, p)).collect(),
             late_sender,
             late_barrier,
+            clock_drifts: (0..nprocs).map(|p| self.drift_rate(seed, p)).collect(),
+            jitter: self.jitter,
+            scenes: if played {
+                (0..blocks).map(|b| self.scenes.truth(nprocs, b)).collect()
+            } else {
+                Vec::new()
+            },
         }
     }
 }

@@ -2,6 +2,7 @@
 //! benchmarks and scale tests (`profparse synth …`, hidden from the help).
 
 pub mod blprof;
+mod blprof_scenes;
 pub mod blprof_waits;
 pub mod tinyprofiler;
 pub mod tlog;

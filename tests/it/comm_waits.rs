@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use crate::common::{db, json, run_ok_stderr, s};
 
+mod states;
+
 /// Recovered offsets must lie this close to the truth: the generator's
 /// barrier exits differ by at most 0.2 µs.
 const OFFSET_TOLERANCE: f64 = 1e-6;

@@ -133,3 +133,60 @@ fn injected_databases_are_clean_and_carry_their_truth() {
     assert_eq!(truth["late_sender"]["messages"], 40);
     assert_eq!(truth["late_barrier"]["barriers"], 2);
 }
+
+/// The wait-state scenes with realistic clocks (`--jitter`, `--drift`): a
+/// clean database (every process's readings in order despite the
+/// jitter), each scene's truth per block, the drifts within their bound.
+#[test]
+fn scenes_with_realistic_clocks_are_clean_and_carry_their_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("bl_prof");
+    synth(
+        &dir,
+        &[
+            "--procs",
+            "6",
+            "--blocks",
+            "2",
+            "--messages",
+            "10",
+            "--clock-offsets",
+            "0.05",
+            "--jitter",
+            "2e-6",
+            "--drift",
+            "1e-6",
+            "--late-receiver",
+            "2:0.001",
+            "--late-broadcast",
+            "3:0.001",
+            "--early-reduce",
+            "4:0.001",
+            "--wrong-order",
+            "5:0.001",
+        ],
+    );
+    let d = dir.to_str().unwrap();
+    let (out, stderr) = run_ok_stderr(&["comm", "check", d]);
+    assert!(
+        stderr.is_empty() && out.ends_with("clean\n"),
+        "{out}{stderr}"
+    );
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("synth_truth.json")).unwrap())
+            .unwrap();
+    let drifts = truth["clock_drifts"].as_array().unwrap();
+    assert_eq!(drifts[0], 0.0);
+    assert!(drifts.iter().all(|x| x.as_f64().unwrap().abs() <= 1e-6));
+    assert!(drifts.iter().any(|x| x.as_f64().unwrap() != 0.0));
+    assert_eq!(truth["jitter"], 2e-6);
+    let scenes = truth["scenes"].as_array().unwrap();
+    assert_eq!(scenes.len(), 2);
+    for s in scenes {
+        assert_eq!(s["late_receiver"]["sender"], 1);
+        // The collectives run on a sub-communicator: half the processes.
+        assert_eq!(s["late_broadcast"]["group"], serde_json::json!([1, 3, 5]));
+        assert_eq!(s["early_reduce"]["root"], 0);
+        assert_eq!(s["wrong_order"]["earlier_sender"], 0);
+    }
+}

@@ -18,3 +18,5 @@ pub mod sync;
 pub mod time;
 pub mod timeline;
 pub mod waits;
+mod waits_order;
+mod waits_rooted;

@@ -1,16 +1,30 @@
 //! Wait states (Scalasca's "who waits for whom"), on the clocks the caller
 //! gives ([`ClockOffsets`]: aligned with `--align-clocks`, raw without).
+//! The definitions follow Scalasca 2's `MPI.pattern` (its `LateSender`,
+//! `LateSenderWO`, `LateReceiver`, `pre_coll_12n`, `pre_coll_n21` and
+//! `WaitNxN` patterns), as far as the comm records can tell them; each
+//! with a timeline in docs/COMM.md.
 //!
 //! * **Late sender**: a receiver waits in a blocking receive or in the wait
 //!   that completed its receive before the matching send started:
 //!   `min(send entry, completion) − entry of the receiving call`, when
 //!   positive. A `Waitall` that completes several receives waits once: its
 //!   longest late sender counts, caused by that sender.
-//! * **Late receiver**: a blocking send (types 8, 9) waits until the
-//!   receiver arrived (posted its receive, or entered its blocking
-//!   receive): `min(receiver's arrival, send exit) − send entry`, when
-//!   positive. Nonblocking sends name no request, so their waits cannot be
-//!   told apart from other waits: not counted.
+//! * **Late sender, wrong order**: such a wait while a message sent before
+//!   the awaited one was received after it (`waits_order.rs`); counted
+//!   here instead of under late sender.
+//! * **Late receiver**: a send that cannot complete before its receiver
+//!   arrived (posted its receive, or entered its blocking receive) waits
+//!   `receiver's arrival − entry of the sending call`, when positive, if
+//!   the call ended after the arrival: a blocking send (types 8, 9), or the
+//!   one `Wait` (40) that completes a nonblocking send. Wait records name
+//!   no request, so a `Wait` is taken to complete an `Isend` when it is the
+//!   first completion call (`Wait`, `Waitall`, `Waitany`, `Waitsome`,
+//!   `Test`) after it and nothing else was posted since the previous one. A
+//!   send that ended before its receiver arrived was buffered (eager): not
+//!   a late receiver, however long it took.
+//! * **Late broadcast**, **early reduce**: collectives with a root
+//!   (`waits_rooted.rs`).
 //! * **Wait at barrier**: at barrier `b`, process `p` waits
 //!   `min(last entry, own exit) − own entry`; the last to enter caused it.
 //! * **Wait at N×N**: the same over the all-reductions (1–4), `Allgather`
@@ -34,6 +48,8 @@ use super::sync::barriers;
 use super::time::Counted;
 use super::timeline::proc_calls;
 use crate::analysis::filter::FilterNames;
+use super::waits_order::Received;
+use super::waits_rooted::{RootedCall, RootedSeries, is_rooted};
 use crate::error::Warning;
 use crate::formats::blprof::commdata::{func_name, is_recv};
 use crate::formats::blprof::database::Database;
@@ -44,8 +60,14 @@ use crate::formats::blprof::database::Database;
 pub enum WaitState {
     /// A receive waiting for a send posted later.
     LateSender,
-    /// A blocking send waiting for a receive posted later.
+    /// A late sender while a message sent earlier was received later.
+    LateSenderWrongOrder,
+    /// A send that cannot complete waiting for a receive posted later.
     LateReceiver,
+    /// A non-root waiting in a broadcast or scatter for its root.
+    LateBroadcast,
+    /// The root of a reduce or gather waiting for the last caller.
+    EarlyReduce,
     /// A process waiting at a barrier for the last to arrive.
     Barrier,
     /// A process waiting in an all-to-all collective for the last to arrive.
@@ -58,7 +80,10 @@ impl WaitState {
     pub fn label(self) -> &'static str {
         match self {
             WaitState::LateSender => "late sender",
+            WaitState::LateSenderWrongOrder => "wrong order",
             WaitState::LateReceiver => "late receiver",
+            WaitState::LateBroadcast => "late broadcast",
+            WaitState::EarlyReduce => "early reduce",
             WaitState::Barrier => "wait at barrier",
             WaitState::NxN => "wait at NxN",
         }
@@ -69,6 +94,14 @@ impl WaitState {
 const NXN: [i32; 7] = [1, 2, 3, 4, 33, 34, 35];
 /// Blocking sends.
 const BLOCKING_SENDS: [i32; 2] = [8, 9];
+/// Nonblocking sends, and all nonblocking posts (sends and receives).
+const NONBLOCKING_SENDS: [i32; 3] = [5, 6, 7];
+const NONBLOCKING_POSTS: [i32; 7] = [5, 6, 7, 10, 11, 12, 13];
+/// Calls that complete requests: Waitsome, Test, Wait, Waitall, Waitany.
+const COMPLETIONS: [i32; 5] = [26, 39, 40, 41, 42];
+const WAIT: i32 = 40;
+/// The tag of a rooted collective's records (`NoTag`).
+const NO_TAG: i32 = -3;
 const BARRIER: i32 = 25;
 
 /// One wait.
@@ -88,13 +121,45 @@ pub struct Wait {
     /// The entry on the process's own clock (for the call paths).
     #[serde(skip)]
     raw_entry: f64,
+    /// Late senders: the awaited message's send entry (aligned) and the
+    /// receive's completion (own clock), to tell the wrong order.
+    #[serde(skip)]
+    awaited: (f64, f64),
+}
+
+impl Wait {
+    /// `proc` waited `seconds` in a call of type `kind` entered at
+    /// `(raw, aligned)`, for `caused_by`.
+    pub(super) fn new(
+        state: WaitState,
+        kind: i32,
+        proc: usize,
+        (raw_entry, entry): (f64, f64),
+        seconds: f64,
+        caused_by: Option<usize>,
+    ) -> Wait {
+        Wait {
+            state,
+            proc,
+            kind,
+            name: func_name(kind).unwrap_or("?"),
+            entry,
+            seconds,
+            caused_by,
+            raw_entry,
+            awaited: (f64::NAN, f64::NAN),
+        }
+    }
 }
 
 /// Seconds per wait state.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct StateSeconds {
     pub late_sender: f64,
+    pub late_sender_wrong_order: f64,
     pub late_receiver: f64,
+    pub late_broadcast: f64,
+    pub early_reduce: f64,
     pub barrier: f64,
     pub nxn: f64,
     pub total: f64,
@@ -104,7 +169,10 @@ impl StateSeconds {
     fn add(&mut self, s: WaitState, x: f64) {
         match s {
             WaitState::LateSender => self.late_sender += x,
+            WaitState::LateSenderWrongOrder => self.late_sender_wrong_order += x,
             WaitState::LateReceiver => self.late_receiver += x,
+            WaitState::LateBroadcast => self.late_broadcast += x,
+            WaitState::EarlyReduce => self.early_reduce += x,
             WaitState::Barrier => self.barrier += x,
             WaitState::NxN => self.nxn += x,
         }
@@ -169,31 +237,71 @@ pub struct WaitReport {
     pub region_filter: Option<FilterNames>,
 }
 
-/// One process's collectives and blocking sends: (type, entry, exit).
+/// One process's collectives and sending calls.
 struct ProcCalls {
     proc: usize,
+    /// N×N collectives: (type, entry, exit).
     nxn: Vec<(i32, f64, f64)>,
-    sends: Vec<(i32, f64, f64)>,
+    rooted: Vec<RootedCall>,
+    /// Calls a send can wait in for its receiver, by the send's entry:
+    /// (send entry, type, entry, exit) of the blocking send itself, or of
+    /// the single `Wait` that completed a nonblocking one.
+    sends: Vec<(f64, i32, f64, f64)>,
     warnings: Vec<Warning>,
+}
+
+/// Finds the nonblocking sends completed by a single `Wait`, fed one
+/// process's calls in order.
+#[derive(Default)]
+struct SingleWait {
+    /// Posts since the last completion call.
+    posted: u32,
+    /// The entry of the last nonblocking send posted.
+    send: Option<f64>,
+}
+
+impl SingleWait {
+    /// The entry of the send `kind` completes, if it is the single `Wait` of
+    /// a lone nonblocking send.
+    fn call(&mut self, kind: i32, start: f64) -> Option<f64> {
+        if NONBLOCKING_POSTS.contains(&kind) {
+            self.posted += 1;
+            self.send = NONBLOCKING_SENDS.contains(&kind).then_some(start);
+        } else if COMPLETIONS.contains(&kind) {
+            let lone = (kind == WAIT && self.posted == 1).then_some(self.send);
+            *self = SingleWait::default();
+            return lone.flatten();
+        }
+        None
+    }
 }
 
 fn collect_calls(db: &Database) -> Vec<ProcCalls> {
     db.comm_blocks(&CommSelection::all()).map_procs(|walk| {
         let proc = walk.proc().proc;
-        let (mut nxn, mut sends) = (Vec::new(), Vec::new());
+        let (mut nxn, mut rooted, mut sends) = (Vec::new(), Vec::new(), Vec::new());
+        let mut single = SingleWait::default();
         let warnings = proc_calls(walk, &mut |c| {
             if c.instant {
                 return;
             }
             if NXN.contains(&c.kind) {
                 nxn.push((c.kind, c.start, c.end));
+            } else if is_rooted(c.kind) && c.tag == NO_TAG {
+                // (VisMF's Gatherv records its own rank and a call
+                // sentinel in the tag, no root: left out.)
+                rooted.push((c.kind, c.peer, c.start, c.end));
             } else if BLOCKING_SENDS.contains(&c.kind) {
-                sends.push((c.kind, c.start, c.end));
+                sends.push((c.start, c.kind, c.start, c.end));
+            }
+            if let Some(send) = single.call(c.kind, c.start) {
+                sends.push((send, c.kind, c.start, c.end));
             }
         });
         ProcCalls {
             proc,
             nxn,
+            rooted,
             sends,
             warnings,
         }
@@ -227,16 +335,7 @@ fn collective_waits(
         }
         let w = last.min(x2) - e2;
         if w > 0.0 && p != by {
-            out.push(Wait {
-                state,
-                proc: p,
-                kind,
-                name: func_name(kind).unwrap_or("?"),
-                entry: e2,
-                seconds: w,
-                caused_by: Some(by),
-                raw_entry: e,
-            });
+            out.push(Wait::new(state, kind, p, (e, e2), w, Some(by)));
         }
     }
 }
@@ -290,15 +389,17 @@ pub fn wait_states(
         collective_waits(WaitState::Barrier, BARRIER, &procs, c, &mut waits);
     }
 
-    // Collectives, the k-th call of a type on every process; blocking sends.
+    // Collectives, the k-th call of a type on every process; sends.
     let calls = collect_calls(db);
-    let mut blocking: FxHashMap<(usize, u64), (i32, f64)> = FxHashMap::default();
+    let mut sending: FxHashMap<(usize, u64), (i32, f64, f64)> = FxHashMap::default();
     let mut by_kind: BTreeMap<i32, Vec<ProcIntervals>> = BTreeMap::new();
+    let mut rooted = RootedSeries::default();
     for pc in calls {
         warnings.extend(pc.warnings);
-        for &(k, s, e) in &pc.sends {
-            blocking.insert((pc.proc, s.to_bits()), (k, e));
+        for &(send, k, e, x) in &pc.sends {
+            sending.insert((pc.proc, send.to_bits()), (k, e, x));
         }
+        rooted.add(pc.proc, &pc.rooted);
         for kind in NXN {
             let v: Vec<(f64, f64)> = pc
                 .nxn
@@ -331,62 +432,37 @@ pub fn wait_states(
             collective_waits(WaitState::NxN, kind, &procs, c, &mut waits);
         }
     }
+    rooted.waits(c, &mut waits, &mut report.unmatched_collectives);
 
     // Messages: late senders (per waiting call) and late receivers.
     let mut late: LateSenders = LateSenders::default();
-    let blocking = &blocking;
+    let mut received = Received::default();
+    let sending = &sending;
     // (In any order: the waits are put in order below.)
     let mut late_receivers = Vec::new();
     let (_, w) = pair_messages_unordered(
         db,
         sel,
         None,
-        || (Vec::new(), Vec::new()),
-        |chunk: &mut (Vec<Wait>, Vec<Wait>), p: &Pair| {
+        || (Vec::new(), Vec::new(), Received::default()),
+        |chunk: &mut (Vec<Wait>, Vec<Wait>, Received), p: &Pair| {
             let send = c.align(p.from, p.send_time);
-            if let (Some(we), Some(done)) = (p.wait_entry, p.completed_time) {
-                let (e2, d2) = (c.align(p.to, we), c.align(p.to, done));
-                let w = send.min(d2) - e2;
-                if w > 0.0 {
-                    chunk.0.push(Wait {
-                        state: WaitState::LateSender,
-                        proc: p.to,
-                        kind: p.wait_kind,
-                        name: func_name(p.wait_kind).unwrap_or("?"),
-                        entry: e2,
-                        seconds: w,
-                        caused_by: Some(p.from),
-                        raw_entry: we,
-                    });
-                }
+            if let Some(done) = p.completed_time {
+                chunk.2.add(p.to, done, send);
             }
-            if let Some(&(kind, exit)) = blocking.get(&(p.from, p.send_time.to_bits())) {
-                // The receiver arrived at its blocking receive's entry, or
-                // when it posted a nonblocking one.
-                let arrived = match p.wait_entry {
-                    Some(we) if is_recv(p.wait_kind) => we,
-                    _ => p.recv_time,
-                };
-                let w = c.align(p.to, arrived).min(c.align(p.from, exit)) - send;
-                if w > 0.0 {
-                    chunk.1.push(Wait {
-                        state: WaitState::LateReceiver,
-                        proc: p.from,
-                        kind,
-                        name: func_name(kind).unwrap_or("?"),
-                        entry: send,
-                        seconds: w,
-                        caused_by: Some(p.to),
-                        raw_entry: p.send_time,
-                    });
-                }
+            if let Some(w) = late_sender(p, c) {
+                chunk.0.push(w);
+            }
+            if let Some(&call) = sending.get(&(p.from, p.send_time.to_bits())) {
+                chunk.1.extend(late_receiver(p, call, c));
             }
         },
-        &mut |(ls, lr)| {
+        &mut |(ls, lr, r)| {
             for w in ls {
                 keep_longest(&mut late, w);
             }
             late_receivers.extend(lr);
+            received.merge(r);
         },
     );
     warnings.extend(w);
@@ -399,7 +475,14 @@ pub fn wait_states(
             .then(a.seconds.total_cmp(&b.seconds))
     });
     waits.extend(late_receivers);
+    let order = received.into_order();
     let mut late: Vec<Wait> = late.into_values().collect();
+    for w in &mut late {
+        let (sent, done) = w.awaited;
+        if order.wrong_order(w.proc, done, sent) {
+            w.state = WaitState::LateSenderWrongOrder;
+        }
+    }
     late.sort_unstable_by(|a, b| {
         (a.proc, a.raw_entry)
             .partial_cmp(&(b.proc, b.raw_entry))
@@ -417,6 +500,45 @@ pub fn wait_states(
         warnings.extend(w);
     }
     (report, warnings)
+}
+
+/// The late-sender wait of pair `p`, if its receiver entered the call
+/// that completed it before the send was entered.
+fn late_sender(p: &Pair, c: &ClockOffsets) -> Option<Wait> {
+    let (we, done) = (p.wait_entry?, p.completed_time?);
+    let send = c.align(p.from, p.send_time);
+    let (e2, d2) = (c.align(p.to, we), c.align(p.to, done));
+    let w = send.min(d2) - e2;
+    // (A NaN from a damaged time is no wait either.)
+    if w.is_nan() || w <= 0.0 {
+        return None;
+    }
+    let by = Some(p.from);
+    let mut wait = Wait::new(WaitState::LateSender, p.wait_kind, p.to, (we, e2), w, by);
+    wait.awaited = (send, done);
+    Some(wait)
+}
+
+/// The late-receiver wait of pair `p` whose send waited in `call` (type,
+/// raw entry, raw exit): from the call's entry to the receiver's arrival,
+/// if the call ended after the receiver arrived (else the send was
+/// buffered and did not wait for it).
+fn late_receiver(p: &Pair, (kind, entry, exit): (i32, f64, f64), c: &ClockOffsets) -> Option<Wait> {
+    // The receiver arrived at its blocking receive's entry, or when it
+    // posted a nonblocking one.
+    let arrived = match p.wait_entry {
+        Some(we) if is_recv(p.wait_kind) => we,
+        _ => p.recv_time,
+    };
+    let arrived = c.align(p.to, arrived);
+    let (e2, x2) = (c.align(p.from, entry), c.align(p.from, exit));
+    let w = arrived - e2;
+    let ended_after = x2 >= arrived;
+    if !ended_after || w.is_nan() || w <= 0.0 {
+        return None;
+    }
+    let by = Some(p.to);
+    Some(Wait::new(WaitState::LateReceiver, kind, p.from, (entry, e2), w, by))
 }
 
 /// Totals per process and type, and the longest waits.
@@ -531,19 +653,62 @@ mod tests {
         assert_eq!(got, vec![(0, 1.0)]);
     }
 
+    #[test]
+    fn a_wait_completes_a_lone_nonblocking_send_only() {
+        let mut s = SingleWait::default();
+        // Isend, Wait: the Wait completes it.
+        assert_eq!(s.call(6, 1.0), None);
+        assert_eq!(s.call(WAIT, 2.0), Some(1.0));
+        // Isend, Irecv, Wait: which request is unknown.
+        for (k, t) in [(6, 3.0), (11, 4.0)] {
+            assert_eq!(s.call(k, t), None);
+        }
+        assert_eq!(s.call(WAIT, 5.0), None);
+        // Isend, Waitall: not a single wait; the next Wait has none.
+        assert_eq!(s.call(6, 6.0), None);
+        assert_eq!(s.call(41, 7.0), None);
+        assert_eq!(s.call(WAIT, 8.0), None);
+    }
+
+    /// A send waits for its receiver only if it ended after the receiver
+    /// arrived; a send that ended before was buffered (eager).
+    #[test]
+    fn only_a_send_that_outlasts_the_receivers_arrival_is_a_late_receiver() {
+        let pair = Pair {
+            from: 0,
+            to: 1,
+            tag: 7,
+            size: 64,
+            send_time: 1.0,
+            recv_time: 4.0,
+            latency: 3.0,
+            completed_time: Some(4.5),
+            latency_to_completion: Some(3.5),
+            wait_entry: Some(4.0),
+            wait_kind: 14,
+        };
+        let c = ClockOffsets::none();
+        let rendezvous = late_receiver(&pair, (8, 1.0, 4.2), &c).map(|w| w.seconds);
+        assert_eq!(rendezvous, Some(3.0));
+        assert!(late_receiver(&pair, (8, 1.0, 1.5), &c).is_none());
+        // The Wait of an Isend: from the Wait's entry.
+        let wait = late_receiver(&pair, (WAIT, 2.0, 4.1), &c).map(|w| (w.seconds, w.kind));
+        assert_eq!(wait, Some((2.0, WAIT)));
+    }
+
     /// A call's late sender is its longest wait, the lowest process of
     /// equal ones: the same whichever pair comes first.
     #[test]
     fn a_call_keeps_its_longest_wait_in_any_order() {
-        let wait = |seconds, by| Wait {
-            state: WaitState::LateSender,
-            proc: 3,
-            kind: 41,
-            name: "Waitall",
-            entry: 2.0,
-            seconds,
-            caused_by: Some(by),
-            raw_entry: 2.0,
+        let wait = |seconds, by| {
+            Wait::new(
+                WaitState::LateSender,
+                41,
+                3,
+                (2.0, 2.0),
+                seconds,
+                Some(by),
+            )
         };
         let waits = [wait(0.5, 4), wait(0.75, 6), wait(0.75, 2), wait(0.25, 1)];
         for order in [[0, 1, 2, 3], [3, 2, 1, 0], [1, 0, 3, 2], [2, 3, 0, 1]] {

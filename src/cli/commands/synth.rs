@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::synth::blprof::BlprofConfig;
-use crate::synth::blprof_waits::Injected;
+use crate::synth::blprof_waits::{Injected, Scenes};
 use clap::{Args, Subcommand};
 
 use crate::cli::context::Context;
@@ -56,6 +56,31 @@ pub enum SynthCommand {
         /// Process P arrives S seconds late at every barrier.
         #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
         late_barrier: Option<(u64, f64)>,
+        /// Process P receives S seconds late from its left neighbour: a
+        /// blocking send and an Isend's Wait wait (late receiver), an eager
+        /// send does not.
+        #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
+        late_receiver: Option<(u64, f64)>,
+        /// Process P, root of a Bcast on the processes of its parity,
+        /// enters it S seconds late (late broadcast).
+        #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
+        late_broadcast: Option<(u64, f64)>,
+        /// Process P enters a Gather on the processes of its parity S
+        /// seconds late; the root waits (early reduce).
+        #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
+        early_reduce: Option<(u64, f64)>,
+        /// Process P's left neighbour sends it S seconds late, after its
+        /// right one sent; P receives from the left first (late sender,
+        /// wrong order).
+        #[arg(long, value_name = "P:S", value_parser = parse_proc_delay)]
+        wrong_order: Option<(u64, f64)>,
+        /// Each clock reading is off by up to S seconds (realistic clocks).
+        #[arg(long, value_name = "S", value_parser = parse_seconds)]
+        jitter: Option<f64>,
+        /// Each process's clock drifts at a rate drawn in [-R, R] (process
+        /// 0: 0), e.g. 1e-6.
+        #[arg(long, value_name = "R", value_parser = crate::cli::args::non_negative_f64)]
+        drift: Option<f64>,
     },
     /// A tlog trace file.
     Tlog {
@@ -108,14 +133,32 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
             clock_offsets,
             late_sender,
             late_barrier,
+            late_receiver,
+            late_broadcast,
+            early_reduce,
+            wrong_order,
+            jitter,
+            drift,
         } => {
+            let scenes = Scenes {
+                late_receiver: *late_receiver,
+                late_broadcast: *late_broadcast,
+                early_reduce: *early_reduce,
+                wrong_order: *wrong_order,
+            };
             let injected = (clock_offsets.is_some()
                 || late_sender.is_some()
-                || late_barrier.is_some())
+                || late_barrier.is_some()
+                || scenes.span() > 0.0
+                || jitter.is_some()
+                || drift.is_some())
             .then(|| Injected {
                 clock_offsets: clock_offsets.unwrap_or(0.0),
                 late_sender: *late_sender,
                 late_barrier: *late_barrier,
+                scenes,
+                jitter: jitter.unwrap_or(0.0),
+                drift: drift.unwrap_or(0.0),
             });
             let cfg = BlprofConfig {
                 nprocs: (*procs).max(1),
