@@ -74,6 +74,11 @@ for db in "${dbs[@]}"; do
         run "$n comm barriers $f" comm barriers "$db" --format "$f"
         run "$n comm barriers $f red" comm barriers "$db" --format "$f" --reductions
         run "$n comm check $f" comm check "$db" --format "$f"
+        run "$n comm time $f" comm time "$db" --format "$f"
+        run "$n comm time $f sel" comm time "$db" --format "$f" --proc 1 --exclude-region RComm
+        run "$n comm clocks $f" comm clocks "$db" --format "$f"
+        run "$n comm waits $f" comm waits "$db" --format "$f"
+        run "$n comm waits $f aligned" comm waits "$db" --format "$f" --align-clocks --top 5
     done
     run "$n regions filter" regions "$db" --write-filter-file filter.txt
     for f in table json csv reference; do
@@ -97,6 +102,7 @@ for db in "${dbs[@]}"; do
         run "$n comm matrix $f" comm matrix "$db" --format "$f" --svg m.svg
         run "$n comm pairs $f" comm pairs "$db" --format "$f"
         run "$n comm pairs $f sel" comm pairs "$db" --format "$f" --proc 0 --proc 1
+        run "$n comm pairs $f aligned" comm pairs "$db" --format "$f" --align-clocks --include-region 'R*'
     done
     run "$n comm timeline" comm timeline "$db" --svg t.svg --chrome t.json
     run "$n comm timeline none" comm timeline "$db"
@@ -154,7 +160,7 @@ run "tree merge keep-going" tree merge "$fx/timertree/doc_example.json" nothing.
 run "tree diff" diff "$fx/timertree/doc_example.json" "$fx/timertree/measured_example.json"
 
 for c in "" info summary trace-summary regions calltree calltrace comm "comm stats" \
-    "comm barriers" "comm matrix" "comm pairs" "comm timeline" "comm check" diff export report \
+    "comm barriers" "comm matrix" "comm pairs" "comm timeline" "comm check" "comm time" "comm clocks" "comm waits" diff export report \
     tlog "tlog dump" "tlog summary" "tlog tree" "tlog export" tree "tree show" "tree merge" \
     completions man; do
     # shellcheck disable=SC2086 # the words of the command

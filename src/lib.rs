@@ -73,7 +73,17 @@ macro_rules! layers {
 }
 
 layers!(
-    analysis, error, export, formats, model, parallel, progress, report, source, spill
+    analysis,
+    error,
+    export,
+    external_sort,
+    formats,
+    model,
+    parallel,
+    progress,
+    report,
+    source,
+    spill
 );
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -48,9 +48,9 @@ use super::sync::barriers;
 use super::time::Counted;
 use super::timeline::proc_calls;
 use crate::analysis::filter::FilterNames;
-use super::waits_order::Received;
+use super::waits_order::{Received, arrival};
 use super::waits_rooted::{RootedCall, RootedSeries, is_rooted};
-use crate::error::Warning;
+use crate::error::{Location, Warning};
 use crate::formats::blprof::commdata::{func_name, is_recv};
 use crate::formats::blprof::database::Database;
 
@@ -436,7 +436,7 @@ pub fn wait_states(
 
     // Messages: late senders (per waiting call) and late receivers.
     let mut late: LateSenders = LateSenders::default();
-    let mut received = Received::default();
+    let received = Received::default();
     let sending = &sending;
     // (In any order: the waits are put in order below.)
     let mut late_receivers = Vec::new();
@@ -444,11 +444,11 @@ pub fn wait_states(
         db,
         sel,
         None,
-        || (Vec::new(), Vec::new(), Received::default()),
-        |chunk: &mut (Vec<Wait>, Vec<Wait>, Received), p: &Pair| {
+        || (Vec::new(), Vec::new(), Vec::new()),
+        |chunk: &mut (Vec<Wait>, Vec<Wait>, Vec<_>), p: &Pair| {
             let send = c.align(p.from, p.send_time);
             if let Some(done) = p.completed_time {
-                chunk.2.add(p.to, done, send);
+                arrival(&mut chunk.2, p.to, done, send);
             }
             if let Some(w) = late_sender(p, c) {
                 chunk.0.push(w);
@@ -457,12 +457,12 @@ pub fn wait_states(
                 chunk.1.extend(late_receiver(p, call, c));
             }
         },
-        &mut |(ls, lr, r)| {
+        &mut |(ls, lr, mut r)| {
             for w in ls {
                 keep_longest(&mut late, w);
             }
             late_receivers.extend(lr);
-            received.merge(r);
+            received.take(&mut r);
         },
     );
     warnings.extend(w);
@@ -475,13 +475,26 @@ pub fn wait_states(
             .then(a.seconds.total_cmp(&b.seconds))
     });
     waits.extend(late_receivers);
-    let order = received.into_order();
     let mut late: Vec<Wait> = late.into_values().collect();
-    for w in &mut late {
-        let (sent, done) = w.awaited;
-        if order.wrong_order(w.proc, done, sent) {
+    let asked: Vec<(usize, f64, f64)> = late
+        .iter()
+        .map(|w| (w.proc, w.awaited.1, w.awaited.0))
+        .collect();
+    let (wrong, failed) = received.wrong_order(&asked);
+    for (w, wrong) in late.iter_mut().zip(wrong) {
+        if wrong {
             w.state = WaitState::LateSenderWrongOrder;
         }
+    }
+    if let Some(e) = failed {
+        warnings.push(Warning::note(
+            Location::file(db.dir()),
+            format!(
+                "wait states: the temporary file of the receive order failed ({e}): late \
+                 senders in the wrong order may be missed or the order kept in memory \
+                 (TMPDIR names where the file goes)"
+            ),
+        ));
     }
     late.sort_unstable_by(|a, b| {
         (a.proc, a.raw_entry)

@@ -1,0 +1,361 @@
+//! Sorting more rows than the memory a report may take: an external merge
+//! sort (the wait states' receive order, [`crate::analysis::comm::waits`]).
+//!
+//! Rows are gathered in memory up to a budget. Past it, the rows gathered
+//! are sorted and written as one sorted *run* to an anonymous temporary file
+//! (unlinked as it is created: nothing is left behind whatever ends the
+//! run). When every row is in, the runs and the rows still in memory are
+//! merged, smallest first. Without a run the rows are sorted in memory and
+//! no file is made.
+//!
+//! ```text
+//!   push ──▶ [ rows in memory ] ──(budget reached: sort, write)──▶ run 1, run 2, …
+//!   finish ─▶ merge(run 1, run 2, …, rows in memory sorted) ──▶ rows in order
+//! ```
+//!
+//! Rows must be distinct in their order (`Ord` a total order on them): then
+//! the rows come out in one order whichever threads pushed them and when the
+//! runs were cut, so the result is the same at any number of threads.
+
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::sync::{Mutex, OnceLock};
+
+use rayon::slice::ParallelSliceMut;
+
+use crate::spill::check_room;
+use std::collections::binary_heap::PeekMut;
+
+/// A row of fixed size that can be written to a run and read back.
+pub trait Row: Ord + Send + Sized {
+    /// Bytes of a row in a run.
+    const BYTES: usize;
+    /// Writes the row to `out` (`BYTES` long).
+    fn put(&self, out: &mut [u8]);
+    /// Reads a row back from `bytes` (`BYTES` long).
+    fn get(bytes: &[u8]) -> Self;
+}
+
+/// Bytes read from a run at a time while merging (one buffer per run).
+const READ_BYTES: usize = 64 << 10;
+
+/// Gathers rows from any number of threads and hands them back in order.
+pub struct Sorter<T> {
+    /// Rows held before they are written as a run.
+    run_rows: usize,
+    file: OnceLock<File>,
+    state: Mutex<State<T>>,
+}
+
+struct State<T> {
+    rows: Vec<T>,
+    /// Each run's first byte in the file and its rows.
+    runs: Vec<(u64, u64)>,
+    /// The end of the file (runs being written included).
+    end: u64,
+    /// The first failure of the file: the rows stay in memory from then.
+    failed: Option<io::Error>,
+    /// Vectors of runs written, to gather the next runs in (their memory
+    /// is already faulted in).
+    spare: Vec<Vec<T>>,
+}
+
+impl<T: Row> Sorter<T> {
+    /// A sorter that holds about `budget` bytes of rows: a run is cut at a
+    /// share of it, so that the runs being sorted by every thread at once
+    /// and the rows gathering fit it together.
+    pub fn new(budget: usize) -> Self {
+        let shares = rayon::current_num_threads().max(1) + 1;
+        Sorter {
+            run_rows: (budget / shares / std::mem::size_of::<T>().max(1)).max(1),
+            file: OnceLock::new(),
+            state: Mutex::new(State {
+                rows: Vec::new(),
+                runs: Vec::new(),
+                end: 0,
+                failed: None,
+                spare: Vec::new(),
+            }),
+        }
+    }
+
+    /// Takes the rows of `batch` (leaving it empty); past the budget, this
+    /// thread writes the rows gathered as a run.
+    pub fn push(&self, batch: &mut Vec<T>) {
+        let full = {
+            let mut s = self.state();
+            if s.rows.capacity() == 0 {
+                // (Room for a run and a batch: the vector never doubles.)
+                let room = self.run_rows.saturating_add(batch.len());
+                s.rows = s.spare.pop().unwrap_or_else(|| Vec::with_capacity(room));
+            }
+            s.rows.append(batch);
+            if s.rows.len() < self.run_rows || s.failed.is_some() {
+                return;
+            }
+            let rows = std::mem::take(&mut s.rows);
+            let offset = s.end;
+            s.end += (rows.len() * T::BYTES) as u64;
+            (rows, offset)
+        };
+        let (mut rows, offset) = full;
+        // (A stable sort: it takes runs already in order as they are, and
+        // rows often come nearly sorted; the rows are distinct, so the
+        // result is the same.)
+        rows.sort();
+        let written = self.write_run(&rows, offset);
+        let mut s = self.state();
+        match written {
+            Ok(()) => {
+                s.runs.push((offset, rows.len() as u64));
+                rows.clear();
+                s.spare.push(rows);
+            }
+            Err(e) => {
+                // Slower memory, not a wrong result: the rows stay here.
+                s.failed.get_or_insert(e);
+                s.rows.append(&mut rows);
+            }
+        }
+    }
+
+    /// The state (a thread that panicked holding it left it whole: rows
+    /// are only appended or taken under the lock).
+    fn state(&self) -> std::sync::MutexGuard<'_, State<T>> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write_run(&self, rows: &[T], offset: u64) -> io::Result<()> {
+        check_room((rows.len() * T::BYTES) as u64)?;
+        let file = match self.file.get() {
+            Some(f) => f,
+            None => {
+                let f = tempfile::tempfile()?;
+                self.file.get_or_init(|| f)
+            }
+        };
+        let per = (READ_BYTES / T::BYTES).max(1);
+        let mut buf = vec![0u8; per * T::BYTES];
+        let mut at = offset;
+        for part in rows.chunks(per) {
+            let bytes = &mut buf[..part.len() * T::BYTES];
+            for (r, out) in part.iter().zip(bytes.chunks_exact_mut(T::BYTES)) {
+                r.put(out);
+            }
+            file.write_all_at(bytes, at)?;
+            at += bytes.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// The rows in order, and the failure of the temporary file, if one
+    /// kept rows in memory.
+    pub fn finish(self) -> (Sorted<T>, Option<io::Error>) {
+        let state = self
+            .state
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut rows = state.rows;
+        rows.par_sort();
+        if state.runs.is_empty() {
+            return (Sorted::Memory(rows.into_iter()), state.failed);
+        }
+        let file = self.file.into_inner();
+        let mut sources: Vec<Source<T>> = state
+            .runs
+            .iter()
+            .map(|&(offset, n)| Source::Run(RunReader::new(offset, n)))
+            .collect();
+        sources.push(Source::Memory(rows.into_iter()));
+        let mut merge = Merge {
+            file,
+            sources,
+            heads: BinaryHeap::new(),
+            error: None,
+        };
+        for i in 0..merge.sources.len() {
+            merge.refill(i);
+        }
+        (Sorted::Merged(merge), state.failed)
+    }
+}
+
+/// The rows of a [`Sorter`], smallest first.
+pub enum Sorted<T> {
+    /// No run was written.
+    Memory(std::vec::IntoIter<T>),
+    /// Runs merged with the rows left in memory.
+    Merged(Merge<T>),
+}
+
+impl<T: Row> Sorted<T> {
+    /// The error that ended the rows early (a run could not be read back).
+    pub fn take_error(&mut self) -> Option<io::Error> {
+        match self {
+            Sorted::Memory(_) => None,
+            Sorted::Merged(m) => m.error.take(),
+        }
+    }
+}
+
+impl<T: Row> Iterator for Sorted<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        match self {
+            Sorted::Memory(rows) => rows.next(),
+            Sorted::Merged(m) => m.next(),
+        }
+    }
+}
+
+/// A k-way merge of sorted sources: a heap of each source's smallest row.
+pub struct Merge<T> {
+    file: Option<File>,
+    sources: Vec<Source<T>>,
+    /// (row, source), smallest first.
+    heads: BinaryHeap<std::cmp::Reverse<(T, usize)>>,
+    error: Option<io::Error>,
+}
+
+enum Source<T> {
+    Run(RunReader<T>),
+    Memory(std::vec::IntoIter<T>),
+}
+
+/// The rows of one run, read a buffer at a time.
+struct RunReader<T> {
+    /// The next byte to read and the rows left in the file.
+    offset: u64,
+    left: u64,
+    /// Rows read, handed on from the back (they are read in reverse).
+    rows: Vec<T>,
+    bytes: Vec<u8>,
+}
+
+impl<T: Row> RunReader<T> {
+    fn new(offset: u64, rows: u64) -> Self {
+        RunReader {
+            offset,
+            left: rows,
+            rows: Vec::new(),
+            bytes: Vec::new(),
+        }
+    }
+
+    fn next(&mut self, file: Option<&File>) -> io::Result<Option<T>> {
+        if self.rows.is_empty() && self.left > 0 {
+            let file = file.ok_or_else(|| io::Error::other("a run without its file"))?;
+            let n = (READ_BYTES / T::BYTES).max(1).min(self.left as usize);
+            self.bytes.resize(n * T::BYTES, 0);
+            file.read_exact_at(&mut self.bytes, self.offset)?;
+            self.rows
+                .extend(self.bytes.chunks_exact(T::BYTES).rev().map(T::get));
+            self.offset += self.bytes.len() as u64;
+            self.left -= n as u64;
+        }
+        Ok(self.rows.pop())
+    }
+}
+
+impl<T: Row> Merge<T> {
+    /// Source `i`'s next row, or the error that ends the merge.
+    fn next_of(&mut self, i: usize) -> Option<T> {
+        let next = match &mut self.sources[i] {
+            Source::Run(r) => r.next(self.file.as_ref()),
+            Source::Memory(rows) => Ok(rows.next()),
+        };
+        next.unwrap_or_else(|e| {
+            self.error.get_or_insert(e);
+            None
+        })
+    }
+
+    /// Puts source `i`'s next row on the heap.
+    fn refill(&mut self, i: usize) {
+        if let Some(row) = self.next_of(i) {
+            self.heads.push(std::cmp::Reverse((row, i)));
+        }
+    }
+
+    fn next(&mut self) -> Option<T> {
+        if self.error.is_some() {
+            return None;
+        }
+        let i = self.heads.peek()?.0.1;
+        // The smallest row's place on the heap takes its source's next row
+        // (one sift instead of a pop and a push).
+        let row = match self.next_of(i) {
+            Some(next) => {
+                let mut top = self.heads.peek_mut()?;
+                let row = std::mem::replace(&mut top.0.0, next);
+                drop(top);
+                row
+            }
+            None => PeekMut::pop(self.heads.peek_mut()?).0.0,
+        };
+        Some(row)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Row for u64 {
+        const BYTES: usize = 8;
+        fn put(&self, out: &mut [u8]) {
+            out.copy_from_slice(&self.to_le_bytes());
+        }
+        fn get(bytes: &[u8]) -> Self {
+            u64::from_le_bytes(bytes.try_into().unwrap_or_default())
+        }
+    }
+
+    /// Rows pushed in any order by any threads, spilled in runs of any
+    /// size, come out sorted and all there.
+    #[test]
+    fn rows_come_out_sorted_whatever_the_budget_and_threads() {
+        let want: Vec<u64> = (0..20_000u64).map(|i| i * 7919 % 20_011).collect();
+        let mut sorted_want = want.clone();
+        sorted_want.sort_unstable();
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for budget in [1, 100, 10_000, 1 << 30] {
+                let got: Vec<u64> = pool.install(|| {
+                    let sorter = Sorter::new(budget);
+                    rayon::scope(|s| {
+                        for part in want.chunks(333) {
+                            let sorter = &sorter;
+                            s.spawn(move |_| sorter.push(&mut part.to_vec()));
+                        }
+                    });
+                    let spilled = !sorter.state.lock().unwrap().runs.is_empty();
+                    assert_eq!(spilled, budget < 1 << 20, "budget {budget}");
+                    let (mut rows, failed) = sorter.finish();
+                    assert!(failed.is_none());
+                    let got = rows.by_ref().collect();
+                    assert!(rows.take_error().is_none());
+                    got
+                });
+                assert_eq!(got, sorted_want, "{threads} threads, budget {budget}");
+            }
+        }
+    }
+
+    /// Nothing pushed: nothing out, and no file made.
+    #[test]
+    fn an_empty_sorter_gives_no_rows() {
+        let sorter: Sorter<u64> = Sorter::new(0);
+        assert!(sorter.file.get().is_none());
+        let (mut rows, failed) = sorter.finish();
+        assert!(rows.next().is_none() && failed.is_none());
+    }
+}
