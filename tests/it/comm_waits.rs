@@ -17,6 +17,21 @@ mod states;
 const OFFSET_TOLERANCE: f64 = 1e-6;
 
 /// A generated database in `tmp` with `extra` options, and its truth.
+/// `comm waits D --align-clocks --format json --top N`.
+fn aligned_waits(d: &str, top: usize) -> Value {
+    let top = top.to_string();
+    json(&[
+        "comm",
+        "waits",
+        d,
+        "--align-clocks",
+        "--format",
+        "json",
+        "--top",
+        &top,
+    ])
+}
+
 fn generate(tmp: &Path, extra: &[&str]) -> (String, Value) {
     let dir = tmp.join("bl_prof");
     let d = dir.to_str().unwrap().to_owned();
@@ -94,16 +109,7 @@ fn injected_waits_are_found_and_blamed_on_their_process() {
             "4:0.003",
         ],
     );
-    let w = json(&[
-        "comm",
-        "waits",
-        &d,
-        "--align-clocks",
-        "--format",
-        "json",
-        "--top",
-        "1000",
-    ]);
+    let w = aligned_waits(&d, 1000);
     assert_eq!(w["clocks_aligned_to"], 0);
     let ls = &truth["late_sender"];
     let lb = &truth["late_barrier"];

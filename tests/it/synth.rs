@@ -116,15 +116,7 @@ fn injected_databases_are_clean_and_carry_their_truth() {
             "3:0.002",
         ],
     );
-    let d = dir.to_str().unwrap();
-    let (out, stderr) = run_ok_stderr(&["comm", "check", d]);
-    assert!(
-        stderr.is_empty() && out.ends_with("clean\n"),
-        "{out}{stderr}"
-    );
-    let truth: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("synth_truth.json")).unwrap())
-            .unwrap();
+    let truth = clean_with_truth(&dir);
     let offsets = truth["clock_offsets"].as_array().unwrap();
     assert_eq!(offsets.len(), 5);
     assert_eq!(offsets[0], 0.0);
@@ -166,15 +158,7 @@ fn scenes_with_realistic_clocks_are_clean_and_carry_their_truth() {
             "5:0.001",
         ],
     );
-    let d = dir.to_str().unwrap();
-    let (out, stderr) = run_ok_stderr(&["comm", "check", d]);
-    assert!(
-        stderr.is_empty() && out.ends_with("clean\n"),
-        "{out}{stderr}"
-    );
-    let truth: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("synth_truth.json")).unwrap())
-            .unwrap();
+    let truth = clean_with_truth(&dir);
     let drifts = truth["clock_drifts"].as_array().unwrap();
     assert_eq!(drifts[0], 0.0);
     assert!(drifts.iter().all(|x| x.as_f64().unwrap().abs() <= 1e-6));
@@ -189,4 +173,15 @@ fn scenes_with_realistic_clocks_are_clean_and_carry_their_truth() {
         assert_eq!(s["early_reduce"]["root"], 0);
         assert_eq!(s["wrong_order"]["earlier_sender"], 0);
     }
+}
+
+/// Checks that `comm check` finds the generated database `dir` clean, and
+/// returns the truth written beside it.
+fn clean_with_truth(dir: &std::path::Path) -> Value {
+    let (out, stderr) = run_ok_stderr(&["comm", "check", dir.to_str().unwrap()]);
+    assert!(
+        stderr.is_empty() && out.ends_with("clean\n"),
+        "{out}{stderr}"
+    );
+    serde_json::from_str(&std::fs::read_to_string(dir.join("synth_truth.json")).unwrap()).unwrap()
 }

@@ -8,8 +8,7 @@
 
 use serde_json::Value;
 
-use super::{f, generate};
-use crate::common::json;
+use super::{aligned_waits, f, generate};
 
 /// Per-reading clock jitter of the generated runs.
 const JITTER: f64 = 2e-6;
@@ -50,16 +49,7 @@ fn run(scene: &str, more: &[&str]) -> (Value, Value) {
     args.extend([flag, at.as_str()]);
     args.extend_from_slice(more);
     let (d, truth) = generate(tmp.path(), &args);
-    let w = json(&[
-        "comm",
-        "waits",
-        &d,
-        "--align-clocks",
-        "--format",
-        "json",
-        "--top",
-        "100000",
-    ]);
+    let w = aligned_waits(&d, 100_000);
     (w, truth)
 }
 
