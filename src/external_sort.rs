@@ -23,7 +23,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::sync::{Mutex, OnceLock};
 
-use rayon::slice::ParallelSliceMut;
+use rayon::slice::ParallelSliceMut as _;
 
 use crate::spill::check_room;
 use std::collections::binary_heap::PeekMut;
@@ -68,8 +68,14 @@ impl<T: Row> Sorter<T> {
     /// and the rows gathering fit it together.
     pub fn new(budget: usize) -> Self {
         let shares = rayon::current_num_threads().max(1) + 1;
+        Sorter::with_run_bytes(budget / shares)
+    }
+
+    /// A sorter that cuts a run at `run_bytes` of rows (for one thread's
+    /// rows: it holds about that much).
+    pub fn with_run_bytes(run_bytes: usize) -> Self {
         Sorter {
-            run_rows: (budget / shares / std::mem::size_of::<T>().max(1)).max(1),
+            run_rows: (run_bytes / std::mem::size_of::<T>().max(1)).max(1),
             file: OnceLock::new(),
             state: Mutex::new(State {
                 rows: Vec::new(),
@@ -101,10 +107,8 @@ impl<T: Row> Sorter<T> {
             (rows, offset)
         };
         let (mut rows, offset) = full;
-        // (A stable sort: it takes runs already in order as they are, and
-        // rows often come nearly sorted; the rows are distinct, so the
-        // result is the same.)
-        rows.sort();
+        // (The rows are distinct: an unstable sort gives the one order.)
+        rows.sort_unstable();
         let written = self.write_run(&rows, offset);
         let mut s = self.state();
         match written {
@@ -160,7 +164,7 @@ impl<T: Row> Sorter<T> {
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut rows = state.rows;
-        rows.par_sort();
+        rows.par_sort_unstable();
         if state.runs.is_empty() {
             return (Sorted::Memory(rows.into_iter()), state.failed);
         }

@@ -1,6 +1,6 @@
 //! Spill space: records filed under numbered buckets in anonymous temporary
 //! files, for work whose data does not fit the memory a report may take
-//! (the message pairing's hash join).
+//! (the message pairing's partitions).
 //!
 //! The files (one per worker thread, up to [`MAX_FILES`]) are unlinked as
 //! they are created (`tempfile::tempfile`), so nothing is left behind
@@ -199,12 +199,6 @@ impl<'a> Buffered<'a> {
         }
     }
 
-    /// Adds one record to bucket `b`.
-    #[inline]
-    pub fn push<const N: usize>(&mut self, b: usize, record: &[u8; N]) -> io::Result<()> {
-        self.push_prefix(b, record, N)
-    }
-
     /// Adds the first `len` bytes of `record` to bucket `b` as one record:
     /// for records of a few sizes, the whole array is copied (a copy of a
     /// size known when compiling, not a call) and the rest dropped.
@@ -269,7 +263,7 @@ mod tests {
         let spill = Spill::new(3).unwrap();
         let mut w = Buffered::new(&spill, 8);
         for i in 0u32..100 {
-            w.push((i % 3) as usize, &i.to_le_bytes()).unwrap();
+            w.push_prefix((i % 3) as usize, &i.to_le_bytes(), 4).unwrap();
         }
         w.flush().unwrap();
         for b in 0..3 {
@@ -319,7 +313,7 @@ mod tests {
                 let t = c.index() as u32;
                 let mut w = Buffered::new(&spill, 16);
                 for i in 0..50 {
-                    w.push((i % 2) as usize, &(t * 100 + i).to_le_bytes())
+                    w.push_prefix((i % 2) as usize, &(t * 100 + i).to_le_bytes(), 4)
                         .unwrap();
                 }
                 w.flush().unwrap();

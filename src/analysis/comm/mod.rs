@@ -7,9 +7,8 @@ pub mod check;
 pub mod clock_offsets;
 pub mod clocks;
 pub mod completion;
-mod pair_forecast;
-mod pair_join;
-mod pair_window;
+#[cfg(test)]
+mod pair_oracle;
 pub mod pairs;
 pub mod scope;
 pub mod select;

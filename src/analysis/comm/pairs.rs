@@ -16,45 +16,60 @@
 //! instead ([`super::completion`]; a blocking receive completes at its
 //! own record, its exit).
 //!
-//! Memory is bounded whatever the order of the records in the files. A
-//! first pass, in parallel over processes, cuts each process's records
-//! into *units* of consecutive records and counts its sends and receives.
-//! The sends are then paired in sender order a *window* at a time (256 Ki
-//! sends). The receive each send takes comes from a hash join through a
-//! temporary file ([`super::pair_join`]: one more read of the files);
-//! when it declines (one key carries most messages) or has no room,
-//! [`super::pair_window`] ranks the window's sends per (receiver,
-//! tag), finds where each key's ranks start in the sender's earlier
-//! records, and reads every receiver's records for the receives at those
-//! ranks (a read per window). A window's sends are paired in parallel
-//! tasks, a few per thread at a time, handing the pairs on in process
-//! order and record order: the same output for any number of threads.
-//! Without the join, unmatched receives are looked for (again a window of
-//! receives at a time) only when fewer sends took a receive than there
-//! are receives.
-//! A caller that only sums the pairs ([`pair_messages_unordered`]: the
-//! table, the clock estimate) has the join make them in its partitions,
-//! in an order of the data's, and skips the windows; when a sample of
-//! each process already shows the join reading less
-//! ([`super::pair_forecast`]), it skips the first pass too.
+//! # The algorithm: a sort-merge join within one memory budget
+//!
+//! ```text
+//!  1. rows     every process, in parallel: its sends     (from, to, tag, seq)
+//!                                          its receives  (from, to, tag, order) + completion
+//!  2. sort     each kind of row by its key          (external sort: crate::spill)
+//!  3. merge    walk both in key order:  sends  p→q t: s0 s1 s2
+//!                                       recvs  p→q t: r0 r1        → (s0,r0) (s1,r1), s2 unmatched
+//!  4. order    the pairs by (sender, seq)           (external sort again; skipped
+//!                                                    by pair_messages_unordered)
+//! ```
+//!
+//! 1. One pass over each process's records, in record order, makes a row
+//!    per send (numbered `seq` in the sender's record order) and per receive
+//!    from a process (numbered `order` in the receiver's). The pass completes
+//!    the nonblocking receives as it goes, by the rule of
+//!    [`super::completion`]: a status of (source, tag) completes the
+//!    oldest receive of that key still waiting (the receives waiting are the
+//!    pass's memory: the requests a process has open).
+//! 2. Sends are sorted by (sender, receiver, tag, seq) and receives by
+//!    (sender, receiver, tag, order): within a key both are then in the
+//!    order MPI matches them.
+//! 3. One walk over both sorted streams pairs the k-th send of each key with
+//!    its k-th receive; sends or receives a key has more of are unmatched.
+//!    The walk holds one row of each stream: a key, however hot, needs no
+//!    memory.
+//! 4. The pairs reach the caller by sender and then in the sender's record
+//!    order (sorted once more by (sender, seq)); a caller that only sums
+//!    them ([`pair_messages_unordered`]) takes them in key order instead.
+//!
+//! Every sort holds at most its share of [`MEMORY_BUDGET`] and writes sorted
+//! runs to a temporary file past it. Rows are distinct in their keys, so the
+//! order out is the same at any number of threads, and the pairs are
+//! formatted by the caller in parallel batches handed on in that order.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
 
-use super::pair_forecast::{SampleSizes, join_events};
-use super::pair_join::{
-    Declined, Event, Filed, JoinSizes, PairedIn, Ranks, Scratch, file, join, unmatched_recvs,
-};
-use super::pair_window::{NO_KEY, Peers, Window, WindowCost, WindowSend, unmatched_receives};
+use super::completion::{WaitTracker, is_nonblocking_recv, is_wait};
 use super::select::{CommSelection, ProcRanges, inside};
 use crate::analysis::exact_sum::ExactSum;
 use crate::analysis::filter::FilterNames;
 use crate::error::{Location, Warning};
-use crate::formats::blprof::CommBlockRef;
-use crate::formats::blprof::commdata::{AFTER_CALL, CommRecord, func_name, is_recv, is_send};
+use crate::formats::blprof::commdata::{
+    AFTER_CALL, BEFORE_CALL, CommRecord, func_name, is_recv, is_send,
+};
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::{CommProcWalk, Skipped};
+use crate::external_sort::{Row, Sorted, Sorter};
+use crate::spill::{Buffered, Spill};
+use rayon::prelude::*;
 
 /// One side of a message.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -137,7 +152,8 @@ pub struct PairingSummary {
     pub region_filter: Option<FilterNames>,
 }
 
-pub(super) fn end(proc: usize, r: &CommRecord) -> MsgEnd {
+
+fn end(proc: usize, r: &CommRecord) -> MsgEnd {
     MsgEnd {
         proc,
         peer: r.peer,
@@ -148,293 +164,698 @@ pub(super) fn end(proc: usize, r: &CommRecord) -> MsgEnd {
     }
 }
 
-/// A receive taken by a send: what a pair or an unmatched listing needs
-/// beyond its key and its send (24 bytes).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Waiting {
-    pub time: f64,
-    /// When it completed (NaN: not known).
-    pub done: f64,
-    /// When the call that completed it was entered, and its type.
-    pub entry: f64,
-    pub wait_kind: i32,
-    pub kind: i32,
-}
-
-impl Waiting {
-    /// A slot no receive filled.
-    pub const EMPTY: Waiting = Waiting {
-        time: 0.0,
-        done: f64::NAN,
-        entry: f64::NAN,
-        wait_kind: 0,
-        kind: i32::MIN,
-    };
-
-    pub fn is_empty(&self) -> bool {
-        self.kind == i32::MIN
-    }
-
-    /// Receive `r` as its record tells it: a blocking one completes at
-    /// its record and was entered at `recv_entry` (its before-record, when
-    /// not later); a nonblocking one waits for a status.
-    pub fn posted(r: &CommRecord, recv_entry: f64) -> Waiting {
-        let nonblocking = super::completion::is_nonblocking_recv(r.kind);
-        Waiting {
-            time: r.time,
-            done: if nonblocking { f64::NAN } else { r.time },
-            entry: if nonblocking {
-                f64::NAN
-            } else if recv_entry <= r.time {
-                recv_entry
-            } else {
-                r.time
-            },
-            wait_kind: r.kind,
-            kind: r.kind,
-        }
-    }
-}
-
-pub(super) fn is_paired_send(r: &CommRecord) -> bool {
+fn is_paired_send(r: &CommRecord) -> bool {
     is_send(r.kind) && r.size != AFTER_CALL
 }
 
-pub(super) fn is_paired_recv(r: &CommRecord) -> bool {
+fn is_paired_recv(r: &CommRecord) -> bool {
     is_recv(r.kind) && r.size >= 0
 }
 
-/// The sizes the pairing works in.
-#[derive(Debug, Clone, Copy)]
-struct Sizes {
-    /// Raw records per unit (about 768 KB of records).
-    unit_records: u64,
-    /// Sends per window: what the pairing holds at a time (some 40 bytes
-    /// per send for the send, its key and its receive).
-    window_sends: usize,
-    /// Sends per parallel task of a window (some 3,000 pairs, 0.4 MB of
-    /// JSON).
-    task_sends: usize,
-    /// The join's ([`super::pair_join`]); `None`: the windows find
-    /// their receives.
-    join: Option<JoinSizes>,
-    /// Whether the pairs must reach the caller in sender order.
-    order: PairOrder,
-    /// For pairs in any order: a sample that may choose the join without
-    /// the first pass ([`super::pair_forecast`]).
-    forecast: Option<SampleSizes>,
-}
+/// The memory the pairing's rows may take: a sixth for the sends, a quarter
+/// for the receives and a twelfth for the completions being sorted, half
+/// for the pairs put back in sender order.
+pub const MEMORY_BUDGET: usize = 32 << 20;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PairOrder {
-    /// By sender, then in the sender's record order.
-    Sender,
-    /// Any order fixed by the data ([`pair_messages_unordered`]).
-    Any,
-}
+/// At most this many partitions (open buffers per writer).
+const MAX_PARTITIONS: u64 = 4096;
 
-const SIZES: Sizes = Sizes {
-    unit_records: 32 * 1024,
-    window_sends: 256 * 1024,
-    task_sends: 4 * 1024,
-    // Partitions of some 5 MB as filed, 8 MB in memory (matched in parts
-    // that stay in the cache): few enough that the filing's buffers are
-    // long (on the yardstick of docs/PERFORMANCE.md, 64 Ki events took 6%
-    // more time, 256 Ki 9% more and twice the memory).
-    join: Some(JoinSizes {
-        partition: 128 * 1024,
-        limit: 512 * 1024,
-        pending: 1024 * 1024,
-        event_cost: 12,
-    }),
-    order: PairOrder::Sender,
-    // 16 Ki records of each process (1% of the yardstick's) in 8 runs
-    // of 48 KB.
-    forecast: Some(SampleSizes {
-        runs: 8,
-        run: 2 * 1024,
-        share: 16,
-    }),
-};
+/// Bytes of the buffers of all the writing tasks of step 1 together
+/// (small enough to stay in the cores' caches while they write all over
+/// them).
+const WRITER_BYTES: usize = 4 << 20;
 
-/// Tasks of a window per thread handed on at a time (the pairs of two
-/// such runs of tasks are in memory at once).
+/// Rows read back before they are handed to a sort.
+const BATCH_ROWS: usize = 16 * 1024;
+
+/// Pairs per batch the caller formats (some 0.5 MB of JSON).
+const TASK_PAIRS: usize = 4 * 1024;
+
+/// Batches per thread handed on at a time (two such windows are held).
 const TASKS_PER_THREAD: usize = 4;
 
-/// Consecutive records of one block of one sender, with sends.
-pub(super) struct Unit<'a> {
-    pub proc: usize,
-    pub block: &'a CommBlockRef,
-    /// Raw record index in the block, and raw records.
-    pub first: u64,
-    pub len: u64,
-    /// Sends in the selection.
-    pub sends: u64,
+/// A send: its key and what a pair or an unmatched send reports of it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SendRow {
+    from: i32,
+    to: i32,
+    tag: i32,
+    /// Its place among the sender's sends, in record order.
+    seq: u64,
+    time: f64,
+    size: i32,
+    kind: i32,
 }
 
-/// What the first pass finds in one process.
-struct FirstPass<'a> {
-    units: Vec<Unit<'a>>,
+/// A receive from a process: its key, what a pair reports of it and how
+/// it completed, when that is known as the row is filed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RecvRow {
+    from: i32,
+    to: i32,
+    tag: i32,
+    /// Its place among the receiver's receives, in record order.
+    order: u64,
+    time: f64,
+    kind: i32,
+    size: i32,
+    /// When it completed (NaN: not known when filed, see [`DoneRow`]).
+    done: f64,
+    /// When the call that completed it was entered (NaN: not known).
+    entry: f64,
+    /// That call's MPI type.
+    wait_kind: i32,
+}
+
+/// How a receive completed: when (NaN: not known), when the call that
+/// completed it was entered (NaN: not known), and that call's MPI type.
+#[derive(Debug, Clone, Copy)]
+struct Completion {
+    done: f64,
+    entry: f64,
+    wait_kind: i32,
+}
+
+/// The completion of a nonblocking receive: the receive's key (its
+/// sender, receiver, tag and order), when the wait that returned its
+/// status exited, and the wait's entry and MPI type.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DoneRow {
+    from: i32,
+    to: i32,
+    tag: i32,
+    order: u64,
+    time: f64,
+    entry: f64,
+    wait_kind: i32,
+}
+
+/// A pair as it waits to be put back in sender order.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PairRow {
+    from: i32,
+    /// The send's place among its sender's sends.
+    seq: u64,
+    to: i32,
+    tag: i32,
+    size: i32,
+    send_time: f64,
+    recv_time: f64,
+    done: f64,
+    entry: f64,
+    wait_kind: i32,
+}
+
+impl SendRow {
+    fn key(&self) -> (i32, i32, i32, u64) {
+        (self.from, self.to, self.tag, self.seq)
+    }
+
+    fn unmatched(&self) -> MsgEnd {
+        MsgEnd {
+            proc: self.from as usize,
+            peer: self.to,
+            tag: self.tag,
+            size: self.size,
+            time: self.time,
+            kind: func_name(self.kind).unwrap_or("?"),
+        }
+    }
+}
+
+impl RecvRow {
+    /// Receive `r` of process `to` as its record tells it: a blocking one
+    /// completes at its record and was entered at `recv_entry` (its
+    /// before-record, when not later); a nonblocking one waits for a status.
+    fn posted(to: i32, order: u64, r: &CommRecord, recv_entry: f64) -> RecvRow {
+        let (done, entry) = if is_nonblocking_recv(r.kind) {
+            (f64::NAN, f64::NAN)
+        } else if recv_entry <= r.time {
+            (r.time, recv_entry)
+        } else {
+            (r.time, r.time)
+        };
+        RecvRow {
+            from: r.peer,
+            to,
+            tag: r.tag,
+            order,
+            time: r.time,
+            kind: r.kind,
+            size: r.size,
+            done,
+            entry,
+            wait_kind: r.kind,
+        }
+    }
+
+    fn completion(&self) -> Completion {
+        Completion {
+            done: self.done,
+            entry: self.entry,
+            wait_kind: self.wait_kind,
+        }
+    }
+
+    fn key(&self) -> (i32, i32, i32, u64) {
+        (self.from, self.to, self.tag, self.order)
+    }
+
+    /// Listed unmatched: as its receiver's record.
+    fn unmatched(&self) -> MsgEnd {
+        MsgEnd {
+            proc: self.to as usize,
+            peer: self.from,
+            tag: self.tag,
+            size: self.size,
+            time: self.time,
+            kind: func_name(self.kind).unwrap_or("?"),
+        }
+    }
+}
+
+impl PairRow {
+    fn of(s: &SendRow, x: &RecvRow, c: &Completion) -> PairRow {
+        PairRow {
+            from: s.from,
+            seq: s.seq,
+            to: x.to,
+            tag: s.tag,
+            size: s.size,
+            send_time: s.time,
+            recv_time: x.time,
+            done: c.done,
+            entry: c.entry,
+            wait_kind: c.wait_kind,
+        }
+    }
+
+    fn pair(&self) -> Pair {
+        let completed = (!self.done.is_nan()).then_some(self.done);
+        Pair {
+            from: self.from as usize,
+            to: self.to as usize,
+            tag: self.tag,
+            size: self.size,
+            send_time: self.send_time,
+            recv_time: self.recv_time,
+            latency: self.recv_time - self.send_time,
+            completed_time: completed,
+            latency_to_completion: completed.map(|c| c - self.send_time),
+            wait_entry: completed.and((!self.entry.is_nan()).then_some(self.entry)),
+            wait_kind: self.wait_kind,
+        }
+    }
+}
+
+/// Rows ordered by their keys alone (the keys are distinct).
+macro_rules! ordered_by {
+    ($row:ty, |$r:ident| $key:expr) => {
+        impl Ord for $row {
+            fn cmp(&self, other: &Self) -> Ordering {
+                let key = |$r: &$row| $key;
+                key(self).cmp(&key(other))
+            }
+        }
+        impl PartialOrd for $row {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl PartialEq for $row {
+            fn eq(&self, other: &Self) -> bool {
+                self.cmp(other) == Ordering::Equal
+            }
+        }
+        impl Eq for $row {}
+    };
+}
+
+ordered_by!(SendRow, |r| r.key());
+ordered_by!(RecvRow, |r| r.key());
+ordered_by!(DoneRow, |r| (r.from, r.to, r.tag, r.order));
+// By sender, then in the sender's record order.
+ordered_by!(PairRow, |r| (r.from, r.seq));
+
+/// A row's bytes in a run: its fields in turn, little-endian, at offsets
+/// the compiler knows (the spill writes and reads every row once).
+macro_rules! row_bytes {
+    ($row:ident { $($field:ident: $t:ty),+ $(,)? }) => {
+        impl Row for $row {
+            const BYTES: usize = 0 $(+ std::mem::size_of::<$t>())+;
+            fn put(&self, out: &mut [u8]) {
+                let Ok(out) = <&mut [u8; Self::BYTES]>::try_from(out) else {
+                    return;
+                };
+                let mut at = 0;
+                $(
+                    let n = std::mem::size_of::<$t>();
+                    out[at..at + n].copy_from_slice(&self.$field.to_le_bytes());
+                    at += n;
+                )+
+                let _ = at;
+            }
+            fn get(bytes: &[u8]) -> Self {
+                let mut b = [0u8; Self::BYTES];
+                if let Ok(whole) = <&[u8; Self::BYTES]>::try_from(bytes) {
+                    b = *whole;
+                }
+                let mut at = 0;
+                $(
+                    let n = std::mem::size_of::<$t>();
+                    let mut f = [0u8; std::mem::size_of::<$t>()];
+                    f.copy_from_slice(&b[at..at + n]);
+                    let $field = <$t>::from_le_bytes(f);
+                    at += n;
+                )+
+                let _ = at;
+                $row { $($field),+ }
+            }
+        }
+    };
+}
+
+row_bytes!(SendRow { from: i32, to: i32, tag: i32, seq: u64, time: f64, size: i32, kind: i32 });
+row_bytes!(RecvRow {
+    from: i32,
+    to: i32,
+    tag: i32,
+    order: u64,
+    time: f64,
+    kind: i32,
+    size: i32,
+    done: f64,
+    entry: f64,
+    wait_kind: i32,
+});
+row_bytes!(DoneRow { from: i32, to: i32, tag: i32, order: u64, time: f64, entry: f64, wait_kind: i32 });
+row_bytes!(PairRow {
+    from: i32,
+    seq: u64,
+    to: i32,
+    tag: i32,
+    size: i32,
+    send_time: f64,
+    recv_time: f64,
+    done: f64,
+    entry: f64,
+    wait_kind: i32,
+});
+
+/// What numbering one process finds besides its rows.
+struct Numbered {
     /// Receives from a wildcard or sentinel source.
     wild: Vec<MsgEnd>,
-    /// Receives from a process.
-    recvs: u64,
-    /// Whom its sends go to.
-    peers: Peers,
+    /// Sends of a process whose number does not fit a row (none in real
+    /// runs): unmatched, with their place in sender order.
+    unkeyed: Vec<((usize, u64), MsgEnd)>,
     warnings: Vec<Warning>,
 }
 
-/// Cuts the blocks of `p` into units and counts its receives.
-fn first_pass(walk: CommProcWalk<'_>, unit_records: u64) -> FirstPass<'_> {
-    let (p, sel) = (walk.proc(), *walk.selection());
-    let mut units = Vec::new();
+/// Step 1's output: every row filed under its key's partition in the
+/// spill (bucket `3 · partition + kind`).
+struct RowWriter<'s> {
+    out: Buffered<'s>,
+    parts: usize,
+    /// The first write that failed: the rows after it are lost.
+    failed: Option<std::io::Error>,
+}
+
+/// The kinds of rows, each a bucket of every partition.
+const SENDS: usize = 0;
+const RECVS: usize = 1;
+const DONES: usize = 2;
+
+/// Bytes of the largest row.
+const MAX_ROW_BYTES: usize = 64;
+
+impl RowWriter<'_> {
+    fn file<T: Row>(&mut self, kind: usize, key: (i32, i32, i32), row: &T) {
+        let mut bytes = [0u8; MAX_ROW_BYTES];
+        row.put(&mut bytes[..T::BYTES]);
+        let bucket = 3 * partition(key, self.parts) + kind;
+        if let Err(e) = self.out.push_prefix(bucket, &bytes, T::BYTES) {
+            self.failed.get_or_insert(e);
+        }
+    }
+}
+
+/// The partition of key (sender, receiver, tag): a hash of the whole key,
+/// so that the keys spread evenly however the processes number them.
+fn partition(key: (i32, i32, i32), parts: usize) -> usize {
+    let h = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, key);
+    // (The high bits of the product: FxHash's best bits.)
+    ((u128::from(h) * parts as u128) >> 64) as usize
+}
+
+/// Step 1: the rows of one process's sends, receives and completions,
+/// filed in their partitions.
+fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbered {
+    let (proc, sel) = (walk.proc().proc, *walk.selection());
+    let me = i32::try_from(proc).ok();
+    let (mut seq, mut order) = (0u64, 0u64);
+    let mut waits = WaitTracker::default();
+    let mut recv_entry = f64::NAN;
+    let mut waiting = Waiting::default();
     let mut wild = Vec::new();
-    let mut recvs = 0;
-    let mut peers = Peers::default();
-    let warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |b, records| {
-        let (mut first, mut i, mut sends) = (0u64, 0u64, 0u64);
-        let mut end_unit = |first: u64, len: u64, sends: &mut u64| {
-            if *sends > 0 {
-                units.push(Unit {
-                    proc: p.proc,
-                    block: b,
-                    first,
-                    len,
-                    sends: *sends,
-                });
-            }
-            *sends = 0;
-        };
-        for r in records.by_ref() {
-            if i - first == unit_records {
-                end_unit(first, i - first, &mut sends);
-                first = i;
-            }
-            i += 1;
-            if !sel.contains(r.time) {
-                continue;
-            }
-            if is_paired_send(&r) {
-                sends += 1;
-                peers.add(r.peer);
-            } else if is_paired_recv(&r) {
-                if r.peer >= 0 {
-                    recvs += 1;
+    let mut unkeyed = Vec::new();
+    let warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |_, records| {
+        while let Some(batch) = records.next_batch() {
+            for r in batch.records() {
+                if is_send(r.kind) {
+                    if sel.contains(r.time) && is_paired_send(&r) {
+                        match me {
+                            Some(from) => out.file(
+                                SENDS,
+                                (from, r.peer, r.tag),
+                                &SendRow {
+                                    from,
+                                    to: r.peer,
+                                    tag: r.tag,
+                                    seq,
+                                    time: r.time,
+                                    size: r.size,
+                                    kind: r.kind,
+                                },
+                            ),
+                            None => unkeyed.push(((proc, seq), end(proc, &r))),
+                        }
+                        seq += 1;
+                    }
+                    continue;
+                }
+                let Some(to) = me else { continue };
+                if !is_recv(r.kind) && !is_wait(r.kind) {
+                    continue;
+                }
+                if let Some(((from, tag), time)) = waits.push(&r) {
+                    let (entry, wait_kind) = waits.last_wait();
+                    match waiting.pop((from, tag)) {
+                        Some(Waited::Held(mut x)) => {
+                            (x.done, x.entry, x.wait_kind) = (time, entry, wait_kind);
+                            out.file(RECVS, (from, to, tag), &x);
+                        }
+                        Some(Waited::Filed(order)) => {
+                            let done = DoneRow {
+                                from,
+                                to,
+                                tag,
+                                order,
+                                time,
+                                entry,
+                                wait_kind,
+                            };
+                            out.file(DONES, (from, to, tag), &done);
+                        }
+                        None => {}
+                    }
+                    continue;
+                }
+                if is_recv(r.kind) && r.size == BEFORE_CALL {
+                    // A blocking receive's entry; its data record follows.
+                    recv_entry = r.time;
+                }
+                if !sel.contains(r.time) || !is_paired_recv(&r) {
+                    continue;
+                }
+                if r.peer < 0 {
+                    wild.push(end(proc, &r));
+                    continue;
+                }
+                let x = RecvRow::posted(to, order, &r, recv_entry);
+                order += 1;
+                if is_nonblocking_recv(r.kind) {
+                    // Filed when its status comes, or now if too many wait.
+                    match waiting.push(x) {
+                        Some(x) => out.file(RECVS, (x.from, x.to, x.tag), &x),
+                        None => continue,
+                    }
                 } else {
-                    wild.push(end(p.proc, &r));
+                    out.file(RECVS, (x.from, x.to, x.tag), &x);
                 }
             }
         }
-        end_unit(first, i - first, &mut sends);
     });
-    FirstPass {
-        units,
+    // Receives no status completed.
+    for (x, _) in waiting.held {
+        out.file(RECVS, (x.from, x.to, x.tag), &x);
+    }
+    walk.database().progress().advance(1);
+    Numbered {
         wild,
-        recvs,
-        peers,
+        unkeyed,
         warnings,
     }
 }
 
-/// What one task found, merged in task order.
-struct TaskOut<C> {
-    chunk: C,
-    found: Found,
-}
-
-/// The report's part of a task's findings.
+/// Nonblocking receives no status has completed yet: per (source, tag) a
+/// list, oldest first, through one pool of slots (AMReX tags each message
+/// anew: a key per receive, which costs no allocation here). Up to
+/// [`MAX_HELD`] receives are held whole, to be filed with their
+/// completion; past it a receive is filed at once and its completion
+/// follows as a [`DoneRow`] (24 bytes a receive waiting, and the rows held).
 #[derive(Default)]
-struct Found {
-    paired: u64,
-    /// Sends that took a receive (reported or not).
-    matched: u64,
-    routes: FxHashMap<(usize, usize), RouteSum>,
-    unmatched_sends: Vec<MsgEnd>,
+struct Waiting {
+    /// (source, tag) → the first and the last slot of its list.
+    keys: FxHashMap<(i32, i32), (usize, usize)>,
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    /// The receives held whole and their slots (unordered: a slot names
+    /// its row).
+    held: Vec<(RecvRow, usize)>,
 }
 
-impl Found {
+/// Receives held whole per process (3.5 MB).
+const MAX_HELD: usize = 64 * 1024;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    /// The receive's order, or its row in `held` (`held` true).
+    order: u64,
+    held: bool,
+    next: usize,
+}
+
+/// A receive a status completes.
+enum Waited {
+    /// Held whole: to be filed with its completion.
+    Held(RecvRow),
+    /// Filed already, by its order.
+    Filed(u64),
+}
+
+impl Waiting {
+    /// Adds nonblocking receive `x`; gives it back when it is not held
+    /// (to be filed now).
+    fn push(&mut self, x: RecvRow) -> Option<RecvRow> {
+        let held = self.held.len() < MAX_HELD;
+        let slot = Slot {
+            order: if held { self.held.len() as u64 } else { x.order },
+            held,
+            next: usize::MAX,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slots[i] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() - 1
+            }
+        };
+        match self.keys.entry((x.from, x.tag)) {
+            Entry::Occupied(mut e) => {
+                let last = std::mem::replace(&mut e.get_mut().1, i);
+                self.slots[last].next = i;
+            }
+            Entry::Vacant(e) => {
+                e.insert((i, i));
+            }
+        }
+        if held {
+            self.held.push((x, i));
+            return None;
+        }
+        Some(x)
+    }
+
+    /// The oldest receive of `key`, taken off its list.
+    fn pop(&mut self, key: (i32, i32)) -> Option<Waited> {
+        let Entry::Occupied(mut e) = self.keys.entry(key) else {
+            return None;
+        };
+        let (first, last) = *e.get();
+        let slot = self.slots[first];
+        if first == last {
+            e.remove();
+        } else {
+            e.get_mut().0 = slot.next;
+        }
+        self.free.push(first);
+        if !slot.held {
+            return Some(Waited::Filed(slot.order));
+        }
+        // (The last row held moves into the place taken: its slot follows.)
+        let at = slot.order as usize;
+        let (x, _) = self.held.swap_remove(at);
+        if let Some(&(_, moved)) = self.held.get(at) {
+            self.slots[moved].order = at as u64;
+        }
+        Some(Waited::Held(x))
+    }
+}
+
+/// Step 3: the walk over the sorted sends and receives. As an iterator, it
+/// gives the pairs to report, in key order; it adds up the report as it
+/// goes.
+struct Join<'s> {
+    sends: Sorted<SendRow>,
+    recvs: Sorted<RecvRow>,
+    /// Completions, each for a receive of the same key.
+    dones: Sorted<DoneRow>,
+    done: Option<DoneRow>,
+    /// The next row of each stream.
+    send: Option<SendRow>,
+    recv: Option<RecvRow>,
+    sel: &'s CommSelection<'s>,
+    ranges: Option<&'s ProcRanges>,
+    paired: u64,
+    routes: RouteSums,
+    /// The route of the last pairs (they come by route) and its sums.
+    route: Option<((usize, usize), RouteSum)>,
+    unmatched_sends: Vec<((usize, u64), MsgEnd)>,
+    unmatched_recvs: Vec<((i32, i32, i32, u64), MsgEnd)>,
+}
+
+impl<'s> Join<'s> {
+    fn new(
+        (mut sends, mut recvs, mut dones): (Sorted<SendRow>, Sorted<RecvRow>, Sorted<DoneRow>),
+        sel: &'s CommSelection<'s>,
+        ranges: Option<&'s ProcRanges>,
+    ) -> Self {
+        Join {
+            send: sends.next(),
+            recv: recvs.next(),
+            done: dones.next(),
+            sends,
+            recvs,
+            dones,
+            sel,
+            ranges,
+            paired: 0,
+            routes: RouteSums::new(),
+            route: None,
+            unmatched_sends: Vec::new(),
+            unmatched_recvs: Vec::new(),
+        }
+    }
+
+    /// The next receive, with its completion if a status gave one.
+    fn next_recv(&mut self) -> Option<(RecvRow, Completion)> {
+        let x = std::mem::replace(&mut self.recv, self.recvs.next())?;
+        let mut c = x.completion();
+        let key = (x.from, x.to, x.tag, x.order);
+        while let Some(d) = self.done.filter(|d| (d.from, d.to, d.tag, d.order) <= key) {
+            if (d.from, d.to, d.tag, d.order) == key {
+                c = Completion {
+                    done: d.time,
+                    entry: d.entry,
+                    wait_kind: d.wait_kind,
+                };
+            }
+            self.done = self.dones.next();
+        }
+        Some((x, c))
+    }
+
     /// Counts a pair reported.
     fn add(&mut self, p: &Pair) {
         self.paired += 1;
-        self.routes
-            .entry((p.from, p.to))
-            .or_insert_with(RouteSum::new)
-            .add(p);
-    }
-}
-
-/// The pair of send `s` and receive `x` on process `to`.
-fn pair(s: &WindowSend, to: usize, x: &Waiting) -> Pair {
-    let completed = (!x.done.is_nan()).then_some(x.done);
-    Pair {
-        from: s.from,
-        to,
-        tag: s.tag,
-        size: s.size,
-        send_time: s.time,
-        recv_time: x.time,
-        latency: x.time - s.time,
-        completed_time: completed,
-        latency_to_completion: completed.map(|c| c - s.time),
-        wait_entry: completed.and((!x.entry.is_nan()).then_some(x.entry)),
-        wait_kind: x.wait_kind,
-    }
-}
-
-/// Pairs the sends `range` of `w`, giving the pairs to `on_pair` in order.
-/// Not generic, so that the loop is compiled once, here. With a region
-/// filter, a pair (or unmatched send) is reported when its send lies in the
-/// sender's `ranges`; the pairing itself took every record.
-fn pair_sends(
-    w: &Window,
-    sel: &CommSelection<'_>,
-    ranges: Option<&ProcRanges>,
-    range: std::ops::Range<usize>,
-    on_pair: &mut dyn FnMut(&Pair),
-) -> Found {
-    let mut out = Found::default();
-    for s in &w.sends[range] {
-        let x = w.receive(s).filter(|_| s.key != NO_KEY);
-        if let Some(e) = out.take(sel, ranges, s, x, on_pair) {
-            out.unmatched_sends.push(e);
+        let route = (p.from, p.to);
+        match &mut self.route {
+            Some((r, sums)) if *r == route => sums.add(p),
+            last => {
+                if let Some((r, sums)) = last.take() {
+                    self.routes.entry(r).or_insert_with(RouteSum::new).merge(&sums);
+                }
+                let mut sums = RouteSum::new();
+                sums.add(p);
+                *last = Some((route, sums));
+            }
         }
     }
-    out
+
+    /// What the walk found besides its pairs (once it is over), and the
+    /// error that ended it early, if any.
+    #[allow(clippy::type_complexity)]
+    fn finish(
+        mut self,
+    ) -> (
+        u64,
+        RouteSums,
+        Vec<((usize, u64), MsgEnd)>,
+        Vec<((i32, i32, i32, u64), MsgEnd)>,
+        Option<std::io::Error>,
+    ) {
+        if let Some((r, sums)) = self.route.take() {
+            self.routes.entry(r).or_insert_with(RouteSum::new).merge(&sums);
+        }
+        let error = (self.sends.take_error())
+            .or(self.recvs.take_error())
+            .or(self.dones.take_error());
+        (
+            self.paired,
+            self.routes,
+            self.unmatched_sends,
+            self.unmatched_recvs,
+            error,
+        )
+    }
 }
 
-impl Found {
-    /// Send `s` with the receive `x` it takes, if any: a pair reported (to
-    /// `on_pair`) when it touches the selection, or the send to list as
-    /// unmatched. With a region filter, a pair (or unmatched send) is
-    /// reported when its send lies in the sender's `ranges`.
-    #[inline]
-    fn take(
-        &mut self,
-        sel: &CommSelection<'_>,
-        ranges: Option<&ProcRanges>,
-        s: &WindowSend,
-        x: Option<&Waiting>,
-        on_pair: &mut dyn FnMut(&Pair),
-    ) -> Option<MsgEnd> {
-        match x.zip(usize::try_from(s.to).ok()) {
-            Some((x, to)) => {
-                self.matched += 1;
-                if (sel.wants_proc(s.from) || sel.wants_proc(to)) && inside(ranges, s.from, s.time)
-                {
-                    let pair = pair(s, to, x);
-                    self.add(&pair);
-                    on_pair(&pair);
+impl Iterator for Join<'_> {
+    type Item = PairRow;
+
+    fn next(&mut self) -> Option<PairRow> {
+        loop {
+            let side = match (&self.send, &self.recv) {
+                (None, None) => return None,
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some(s), Some(x)) => (s.from, s.to, s.tag).cmp(&(x.from, x.to, x.tag)),
+            };
+            match side {
+                Ordering::Less => {
+                    let Some(s) = self.send.take() else { continue };
+                    self.send = self.sends.next();
+                    let from = s.from as usize;
+                    if self.sel.wants_proc(from) && inside(self.ranges, from, s.time) {
+                        self.unmatched_sends.push(((from, s.seq), s.unmatched()));
+                    }
                 }
-                None
+                Ordering::Greater => {
+                    let Some((x, _)) = self.next_recv() else { continue };
+                    // (The selection is applied to all unmatched receives
+                    // at the end.)
+                    self.unmatched_recvs
+                        .push(((x.to, x.from, x.tag, x.order), x.unmatched()));
+                }
+                Ordering::Equal => {
+                    let Some(s) = std::mem::replace(&mut self.send, self.sends.next()) else {
+                        continue;
+                    };
+                    let Some((x, c)) = self.next_recv() else { continue };
+                    let (from, to) = (s.from as usize, x.to as usize);
+                    if (self.sel.wants_proc(from) || self.sel.wants_proc(to))
+                        && inside(self.ranges, from, s.time)
+                    {
+                        let row = PairRow::of(&s, &x, &c);
+                        self.add(&row.pair());
+                        return Some(row);
+                    }
+                }
             }
-            None => (sel.wants_proc(s.from) && inside(ranges, s.from, s.time)).then(|| MsgEnd {
-                proc: s.from,
-                peer: s.to,
-                tag: s.tag,
-                size: s.size,
-                time: s.time,
-                kind: func_name(s.kind).unwrap_or("?"),
-            }),
         }
     }
 }
@@ -456,18 +877,14 @@ pub fn pair_messages(
     )
 }
 
-/// Pairs sends with receives. A first pass (in parallel over processes)
-/// cuts each process's records into units and counts its receives; then
-/// the sends, in sender order, are paired a window at a time
-/// ([`super::pair_window`]: memory is bounded by the window, whatever
-/// the order of the records in the files). A window's sends are paired in
-/// parallel tasks: each starts a chunk with `new` and gives it its pairs
-/// through `add`, in record order; `emit` gets the chunks in the fixed
-/// order (by sender, then in the sender's record order), a few tasks per
-/// thread at a time, so a caller that formats in `add` and writes in `emit`
-/// streams the pairs with bounded memory and the same output for any
-/// thread count. Pairs and the report cover the messages that touch the
-/// selected processes; both ends are read for pairing.
+/// Pairs sends with receives (the module docs tell how). The pairs are
+/// handed on in batches formatted in parallel: each batch starts a chunk
+/// with `new` and gives it its pairs through `add`; `emit` gets the chunks
+/// in the fixed order (by sender, then in the sender's record order), so a
+/// caller that formats in `add` and writes in `emit` streams the pairs with
+/// bounded memory and the same output for any thread count. Pairs and the
+/// report cover the messages that touch the selected processes; both ends
+/// are read for pairing.
 ///
 /// With `ranges` (a region filter's, the sender's own clock), only the
 /// messages whose send lies in them are reported, and the unmatched ends
@@ -481,14 +898,14 @@ pub fn pair_messages_in<C: Send>(
     add: impl Fn(&mut C, &Pair) + Sync,
     emit: &mut dyn FnMut(C),
 ) -> (PairingSummary, Vec<Warning>) {
-    pair_in_windows(db, sel, ranges, SIZES, &new, &add, emit)
+    let out = Handing { new, add, emit };
+    pair_within(db, sel, ranges, MEMORY_BUDGET, PairOrder::Sender, out)
 }
 
 /// [`pair_messages_in`] for a caller that only sums, counts or takes
-/// extremes of the pairs: `emit` gets the chunks in an order that depends
-/// on the data alone (the same for any thread count) but is not the
-/// senders'. The report is the same. When the join pairs, the pairs are
-/// made in its partitions, and the sends are not read again in order.
+/// extremes of the pairs: `emit` gets the chunks in key order (sender,
+/// receiver, tag, then sender order: the same for any thread count), which
+/// saves the last sort. The report is the same.
 pub fn pair_messages_unordered<C: Send>(
     db: &Database,
     sel: &CommSelection<'_>,
@@ -497,223 +914,300 @@ pub fn pair_messages_unordered<C: Send>(
     add: impl Fn(&mut C, &Pair) + Sync,
     emit: &mut dyn FnMut(C),
 ) -> (PairingSummary, Vec<Warning>) {
-    let sizes = Sizes {
-        order: PairOrder::Any,
-        ..SIZES
-    };
-    pair_in_windows(db, sel, ranges, sizes, &new, &add, emit)
+    let out = Handing { new, add, emit };
+    pair_within(db, sel, ranges, MEMORY_BUDGET, PairOrder::Any, out)
 }
 
-fn pair_in_windows<C: Send>(
+/// The order the pairs reach the caller in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PairOrder {
+    /// By sender, then in the sender's record order.
+    Sender,
+    /// By key (sender, receiver, tag), then in the sender's record order.
+    Any,
+}
+
+/// How the pairs reach the caller: in chunks made by `new` and `add` in
+/// parallel batches, handed to `emit` in order.
+pub(super) struct Handing<'e, N, A, C> {
+    pub new: N,
+    pub add: A,
+    pub emit: &'e mut dyn FnMut(C),
+}
+
+impl<N, A, C> Handing<'_, N, A, C>
+where
+    N: Fn() -> C + Sync,
+    A: Fn(&mut C, &Pair) + Sync,
+    C: Send,
+{
+    fn hand_on(&mut self, mut pairs: impl Iterator<Item = PairRow>) {
+        let batches = std::iter::from_fn(|| {
+            let batch: Vec<PairRow> = pairs.by_ref().take(TASK_PAIRS).collect();
+            (!batch.is_empty()).then_some(batch)
+        });
+        let (new, add, emit) = (&self.new, &self.add, &mut *self.emit);
+        crate::parallel::Ordered::per_thread(TASKS_PER_THREAD)
+            .overlapped()
+            .for_each(
+                batches,
+                |batch| {
+                    let mut chunk = new();
+                    for p in &batch {
+                        add(&mut chunk, &p.pair());
+                    }
+                    chunk
+                },
+                emit,
+            );
+    }
+}
+
+/// What the join of one partition found besides the pairs it handed on.
+struct PartFound<C> {
+    /// The pairs made into chunks (in [`PairOrder::Any`]).
+    chunks: Vec<C>,
+    paired: u64,
+    routes: RouteSums,
+    unmatched_sends: Vec<((usize, u64), MsgEnd)>,
+    unmatched_recvs: Vec<((i32, i32, i32, u64), MsgEnd)>,
+    /// A temporary file that failed as it was read (rows lost) or written
+    /// (rows kept in memory).
+    unread: Option<std::io::Error>,
+    unwritten: Option<std::io::Error>,
+}
+
+/// The rows of `kind` of partition `part`, sorted by their keys within
+/// `run_bytes` of memory.
+fn sorted_rows<T: Row>(
+    spill: &Spill,
+    part: usize,
+    kind: usize,
+    run_bytes: usize,
+) -> (Sorted<T>, Option<std::io::Error>, Option<std::io::Error>) {
+    let sorter = Sorter::with_run_bytes(run_bytes);
+    let mut batch = Vec::with_capacity(spill.records(3 * part + kind).min(BATCH_ROWS as u64) as usize);
+    let read = spill.read(3 * part + kind, |chunk| {
+        batch.extend(chunk.chunks_exact(T::BYTES).map(T::get));
+        if batch.len() >= BATCH_ROWS {
+            sorter.push(&mut batch);
+        }
+    });
+    sorter.push(&mut batch);
+    let (rows, unwritten) = sorter.finish();
+    (rows, read.err(), unwritten)
+}
+
+/// Steps 2 and 3 for one partition: its rows sorted and merged. Its pairs
+/// go to `pairs` (sender order) or into chunks (any order).
+#[allow(clippy::too_many_arguments)]
+fn join_partition<N, A, C>(
+    spill: &Spill,
+    part: usize,
+    run_bytes: usize,
+    sel: &CommSelection<'_>,
+    ranges: Option<&ProcRanges>,
+    pairs: Option<&Sorter<PairRow>>,
+    new: &N,
+    add: &A,
+) -> PartFound<C>
+where
+    N: Fn() -> C + Sync,
+    A: Fn(&mut C, &Pair) + Sync,
+    C: Send,
+{
+    let (sends, e1, w1) = sorted_rows(spill, part, SENDS, run_bytes);
+    let (recvs, e2, w2) = sorted_rows(spill, part, RECVS, run_bytes);
+    let (dones, e3, w3) = sorted_rows(spill, part, DONES, run_bytes);
+    let mut join = Join::new((sends, recvs, dones), sel, ranges);
+    let mut chunks = Vec::new();
+    match pairs {
+        Some(sorter) => {
+            let mut batch = Vec::new();
+            for row in join.by_ref() {
+                batch.push(row);
+                if batch.len() >= BATCH_ROWS {
+                    sorter.push(&mut batch);
+                }
+            }
+            sorter.push(&mut batch);
+        }
+        None => loop {
+            let mut chunk = new();
+            let mut n = 0;
+            for row in join.by_ref().take(TASK_PAIRS) {
+                add(&mut chunk, &row.pair());
+                n += 1;
+            }
+            if n == 0 {
+                break;
+            }
+            chunks.push(chunk);
+        },
+    }
+    let (paired, routes, unmatched_sends, unmatched_recvs, e4) = join.finish();
+    PartFound {
+        chunks,
+        paired,
+        routes,
+        unmatched_sends,
+        unmatched_recvs,
+        unread: e1.or(e2).or(e3).or(e4),
+        unwritten: w1.or(w2).or(w3),
+    }
+}
+
+/// The most partitions joined at once (two per thread up to it; their
+/// results are handed on in partition order).
+const PARTS_AT_ONCE: usize = 8;
+
+/// The pairing of the module docs within `budget` bytes: half for the
+/// partitions being joined, half for the pairs put back in sender order.
+pub(super) fn pair_within<N, A, C>(
     db: &Database,
     sel: &CommSelection<'_>,
     ranges: Option<&ProcRanges>,
-    sizes: Sizes,
-    new: &(impl Fn() -> C + Sync),
-    add: &(impl Fn(&mut C, &Pair) + Sync),
-    emit: &mut dyn FnMut(C),
-) -> (PairingSummary, Vec<Warning>) {
-    let unit_records = sizes.unit_records.max(1);
-    let index = db.comm_index();
-    let mut warnings = Vec::new();
-    let mut report = PairingSummary::default();
-    let position = index.positions();
+    budget: usize,
+    order: PairOrder,
+    mut out: Handing<'_, N, A, C>,
+) -> (PairingSummary, Vec<Warning>)
+where
+    N: Fn() -> C + Sync,
+    A: Fn(&mut C, &Pair) + Sync,
+    C: Send,
+{
     // Every process is read: a message of a selected process has its other
     // end in any process.
     let every_proc = CommSelection {
         procs: None,
         ..*sel
     };
-    // (The partitions take processes' numbers as 32 bits.)
-    let in_partitions =
-        sizes.order == PairOrder::Any && index.procs.iter().all(|p| i32::try_from(p.proc).is_ok());
-    let mut sizes = sizes;
-    if in_partitions
-        && let (Some(size), Some(sample)) = (sizes.join, sizes.forecast)
-        && let Some(events) = join_events(db, &every_proc, sizes.window_sends, &size, sample)
-    {
-        let ranks = Ranks::Forecast { events };
-        match file(db, &every_proc, ranks, size, PairedIn::Partitions) {
-            Ok(Ok(mut filed)) => {
-                #[cfg(test)]
-                tests::FORECAST_FILED.with(|n| n.set(n.get() + 1));
-                report.unmatched_recvs = std::mem::take(&mut filed.wild);
-                warnings.append(&mut filed.warnings);
-                let (report, failed) =
-                    report_in_partitions(db, filed, sel, ranges, new, add, emit, report);
-                warnings.extend(failed);
-                return (report, warnings);
-            }
-            // It would decline after the first pass too.
-            Ok(Err(Declined::OneKey)) => sizes.join = None,
-            // (The first pass chooses, and notes a temporary file that
-            // fails again.)
-            Ok(Err(Declined::Miscounted)) | Err(_) => {}
+    let threads = rayon::current_num_threads().max(1);
+    // A partition's rows of each kind are sorted within `run_bytes`; the
+    // partitions are cut so that one holds about that many bytes of rows
+    // (a record makes at most one row). Their number depends on the data
+    // and the budget alone: so does the order of the pairs in any order.
+    let run_bytes = (budget / 2 / PARTS_AT_ONCE).max(1);
+    let records = (db.comm_index().procs.iter())
+        .flat_map(|p| every_proc.blocks(p))
+        .fold(0u64, |n, b| n.saturating_add(b.ncomm));
+    let row_bytes = records.saturating_mul(MAX_ROW_BYTES as u64);
+    let parts = row_bytes.div_ceil(run_bytes as u64).clamp(1, MAX_PARTITIONS) as usize;
+    let spill = match crate::spill::check_room(row_bytes).and_then(|()| Spill::new(3 * parts)) {
+        Ok(s) => s,
+        Err(e) => {
+            let w = Warning::new(
+                Location::file(db.dir()),
+                format!(
+                    "message pairing: no room for its temporary file ({e}); nothing was \
+                     paired (TMPDIR names where the file goes)"
+                ),
+            );
+            return (PairingSummary::default(), vec![w]);
+        }
+    };
+    // Step 1, a task per run of processes, each with its own buffers.
+    let chunk = (WRITER_BYTES / threads / (3 * parts)).clamp(1 << 10, 256 << 10);
+    let walks: Vec<CommProcWalk> = db.comm_blocks(&every_proc).procs().collect();
+    let numbered: Vec<(Vec<Numbered>, Option<std::io::Error>)> = walks
+        .par_iter()
+        .fold(
+            || {
+                let out = RowWriter {
+                    out: Buffered::new(&spill, chunk),
+                    parts,
+                    failed: None,
+                };
+                (Vec::new(), out)
+            },
+            |(mut found, mut out), walk| {
+                found.push(number(*walk, &mut out));
+                (found, out)
+            },
+        )
+        .map(|(found, out)| {
+            let failed = out.failed;
+            (found, out.out.flush().err().or(failed))
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    let (mut wild, mut unkeyed) = (Vec::new(), Vec::new());
+    let mut unwritten = None;
+    for (found, failed) in numbered {
+        unwritten = unwritten.or(failed);
+        for n in found {
+            wild.extend(n.wild);
+            unkeyed.extend(n.unkeyed);
+            warnings.extend(n.warnings);
         }
     }
-    let per: Vec<FirstPass> = db
-        .comm_blocks(&every_proc)
-        .map_procs(|p| first_pass(p, unit_records));
-    let mut units: Vec<Unit> = Vec::new();
-    let mut recvs = 0u64;
-    // Per process of the index (all are read): whom it sends to, and its
-    // receives.
-    let mut senders: Vec<(Peers, u64)> = Vec::with_capacity(per.len());
-    for f in per {
-        senders.push((f.peers, f.recvs));
-        units.extend(f.units);
-        recvs += f.recvs;
-        report.unmatched_recvs.extend(f.wild);
-        warnings.extend(f.warnings);
+    // Steps 2 and 3, partition after partition in parallel.
+    let pairs = (order == PairOrder::Sender).then(|| Sorter::new(budget / 2));
+    let mut report = PairingSummary::default();
+    let mut routes = RouteSums::new();
+    let (mut unmatched_sends, mut unmatched_recvs) = (Vec::new(), Vec::new());
+    let mut unread = unwritten.take();
+    let mut unwritten = None;
+    let (new, add) = (&out.new, &out.add);
+    let emit = &mut *out.emit;
+    crate::parallel::Ordered::window((2 * threads).min(PARTS_AT_ONCE)).for_each(
+        0..parts,
+        |part| join_partition(&spill, part, run_bytes, sel, ranges, pairs.as_ref(), new, add),
+        |found: PartFound<C>| {
+            found.chunks.into_iter().for_each(&mut *emit);
+            report.paired += found.paired;
+            for (r, sums) in found.routes {
+                routes.entry(r).or_insert_with(RouteSum::new).merge(&sums);
+            }
+            unmatched_sends.extend(found.unmatched_sends);
+            unmatched_recvs.extend(found.unmatched_recvs);
+            unread = unread.take().or(found.unread);
+            unwritten = unwritten.take().or(found.unwritten);
+        },
+    );
+    drop(spill);
+    // Step 4: the pairs in sender order.
+    if let Some(pairs) = pairs {
+        let (mut sorted, failed) = pairs.finish();
+        out.hand_on(sorted.by_ref());
+        unread = unread.or(sorted.take_error());
+        unwritten = unwritten.or(failed);
     }
-    let windows = windows_of(&units, sizes.window_sends);
-    // Each unit's first send's rank in the run.
-    let unit_seq: Vec<u64> = std::iter::once(0)
-        .chain(units.iter().scan(0u64, |n, u| {
-            *n += u.sends;
-            Some(*n)
-        }))
-        .collect();
-    // The join reads every record once more and costs some records'
-    // reading per send and receive; the windows read their receivers'
-    // records again per window, which costs less when each process sends
-    // to few others.
-    let join_pays = |size: &JoinSizes| {
-        let sends = unit_seq.last().copied().unwrap_or(0);
-        let cost = WindowCost {
-            db,
-            sel: &every_proc,
-            units: &units,
-            windows: &windows,
-            senders: &senders,
-            position: &position,
-        };
-        // (Receives are left over, and looked for, at least when there
-        // are more of them than sends.)
-        let (windows_read, every) = cost.records(recvs > sends, sizes.window_sends as u64);
-        let events = sends.saturating_add(recvs);
-        size.event_cost == 0
-            || windows_read > every.saturating_add(events.saturating_mul(size.event_cost))
-    };
-    let spill_failed = |e: std::io::Error| {
-        // Slower, not wrong: worth a note.
-        Warning::note(
+    // Sends no row could hold took no receive.
+    unmatched_sends.extend(
+        unkeyed
+            .into_iter()
+            .filter(|(_, e)| sel.wants_proc(e.proc) && inside(ranges, e.proc, e.time)),
+    );
+    // Unmatched sends in sender order; receives by receiver, sender, tag
+    // and record order (the keys are distinct).
+    unmatched_sends.sort_unstable_by_key(|(k, _)| *k);
+    unmatched_recvs.sort_unstable_by_key(|(k, _)| *k);
+    report.routes = routes_of(routes);
+    report.unmatched_sends = unmatched_sends.into_iter().map(|(_, e)| e).collect();
+    // Receives from no process first, in process order.
+    report.unmatched_recvs = wild;
+    (report.unmatched_recvs).extend(unmatched_recvs.into_iter().map(|(_, e)| e));
+    if let Some(e) = unwritten {
+        // Slower memory, not a wrong result: worth a note.
+        warnings.push(Warning::note(
             Location::file(db.dir()),
             format!(
-                "message pairing: the temporary file failed ({e}): pairing window by window \
-                 instead (slower; TMPDIR names where the file goes)"
+                "message pairing: the temporary file failed ({e}): sorting in memory instead \
+                 (more memory; TMPDIR names where the file goes)"
             ),
-        )
-    };
-    let joined = match sizes.join.filter(join_pays) {
-        None => None,
-        Some(size) if in_partitions => {
-            let ranks = Ranks::Counted {
-                units: &units,
-                unit_seq: &unit_seq,
-                recvs,
-            };
-            match file(db, &every_proc, ranks, size, PairedIn::Partitions) {
-                Ok(Ok(filed)) => {
-                    let (report, failed) =
-                        report_in_partitions(db, filed, sel, ranges, new, add, emit, report);
-                    warnings.extend(failed);
-                    return (report, warnings);
-                }
-                Ok(Err(_)) => None,
-                Err(e) => {
-                    warnings.push(spill_failed(e));
-                    None
-                }
-            }
-        }
-        Some(size) => match join(db, &every_proc, &units, &unit_seq, &windows, recvs, size) {
-            Ok(j) => j,
-            Err(e) => {
-                warnings.push(spill_failed(e));
-                None
-            }
-        },
-    };
-    let mut routes = RouteSums::new();
-    let mut matched = 0u64;
-    let task = sizes.task_sends.max(1);
-    // The last window's vectors, for the next (their memory stays mapped).
-    let mut spare = (Vec::new(), Vec::new());
-    for (i, range) in windows.into_iter().enumerate() {
-        let from_join = joined.as_ref().and_then(|j| {
-            let (sends, taken) = std::mem::take(&mut spare);
-            Window::with_receives(
-                db,
-                &every_proc,
-                &units,
-                range.clone(),
-                &unit_seq,
-                sends,
-                || j.receives(i, taken),
-            )
-        });
-        let w = match from_join {
-            Some(w) => w,
-            None => Window::build(db, &every_proc, &units, range, &position),
-        };
-        let tasks = (0..w.sends.len())
-            .step_by(task)
-            .map(|a| a..(a + task).min(w.sends.len()));
-        // Each run of tasks is paired while this thread hands on the one
-        // before it, so that no worker waits on the handing on.
-        crate::parallel::Ordered::per_thread(TASKS_PER_THREAD)
-            .overlapped()
-            .for_each(
-                tasks,
-                |t| {
-                    let mut chunk = new();
-                    let found = pair_sends(&w, sel, ranges, t, &mut |p| add(&mut chunk, p));
-                    TaskOut { chunk, found }
-                },
-                |TaskOut { chunk, found: o }| {
-                    // Hands the chunk on and adds up what its task found.
-                    emit(chunk);
-                    report.paired += o.paired;
-                    matched += o.matched;
-                    report.unmatched_sends.extend(o.unmatched_sends);
-                    for (key, part) in o.routes {
-                        routes.entry(key).or_insert_with(RouteSum::new).merge(&part);
-                    }
-                },
-            );
-        spare = w.into_parts();
+        ));
     }
-    report.routes = routes_of(routes);
-    // Receives no send took (past the sends of their sender and tag), by
-    // receiver, sender and tag: looked for only when some are left.
-    if let Some(mut j) = joined {
-        report
-            .unmatched_recvs
-            .extend(std::mem::take(&mut j.unmatched_recvs));
-    } else if matched < recvs {
-        for q in index.procs.iter().filter(|q| sel.wants_proc(q.proc)) {
-            let mut left = unmatched_receives(db, &every_proc, &units, q, sizes.window_sends);
-            left.sort_by_key(|e| (e.peer, e.tag));
-            report.unmatched_recvs.extend(left);
-        }
+    if let Some(e) = unread {
+        warnings.push(Warning::new(
+            Location::file(db.dir()),
+            format!(
+                "message pairing: the temporary file failed ({e}): the pairs and all counted \
+                 from them (routes, unmatched sends and receives) are incomplete"
+            ),
+        ));
     }
     (selected(report, sel, ranges), warnings)
-}
-
-/// Windows: runs of `units` of at least `window_sends` sends (the last
-/// may have fewer).
-pub(super) fn windows_of(units: &[Unit<'_>], window_sends: usize) -> Vec<std::ops::Range<usize>> {
-    let mut windows = Vec::new();
-    let (mut start, mut n) = (0, 0u64);
-    for (i, u) in units.iter().enumerate() {
-        n = n.saturating_add(u.sends);
-        if n >= window_sends as u64 || i + 1 == units.len() {
-            windows.push(start..i + 1);
-            (start, n) = (i + 1, 0);
-        }
-    }
-    windows
 }
 
 /// The unmatched receives of `report` that the selection reports.
@@ -728,124 +1222,6 @@ fn selected(
             .retain(|e| sel.wants_proc(e.proc) && inside(ranges, e.proc, e.time));
     }
     report
-}
-
-/// The report of pairing `filed` in its partitions ([`pair_partitions`]),
-/// `report` holding what the first pass found; with a warning when the
-/// temporary file failed on the way.
-#[allow(clippy::too_many_arguments)]
-fn report_in_partitions<C: Send>(
-    db: &Database,
-    filed: Filed,
-    sel: &CommSelection<'_>,
-    ranges: Option<&ProcRanges>,
-    new: &(impl Fn() -> C + Sync),
-    add: &(impl Fn(&mut C, &Pair) + Sync),
-    emit: &mut dyn FnMut(C),
-    report: PairingSummary,
-) -> (PairingSummary, Option<Warning>) {
-    let mut taken = Taken {
-        report,
-        routes: RouteSums::new(),
-    };
-    let done = pair_partitions(filed, sel, ranges, new, add, emit, &mut taken);
-    let mut report = taken.report;
-    report.routes = routes_of(taken.routes);
-    let failed = match done {
-        Ok(left) => {
-            report.unmatched_recvs.extend(unmatched_recvs(db, left));
-            None
-        }
-        Err(e) => Some(Warning::new(
-            Location::file(db.dir()),
-            format!(
-                "message pairing: the temporary file failed while it was read back ({e}): the \
-                 pairs and all counted from them (routes, unmatched sends and receives) are \
-                 incomplete"
-            ),
-        )),
-    };
-    (selected(report, sel, ranges), failed)
-}
-
-/// What pairing in the partitions adds up.
-struct Taken {
-    report: PairingSummary,
-    routes: RouteSums,
-}
-
-/// Pairs the sends and receives `filed` in its partitions, a few per
-/// thread at a time, in partition order; returns the receives no send
-/// took. An error of the temporary file ends the pairing there.
-fn pair_partitions<C: Send>(
-    mut filed: Filed,
-    sel: &CommSelection<'_>,
-    ranges: Option<&ProcRanges>,
-    new: &(impl Fn() -> C + Sync),
-    add: &(impl Fn(&mut C, &Pair) + Sync),
-    emit: &mut dyn FnMut(C),
-    taken: &mut Taken,
-) -> std::io::Result<Vec<Event>> {
-    // One scratch per task running (each some MB).
-    let scratch: std::sync::Mutex<Vec<Scratch>> = std::sync::Mutex::new(Vec::new());
-    // Sends to no process take no receive.
-    let mut unmatched_sends: Vec<(u64, MsgEnd)> = Vec::new();
-    let mut strays = Found::default();
-    for (rank, s) in std::mem::take(&mut filed.strays) {
-        if let Some(e) = strays.take(sel, ranges, &s, None, &mut |_| {}) {
-            unmatched_sends.push((rank, e));
-        }
-    }
-    let mut left = Vec::new();
-    let partitions = filed.partitions();
-    let run = crate::parallel::Ordered::per_thread(TASKS_PER_THREAD)
-        .overlapped()
-        .run(
-            0..partitions,
-            |b| {
-                let mut s = scratch
-                    .lock()
-                    .map(|mut v| v.pop().unwrap_or_default())
-                    .unwrap_or_default();
-                let mut chunk = new();
-                let mut found = Found::default();
-                let mut left = Vec::new();
-                let mut unmatched = Vec::new();
-                let done = filed.pair_partition(b, &mut s, &mut left, |rank, send, x| {
-                    if let Some(e) = found.take(sel, ranges, send, x, &mut |p| add(&mut chunk, p)) {
-                        unmatched.push((rank, e));
-                    }
-                });
-                if let Ok(mut v) = scratch.lock() {
-                    v.push(s);
-                }
-                done.map(|()| (chunk, found, left, unmatched))
-            },
-            |out| {
-                let (chunk, found, l, unmatched) = out?;
-                emit(chunk);
-                taken.report.paired += found.paired;
-                for (key, part) in found.routes {
-                    taken
-                        .routes
-                        .entry(key)
-                        .or_insert_with(RouteSum::new)
-                        .merge(&part);
-                }
-                unmatched_sends.extend(unmatched);
-                left.extend(l);
-                Ok::<_, std::io::Error>(())
-            },
-        );
-    // In sender order, as the windows list them.
-    unmatched_sends.sort_unstable_by_key(|(rank, _)| *rank);
-    taken
-        .report
-        .unmatched_sends
-        .extend(unmatched_sends.into_iter().map(|(_, e)| e));
-    // (The file is closed as the run ends.)
-    drop(filed);
-    run.map(|()| left)
 }
 
 /// Count, sum and largest of latencies (the sum exact: the same in any
@@ -883,7 +1259,7 @@ impl Latencies {
 
 /// Per route: messages, bytes, latencies and latencies to completion.
 #[derive(Debug, Clone, Copy)]
-struct RouteSum {
+pub(super) struct RouteSum {
     messages: u64,
     bytes: u64,
     latency: Latencies,
@@ -891,7 +1267,7 @@ struct RouteSum {
 }
 
 impl RouteSum {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         RouteSum {
             messages: 0,
             bytes: 0,
@@ -900,7 +1276,7 @@ impl RouteSum {
         }
     }
 
-    fn add(&mut self, p: &Pair) {
+    pub(super) fn add(&mut self, p: &Pair) {
         self.messages += 1;
         self.bytes += p.size.max(0) as u64;
         self.latency.add(p.latency);
@@ -919,9 +1295,9 @@ impl RouteSum {
 }
 
 /// Per route (sender, receiver), in route order.
-type RouteSums = BTreeMap<(usize, usize), RouteSum>;
+pub(super) type RouteSums = BTreeMap<(usize, usize), RouteSum>;
 
-fn routes_of(routes: RouteSums) -> Vec<Route> {
+pub(super) fn routes_of(routes: RouteSums) -> Vec<Route> {
     routes
         .into_iter()
         .map(|((from, to), r)| {
@@ -941,706 +1317,3 @@ fn routes_of(routes: RouteSums) -> Vec<Route> {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use std::collections::VecDeque;
-    use std::path::Path;
-
-    use super::*;
-    use crate::analysis::comm::completion::{WaitTracker, is_nonblocking_recv};
-    use crate::formats::blprof::database::ProcComm;
-
-    thread_local! {
-        /// Pairings of this thread filed without a first pass.
-        pub(super) static FORECAST_FILED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    }
-
-    /// The pairing as one sequential pass over the senders once did it: the
-    /// oracle for the units.
-    fn sequential(db: &Database, sel: &CommSelection<'_>) -> (Vec<Pair>, PairingSummary) {
-        let index = db.comm_index();
-        let every = |p: &ProcComm, f: &mut dyn FnMut(&CommRecord)| {
-            for b in sel.blocks(p) {
-                if let Ok(mut records) = db.comm_records(b) {
-                    for r in records.by_ref() {
-                        f(&r);
-                    }
-                }
-            }
-        };
-        let each = |p: &ProcComm, f: &mut dyn FnMut(&CommRecord)| {
-            every(p, &mut |r| {
-                if sel.contains(r.time) {
-                    f(r)
-                }
-            })
-        };
-        let mut report = PairingSummary::default();
-        type Posted = (CommRecord, f64);
-        let mut queues: Vec<BTreeMap<(usize, i32), VecDeque<Posted>>> = Vec::new();
-        for p in &index.procs {
-            // Every receive posted so far, and per (source, tag) the
-            // nonblocking ones no status has completed, oldest first.
-            let mut posted: Vec<(usize, i32, Posted)> = Vec::new();
-            let mut awaiting: BTreeMap<(i32, i32), VecDeque<usize>> = BTreeMap::new();
-            let mut waits = WaitTracker::default();
-            every(p, &mut |r| {
-                if let Some((key, time)) = waits.push(r) {
-                    if let Some(i) = awaiting.get_mut(&key).and_then(VecDeque::pop_front) {
-                        posted[i].2.1 = time;
-                    }
-                    return;
-                }
-                if !sel.contains(r.time) || !is_paired_recv(r) {
-                    return;
-                }
-                match usize::try_from(r.peer) {
-                    Ok(src) if is_nonblocking_recv(r.kind) => {
-                        awaiting
-                            .entry((r.peer, r.tag))
-                            .or_default()
-                            .push_back(posted.len());
-                        posted.push((src, r.tag, (*r, f64::NAN)));
-                    }
-                    Ok(src) => posted.push((src, r.tag, (*r, r.time))),
-                    Err(_) => report.unmatched_recvs.push(end(p.proc, r)),
-                }
-            });
-            let mut q: BTreeMap<(usize, i32), VecDeque<Posted>> = BTreeMap::new();
-            for (src, tag, x) in posted {
-                q.entry((src, tag)).or_default().push_back(x);
-            }
-            queues.push(q);
-        }
-        let mut pairs = Vec::new();
-        let mut routes = RouteSums::new();
-        for p in &index.procs {
-            each(p, &mut |r| {
-                if !is_paired_send(r) {
-                    return;
-                }
-                let matched = usize::try_from(r.peer).ok().and_then(|to| {
-                    let i = index.procs.iter().position(|q| q.proc == to)?;
-                    let x = queues[i].get_mut(&(p.proc, r.tag))?.pop_front()?;
-                    Some((to, x))
-                });
-                match matched {
-                    Some((to, (x, done))) if sel.wants_proc(p.proc) || sel.wants_proc(to) => {
-                        let latency = x.time - r.time;
-                        let e = routes.entry((p.proc, to)).or_insert_with(RouteSum::new);
-                        e.messages += 1;
-                        e.bytes += r.size.max(0) as u64;
-                        e.latency.add(latency);
-                        let completed = (!done.is_nan()).then_some(done);
-                        if let Some(l) = completed.map(|c| c - r.time).filter(|l| !l.is_nan()) {
-                            e.completion.add(l);
-                        }
-                        pairs.push(Pair {
-                            from: p.proc,
-                            to,
-                            tag: r.tag,
-                            size: r.size,
-                            send_time: r.time,
-                            recv_time: x.time,
-                            latency,
-                            completed_time: completed,
-                            latency_to_completion: completed.map(|c| c - r.time),
-                            wait_entry: None,
-                            wait_kind: 0,
-                        });
-                    }
-                    Some(_) => {}
-                    None if sel.wants_proc(p.proc) => report.unmatched_sends.push(end(p.proc, r)),
-                    None => {}
-                }
-            });
-        }
-        report.paired = pairs.len() as u64;
-        report.routes = routes_of(routes);
-        for (i, q) in queues.into_iter().enumerate() {
-            for ((src, tag), left) in q {
-                for (x, _) in left {
-                    report.unmatched_recvs.push(MsgEnd {
-                        proc: index.procs[i].proc,
-                        peer: src as i32,
-                        ..end(index.procs[i].proc, &CommRecord { tag, ..x })
-                    });
-                }
-            }
-        }
-        report.unmatched_recvs.retain(|e| sel.wants_proc(e.proc));
-        (pairs, report)
-    }
-
-    /// The pairs of `db` as `sizes` hands them on, the report and the
-    /// warnings.
-    fn pair_all(
-        db: &Database,
-        sel: &CommSelection<'_>,
-        ranges: Option<&ProcRanges>,
-        sizes: Sizes,
-    ) -> (Vec<Pair>, PairingSummary, Vec<Warning>) {
-        let mut got = Vec::new();
-        let (r, w) = pair_in_windows(
-            db,
-            sel,
-            ranges,
-            sizes,
-            &Vec::new,
-            &|v: &mut Vec<Pair>, p| v.push(p.clone()),
-            &mut |v| got.extend(v),
-        );
-        (got, r, w)
-    }
-
-    /// A copy of the database directory `from`, to damage.
-    fn copy_of(from: &Path) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for f in std::fs::read_dir(from).unwrap() {
-            let f = f.unwrap().path();
-            std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
-        }
-        dir
-    }
-
-    fn json<T: serde::Serialize>(v: &T) -> String {
-        serde_json::to_string(v).unwrap()
-    }
-
-    /// Pairs in an order of their own, to compare as sets.
-    fn sorted(pairs: &[Pair]) -> Vec<String> {
-        let mut v: Vec<String> = pairs.iter().map(json).collect();
-        v.sort_unstable();
-        v
-    }
-
-    /// Units, windows and tasks of any size, down to one record or send,
-    /// pair exactly as one sequential pass: the same pairs in the same
-    /// order, the same report to the bit.
-    #[test]
-    fn windows_of_any_size_pair_as_one_sequential_pass() {
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
-        let one = [1usize];
-        let two = [0usize, 2];
-        let selections = [
-            CommSelection::all(),
-            CommSelection {
-                procs: Some(&one),
-                ..CommSelection::all()
-            },
-            // Windows that cut messages: unmatched sends and receives.
-            CommSelection {
-                window: (0.025, 0.03),
-                procs: None,
-            },
-            CommSelection {
-                window: (0.02, 0.03),
-                procs: Some(&two),
-            },
-        ];
-        let mut unmatched = 0;
-        for name in ["small4", "asym4", "flush", "nfiles2"] {
-            let db = Database::open(fixtures.join(name).join("bl_prof")).unwrap();
-            for sel in &selections {
-                let (pairs, report) = sequential(&db, sel);
-                unmatched += report.unmatched_sends.len() + report.unmatched_recvs.len();
-                // (The last: the join's partitions and pending receives;
-                // none: the windows find the receives. A limit of 2 makes
-                // the join decline.)
-                let join = |partition, limit, pending| {
-                    Some(JoinSizes {
-                        partition,
-                        limit,
-                        pending,
-                        event_cost: 0,
-                    })
-                };
-                let sizes = [
-                    (1, 1, 1, None),
-                    (1, 1, 1, join(1, u64::MAX, 0)),
-                    (2, 3, 2, None),
-                    (2, 3, 2, join(5, u64::MAX, 1)),
-                    (3, 7, 5, None),
-                    (3, 7, 5, join(64, u64::MAX, 3)),
-                    (7, 64, 3, join(3, 2, 100)),
-                    (64, 1, 64, join(3, u64::MAX, 1000)),
-                    (1, 1000, 7, None),
-                    (1, 1000, 7, join(1000, u64::MAX, 2)),
-                    (
-                        SIZES.unit_records,
-                        SIZES.window_sends,
-                        SIZES.task_sends,
-                        None,
-                    ),
-                    (
-                        SIZES.unit_records,
-                        SIZES.window_sends,
-                        SIZES.task_sends,
-                        SIZES.join,
-                    ),
-                ];
-                // In any order, also without the first pass (a sample of
-                // every record).
-                let sample = Some(SampleSizes {
-                    runs: 1,
-                    run: u64::MAX,
-                    share: 0,
-                });
-                for ((unit_records, window_sends, task_sends, join), order, forecast) in
-                    sizes.into_iter().flat_map(|s| {
-                        [
-                            (s, PairOrder::Sender, None),
-                            (s, PairOrder::Any, None),
-                            (s, PairOrder::Any, sample),
-                        ]
-                    })
-                {
-                    let size = Sizes {
-                        unit_records,
-                        window_sends,
-                        task_sends,
-                        join,
-                        order,
-                        forecast,
-                    };
-                    let unit = format!("{size:?}");
-                    let (got, r, w) = pair_all(&db, sel, None, size);
-                    assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
-                    if order == PairOrder::Any {
-                        assert_eq!(sorted(&got), sorted(&pairs), "{name} {sel:?} {unit}");
-                    } else {
-                        assert_eq!(json(&got), json(&pairs), "{name} {sel:?} units of {unit}");
-                    }
-                    assert_eq!(json(&r), json(&report), "{name} {sel:?} units of {unit}");
-                }
-            }
-        }
-        assert!(unmatched > 0, "the windows leave messages unmatched");
-    }
-
-    /// Sends to no process (a negative peer, as `MPI_PROC_NULL`) take no
-    /// receive and are listed unmatched, in sender order, whichever way
-    /// pairs (the join files them aside when it pairs in its partitions).
-    #[test]
-    fn sends_to_no_process_are_unmatched_either_way() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/small4/bl_prof");
-        let dir = copy_of(&fixture);
-        // Every third paired send of the copy goes to process -2.
-        let db = Database::open(&fixture).unwrap();
-        let mut stray = 0;
-        for p in &db.comm_index().procs {
-            for b in CommSelection::all().blocks(p) {
-                let path = dir.path().join(&*b.datafile);
-                let mut bytes = std::fs::read(&path).unwrap();
-                let records = db.comm_records(b).unwrap();
-                for (i, r) in records.enumerate() {
-                    if is_paired_send(&r) {
-                        stray += 1;
-                        if stray % 3 == 0 {
-                            let at = b.seekpos as usize + i * 24 + 8;
-                            bytes[at..at + 4].copy_from_slice(&(-2i32).to_le_bytes());
-                        }
-                    }
-                }
-                std::fs::write(&path, bytes).unwrap();
-            }
-        }
-        let db = Database::open(dir.path()).unwrap();
-        let sel = CommSelection::all();
-        let (pairs, report) = sequential(&db, &sel);
-        let strays = report
-            .unmatched_sends
-            .iter()
-            .filter(|e| e.peer == -2)
-            .count();
-        assert!(strays > 10, "{strays} sends to no process");
-        let forced = JoinSizes {
-            event_cost: 0,
-            ..SIZES.join.unwrap()
-        };
-        for (join, order) in [
-            (None, PairOrder::Sender),
-            (Some(forced), PairOrder::Sender),
-            (Some(forced), PairOrder::Any),
-        ] {
-            let (got, r, _) = pair_all(
-                &db,
-                &sel,
-                None,
-                Sizes {
-                    join,
-                    order,
-                    ..SIZES
-                },
-            );
-            assert_eq!(sorted(&got), sorted(&pairs), "{join:?} {order:?}");
-            assert_eq!(json(&r), json(&report), "{join:?} {order:?}");
-        }
-    }
-
-    /// With a region filter's ranges (here the first half of each
-    /// process's time, none for process 0), pairing in the partitions
-    /// reports what the windows report.
-    #[test]
-    fn partitions_report_within_ranges_as_the_windows() {
-        use crate::analysis::ranges::{RangeList, TimeRange};
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
-        for name in ["amrlevel8", "small4", "nfiles2"] {
-            let db = Database::open(fixtures.join(name).join("bl_prof"))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            let mut by_proc = BTreeMap::new();
-            for p in db.comm_index().procs.iter().filter(|p| p.proc != 0) {
-                let times = CommSelection::all()
-                    .blocks(p)
-                    .filter_map(|b| b.time_min_max);
-                let (lo, hi) = times.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (c, d)| {
-                    (a.min(c), b.max(d))
-                });
-                let half = TimeRange::new(lo, lo + (hi - lo) / 2.0);
-                by_proc.insert(p.proc, RangeList::union_of(vec![half]));
-            }
-            let ranges = ProcRanges::new(by_proc);
-            let forced = JoinSizes {
-                event_cost: 0,
-                ..SIZES.join.unwrap()
-            };
-            let run = |order| {
-                let (got, r, _) = pair_all(
-                    &db,
-                    &CommSelection::all(),
-                    Some(&ranges),
-                    Sizes {
-                        join: Some(forced),
-                        order,
-                        ..SIZES
-                    },
-                );
-                (sorted(&got), json(&r))
-            };
-            let (pairs, report) = run(PairOrder::Sender);
-            let (all, _) = sequential(&db, &CommSelection::all());
-            assert!(!pairs.is_empty() && pairs.len() < all.len(), "{name}");
-            assert!(run(PairOrder::Any) == (pairs, report), "{name}");
-        }
-    }
-
-    /// Paired in the partitions, the pairs come in the same order for any
-    /// number of threads (the spill's chunks are not).
-    #[test]
-    fn partitions_pair_in_one_order_for_any_threads() {
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
-        let db = Database::open(fixtures.join("amrlevel8").join("bl_prof"))
-            .unwrap_or_else(|e| panic!("amrlevel8: {e}"));
-        let join = JoinSizes {
-            partition: 4096,
-            event_cost: 0,
-            ..SIZES.join.unwrap()
-        };
-        let run = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
-                let (got, r, _) = pair_all(
-                    &db,
-                    &CommSelection::all(),
-                    None,
-                    Sizes {
-                        join: Some(join),
-                        order: PairOrder::Any,
-                        ..SIZES
-                    },
-                );
-                (json(&got), json(&r))
-            })
-        };
-        let one = run(1);
-        assert!(one.0.len() > 1000);
-        assert!(run(3) == one && run(4) == one);
-    }
-
-    /// On the stock application's database (and the others), the join and
-    /// the windows give the same pairs, completions and the calls that
-    /// completed them (what `comm waits` reads), and the same report.
-    #[test]
-    fn the_join_pairs_as_the_windows_on_every_fixture() {
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
-        let full = |p: &Pair| {
-            let wait = (p.wait_entry.map(f64::to_bits), p.wait_kind);
-            format!("{} {wait:?}", json(p))
-        };
-        let mut paired = 0;
-        for name in [
-            "amrlevel8",
-            "small4",
-            "asym4",
-            "flush",
-            "nfiles2",
-            "host_nid",
-        ] {
-            let db = Database::open(fixtures.join(name).join("bl_prof"))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            let run_in = |join: Option<JoinSizes>, order, forecast| {
-                let mut got = Vec::new();
-                let (r, w) = pair_in_windows(
-                    &db,
-                    &CommSelection::all(),
-                    None,
-                    Sizes {
-                        join,
-                        order,
-                        forecast,
-                        ..SIZES
-                    },
-                    &Vec::new,
-                    &|v: &mut Vec<String>, p| v.push(full(p)),
-                    &mut |v| got.extend(v),
-                );
-                assert!(w.iter().all(|w| !w.to_string().contains("temporary")));
-                (got, json(&r))
-            };
-            let run = |join| run_in(join, PairOrder::Sender, None);
-            let windows = run(None);
-            let mut in_order = windows.0.clone();
-            in_order.sort_unstable();
-            // (Partitions of 64 Ki events are matched in parts of 4 Ki.)
-            for (partition, pending) in [(1024, 0), (1024, 1), (1024, 64), (64 << 10, 1 << 20)] {
-                let join = Some(JoinSizes {
-                    partition,
-                    limit: u64::MAX,
-                    pending,
-                    event_cost: 0,
-                });
-                assert!(
-                    run(join) == windows,
-                    "{name}: the join with {pending} pending differs"
-                );
-                // Paired in the partitions: the same pairs in another
-                // order, the same report; also without the first pass.
-                let every = SampleSizes {
-                    runs: 4,
-                    run: u64::MAX,
-                    share: 0,
-                };
-                for forecast in [None, Some(every)] {
-                    let filed = FORECAST_FILED.get();
-                    let (mut pairs, report) = run_in(join, PairOrder::Any, forecast);
-                    assert_eq!(
-                        FORECAST_FILED.get() - filed,
-                        usize::from(forecast.is_some())
-                    );
-                    if name == "amrlevel8" {
-                        assert!(pairs != windows.0, "{name}: paired in the windows");
-                    }
-                    pairs.sort_unstable();
-                    assert!(
-                        pairs == in_order && report == windows.1,
-                        "{name}: the partitions with {pending} pending differ ({forecast:?})"
-                    );
-                }
-            }
-            paired += windows.0.len();
-        }
-        assert!(paired > 40_000, "{paired} pairs");
-    }
-
-    /// On damaged comm data (records of small4 with a field made up: a
-    /// type, a size, a peer, a tag or a time, NaN and infinities among
-    /// them; or two records swapped), the windows, the join and the
-    /// partitions pair as the sequential pass does, and report the same.
-    #[test]
-    fn every_way_pairs_damaged_records_alike() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/small4/bl_prof");
-        let original = Database::open(&fixture).unwrap();
-        let mut rng = crate::test_rng::Xorshift::new(0x2545_f491_4f6c_dd1d);
-        let mut next = move |n: u64| rng.below(n);
-        let (mut checked, mut warnings) = (0, 0);
-        for round in 0..40 {
-            let dir = copy_of(&fixture);
-            for p in &original.comm_index().procs {
-                for b in CommSelection::all().blocks(p) {
-                    let path = dir.path().join(&*b.datafile);
-                    let mut bytes = std::fs::read(&path).unwrap();
-                    for i in 0..b.ncomm as usize {
-                        // More damage in later rounds.
-                        if next(128) > round * 2 {
-                            continue;
-                        }
-                        let at = b.seekpos as usize + i * 24;
-                        let field = next(6) as usize;
-                        if field == 5 && i + 1 < b.ncomm as usize {
-                            // Two records swapped.
-                            let (a, z) = bytes[at..at + 48].split_at_mut(24);
-                            a.swap_with_slice(z);
-                            continue;
-                        }
-                        let new = match field {
-                            0 => [next(64) as i32, -1, 99, i32::MAX][next(4) as usize],
-                            1 => [next(300) as i32, -5, -1, i32::MIN][next(4) as usize],
-                            2 => next(7) as i32 - 2,
-                            3 => next(6) as i32,
-                            4 => {
-                                let t = [f64::NAN, f64::INFINITY, -1.0, next(1000) as f64 * 1e-3]
-                                    [next(4) as usize];
-                                bytes[at + 16..at + 24].copy_from_slice(&t.to_le_bytes());
-                                continue;
-                            }
-                            _ => continue,
-                        };
-                        let at = at + field * 4;
-                        bytes[at..at + 4].copy_from_slice(&new.to_le_bytes());
-                    }
-                    std::fs::write(&path, bytes).unwrap();
-                }
-            }
-            // Every fifth round, a data file cut short: warnings.
-            if round % 5 == 4 {
-                let path = dir.path().join(format!("bl_comm_prof_D_{:05}", round % 4));
-                let bytes = std::fs::read(&path).unwrap();
-                std::fs::write(&path, &bytes[..bytes.len() * 2 / 3]).unwrap();
-            }
-            let db = Database::open(dir.path()).unwrap();
-            let two = [0usize, 2];
-            // Every other round, a selection of processes and of time.
-            let sel = if round % 2 == 0 {
-                CommSelection::all()
-            } else {
-                CommSelection {
-                    window: (0.02, 0.04),
-                    procs: Some(&two),
-                }
-            };
-            let (pairs, report) = sequential(&db, &sel);
-            let (pairs, report) = (sorted(&pairs), json(&report));
-            let small = JoinSizes {
-                partition: 256,
-                limit: u64::MAX,
-                pending: 3,
-                event_cost: 0,
-            };
-            let forced = JoinSizes {
-                event_cost: 0,
-                ..SIZES.join.unwrap()
-            };
-            // A sample of every record, and one of a few records that
-            // forecasts too few events for the limit (the first pass then
-            // files again).
-            let every = Some(SampleSizes {
-                runs: 1,
-                run: u64::MAX,
-                share: 0,
-            });
-            let few = Some(SampleSizes {
-                runs: 2,
-                run: 3,
-                share: 0,
-            });
-            let limited = JoinSizes {
-                limit: 300,
-                ..small
-            };
-            let mut warned: Option<Vec<String>> = None;
-            for (join, order, forecast) in [
-                (None, PairOrder::Sender, None),
-                (Some(forced), PairOrder::Sender, None),
-                (Some(forced), PairOrder::Any, None),
-                (Some(forced), PairOrder::Any, every),
-                (Some(small), PairOrder::Sender, None),
-                (Some(small), PairOrder::Any, None),
-                (Some(small), PairOrder::Any, every),
-                (Some(limited), PairOrder::Any, few),
-            ] {
-                let (got, r, w) = pair_all(
-                    &db,
-                    &sel,
-                    None,
-                    Sizes {
-                        join,
-                        order,
-                        window_sends: 100,
-                        forecast,
-                        ..SIZES
-                    },
-                );
-                let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
-                assert!(w.iter().all(|w| !w.contains("temporary")));
-                let what = format!("round {round}: {join:?} {order:?} {forecast:?}");
-                assert_eq!(sorted(&got), pairs, "{what}");
-                assert_eq!(json(&r), report, "{what}");
-                // The warnings of the first pass, or of the filing.
-                let first = warned.get_or_insert_with(|| w.clone());
-                assert_eq!(&w, first, "{what}");
-            }
-            // A data file cut inside a block is found when the index is
-            // built (its count cut to the records there), one cut past a
-            // block's start when that block is read.
-            warnings += warned.map_or(0, |w| w.len()) + db.comm_index().warnings.len();
-            checked += pairs.len();
-        }
-        assert!(checked > 1000, "{checked} pairs");
-        assert!(warnings >= 8, "{warnings} warnings");
-        assert!(FORECAST_FILED.get() >= 40, "filed without a first pass");
-    }
-
-    /// A block the sample does not reach, cut short: the filing without a
-    /// first pass warns as the first pass does, and reports the same.
-    #[test]
-    fn a_block_the_sample_missed_warns_as_the_first_pass() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof/flush/bl_prof");
-        let dir = copy_of(&fixture);
-        // The last block (process 1's fourth) is cut away whole: the index
-        // keeps its count (a block starting at the end of its file is left
-        // to its readers), and reading it warns.
-        let last = Database::open(&fixture)
-            .unwrap()
-            .comm_index()
-            .procs
-            .iter()
-            .flat_map(|p| CommSelection::all().blocks(p))
-            .filter(|b| &*b.datafile == "bl_comm_prof_D_00000")
-            .map(|b| b.seekpos)
-            .max()
-            .unwrap();
-        let data = dir.path().join("bl_comm_prof_D_00000");
-        let bytes = std::fs::read(&data).unwrap();
-        std::fs::write(&data, &bytes[..last as usize]).unwrap();
-        let db = Database::open(dir.path()).unwrap();
-        // The first record of each process.
-        let first = SampleSizes {
-            runs: 1,
-            run: 1,
-            share: 0,
-        };
-        let forced = JoinSizes {
-            event_cost: 0,
-            ..SIZES.join.unwrap()
-        };
-        let mut seen = Vec::new();
-        for forecast in [None, Some(first)] {
-            let filed = FORECAST_FILED.get();
-            let (got, r, w) = pair_all(
-                &db,
-                &CommSelection::all(),
-                None,
-                Sizes {
-                    join: Some(forced),
-                    order: PairOrder::Any,
-                    forecast,
-                    ..SIZES
-                },
-            );
-            assert_eq!(
-                FORECAST_FILED.get() - filed,
-                usize::from(forecast.is_some())
-            );
-            let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
-            assert!(
-                w.iter().any(|w| w.contains("bl_comm_prof_D_00000")),
-                "{w:?}"
-            );
-            seen.push((sorted(&got), json(&r), w));
-        }
-        assert!(seen[0] == seen[1]);
-    }
-}

@@ -56,17 +56,6 @@ pub struct CommIndex {
     pub warnings: Vec<Warning>,
 }
 
-impl CommIndex {
-    /// Each process's index in [`Self::procs`].
-    pub fn positions(&self) -> FxHashMap<usize, usize> {
-        self.procs
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.proc, i))
-            .collect()
-    }
-}
-
 /// An opened bl_prof database directory.
 pub struct Database {
     dir: PathBuf,
