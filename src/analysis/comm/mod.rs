@@ -7,8 +7,12 @@ pub mod check;
 pub mod clock_offsets;
 pub mod clocks;
 pub mod completion;
+mod pair_merge;
 #[cfg(test)]
 mod pair_oracle;
+mod pair_rows;
+mod pair_types;
+mod pair_waiting;
 pub mod pairs;
 pub mod scope;
 pub mod select;

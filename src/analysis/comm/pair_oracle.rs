@@ -1,5 +1,5 @@
 //! The message pairing as the simplest sequential program says it, all in
-//! memory: the oracle the sort-merge join of [`super::pairs`] is
+//! memory: the oracle the partitioned sort-merge join of [`super::pairs`] is
 //! tested against (spilled or not, in either order, on real, damaged and
 //! hot-key data, at any number of threads).
 
@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 
 use super::completion::{WaitTracker, is_nonblocking_recv};
+use super::pair_merge::{RouteSum, RouteSums, routes_of};
 use super::pairs::{
-    Handing, MEMORY_BUDGET, MsgEnd, Pair, PairOrder, PairingSummary, RouteSum, RouteSums,
-    pair_within, routes_of,
+    Handing, MEMORY_BUDGET, MsgEnd, Pair, PairOrder, PairingSummary, pair_within,
 };
 use super::select::{CommSelection, ProcRanges};
 use crate::error::Warning;

@@ -1,0 +1,430 @@
+//! Step 1 of the message pairing ([`super::pairs`]): one pass over each
+//! process's records, in record order, files a row per send (numbered
+//! `seq` in the sender's record order), per receive from a process
+//! (numbered `order` in the receiver's) and per completion of a receive
+//! filed before its status came, each under its key's partition.
+
+use std::cmp::Ordering;
+
+use super::completion::{WaitTracker, is_nonblocking_recv, is_wait};
+use super::pair_types::{MsgEnd, Pair, end, is_paired_recv, is_paired_send};
+use super::pair_waiting::{Waited, Waiting};
+use crate::error::Warning;
+use crate::external_sort::Row;
+use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv, is_send};
+use crate::formats::blprof::walk::{CommProcWalk, Skipped};
+use crate::spill::Buffered;
+
+/// A send: its key and what a pair or an unmatched send reports of it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SendRow {
+    pub(super) from: i32,
+    pub(super) to: i32,
+    pub(super) tag: i32,
+    /// Its place among the sender's sends, in record order.
+    pub(super) seq: u64,
+    pub(super) time: f64,
+    pub(super) size: i32,
+    pub(super) kind: i32,
+}
+
+/// A receive from a process: its key, what a pair reports of it and how
+/// it completed, when that is known as the row is filed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RecvRow {
+    pub(super) from: i32,
+    pub(super) to: i32,
+    pub(super) tag: i32,
+    /// Its place among the receiver's receives, in record order.
+    pub(super) order: u64,
+    pub(super) time: f64,
+    pub(super) kind: i32,
+    pub(super) size: i32,
+    /// When it completed (NaN: not known when filed, see [`DoneRow`]).
+    pub(super) done: f64,
+    /// When the call that completed it was entered (NaN: not known).
+    pub(super) entry: f64,
+    /// That call's MPI type.
+    pub(super) wait_kind: i32,
+}
+
+/// How a receive completed: when (NaN: not known), when the call that
+/// completed it was entered (NaN: not known), and that call's MPI type.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Completion {
+    pub(super) done: f64,
+    pub(super) entry: f64,
+    pub(super) wait_kind: i32,
+}
+
+/// The completion of a nonblocking receive: the receive's key (its
+/// sender, receiver, tag and order), when the wait that returned its
+/// status exited, and the wait's entry and MPI type.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DoneRow {
+    pub(super) from: i32,
+    pub(super) to: i32,
+    pub(super) tag: i32,
+    pub(super) order: u64,
+    pub(super) time: f64,
+    pub(super) entry: f64,
+    pub(super) wait_kind: i32,
+}
+
+/// A pair as it waits to be put back in sender order.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PairRow {
+    pub(super) from: i32,
+    /// The send's place among its sender's sends.
+    pub(super) seq: u64,
+    pub(super) to: i32,
+    pub(super) tag: i32,
+    pub(super) size: i32,
+    pub(super) send_time: f64,
+    pub(super) recv_time: f64,
+    pub(super) done: f64,
+    pub(super) entry: f64,
+    pub(super) wait_kind: i32,
+}
+
+impl SendRow {
+    fn key(&self) -> (i32, i32, i32, u64) {
+        (self.from, self.to, self.tag, self.seq)
+    }
+
+    pub(super) fn unmatched(&self) -> MsgEnd {
+        MsgEnd {
+            proc: self.from as usize,
+            peer: self.to,
+            tag: self.tag,
+            size: self.size,
+            time: self.time,
+            kind: func_name(self.kind).unwrap_or("?"),
+        }
+    }
+}
+
+impl RecvRow {
+    /// Receive `r` of process `to` as its record tells it: a blocking one
+    /// completes at its record and was entered at `recv_entry` (its
+    /// before-record, when not later); a nonblocking one waits for a status.
+    fn posted(to: i32, order: u64, r: &CommRecord, recv_entry: f64) -> RecvRow {
+        let (done, entry) = if is_nonblocking_recv(r.kind) {
+            (f64::NAN, f64::NAN)
+        } else if recv_entry <= r.time {
+            (r.time, recv_entry)
+        } else {
+            (r.time, r.time)
+        };
+        RecvRow {
+            from: r.peer,
+            to,
+            tag: r.tag,
+            order,
+            time: r.time,
+            kind: r.kind,
+            size: r.size,
+            done,
+            entry,
+            wait_kind: r.kind,
+        }
+    }
+
+    pub(super) fn completion(&self) -> Completion {
+        Completion {
+            done: self.done,
+            entry: self.entry,
+            wait_kind: self.wait_kind,
+        }
+    }
+
+    fn key(&self) -> (i32, i32, i32, u64) {
+        (self.from, self.to, self.tag, self.order)
+    }
+
+    /// Listed unmatched: as its receiver's record.
+    pub(super) fn unmatched(&self) -> MsgEnd {
+        MsgEnd {
+            proc: self.to as usize,
+            peer: self.from,
+            tag: self.tag,
+            size: self.size,
+            time: self.time,
+            kind: func_name(self.kind).unwrap_or("?"),
+        }
+    }
+}
+
+impl PairRow {
+    pub(super) fn of(s: &SendRow, x: &RecvRow, c: &Completion) -> PairRow {
+        PairRow {
+            from: s.from,
+            seq: s.seq,
+            to: x.to,
+            tag: s.tag,
+            size: s.size,
+            send_time: s.time,
+            recv_time: x.time,
+            done: c.done,
+            entry: c.entry,
+            wait_kind: c.wait_kind,
+        }
+    }
+
+    pub(super) fn pair(&self) -> Pair {
+        let completed = (!self.done.is_nan()).then_some(self.done);
+        Pair {
+            from: self.from as usize,
+            to: self.to as usize,
+            tag: self.tag,
+            size: self.size,
+            send_time: self.send_time,
+            recv_time: self.recv_time,
+            latency: self.recv_time - self.send_time,
+            completed_time: completed,
+            latency_to_completion: completed.map(|c| c - self.send_time),
+            wait_entry: completed.and((!self.entry.is_nan()).then_some(self.entry)),
+            wait_kind: self.wait_kind,
+        }
+    }
+}
+
+/// Rows ordered by their keys alone (the keys are distinct).
+macro_rules! ordered_by {
+    ($row:ty, |$r:ident| $key:expr) => {
+        impl Ord for $row {
+            fn cmp(&self, other: &Self) -> Ordering {
+                let key = |$r: &$row| $key;
+                key(self).cmp(&key(other))
+            }
+        }
+        impl PartialOrd for $row {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl PartialEq for $row {
+            fn eq(&self, other: &Self) -> bool {
+                self.cmp(other) == Ordering::Equal
+            }
+        }
+        impl Eq for $row {}
+    };
+}
+
+ordered_by!(SendRow, |r| r.key());
+ordered_by!(RecvRow, |r| r.key());
+ordered_by!(DoneRow, |r| (r.from, r.to, r.tag, r.order));
+// By sender, then in the sender's record order.
+ordered_by!(PairRow, |r| (r.from, r.seq));
+
+/// A row's bytes in a run: its fields in turn, little-endian, at offsets
+/// the compiler knows (the spill writes and reads every row once).
+macro_rules! row_bytes {
+    ($row:ident { $($field:ident: $t:ty),+ $(,)? }) => {
+        impl Row for $row {
+            const BYTES: usize = 0 $(+ std::mem::size_of::<$t>())+;
+            fn put(&self, out: &mut [u8]) {
+                let Ok(out) = <&mut [u8; Self::BYTES]>::try_from(out) else {
+                    return;
+                };
+                let mut at = 0;
+                $(
+                    let n = std::mem::size_of::<$t>();
+                    out[at..at + n].copy_from_slice(&self.$field.to_le_bytes());
+                    at += n;
+                )+
+                let _ = at;
+            }
+            fn get(bytes: &[u8]) -> Self {
+                let mut b = [0u8; Self::BYTES];
+                if let Ok(whole) = <&[u8; Self::BYTES]>::try_from(bytes) {
+                    b = *whole;
+                }
+                let mut at = 0;
+                $(
+                    let n = std::mem::size_of::<$t>();
+                    let mut f = [0u8; std::mem::size_of::<$t>()];
+                    f.copy_from_slice(&b[at..at + n]);
+                    let $field = <$t>::from_le_bytes(f);
+                    at += n;
+                )+
+                let _ = at;
+                $row { $($field),+ }
+            }
+        }
+    };
+}
+
+row_bytes!(SendRow { from: i32, to: i32, tag: i32, seq: u64, time: f64, size: i32, kind: i32 });
+row_bytes!(RecvRow {
+    from: i32,
+    to: i32,
+    tag: i32,
+    order: u64,
+    time: f64,
+    kind: i32,
+    size: i32,
+    done: f64,
+    entry: f64,
+    wait_kind: i32,
+});
+row_bytes!(DoneRow { from: i32, to: i32, tag: i32, order: u64, time: f64, entry: f64, wait_kind: i32 });
+row_bytes!(PairRow {
+    from: i32,
+    seq: u64,
+    to: i32,
+    tag: i32,
+    size: i32,
+    send_time: f64,
+    recv_time: f64,
+    done: f64,
+    entry: f64,
+    wait_kind: i32,
+});
+
+/// What numbering one process finds besides its rows.
+pub(super) struct Numbered {
+    /// Receives from a wildcard or sentinel source.
+    pub(super) wild: Vec<MsgEnd>,
+    /// Sends of a process whose number does not fit a row (none in real
+    /// runs): unmatched, with their place in sender order.
+    pub(super) unkeyed: Vec<((usize, u64), MsgEnd)>,
+    pub(super) warnings: Vec<Warning>,
+}
+
+/// Step 1's output: every row filed under its key's partition in the
+/// spill (bucket `3 · partition + kind`).
+pub(super) struct RowWriter<'s> {
+    pub(super) out: Buffered<'s>,
+    pub(super) parts: usize,
+    /// The first write that failed: the rows after it are lost.
+    pub(super) failed: Option<std::io::Error>,
+}
+
+/// The kinds of rows, each a bucket of every partition.
+pub(super) const SENDS: usize = 0;
+pub(super) const RECVS: usize = 1;
+pub(super) const DONES: usize = 2;
+
+/// Bytes of the largest row.
+pub(super) const MAX_ROW_BYTES: usize = 64;
+
+impl RowWriter<'_> {
+    fn file<T: Row>(&mut self, kind: usize, key: (i32, i32, i32), row: &T) {
+        let mut bytes = [0u8; MAX_ROW_BYTES];
+        row.put(&mut bytes[..T::BYTES]);
+        let bucket = 3 * partition(key, self.parts) + kind;
+        if let Err(e) = self.out.push_prefix(bucket, &bytes, T::BYTES) {
+            self.failed.get_or_insert(e);
+        }
+    }
+}
+
+/// The partition of key (sender, receiver, tag): a hash of the whole key,
+/// so that the keys spread evenly however the processes number them.
+fn partition(key: (i32, i32, i32), parts: usize) -> usize {
+    let h = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, key);
+    // (The high bits of the product: FxHash's best bits.)
+    ((u128::from(h) * parts as u128) >> 64) as usize
+}
+
+/// Step 1: the rows of one process's sends, receives and completions,
+/// filed in their partitions.
+pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbered {
+    let (proc, sel) = (walk.proc().proc, *walk.selection());
+    let me = i32::try_from(proc).ok();
+    let (mut seq, mut order) = (0u64, 0u64);
+    let mut waits = WaitTracker::default();
+    let mut recv_entry = f64::NAN;
+    let mut waiting: Waiting<RecvRow> = Waiting::default();
+    let mut wild = Vec::new();
+    let mut unkeyed = Vec::new();
+    let warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |_, records| {
+        while let Some(batch) = records.next_batch() {
+            for r in batch.records() {
+                if is_send(r.kind) {
+                    if sel.contains(r.time) && is_paired_send(&r) {
+                        match me {
+                            Some(from) => out.file(
+                                SENDS,
+                                (from, r.peer, r.tag),
+                                &SendRow {
+                                    from,
+                                    to: r.peer,
+                                    tag: r.tag,
+                                    seq,
+                                    time: r.time,
+                                    size: r.size,
+                                    kind: r.kind,
+                                },
+                            ),
+                            None => unkeyed.push(((proc, seq), end(proc, &r))),
+                        }
+                        seq += 1;
+                    }
+                    continue;
+                }
+                let Some(to) = me else { continue };
+                if !is_recv(r.kind) && !is_wait(r.kind) {
+                    continue;
+                }
+                if let Some(((from, tag), time)) = waits.push(&r) {
+                    let (entry, wait_kind) = waits.last_wait();
+                    match waiting.pop((from, tag)) {
+                        Some(Waited::Held(mut x)) => {
+                            (x.done, x.entry, x.wait_kind) = (time, entry, wait_kind);
+                            out.file(RECVS, (from, to, tag), &x);
+                        }
+                        Some(Waited::Filed(order)) => {
+                            let done = DoneRow {
+                                from,
+                                to,
+                                tag,
+                                order,
+                                time,
+                                entry,
+                                wait_kind,
+                            };
+                            out.file(DONES, (from, to, tag), &done);
+                        }
+                        None => {}
+                    }
+                    continue;
+                }
+                if is_recv(r.kind) && r.size == BEFORE_CALL {
+                    // A blocking receive's entry; its data record follows.
+                    recv_entry = r.time;
+                }
+                if !sel.contains(r.time) || !is_paired_recv(&r) {
+                    continue;
+                }
+                if r.peer < 0 {
+                    wild.push(end(proc, &r));
+                    continue;
+                }
+                let x = RecvRow::posted(to, order, &r, recv_entry);
+                order += 1;
+                if is_nonblocking_recv(r.kind) {
+                    // Filed when its status comes, or now if too many wait.
+                    match waiting.push((x.from, x.tag), x.order, x) {
+                        Some(x) => out.file(RECVS, (x.from, x.to, x.tag), &x),
+                        None => continue,
+                    }
+                } else {
+                    out.file(RECVS, (x.from, x.to, x.tag), &x);
+                }
+            }
+        }
+    });
+    // Receives no status completed.
+    for x in waiting.into_held() {
+        out.file(RECVS, (x.from, x.to, x.tag), &x);
+    }
+    walk.database().progress().advance(1);
+    Numbered {
+        wild,
+        unkeyed,
+        warnings,
+    }
+}
