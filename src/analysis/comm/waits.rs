@@ -344,13 +344,19 @@ fn collective_waits(
 type LateSenders = FxHashMap<(usize, u64), Wait>;
 
 /// Keeps the longest wait of a call; of equal ones, the one caused by the
-/// lowest process (the same whatever the order the pairs come in).
+/// lowest process, then the one awaiting the earliest send and completion
+/// (the same whatever the order the pairs come in).
 fn keep_longest(m: &mut LateSenders, w: Wait) {
     let key = (w.proc, w.raw_entry.to_bits());
+    let first = |a: &Wait, b: &Wait| {
+        (b.seconds.total_cmp(&a.seconds))
+            .then(a.caused_by.cmp(&b.caused_by))
+            .then(a.awaited.0.total_cmp(&b.awaited.0))
+            .then(a.awaited.1.total_cmp(&b.awaited.1))
+            .is_le()
+    };
     match m.get(&key) {
-        Some(old)
-            if old.seconds > w.seconds
-                || (old.seconds == w.seconds && old.caused_by <= w.caused_by) => {}
+        Some(old) if first(old, &w) => {}
         _ => {
             m.insert(key, w);
         }
