@@ -61,16 +61,27 @@ impl<'s> Join<'s> {
     fn next_recv(&mut self) -> Option<(RecvRow, Completion)> {
         let x = std::mem::replace(&mut self.recv, self.recvs.next())?;
         let mut c = x.completion();
-        let key = (x.from, x.to, x.tag, x.order);
-        while let Some(d) = self.done.filter(|d| (d.from, d.to, d.tag, d.order) <= key) {
-            if (d.from, d.to, d.tag, d.order) == key {
+        if x.pending() {
+            // The pass's rule: a status completes the oldest receive of its
+            // key posted before it and still waiting. Receives come in
+            // order, so a status of an earlier key, or posted after no
+            // more than this receive's `order` receives, completes none.
+            let key = (x.from, x.to, x.tag);
+            let before = |d: &DoneRow| {
+                let k = (d.from, d.to, d.tag);
+                k < key || (k == key && d.after <= x.order)
+            };
+            while self.done.filter(before).is_some() {
+                self.done = self.dones.next();
+            }
+            if let Some(d) = self.done.filter(|d| (d.from, d.to, d.tag) == key) {
                 c = Completion {
                     done: d.time,
                     entry: d.entry,
                     wait_kind: d.wait_kind,
                 };
+                self.done = self.dones.next();
             }
-            self.done = self.dones.next();
         }
         Some((x, c))
     }

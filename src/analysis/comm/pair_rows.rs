@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use super::completion::{WaitTracker, is_nonblocking_recv, is_wait};
 use super::pair_types::{MsgEnd, Pair, end, is_paired_recv, is_paired_send};
-use super::pair_waiting::{Waited, Waiting};
+use super::pair_waiting::Waiting;
 use crate::error::Warning;
 use crate::external_sort::Row;
 use crate::formats::blprof::commdata::{BEFORE_CALL, CommRecord, func_name, is_recv, is_send};
@@ -40,13 +40,17 @@ pub(super) struct RecvRow {
     pub(super) time: f64,
     pub(super) kind: i32,
     pub(super) size: i32,
-    /// When it completed (NaN: not known when filed, see [`DoneRow`]).
+    /// When it completed (NaN: not known).
     pub(super) done: f64,
     /// When the call that completed it was entered (NaN: not known).
     pub(super) entry: f64,
-    /// That call's MPI type.
+    /// That call's MPI type; [`PENDING`] for a nonblocking receive filed
+    /// before a status completed it (a [`DoneRow`] may).
     pub(super) wait_kind: i32,
 }
+
+/// The `wait_kind` of a receive filed before its status came.
+pub(super) const PENDING: i32 = i32::MIN;
 
 /// How a receive completed: when (NaN: not known), when the call that
 /// completed it was entered (NaN: not known), and that call's MPI type.
@@ -57,15 +61,20 @@ pub(super) struct Completion {
     pub(super) wait_kind: i32,
 }
 
-/// The completion of a nonblocking receive: the receive's key (its
-/// sender, receiver, tag and order), when the wait that returned its
-/// status exited, and the wait's entry and MPI type.
+/// A status a process's pass could not give to a receive it held (past
+/// [`RowWriter::max_held`] receives waiting, every status is filed): the status's
+/// key (its source, the process, its tag), its place among the process's
+/// statuses filed, how many receives the process had posted before it,
+/// when the wait that returned it exited, and the wait's entry and MPI
+/// type. [`super::pair_merge`] gives it to the oldest receive of its key
+/// posted before it and not completed yet, as the pass would have.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct DoneRow {
     pub(super) from: i32,
     pub(super) to: i32,
     pub(super) tag: i32,
-    pub(super) order: u64,
+    pub(super) nth: u64,
+    pub(super) after: u64,
     pub(super) time: f64,
     pub(super) entry: f64,
     pub(super) wait_kind: i32,
@@ -109,12 +118,12 @@ impl RecvRow {
     /// completes at its record and was entered at `recv_entry` (its
     /// before-record, when not later); a nonblocking one waits for a status.
     fn posted(to: i32, order: u64, r: &CommRecord, recv_entry: f64) -> RecvRow {
-        let (done, entry) = if is_nonblocking_recv(r.kind) {
-            (f64::NAN, f64::NAN)
+        let (done, entry, wait_kind) = if is_nonblocking_recv(r.kind) {
+            (f64::NAN, f64::NAN, PENDING)
         } else if recv_entry <= r.time {
-            (r.time, recv_entry)
+            (r.time, recv_entry, r.kind)
         } else {
-            (r.time, r.time)
+            (r.time, r.time, r.kind)
         };
         RecvRow {
             from: r.peer,
@@ -126,15 +135,26 @@ impl RecvRow {
             size: r.size,
             done,
             entry,
-            wait_kind: r.kind,
+            wait_kind,
         }
     }
 
+    /// Whether it was filed before a status completed it.
+    pub(super) fn pending(&self) -> bool {
+        self.wait_kind == PENDING
+    }
+
+    /// How it completed, as filed (a receive no status completed: not
+    /// known, the receive's own type).
     pub(super) fn completion(&self) -> Completion {
         Completion {
             done: self.done,
             entry: self.entry,
-            wait_kind: self.wait_kind,
+            wait_kind: if self.pending() {
+                self.kind
+            } else {
+                self.wait_kind
+            },
         }
     }
 
@@ -214,7 +234,7 @@ macro_rules! ordered_by {
 
 ordered_by!(SendRow, |r| r.key());
 ordered_by!(RecvRow, |r| r.key());
-ordered_by!(DoneRow, |r| (r.from, r.to, r.tag, r.order));
+ordered_by!(DoneRow, |r| (r.from, r.to, r.tag, r.nth));
 // By sender, then in the sender's record order.
 ordered_by!(PairRow, |r| (r.from, r.seq));
 
@@ -269,7 +289,16 @@ row_bytes!(RecvRow {
     entry: f64,
     wait_kind: i32,
 });
-row_bytes!(DoneRow { from: i32, to: i32, tag: i32, order: u64, time: f64, entry: f64, wait_kind: i32 });
+row_bytes!(DoneRow {
+    from: i32,
+    to: i32,
+    tag: i32,
+    nth: u64,
+    after: u64,
+    time: f64,
+    entry: f64,
+    wait_kind: i32,
+});
 row_bytes!(PairRow {
     from: i32,
     seq: u64,
@@ -298,6 +327,9 @@ pub(super) struct Numbered {
 pub(super) struct RowWriter<'s> {
     pub(super) out: Buffered<'s>,
     pub(super) parts: usize,
+    /// Nonblocking receives a process's pass holds until their statuses
+    /// come: past it, they are filed at once.
+    pub(super) max_held: usize,
     /// The first write that failed: the rows after it are lost.
     pub(super) failed: Option<std::io::Error>,
 }
@@ -338,6 +370,8 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
     let mut waits = WaitTracker::default();
     let mut recv_entry = f64::NAN;
     let mut waiting: Waiting<RecvRow> = Waiting::default();
+    // Past `max_held` receives waiting: every receive and status filed.
+    let (mut filing, mut statuses) = (false, 0u64);
     let mut wild = Vec::new();
     let mut unkeyed = Vec::new();
     let warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |_, records| {
@@ -371,24 +405,22 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
                 }
                 if let Some(((from, tag), time)) = waits.push(&r) {
                     let (entry, wait_kind) = waits.last_wait();
-                    match waiting.pop((from, tag)) {
-                        Some(Waited::Held(mut x)) => {
-                            (x.done, x.entry, x.wait_kind) = (time, entry, wait_kind);
-                            out.file(RECVS, (from, to, tag), &x);
-                        }
-                        Some(Waited::Filed(order)) => {
-                            let done = DoneRow {
-                                from,
-                                to,
-                                tag,
-                                order,
-                                time,
-                                entry,
-                                wait_kind,
-                            };
-                            out.file(DONES, (from, to, tag), &done);
-                        }
-                        None => {}
+                    if filing {
+                        let done = DoneRow {
+                            from,
+                            to,
+                            tag,
+                            nth: statuses,
+                            after: order,
+                            time,
+                            entry,
+                            wait_kind,
+                        };
+                        statuses += 1;
+                        out.file(DONES, (from, to, tag), &done);
+                    } else if let Some(mut x) = waiting.pop((from, tag)) {
+                        (x.done, x.entry, x.wait_kind) = (time, entry, wait_kind);
+                        out.file(RECVS, (from, to, tag), &x);
                     }
                     continue;
                 }
@@ -405,15 +437,20 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
                 }
                 let x = RecvRow::posted(to, order, &r, recv_entry);
                 order += 1;
-                if is_nonblocking_recv(r.kind) {
-                    // Filed when its status comes, or now if too many wait.
-                    match waiting.push((x.from, x.tag), x.order, x) {
-                        Some(x) => out.file(RECVS, (x.from, x.to, x.tag), &x),
-                        None => continue,
+                if x.pending() && !filing {
+                    if waiting.len() < out.max_held {
+                        // Filed when its status comes.
+                        waiting.push((x.from, x.tag), x);
+                        continue;
                     }
-                } else {
-                    out.file(RECVS, (x.from, x.to, x.tag), &x);
+                    // Too many open: they and the receives to come are
+                    // filed now, the statuses to come as rows of their own.
+                    filing = true;
+                    for x in std::mem::take(&mut waiting).into_held() {
+                        out.file(RECVS, (x.from, x.to, x.tag), &x);
+                    }
                 }
+                out.file(RECVS, (x.from, x.to, x.tag), &x);
             }
         }
     });

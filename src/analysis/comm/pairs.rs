@@ -62,7 +62,7 @@ use rayon::prelude::*;
 
 use super::pair_merge::{Join, RouteSum, RouteSums, routes_of};
 use super::pair_rows::{
-    DONES, MAX_ROW_BYTES, Numbered, PairRow, RECVS, RowWriter, SENDS, number,
+    DONES, MAX_ROW_BYTES, Numbered, PairRow, RECVS, RecvRow, RowWriter, SENDS, number,
 };
 pub use super::pair_types::{MsgEnd, Pair, PairingSummary};
 use super::select::{CommSelection, ProcRanges, inside};
@@ -339,7 +339,9 @@ where
             return (PairingSummary::default(), vec![w]);
         }
     };
-    // Step 1, a task per run of processes, each with its own buffers.
+    // Step 1, a task per run of processes, each with its own buffers and
+    // a sixteenth of the budget for the receives it holds.
+    let max_held = budget / 16 / std::mem::size_of::<(Option<RecvRow>, usize)>();
     let chunk = (WRITER_BYTES / threads / (3 * parts)).clamp(1 << 10, 256 << 10);
     let walks: Vec<CommProcWalk> = db.comm_blocks(&every_proc).procs().collect();
     let numbered: Vec<(Vec<Numbered>, Option<std::io::Error>)> = walks
@@ -349,6 +351,7 @@ where
                 let out = RowWriter {
                     out: Buffered::new(&spill, chunk),
                     parts,
+                    max_held,
                     failed: None,
                 };
                 (Vec::new(), out)
