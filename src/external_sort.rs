@@ -45,6 +45,9 @@ const READ_BYTES: usize = 64 << 10;
 pub struct Sorter<T> {
     /// Rows held before they are written as a run.
     run_rows: usize,
+    /// Whether the last rows are sorted in parallel (a sorter filled by
+    /// many threads; one thread's sorter runs beside others already).
+    parallel: bool,
     file: OnceLock<File>,
     state: Mutex<State<T>>,
 }
@@ -68,7 +71,10 @@ impl<T: Row> Sorter<T> {
     /// and the rows gathering fit it together.
     pub fn new(budget: usize) -> Self {
         let shares = rayon::current_num_threads().max(1) + 1;
-        Sorter::with_run_bytes(budget / shares)
+        Sorter {
+            parallel: true,
+            ..Sorter::with_run_bytes(budget / shares)
+        }
     }
 
     /// A sorter that cuts a run at `run_bytes` of rows (for one thread's
@@ -76,6 +82,7 @@ impl<T: Row> Sorter<T> {
     pub fn with_run_bytes(run_bytes: usize) -> Self {
         Sorter {
             run_rows: (run_bytes / std::mem::size_of::<T>().max(1)).max(1),
+            parallel: false,
             file: OnceLock::new(),
             state: Mutex::new(State {
                 rows: Vec::new(),
@@ -164,7 +171,11 @@ impl<T: Row> Sorter<T> {
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut rows = state.rows;
-        rows.par_sort_unstable();
+        if self.parallel {
+            rows.par_sort_unstable();
+        } else {
+            rows.sort_unstable();
+        }
         if state.runs.is_empty() {
             return (Sorted::Memory(rows.into_iter()), state.failed);
         }
