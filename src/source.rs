@@ -12,6 +12,8 @@ use memmap2::Mmap;
 
 use crate::error::{Error, Location, Result};
 
+mod read_ahead;
+
 /// The bytes of one input file, memory-mapped when possible.
 pub struct InputFile {
     path: PathBuf,
@@ -183,12 +185,15 @@ pub const SMALL_PART: u64 = 1 << 16;
 
 /// An open data file for positioned reads (`pread`): shared by threads
 /// without seeking, and without the page-table work of a map — the better
-/// choice for one pass over a block, and for many small blocks.
+/// choice for one pass over a block, and for many small blocks (small reads
+/// one after another go through a read-ahead window, see [`read_ahead`]).
 #[derive(Debug)]
 pub struct DataHandle {
     file: File,
     path: PathBuf,
     len: u64,
+    /// This open file's id for the read-ahead windows.
+    id: u64,
 }
 
 impl DataHandle {
@@ -199,6 +204,7 @@ impl DataHandle {
             file,
             path: path.to_path_buf(),
             len: meta.len(),
+            id: read_ahead::file_id(),
         })
     }
 
@@ -220,6 +226,10 @@ impl DataHandle {
     /// an error naming the file and the offset.
     pub fn read_exact_at(&self, buf: &mut [u8], at: u64) -> Result<()> {
         use std::os::unix::fs::FileExt;
+        let fill = |window: &mut [u8], from: u64| self.file.read_exact_at(window, from).is_ok();
+        if read_ahead::read(self.id, self.len, buf, at, fill) {
+            return Ok(());
+        }
         self.file.read_exact_at(buf, at).map_err(|e| {
             Error::invalid(
                 Location::offset(&self.path, at),

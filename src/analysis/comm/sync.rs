@@ -178,12 +178,17 @@ fn proc_barriers(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSync
     (walk.proc().proc, bars, Vec::new(), warnings)
 }
 
-/// Groups per-process synchronisations by number; the last arrival is the
-/// process that waited least.
-fn aggregate(per: Vec<(usize, Vec<Sync>)>) -> (Vec<BarrierStats>, Vec<ProcBarrierTotals>) {
-    let mut by_number: BTreeMap<i64, BarrierStats> = BTreeMap::new();
-    let mut totals: Vec<ProcBarrierTotals> = Vec::new();
-    for (proc, list) in per {
+/// Synchronisations grouped by number, processes added in process order;
+/// the last arrival is the process that waited least.
+#[derive(Default)]
+struct SyncGroups {
+    by_number: BTreeMap<i64, BarrierStats>,
+    /// In process order.
+    totals: Vec<ProcBarrierTotals>,
+}
+
+impl SyncGroups {
+    fn add(&mut self, proc: usize, list: Vec<Sync>) {
         let mut t = ProcBarrierTotals {
             proc,
             ..Default::default()
@@ -192,7 +197,7 @@ fn aggregate(per: Vec<(usize, Vec<Sync>)>) -> (Vec<BarrierStats>, Vec<ProcBarrie
             let wait = exit - arrival;
             t.barriers += 1;
             t.wait += wait;
-            by_number
+            self.by_number
                 .entry(number)
                 .or_insert_with(|| BarrierStats {
                     number,
@@ -210,24 +215,29 @@ fn aggregate(per: Vec<(usize, Vec<Sync>)>) -> (Vec<BarrierStats>, Vec<ProcBarrie
                     wait,
                 });
         }
-        totals.push(t);
+        self.totals.push(t);
     }
-    let mut list: Vec<BarrierStats> = by_number.into_values().collect();
-    for b in &mut list {
-        b.last_arrival = b
-            .procs
-            .iter()
-            .min_by(|x, y| x.wait.total_cmp(&y.wait))
-            .map(|a| a.proc);
-        b.wait_total = b.procs.iter().map(|a| a.wait).sum();
-        b.wait_max = b.procs.iter().map(|a| a.wait).fold(0.0, f64::max);
-        if let Some(last) = b.last_arrival
-            && let Some(t) = totals.iter_mut().find(|t| t.proc == last)
-        {
-            t.last_arrivals += 1;
+
+    fn finish(self) -> (Vec<BarrierStats>, Vec<ProcBarrierTotals>) {
+        let mut totals = self.totals;
+        let mut list: Vec<BarrierStats> = self.by_number.into_values().collect();
+        for b in &mut list {
+            b.last_arrival = b
+                .procs
+                .iter()
+                .min_by(|x, y| x.wait.total_cmp(&y.wait))
+                .map(|a| a.proc);
+            b.wait_total = b.procs.iter().map(|a| a.wait).sum();
+            b.wait_max = b.procs.iter().map(|a| a.wait).fold(0.0, f64::max);
+            // (A search: the totals are in process order, one per process.)
+            if let Some(last) = b.last_arrival
+                && let Ok(i) = totals.binary_search_by_key(&last, |t| t.proc)
+            {
+                totals[i].last_arrivals += 1;
+            }
         }
+        (list, totals)
     }
-    (list, totals)
 }
 
 /// Barrier and all-reduction waits ("wait at barrier", "wait at N×N") of
@@ -243,20 +253,22 @@ pub fn barriers(
     let ranges = scope.ranges();
     let walk = db.comm_blocks(&scope.selection());
     let of = |w: &CommProcWalk<'_>| ranges.map(|r| r.of(w.proc().proc));
-    let per: Vec<ProcSyncs> = if reductions {
-        walk.map_procs(|w| proc_syncs(w, of(&w)))
-    } else {
-        walk.map_procs(|w| proc_barriers(w, of(&w)))
-    };
     let mut warnings = Vec::new();
-    let (mut bars, mut reds) = (Vec::new(), Vec::new());
-    for (p, b, r, w) in per {
+    let (mut bars, mut reds) = (SyncGroups::default(), SyncGroups::default());
+    // Each process's synchronisations are grouped as they come, in process
+    // order, not held all until the end.
+    let mut take = |(p, b, r, w): ProcSyncs| {
         warnings.extend(w);
-        bars.push((p, b));
-        reds.push((p, r));
+        bars.add(p, b);
+        reds.add(p, r);
+    };
+    if reductions {
+        walk.fold_procs(|w| proc_syncs(w, of(&w)), &mut take);
+    } else {
+        walk.fold_procs(|w| proc_barriers(w, of(&w)), &mut take);
     }
-    let (barriers, procs) = aggregate(bars);
-    let (reductions, reduction_procs) = aggregate(reds);
+    let (barriers, procs) = bars.finish();
+    let (reductions, reduction_procs) = reds.finish();
     (
         BarrierSummary {
             barriers,

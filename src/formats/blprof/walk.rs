@@ -12,6 +12,7 @@
 //!
 //! db.comm_blocks(&selection)    --proc, --time       CommWalk
 //!   .map_procs(|p| …)           a task per process,  progress per process
+//!   .fold_procs(|p| …, fold)    the same, results folded in process order as they come
 //!     p.for_each_block(…)       the blocks whose timeMinMax meets --time
 //!   .record_blocks(skipped)     block after block (exports)
 //! ```
@@ -458,6 +459,29 @@ impl<'a> CommWalk<'a> {
             .collect()
     }
 
+    /// [`Self::map_procs`] with each result handed to `consume` in process
+    /// order as soon as the processes before it are done: memory holds a
+    /// window of results (a few per thread), not one per process, for
+    /// results that are big (`comm time`'s call-path tree of a process).
+    pub fn fold_procs<R: Send>(
+        &self,
+        f: impl Fn(CommProcWalk<'a>) -> R + Sync,
+        mut consume: impl FnMut(R),
+    ) {
+        let map = |p: &'a ProcComm| {
+            let r = self.sel.wants_proc(p.proc).then(|| f(self.walk(p)));
+            self.db.progress().advance(1);
+            r
+        };
+        crate::parallel::Ordered::per_thread(PROCS_PER_WINDOW)
+            .overlapped()
+            .for_each(&self.db.comm_index().procs, map, |r| {
+                if let Some(r) = r {
+                    consume(r);
+                }
+            });
+    }
+
     /// Runs `f` on every run of consecutive processes with the same
     /// `run_of(process)`, a task per run in parallel, with the run's first
     /// process (selected or not) and its selected processes; the results
@@ -497,6 +521,11 @@ impl<'a> CommWalk<'a> {
         self.procs().flat_map(move |p| p.record_blocks(skipped))
     }
 }
+
+/// Processes per thread in a window of [`CommWalk::fold_procs`]: enough
+/// that a window's tasks outweigh its start (a process's task can be a few
+/// microseconds), few enough that its results stay small.
+const PROCS_PER_WINDOW: usize = 64;
 
 /// One process of a [`CommWalk`].
 #[derive(Clone, Copy)]
