@@ -29,6 +29,19 @@ fn is_control(c: char) -> bool {
     c.is_control()
 }
 
+/// Whether `s` holds a control character (line breaks counted unless
+/// `keep_newline`): a byte scan that clears the text of a big tree without
+/// decoding it (C1 controls are the UTF-8 sequences `C2 80`..`C2 9F`).
+fn has_control_bytes(s: &str, keep_newline: bool) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().any(|(i, &x)| match x {
+        b'\n' => !keep_newline,
+        0x00..=0x1f | 0x7f => true,
+        0xc2 => b.get(i + 1).is_some_and(|y| (0x80..=0x9f).contains(y)),
+        _ => false,
+    })
+}
+
 /// `s` with every control character written as a visible escape.
 pub fn visible(s: &str) -> Cow<'_, str> {
     visible_except(s, &[])
@@ -37,7 +50,7 @@ pub fn visible(s: &str) -> Cow<'_, str> {
 /// [`visible`], keeping the characters in `keep` (a rendered layout's own
 /// line breaks) as they are.
 pub fn visible_except<'s>(s: &'s str, keep: &[char]) -> Cow<'s, str> {
-    if !s.chars().any(|c| is_control(c) && !keep.contains(&c)) {
+    if !has_control_bytes(s, keep.contains(&'\n')) || !s.chars().any(|c| is_control(c) && !keep.contains(&c)) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -145,6 +158,20 @@ mod tests {
         assert_eq!(visible("x\ry\nz\t"), "x\\ry\\nz\\t");
         assert_eq!(visible("\x7f\u{85}"), "\\x7f\\u{85}");
         assert_eq!(visible_except("a\n\x07", &['\n']), "a\n\\x07");
+    }
+
+    /// The byte scan finds exactly the characters `char::is_control` does,
+    /// C1 controls among two-byte characters that are not (`µ`, `\u{a0}`).
+    #[test]
+    fn the_byte_scan_agrees_with_is_control() {
+        for c in (0..0x800u32).filter_map(char::from_u32) {
+            for text in [format!("µ{c}"), format!("{c}é"), format!("ab{c}\u{a0}")] {
+                for keep in [&[][..], &['\n'][..]] {
+                    let expected = text.chars().any(|c| is_control(c) && !keep.contains(&c));
+                    assert_eq!(has_control_bytes(&text, !keep.is_empty()), expected, "{c:?}");
+                }
+            }
+        }
     }
 
     #[test]

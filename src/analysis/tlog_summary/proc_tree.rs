@@ -25,7 +25,9 @@ pub(crate) struct ProcTree {
     /// Per node, the pair number of its name (the root's is 0).
     name: Vec<u8>,
     /// Per node, its child of each pair number (0: none yet; the root is
-    /// nobody's child).
+    /// nobody's child): needed only while the tree grows, so
+    /// [`Self::finish`] frees it and a tree waiting to be merged holds
+    /// 33 bytes a node, not 73.
     child: Vec<[u32; KINDS]>,
     /// Per node, its calls and inclusive and exclusive seconds.
     metrics: Vec<Metrics>,
@@ -85,6 +87,7 @@ impl ProcTree {
     /// `Iterator::sum` over a [`CallTree`] node's children, so the bits
     /// are the same).
     pub(crate) fn finish(&mut self) {
+        self.child = Vec::new();
         let mut kids = vec![-0.0f64; self.len()];
         for i in 1..self.len() {
             kids[self.parent[i] as usize] += self.metrics[i].inclusive;

@@ -118,7 +118,7 @@ pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)>
         }
         parts = next;
     }
-    parts
+    let walks: Vec<Vec<(NodeId, usize)>> = parts
         .par_iter()
         .map(|&(id, depth, whole)| {
             if whole {
@@ -127,8 +127,14 @@ pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)>
                 vec![(id, depth)]
             }
         })
-        .collect::<Vec<_>>()
-        .concat()
+        .collect();
+    // Each walk freed once copied: the copy's pages are touched as they
+    // are written, so memory holds the list about once, not twice.
+    let mut nodes = Vec::with_capacity(walks.iter().map(Vec::len).sum());
+    for walk in walks {
+        nodes.extend_from_slice(&walk);
+    }
+    nodes
 }
 
 /// The visible part of the subtree of `top` (at `depth`) in pre-order, with
