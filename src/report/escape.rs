@@ -34,12 +34,14 @@ fn is_control(c: char) -> bool {
 /// decoding it (C1 controls are the UTF-8 sequences `C2 80`..`C2 9F`).
 fn has_control_bytes(s: &str, keep_newline: bool) -> bool {
     let b = s.as_bytes();
-    b.iter().enumerate().any(|(i, &x)| match x {
-        b'\n' => !keep_newline,
-        0x00..=0x1f | 0x7f => true,
-        0xc2 => b.get(i + 1).is_some_and(|y| (0x80..=0x9f).contains(y)),
-        _ => false,
-    })
+    // Folds without early exits, which the compiler turns into vector code.
+    let c0 = b.iter().fold(false, |found, &x| {
+        found | ((x < 0x20) & (x != b'\n' || !keep_newline)) | (x == 0x7f)
+    });
+    let c1 = b.windows(2).fold(false, |found, w| {
+        found | ((w[0] == 0xc2) & (w[1] >= 0x80) & (w[1] <= 0x9f))
+    });
+    c0 || c1
 }
 
 /// `s` with every control character written as a visible escape.

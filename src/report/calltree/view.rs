@@ -118,21 +118,23 @@ pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)>
         }
         parts = next;
     }
-    let walks: Vec<Vec<(NodeId, usize)>> = parts
-        .par_iter()
-        .map(|&(id, depth, whole)| {
-            if whole {
-                walk(id, depth)
-            } else {
-                vec![(id, depth)]
-            }
-        })
-        .collect();
-    // Each walk freed once copied: the copy's pages are touched as they
-    // are written, so memory holds the list about once, not twice.
-    let mut nodes = Vec::with_capacity(walks.iter().map(Vec::len).sum());
-    for walk in walks {
-        nodes.extend_from_slice(&walk);
+    // A batch of walks at a time, each appended and freed: memory holds the
+    // list and one batch of walks, not the list twice.
+    let mut nodes = Vec::new();
+    for batch in parts.chunks(2 * rayon::current_num_threads()) {
+        let walks: Vec<Vec<(NodeId, usize)>> = batch
+            .par_iter()
+            .map(|&(id, depth, whole)| {
+                if whole {
+                    walk(id, depth)
+                } else {
+                    vec![(id, depth)]
+                }
+            })
+            .collect();
+        for walk in walks {
+            nodes.extend_from_slice(&walk);
+        }
     }
     nodes
 }

@@ -23,7 +23,12 @@ impl Blanks {
     /// The blanks written at the end of `w` (no formatting machinery: big
     /// trees write one per line).
     pub fn push_to(self, w: &mut String) {
-        w.extend(std::iter::repeat_n(' ', self.0));
+        let mut left = self.0;
+        while left > 0 {
+            let n = left.min(CHUNK.len());
+            w.push_str(&CHUNK[..n]);
+            left -= n;
+        }
     }
 }
 
@@ -31,7 +36,9 @@ impl Blanks {
 /// characters, as `{:>width$}` would: blanks before it when it is
 /// shorter.
 pub fn align_right(w: &mut String, start: usize, width: usize) {
-    let written = w[start..].chars().count();
+    // Characters: bytes that do not continue a UTF-8 sequence (a loop
+    // the compiler keeps inline, for the few bytes of a number).
+    let written = w.as_bytes()[start..].iter().filter(|&&b| (b as i8) >= -0x40).count();
     if written < width {
         let blanks = width - written;
         w.insert_str(start, &CHUNK[..blanks.min(CHUNK.len())]);
