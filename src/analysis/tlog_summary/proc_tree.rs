@@ -27,7 +27,7 @@ pub(crate) struct ProcTree {
     /// Per node, its child of each pair number (0: none yet; the root is
     /// nobody's child): needed only while the tree grows, so
     /// [`Self::finish`] frees it and a tree waiting to be merged holds
-    /// 33 bytes a node, not 73.
+    /// 29 bytes a node, not 69.
     child: Vec<[u32; KINDS]>,
     /// Per node, its calls and inclusive and exclusive seconds.
     metrics: Vec<Metrics>,
