@@ -52,6 +52,14 @@ const POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
+/// ⌊log10 a⌋ or one less, for a normal positive `a`: its binary exponent
+/// times log10 2 (78913 / 2^18, close enough for any f64 exponent),
+/// rounded down.
+fn decimal_exponent_estimate(a: f64) -> i32 {
+    let binary = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    (binary * 78913) >> 18
+}
+
 /// `a · 10^k` (`|k| ≤ 22`) in one correctly rounded operation.
 fn times_pow10(a: f64, k: i32) -> f64 {
     let p = POW10[k.unsigned_abs() as usize];
@@ -113,7 +121,10 @@ fn duration_parts(x: f64) -> Option<DurationParts> {
         return None;
     }
     // `{x:.3e}`: digits n (1000..=9999) and exponent e, a ≈ n · 10^(e-3).
-    let mut e = a.log10().floor() as i32;
+    // e starts as ⌊log10 a⌋ or one less, from a's binary exponent (no
+    // logarithm: a tree's text has four times a line); the steps below
+    // correct it.
+    let mut e = decimal_exponent_estimate(a);
     let mut y = times_pow10(a, 3 - e);
     if y < 1000.0 {
         e -= 1;
@@ -325,6 +336,27 @@ mod tests {
     /// decides: on random values over every unit, on values next to the
     /// ties of 4 digits and to the units' bounds, and it decides nearly
     /// all of them.
+    #[test]
+    fn decimal_exponent_estimates_are_the_floor_or_one_less() {
+        let mut rng = crate::synth::SplitMix64::new(9);
+        for _ in 0..100_000 {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let a = 10f64.powf(-10.0 + 25.0 * u);
+            for a in [a, a.next_up(), a.next_down()] {
+                let e = decimal_exponent_estimate(a);
+                let exact = a.log10().floor() as i32;
+                assert!(e == exact || e + 1 == exact, "{a:e}: {e} vs {exact}");
+            }
+        }
+        for k in -9..15 {
+            let p = 10f64.powi(k);
+            for a in [p, p.next_down(), p.next_up()] {
+                let e = decimal_exponent_estimate(a);
+                assert!((e..=e + 1).contains(&(a.log10().floor() as i32)), "{a:e}");
+            }
+        }
+    }
+
     #[test]
     fn arithmetic_durations_equal_formatted_ones() {
         let mut rng = crate::synth::SplitMix64::new(3);
