@@ -21,14 +21,15 @@ use crate::model::calltree::{CallTree, Metrics, NodeId};
 pub struct Spread {
     /// Sums over processes.
     pub total: Metrics,
-    /// Processes in which the node occurs.
-    pub procs: usize,
+    /// Processes in which the node occurs (`u32`, like the process ids
+    /// below: a tree's nodes reach millions, so each byte counts).
+    pub procs: u32,
     /// Smallest inclusive seconds on one process.
     pub inclusive_min: f64,
     /// Largest inclusive seconds on one process.
     pub inclusive_max: f64,
     /// The process with the largest inclusive seconds (the lowest of equals).
-    pub inclusive_max_proc: Option<usize>,
+    pub inclusive_max_proc: Option<u32>,
     /// Smallest exclusive seconds on one process.
     pub exclusive_min: f64,
     /// Largest exclusive seconds on one process.
@@ -47,7 +48,7 @@ impl Spread {
         }
         if first || m.inclusive > self.inclusive_max {
             self.inclusive_max = m.inclusive;
-            self.inclusive_max_proc = Some(proc);
+            self.inclusive_max_proc = Some(u32::try_from(proc).unwrap_or(u32::MAX));
         }
         if first || m.exclusive < self.exclusive_min {
             self.exclusive_min = m.exclusive;
@@ -544,7 +545,7 @@ pub fn zero_absent_minimums(merged: &mut CallTree<Spread>, n: usize) {
     // (`len` counts the nodes below the root; the root is node 0.)
     for i in 0..=merged.len() {
         let s = &mut merged.node_mut(NodeId(i as u32)).metrics;
-        if s.procs < n {
+        if (s.procs as usize) < n {
             s.inclusive_min = 0.0;
             s.exclusive_min = 0.0;
         }
@@ -624,8 +625,8 @@ mod tests {
         }
         let n = trees.len();
         merged.map(|_, s| Spread {
-            inclusive_min: if s.procs < n { 0.0 } else { s.inclusive_min },
-            exclusive_min: if s.procs < n { 0.0 } else { s.exclusive_min },
+            inclusive_min: if (s.procs as usize) < n { 0.0 } else { s.inclusive_min },
+            exclusive_min: if (s.procs as usize) < n { 0.0 } else { s.exclusive_min },
             ..*s
         })
     }

@@ -40,7 +40,7 @@ impl SpreadMerge {
         // (`len` counts the nodes below the root; the root is node 0.)
         for i in 0..=self.merged.len() {
             let s = &mut self.merged.node_mut(NodeId(i as u32)).metrics;
-            if s.procs < self.procs {
+            if (s.procs as usize) < self.procs {
                 s.inclusive_min = 0.0;
                 s.exclusive_min = 0.0;
             }

@@ -59,7 +59,7 @@ pub fn flat_tree(report: &Report) -> (CallTree<CallSpread>, usize) {
             inclusive: t.inclusive.avg * n as f64,
             exclusive: t.exclusive.avg * n as f64,
         },
-        procs: n,
+        procs: u32::try_from(n).unwrap_or(u32::MAX),
         inclusive_min: t.inclusive.min,
         inclusive_max: t.inclusive.max,
         inclusive_max_proc: None,

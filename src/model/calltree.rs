@@ -44,8 +44,9 @@ impl Metrics {
 /// A node of a [`CallTree`]: a name under a parent, with metrics `M`.
 #[derive(Debug, Clone)]
 pub struct Node<M> {
-    name: u32,
-    parent: Option<NodeId>,
+    /// The parent's id; [`NO_PARENT`] for the root (4 bytes, not the 8 of
+    /// an `Option`: trees reach millions of nodes).
+    parent: u32,
     children: Vec<NodeId>,
     /// What was measured at this node.
     pub metrics: M,
@@ -54,13 +55,16 @@ pub struct Node<M> {
 impl<M> Node<M> {
     /// The parent (`None` for the root).
     pub fn parent(&self) -> Option<NodeId> {
-        self.parent
+        (self.parent != NO_PARENT).then_some(NodeId(self.parent))
     }
     /// Children in creation order (first use first).
     pub fn children(&self) -> &[NodeId] {
         &self.children
     }
 }
+
+/// [`Node::parent`] of the root.
+const NO_PARENT: u32 = u32::MAX;
 
 /// Most levels [`CallTree::short_path`] names.
 pub const SHORT_PATH_LEVELS: usize = 16;
@@ -79,6 +83,10 @@ const SCANNED_CHILDREN: usize = 8;
 #[derive(Debug, Clone)]
 pub struct CallTree<M = Metrics> {
     nodes: Vec<Node<M>>,
+    /// Per node, its name's index in `names` (`u32::MAX`: the root): apart
+    /// from the nodes, so that looking for a child by name scans a small
+    /// array, not the siblings' whole nodes.
+    node_names: Vec<u32>,
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
     /// The children of the nodes with more than [`SCANNED_CHILDREN`]
@@ -100,11 +108,11 @@ impl<M: Default> CallTree<M> {
     pub fn new() -> Self {
         CallTree {
             nodes: vec![Node {
-                name: u32::MAX,
-                parent: None,
+                parent: NO_PARENT,
                 children: Vec::new(),
                 metrics: M::default(),
             }],
+            node_names: vec![u32::MAX],
             names: Vec::new(),
             name_ids: HashMap::default(),
             child_index: HashMap::default(),
@@ -123,6 +131,7 @@ impl<M: Default> CallTree<M> {
                 self.spare_children.push(node.children);
             }
         }
+        self.node_names.truncate(1);
         let root = &mut self.nodes[0];
         root.children.clear();
         root.metrics = M::default();
@@ -144,11 +153,11 @@ impl<M: Default> CallTree<M> {
         }
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
-            name: name_id,
-            parent: Some(parent),
+            parent: parent.0,
             children: self.spare_children.pop().unwrap_or_default(),
             metrics: M::default(),
         });
+        self.node_names.push(name_id);
         let siblings = &mut self.nodes[parent.0 as usize].children;
         siblings.push(id);
         match siblings.len() {
@@ -157,7 +166,7 @@ impl<M: Default> CallTree<M> {
             n if n == SCANNED_CHILDREN + 1 => {
                 for i in 0..n {
                     let c = self.nodes[parent.0 as usize].children[i];
-                    let name = self.nodes[c.0 as usize].name;
+                    let name = self.node_names[c.0 as usize];
                     self.child_index.insert((parent, name), c);
                 }
             }
@@ -203,7 +212,7 @@ impl<M: Default> CallTree<M> {
             // `other`'s order), then reverse them for a pre-order walk.
             let first = stack.len();
             for &c in other.node(from).children() {
-                let name = match names.get(other.node(c).name as usize) {
+                let name = match names.get(other.node_names[c.0 as usize] as usize) {
                     Some(&id) => id,
                     None => self.intern(other.name(c)),
                 };
@@ -228,12 +237,12 @@ impl<M: Default> CallTree<M> {
             debug_assert!(self.node(at).children.is_empty());
             let names: Vec<u32> = sub.names.iter().map(|n| self.intern(n)).collect();
             let n = sub.nodes.len() as u32 - 1;
-            jobs.push((at, sub.nodes, names, base));
+            jobs.push((at, sub.nodes, sub.node_names, names, base));
             base += n;
         }
-        let renumbered: Vec<(NodeId, Vec<Node<M>>)> = jobs
+        let renumbered: Vec<(NodeId, Vec<Node<M>>, Vec<u32>)> = jobs
             .into_par_iter()
-            .map(|(at, mut nodes, names, base)| {
+            .map(|(at, mut nodes, mut node_names, names, base)| {
                 let map = |id: NodeId| {
                     if id.0 == 0 {
                         at
@@ -241,35 +250,41 @@ impl<M: Default> CallTree<M> {
                         NodeId(base + id.0 - 1)
                     }
                 };
+                for name in &mut node_names {
+                    *name = names.get(*name as usize).copied().unwrap_or(u32::MAX);
+                }
                 for n in &mut nodes {
-                    n.name = names.get(n.name as usize).copied().unwrap_or(u32::MAX);
-                    n.parent = n.parent.map(map);
+                    if let Some(p) = n.parent() {
+                        n.parent = map(p).0;
+                    }
                     for c in &mut n.children {
                         *c = map(*c);
                     }
                 }
-                (at, nodes)
+                (at, nodes, node_names)
             })
             .collect();
-        let added: usize = renumbered.iter().map(|(_, n)| n.len() - 1).sum();
+        let added: usize = renumbered.iter().map(|(_, n, _)| n.len() - 1).sum();
         self.nodes.reserve(added);
-        for (at, nodes) in renumbered {
+        self.node_names.reserve(added);
+        for (at, nodes, node_names) in renumbered {
             let mut nodes = nodes.into_iter();
             let root = nodes.next().expect("a tree has a root");
             let first = self.nodes.len() as u32;
             self.nodes[at.0 as usize].metrics = root.metrics;
             self.nodes[at.0 as usize].children = root.children;
-            for (i, n) in nodes.enumerate() {
+            for (i, (n, &name)) in nodes.zip(&node_names[1..]).enumerate() {
                 let id = NodeId(first + i as u32);
-                let parent = n.parent.unwrap_or(at);
+                let parent = n.parent().unwrap_or(at);
                 // A parent comes before its children, with all of them.
                 if self.nodes[parent.0 as usize].children.len() > SCANNED_CHILDREN {
-                    self.child_index.insert((parent, n.name), id);
+                    self.child_index.insert((parent, name), id);
                 }
                 self.nodes.push(Node {
-                    parent: Some(parent),
+                    parent: parent.0,
                     ..n
                 });
+                self.node_names.push(name);
             }
         }
     }
@@ -282,12 +297,12 @@ impl<M: Default> CallTree<M> {
                 .iter()
                 .enumerate()
                 .map(|(i, n)| Node {
-                    name: n.name,
                     parent: n.parent,
                     children: n.children.clone(),
                     metrics: f(NodeId(i as u32), &n.metrics),
                 })
                 .collect(),
+            node_names: self.node_names.clone(),
             names: self.names.clone(),
             name_ids: self.name_ids.clone(),
             child_index: self.child_index.clone(),
@@ -335,7 +350,7 @@ impl<M> CallTree<M> {
 
     /// The node's name; the root's name is empty.
     pub fn name(&self, id: NodeId) -> &str {
-        let n = self.node(id).name;
+        let n = self.node_names[id.0 as usize];
         if n == u32::MAX {
             ""
         } else {
@@ -346,7 +361,7 @@ impl<M> CallTree<M> {
     /// The node's index in [`Self::names`]; `None` for the root. Lets a pass
     /// over millions of nodes decide per distinct name instead of per node.
     pub fn name_index(&self, id: NodeId) -> Option<u32> {
-        let n = self.node(id).name;
+        let n = self.node_names[id.0 as usize];
         (n != u32::MAX).then_some(n)
     }
 
@@ -389,7 +404,7 @@ impl<M> CallTree<M> {
         let mut cur = Some(id);
         while let Some(c) = cur.filter(|&c| c != self.root() && out.len() < n) {
             out.push(self.name(c));
-            cur = self.node(c).parent;
+            cur = self.node(c).parent();
         }
         out.reverse();
         out
@@ -404,7 +419,7 @@ impl<M> CallTree<M> {
                 break;
             }
             out.push(self.name(c));
-            cur = self.node(c).parent;
+            cur = self.node(c).parent();
         }
         out.reverse();
         out
@@ -476,7 +491,7 @@ impl<M> CallTree<M> {
             children
                 .iter()
                 .copied()
-                .find(|c| self.nodes[c.0 as usize].name == name_id)
+                .find(|c| self.node_names[c.0 as usize] == name_id)
         } else {
             self.child_index.get(&(parent, name_id)).copied()
         }

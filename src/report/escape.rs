@@ -29,6 +29,21 @@ fn is_control(c: char) -> bool {
     c.is_control()
 }
 
+/// Whether `s` holds a control character (line breaks counted unless
+/// `keep_newline`): a byte scan that clears the text of a big tree without
+/// decoding it (C1 controls are the UTF-8 sequences `C2 80`..`C2 9F`).
+fn has_control_bytes(s: &str, keep_newline: bool) -> bool {
+    let b = s.as_bytes();
+    // Folds without early exits, which the compiler turns into vector code.
+    let c0 = b.iter().fold(false, |found, &x| {
+        found | ((x < 0x20) & (x != b'\n' || !keep_newline)) | (x == 0x7f)
+    });
+    let c1 = b.windows(2).fold(false, |found, w| {
+        found | ((w[0] == 0xc2) & (w[1] >= 0x80) & (w[1] <= 0x9f))
+    });
+    c0 || c1
+}
+
 /// `s` with every control character written as a visible escape.
 pub fn visible(s: &str) -> Cow<'_, str> {
     visible_except(s, &[])
@@ -37,7 +52,7 @@ pub fn visible(s: &str) -> Cow<'_, str> {
 /// [`visible`], keeping the characters in `keep` (a rendered layout's own
 /// line breaks) as they are.
 pub fn visible_except<'s>(s: &'s str, keep: &[char]) -> Cow<'s, str> {
-    if !s.chars().any(|c| is_control(c) && !keep.contains(&c)) {
+    if !has_control_bytes(s, keep.contains(&'\n')) || !s.chars().any(|c| is_control(c) && !keep.contains(&c)) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -145,6 +160,20 @@ mod tests {
         assert_eq!(visible("x\ry\nz\t"), "x\\ry\\nz\\t");
         assert_eq!(visible("\x7f\u{85}"), "\\x7f\\u{85}");
         assert_eq!(visible_except("a\n\x07", &['\n']), "a\n\\x07");
+    }
+
+    /// The byte scan finds exactly the characters `char::is_control` does,
+    /// C1 controls among two-byte characters that are not (`µ`, `\u{a0}`).
+    #[test]
+    fn the_byte_scan_agrees_with_is_control() {
+        for c in (0..0x800u32).filter_map(char::from_u32) {
+            for text in [format!("µ{c}"), format!("{c}é"), format!("ab{c}\u{a0}")] {
+                for keep in [&[][..], &['\n'][..]] {
+                    let expected = text.chars().any(|c| is_control(c) && !keep.contains(&c));
+                    assert_eq!(has_control_bytes(&text, !keep.is_empty()), expected, "{c:?}");
+                }
+            }
+        }
     }
 
     #[test]

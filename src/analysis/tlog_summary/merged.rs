@@ -9,18 +9,22 @@
 //!                                      each tree back to the pool
 //! ```
 //!
-//! Every node of the result adds its processes in process order, so its
-//! sums, ties and child order are those of
-//! [`crate::analysis::calltree::merge_trees`] over all the trees at once,
-//! at any thread count.
+//! A process tree ([`ProcTree`]) lists its nodes parents first and
+//! siblings in first use, so it is merged in one pass over that list: each
+//! node's place in the result is its parent's place's child of its name.
+//! Every node of the result adds its processes in process order and gets
+//! its new children in each process's sibling order, so its sums, ties and
+//! child order are those of [`crate::analysis::calltree::merge_trees`]
+//! over all the trees at once, at any thread count.
 
 use std::sync::Mutex;
 
+use super::proc_tree::ProcTree;
 use super::{EventNames, Trees, summarize_proc_into};
 use crate::analysis::calltree::{Spread, zero_absent_minimums};
 use crate::error::Warning;
 use crate::formats::tlog::TlogFile;
-use crate::model::calltree::CallTree;
+use crate::model::calltree::{CallTree, NodeId};
 use crate::parallel::Ordered;
 
 /// Processes per thread in a window: two windows of trees are held at a
@@ -37,12 +41,15 @@ pub fn merged_tree(
     names: &EventNames,
     proc: Option<u16>,
 ) -> (Option<(CallTree<Spread>, usize)>, Vec<Warning>) {
-    let spare: Mutex<Vec<CallTree>> = Mutex::new(Vec::new());
+    let spare: Mutex<Vec<ProcTree>> = Mutex::new(Vec::new());
     let take_spare = || match spare.lock() {
         Ok(mut trees) => trees.pop().unwrap_or_default(),
-        Err(_) => CallTree::new(),
+        Err(_) => ProcTree::default(),
     };
     let mut merged: CallTree<Spread> = CallTree::new();
+    let name_ids = names.pair_names().map(|n| merged.intern(&n));
+    // Per node of the process tree being merged, its node in `merged`.
+    let mut place: Vec<NodeId> = Vec::new();
     let mut nprocs = 0;
     let mut warnings = Vec::new();
     Ordered::per_thread(WINDOW_PER_THREAD).overlapped().for_each(
@@ -56,10 +63,7 @@ pub fn merged_tree(
         },
         |(p, wanted, tree, found)| {
             if wanted {
-                let root = merged.root();
-                merged.merge_from(root, &tree, tree.root(), |s, m| {
-                    s.add(usize::from(p), m)
-                });
+                merge_into(&mut merged, &mut place, &tree, usize::from(p), &name_ids);
                 nprocs += 1;
             }
             warnings.extend(found);
@@ -73,6 +77,28 @@ pub fn merged_tree(
     }
     zero_absent_minimums(&mut merged, nprocs);
     (Some((merged, nprocs)), warnings)
+}
+
+/// Adds process `p`'s tree to `merged`, node by node in creation order;
+/// `place` is scratch memory, `name_ids` the pair numbers' names in
+/// `merged`.
+fn merge_into(
+    merged: &mut CallTree<Spread>,
+    place: &mut Vec<NodeId>,
+    tree: &ProcTree,
+    p: usize,
+    name_ids: &[u32],
+) {
+    place.clear();
+    place.push(merged.root());
+    let (_, _, m) = tree.node(0);
+    merged.node_mut(merged.root()).metrics.add(p, m);
+    for i in 1..tree.len() {
+        let (parent, name, m) = tree.node(i);
+        let at = merged.child_by_name_id(place[parent as usize], name_ids[usize::from(name)]);
+        merged.node_mut(at).metrics.add(p, m);
+        place.push(at);
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 mod merged;
+mod proc_tree;
 mod segments;
 
 pub use merged::merged_tree;
@@ -24,7 +25,8 @@ use std::path::Path;
 
 use crate::error::{Location, Warning};
 use crate::formats::tlog::{EventKind, TlogFile};
-use crate::model::calltree::{CallTree, NodeId};
+use crate::model::calltree::CallTree;
+use proc_tree::{ProcTree, name_slots};
 use crate::progress::Progress;
 
 /// Display names of pairs and single events.
@@ -63,6 +65,11 @@ impl EventNames {
             .get(&k)
             .cloned()
             .unwrap_or_else(|| format!("event {k}"))
+    }
+
+    /// The names of the pair numbers 0..10.
+    fn pair_names(&self) -> [String; KINDS] {
+        std::array::from_fn(|k| self.pair(k as u8))
     }
 
     /// The name of point event kind `k` (`event k` when unnamed).
@@ -435,19 +442,19 @@ fn summarize_proc(
     names: &EventNames,
     trees: Trees,
 ) -> (ProcSummary, CallTree, Vec<Warning>) {
-    let mut tree = CallTree::new();
+    let mut tree = ProcTree::default();
     let (s, warnings) = summarize_proc_into(t, p, names, trees, &mut tree);
-    (s, tree, warnings)
+    (s, tree.to_call_tree(&names.pair_names()), warnings)
 }
 
 /// [`summarize_proc`] with the tree built into `tree`, cleared first (its
-/// name table and memory kept: a worker reuses one tree for every process).
+/// memory kept: a worker reuses one tree for every process).
 fn summarize_proc_into(
     t: &TlogFile,
     p: u16,
     names: &EventNames,
     trees: Trees,
-    tree: &mut CallTree,
+    tree: &mut ProcTree,
 ) -> (ProcSummary, Vec<Warning>) {
     tree.clear();
     let mut s = ProcSummary {
@@ -463,15 +470,8 @@ fn summarize_proc_into(
     let mut intervals = Intervals::default();
     let mut singles = [0u64; KINDS];
     // Open INs: (pair, start time, offset, tree node).
-    let mut open: Vec<(u8, f64, usize, NodeId)> = Vec::new();
-    // Names interned once, so an IN costs no hashing of strings.
-    let pair_ids: Vec<u32> = (0..KINDS as u8)
-        .map(|k| tree.intern(&names.pair(k)))
-        .collect();
-    // Each node's child per pair number, once looked up: an IN costs an
-    // index, not a search of the siblings' names (0: not looked up yet;
-    // the root is nobody's child).
-    let mut child_of_kind: Vec<[u32; KINDS]> = vec![[0; KINDS]];
+    let mut open: Vec<(u8, f64, usize, u32)> = Vec::new();
+    let slots = name_slots(&names.pair_names());
     t.for_each_proc_event(p, |off, r| match EventKind::of(r.kind) {
         EventKind::Start => {
             s.start.get_or_insert(r.time);
@@ -480,20 +480,7 @@ fn summarize_proc_into(
         EventKind::In(k) => {
             let parent = open.last().map_or(tree.root(), |o| o.3);
             let node = match trees {
-                Trees::Build => {
-                    let k = k as usize % KINDS;
-                    match child_of_kind[parent.0 as usize][k] {
-                        0 => {
-                            let child = tree.child_by_name_id(parent, pair_ids[k]);
-                            child_of_kind[parent.0 as usize][k] = child.0;
-                            if child_of_kind.len() <= child.0 as usize {
-                                child_of_kind.resize(child.0 as usize + 1, [0; KINDS]);
-                            }
-                            child
-                        }
-                        known => NodeId(known),
-                    }
-                }
+                Trees::Build => tree.child(parent, slots[k as usize % KINDS]),
                 Trees::Skip => parent,
             };
             open.push((k, r.time, off, node));
@@ -508,9 +495,7 @@ fn summarize_proc_into(
                 let d = r.time - t0;
                 intervals.add(k, d);
                 if trees == Trees::Build {
-                    let m = &mut tree.node_mut(node).metrics;
-                    m.calls += 1;
-                    m.inclusive += d;
+                    tree.add_call(node, d);
                 }
             }
             None => {
@@ -523,17 +508,7 @@ fn summarize_proc_into(
     });
     s.unmatched.ins = open.len() as u64;
     let warnings = warnings.finish(names, open.iter().map(|o| (o.0, o.2 as u64)));
-    // Exclusive time of a node = inclusive − its children's inclusive.
-    for (id, _) in tree.preorder() {
-        let kids: f64 = tree
-            .node(id)
-            .children()
-            .iter()
-            .map(|c| tree.node(*c).metrics.inclusive)
-            .sum();
-        let m = &mut tree.node_mut(id).metrics;
-        m.exclusive = m.inclusive - kids;
-    }
+    tree.finish();
     s.kinds = kind_stats(names, &intervals, &singles);
     (s, warnings)
 }

@@ -364,12 +364,17 @@ impl TlogFile {
     }
 
     /// Calls `f(offset, record)` for every event of process `p` in file
-    /// order, reading runs of its blocks with `pread` (resident memory stays
-    /// at one run, whatever the file size).
+    /// order, reading runs of its blocks with `pread` into the thread's
+    /// buffer of the opening scan (resident memory stays at one run per
+    /// thread, whatever the file size).
     #[doc(hidden)] // public for the fuzz targets (fuzz/fuzz_targets/)
-    pub fn for_each_proc_event(&self, p: u16, mut f: impl FnMut(usize, &Record)) {
+    pub fn for_each_proc_event(&self, p: u16, f: impl FnMut(usize, &Record)) {
+        scan::with_read_buffer(|buf| self.for_each_proc_event_in(p, buf, f));
+    }
+
+    /// [`Self::for_each_proc_event`] reading into `buf`.
+    fn for_each_proc_event_in(&self, p: u16, buf: &mut Vec<u8>, mut f: impl FnMut(usize, &Record)) {
         let blocks = self.proc_blocks(p);
-        let mut buf = Vec::new();
         let mut i = 0;
         while i < blocks.len() {
             let mut j = i + 1;
@@ -378,7 +383,7 @@ impl TlogFile {
                 j += 1;
             }
             let first = blocks[i] as usize;
-            let bytes = self.read_blocks(first, j - i, &mut buf);
+            let bytes = self.read_blocks(first, j - i, buf);
             for (k, raw) in bytes.chunks_exact(RECORD).enumerate() {
                 let r = Record::decode(raw);
                 if !r.is_padding() && r.proc == p {

@@ -109,7 +109,7 @@ thread_local! {
 
 /// Runs `f` with this thread's read buffer (a fresh one should `f` ever
 /// run inside another `f` on the same thread).
-fn with_read_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+pub(super) fn with_read_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     READ_BUFFER.with(|cell| match cell.try_borrow_mut() {
         Ok(mut buf) => f(&mut buf),
         Err(_) => f(&mut Vec::new()),

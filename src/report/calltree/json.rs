@@ -71,8 +71,8 @@ fn node_fields<'a>(tree: &'a CallTree<Spread>, id: NodeId, view: &TreeView) -> N
         exclusive_avg: m.total.exclusive / p,
         inclusive_min: m.inclusive_min,
         inclusive_max: m.inclusive_max,
-        max_proc: m.inclusive_max_proc,
-        procs: m.procs,
+        max_proc: m.inclusive_max_proc.map(|p| p as usize),
+        procs: m.procs as usize,
         untimed: (view.order == Order::Inclusive).then(|| untimed(tree, id)),
         outermost: (view.order == Order::Exclusive).then(|| remainder(tree, id, Order::Exclusive)),
     }

@@ -6,8 +6,8 @@ use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
 use crate::report::calltree::view::{Aggregate, Order, TreeView, key, remainder, total_key};
 use crate::report::layout::fit::middle_ellipsis;
-use crate::report::numfmt::human::{duration, percent1};
-use crate::report::numfmt::padding::{Blanks, TreeIndent};
+use crate::report::numfmt::human::{percent1, write_duration_right};
+use crate::report::numfmt::padding::{Blanks, TreeIndent, align_right};
 
 /// What a tree's header names: one process, or how many were merged.
 pub(crate) fn scope(proc: Option<usize>, nprocs: usize) -> String {
@@ -105,17 +105,19 @@ impl TreeColumns {
 
     /// [`Self::path`] written at the end of `w`.
     fn write_path(&self, w: &mut String, depth: usize, name: &str) {
-        use std::fmt::Write as _;
         let indent = TreeIndent::new(depth);
-        // Writing into a String cannot fail.
-        let _ = match self.path_room {
-            None => write!(w, "{indent}{name}"),
+        match self.path_room {
+            None => {
+                indent.push_to(w);
+                w.push_str(name);
+            }
             Some(room) => {
                 let indent = indent.within(room.saturating_sub(MIN_NAME));
                 let name = middle_ellipsis(name, room.saturating_sub(indent.width()).max(MIN_NAME));
-                write!(w, "{indent}{name}")
+                indent.push_to(w);
+                w.push_str(&name);
             }
-        };
+        }
     }
 }
 
@@ -151,31 +153,40 @@ pub(crate) fn header(view: &TreeView) -> String {
 
 /// The numbers of a node's text line, in the columns of [`header`],
 /// written at the end of `line`.
+/// Written by hand rather than through `write!` widths: a tree's text
+/// has a line per node, hundreds of thousands of them.
 fn write_columns(line: &mut String, m: &Spread, view: &TreeView, c: &TreeColumns) {
-    use std::fmt::Write as _;
     let (incl, excl) = view.times(m);
     let (first, second) = match view.order {
         Order::Inclusive => (incl, excl),
         Order::Exclusive => (excl, incl),
     };
-    // Writing into a String cannot fail.
-    let _ = write!(
-        line,
-        "{:>NUMBER$} {:>NUMBER$} {:>NUMBER$}",
-        duration(first),
-        duration(second),
-        m.total.calls
-    );
+    let mut int = itoa::Buffer::new();
+    write_duration_right(line, first, NUMBER);
+    line.push(' ');
+    write_duration_right(line, second, NUMBER);
+    line.push(' ');
+    push_right(line, int.format(m.total.calls), NUMBER);
     if c.incl_min {
-        let _ = write!(line, " {:>NUMBER$}", duration(m.inclusive_min));
+        line.push(' ');
+        write_duration_right(line, m.inclusive_min, NUMBER);
     }
     if c.incl_max {
-        let _ = write!(line, " {:>NUMBER$} ", duration(m.inclusive_max));
-        let _ = match m.inclusive_max_proc {
-            Some(x) => write!(line, "{x:>PROC$}"),
-            None => write!(line, "{:>PROC$}", "-"),
-        };
+        line.push(' ');
+        write_duration_right(line, m.inclusive_max, NUMBER);
+        line.push(' ');
+        match m.inclusive_max_proc {
+            Some(x) => push_right(line, int.format(x), PROC),
+            None => push_right(line, "-", PROC),
+        }
     }
+}
+
+/// `text` right-aligned in `width` characters at the end of `line`.
+fn push_right(line: &mut String, text: &str, width: usize) {
+    let start = line.len();
+    line.push_str(text);
+    align_right(line, start, width);
 }
 
 /// Where a view hides children (`--top`, `--depth`, `--min-percent`): per
@@ -318,8 +329,10 @@ pub(crate) fn text_lines(
             if let Some(shown) = view.combined(rest)
                 && rest > UNTIMED_SHARE * key(m, view.order)
             {
-                let cols = format!("{:>NUMBER$}{:rest_width$}", duration(shown), "");
-                let _ = writeln!(w, "{cols}  {}", c.path(depth + 1, label));
+                write_duration_right(&mut w, shown, NUMBER);
+                Blanks(rest_width + 2).push_to(&mut w);
+                c.write_path(&mut w, depth + 1, label);
+                w.push('\n');
             }
         }
         for &(depth, hidden, share) in cuts.after.get(&i).into_iter().flatten() {

@@ -118,17 +118,25 @@ pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)>
         }
         parts = next;
     }
-    parts
-        .par_iter()
-        .map(|&(id, depth, whole)| {
-            if whole {
-                walk(id, depth)
-            } else {
-                vec![(id, depth)]
-            }
-        })
-        .collect::<Vec<_>>()
-        .concat()
+    // A batch of walks at a time, each appended and freed: memory holds the
+    // list and one batch of walks, not the list twice.
+    let mut nodes = Vec::new();
+    for batch in parts.chunks(2 * rayon::current_num_threads()) {
+        let walks: Vec<Vec<(NodeId, usize)>> = batch
+            .par_iter()
+            .map(|&(id, depth, whole)| {
+                if whole {
+                    walk(id, depth)
+                } else {
+                    vec![(id, depth)]
+                }
+            })
+            .collect();
+        for walk in walks {
+            nodes.extend_from_slice(&walk);
+        }
+    }
+    nodes
 }
 
 /// The visible part of the subtree of `top` (at `depth`) in pre-order, with

@@ -19,16 +19,31 @@ pub fn scientific(x: f64, decimals: usize) -> String {
 /// never reads as zero; exact zero is `0`. The unit takes two characters
 /// (`s ` is padded) so right-aligned numbers line up.
 pub fn duration(x: f64) -> String {
+    let mut s = String::new();
+    write_duration(&mut s, x);
+    s
+}
+
+/// [`duration`] written at the end of `w`, right-aligned to `width`
+/// characters: the lines of big trees, without a `String` per number.
+pub fn write_duration_right(w: &mut String, x: f64, width: usize) {
+    let start = w.len();
+    write_duration(w, x);
+    super::padding::align_right(w, start, width);
+}
+
+/// [`duration`] written at the end of `w`.
+fn write_duration(w: &mut String, x: f64) {
     if x == 0.0 {
-        return "0   ".to_owned();
+        w.push_str("0   ");
+    } else if !x.is_finite() {
+        // Writing into a String cannot fail.
+        let _ = std::fmt::Write::write_fmt(w, format_args!("{x} s "));
+    } else if let Some(parts) = duration_parts(x) {
+        parts.write(w);
+    } else {
+        w.push_str(&duration_by_formatting(x));
     }
-    if !x.is_finite() {
-        return format!("{x} s ");
-    }
-    if let Some(s) = duration_by_arithmetic(x) {
-        return s;
-    }
-    duration_by_formatting(x)
 }
 
 /// Powers of ten exact in an f64.
@@ -36,6 +51,14 @@ const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
+
+/// ⌊log10 a⌋ or one less, for a normal positive `a`: its binary exponent
+/// times log10 2 (78913 / 2^18, close enough for any f64 exponent),
+/// rounded down.
+fn decimal_exponent_estimate(a: f64) -> i32 {
+    let binary = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    (binary * 78913) >> 18
+}
 
 /// `a · 10^k` (`|k| ≤ 22`) in one correctly rounded operation.
 fn times_pow10(a: f64, k: i32) -> f64 {
@@ -50,19 +73,58 @@ fn clearly_nearest(w: f64) -> Option<f64> {
     ((w - n).abs() < 0.25).then_some(n)
 }
 
+/// [`duration_parts`] written out, for the test that compares it with
+/// [`duration_by_formatting`].
+#[cfg(test)]
+fn duration_by_arithmetic(x: f64) -> Option<String> {
+    let mut s = String::new();
+    duration_parts(x)?.write(&mut s);
+    Some(s)
+}
+
+/// A duration decided by [`duration_parts`]: `digits` with `decimals` of
+/// them after the point, then the unit.
+struct DurationParts {
+    negative: bool,
+    digits: u64,
+    decimals: usize,
+    unit: &'static str,
+}
+
+impl DurationParts {
+    fn write(&self, w: &mut String) {
+        let mut buf = itoa::Buffer::new();
+        let digits = buf.format(self.digits);
+        let (int, frac) = digits.split_at(digits.len() - self.decimals);
+        if self.negative {
+            w.push('-');
+        }
+        w.push_str(int);
+        if self.decimals > 0 {
+            w.push('.');
+        }
+        w.push_str(frac);
+        w.push(' ');
+        w.push_str(self.unit);
+    }
+}
+
 /// What [`duration_by_formatting`] writes, found with a few float
 /// operations instead of two exact decimal conversions and a parse (a
 /// tree's text writes four times per node): `None` where they cannot
 /// decide it (below a nanosecond, above 10^14 s, within a hair of a
 /// rounding tie above 10^4 s), and the formatting does it. The test
 /// `arithmetic_durations_equal_formatted_ones` compares the two.
-fn duration_by_arithmetic(x: f64) -> Option<String> {
+fn duration_parts(x: f64) -> Option<DurationParts> {
     let a = x.abs();
     if !(1e-9..1e14).contains(&a) {
         return None;
     }
     // `{x:.3e}`: digits n (1000..=9999) and exponent e, a ≈ n · 10^(e-3).
-    let mut e = a.log10().floor() as i32;
+    // e starts as ⌊log10 a⌋ or one less, from a's binary exponent (no
+    // logarithm: a tree's text has four times a line); the steps below
+    // correct it.
+    let mut e = decimal_exponent_estimate(a);
     let mut y = times_pow10(a, 3 - e);
     if y < 1000.0 {
         e -= 1;
@@ -124,11 +186,12 @@ fn duration_by_arithmetic(x: f64) -> Option<String> {
     if digits < POW10[decimals] || digits >= 9.0e15 {
         return None;
     }
-    let digits = (digits as u64).to_string();
-    let (int, frac) = digits.split_at(digits.len() - decimals);
-    let sign = if x < 0.0 { "-" } else { "" };
-    let point = if decimals > 0 { "." } else { "" };
-    Some(format!("{sign}{int}{point}{frac} {unit}"))
+    Some(DurationParts {
+        negative: x < 0.0,
+        digits: digits as u64,
+        decimals,
+        unit,
+    })
 }
 
 /// [`duration`] of a finite value that is not zero, by decimal formatting.
@@ -273,6 +336,27 @@ mod tests {
     /// decides: on random values over every unit, on values next to the
     /// ties of 4 digits and to the units' bounds, and it decides nearly
     /// all of them.
+    #[test]
+    fn decimal_exponent_estimates_are_the_floor_or_one_less() {
+        let mut rng = crate::synth::SplitMix64::new(9);
+        for _ in 0..100_000 {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let a = 10f64.powf(-10.0 + 25.0 * u);
+            for a in [a, a.next_up(), a.next_down()] {
+                let e = decimal_exponent_estimate(a);
+                let exact = a.log10().floor() as i32;
+                assert!(e == exact || e + 1 == exact, "{a:e}: {e} vs {exact}");
+            }
+        }
+        for k in -9..15 {
+            let p = 10f64.powi(k);
+            for a in [p, p.next_down(), p.next_up()] {
+                let e = decimal_exponent_estimate(a);
+                assert!((e..=e + 1).contains(&(a.log10().floor() as i32)), "{a:e}");
+            }
+        }
+    }
+
     #[test]
     fn arithmetic_durations_equal_formatted_ones() {
         let mut rng = crate::synth::SplitMix64::new(3);

@@ -9,7 +9,6 @@ pub struct Blanks(pub usize);
 
 impl std::fmt::Display for Blanks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        const CHUNK: &str = "                                                                ";
         let mut left = self.0;
         while left > 0 {
             let n = left.min(CHUNK.len());
@@ -19,6 +18,38 @@ impl std::fmt::Display for Blanks {
         Ok(())
     }
 }
+
+impl Blanks {
+    /// The blanks written at the end of `w` (no formatting machinery: big
+    /// trees write one per line).
+    pub fn push_to(self, w: &mut String) {
+        let mut left = self.0;
+        while left > 0 {
+            let n = left.min(CHUNK.len());
+            w.push_str(&CHUNK[..n]);
+            left -= n;
+        }
+    }
+}
+
+/// Right-aligns what was written to `w` since byte `start` in `width`
+/// characters, as `{:>width$}` would: blanks before it when it is
+/// shorter.
+pub fn align_right(w: &mut String, start: usize, width: usize) {
+    // Characters: bytes that do not continue a UTF-8 sequence (a loop
+    // the compiler keeps inline, for the few bytes of a number).
+    let written = w.as_bytes()[start..].iter().filter(|&&b| (b as i8) >= -0x40).count();
+    if written < width {
+        let blanks = width - written;
+        w.insert_str(start, &CHUNK[..blanks.min(CHUNK.len())]);
+        if blanks > CHUNK.len() {
+            w.insert_str(start, &" ".repeat(blanks - CHUNK.len()));
+        }
+    }
+}
+
+/// Blanks written at a time.
+const CHUNK: &str = "                                                                ";
 
 /// Levels of indent at most in the text trees (real call trees nest a few
 /// dozen deep): deeper lines stay at this indent and say their depth, so a
@@ -77,6 +108,18 @@ impl TreeIndent {
     }
 }
 
+impl TreeIndent {
+    /// The indent written at the end of `w`, as its `Display` writes it.
+    pub fn push_to(&self, w: &mut String) {
+        let levels = self.depth.min(self.max_levels);
+        Blanks(levels.saturating_mul(self.blanks_per_level)).push_to(w);
+        if self.depth > self.max_levels && self.blanks_per_level > 0 {
+            // Writing into a String cannot fail.
+            let _ = std::fmt::Write::write_fmt(w, format_args!("[depth {}] ", self.depth));
+        }
+    }
+}
+
 impl std::fmt::Display for TreeIndent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let levels = self.depth.min(self.max_levels);
@@ -95,6 +138,22 @@ impl std::fmt::Display for TreeIndent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aligned_right_as_a_format_width() {
+        for (text, width) in [("1.234 µs", 10), ("12345678901", 10), ("x", 70), ("", 3)] {
+            let mut w = String::from("ab");
+            w.push_str(text);
+            align_right(&mut w, 2, width);
+            assert_eq!(w, format!("ab{text:>width$}"));
+        }
+        for depth in [0, 3, MAX_TREE_INDENT + 2] {
+            let indent = TreeIndent::new(depth);
+            let mut w = String::new();
+            indent.push_to(&mut w);
+            assert_eq!(w, indent.to_string());
+        }
+    }
 
     #[test]
     fn deep_trees_say_their_depth() {

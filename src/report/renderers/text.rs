@@ -281,7 +281,8 @@ fn write_row<'c>(
         let cell = crate::report::escape::visible_except(&cell, keep);
         // Writing into a String cannot fail.
         // Padded by hand: a format width panics past 65,535 (a long name).
-        let pad = crate::report::numfmt::padding::Blanks(width.saturating_sub(cell.chars().count()));
+        let short = if width > 0 { width.saturating_sub(cell.chars().count()) } else { 0 };
+        let pad = crate::report::numfmt::padding::Blanks(short);
         let _ = match column.align {
             Align::Left => write!(line, "{cell}{pad}"),
             Align::Right => write!(line, "{pad}{cell}"),

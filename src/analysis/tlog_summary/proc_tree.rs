@@ -1,0 +1,127 @@
+//! One process's nesting tree while its events are matched: a few flat
+//! vectors instead of a [`CallTree`], since a node's name is that of one of
+//! the ten pair numbers and its children are found by that number alone.
+//! Pairs of the same name (`--event-names`) share one number, the first of
+//! them ([`name_slots`]), so that they share nodes as names do.
+//!
+//! ```text
+//! node     0 (root)  1 Loop   2 Gmove  3 Loop     creation order: a parent
+//! parent   -         0        1        2          before its children,
+//! child    [1 ..]    [.. 2]   [3 ..]   [..]       siblings in first use
+//! ```
+//!
+//! `tlog tree` merges it into the tree of all processes node by node in
+//! creation order ([`super::merged_tree`]); [`ProcTree::to_call_tree`]
+//! gives the [`CallTree`] of one process for the library's summary.
+
+use super::KINDS;
+use crate::model::calltree::{CallTree, Metrics, NodeId};
+
+/// The nesting tree of one process, nodes in creation order.
+#[derive(Debug, Default)]
+pub(crate) struct ProcTree {
+    /// Per node, its parent (the root's is 0).
+    parent: Vec<u32>,
+    /// Per node, the pair number of its name (the root's is 0).
+    name: Vec<u8>,
+    /// Per node, its child of each pair number (0: none yet; the root is
+    /// nobody's child): needed only while the tree grows, so
+    /// [`Self::finish`] frees it and a tree waiting to be merged holds
+    /// 29 bytes a node, not 69.
+    child: Vec<[u32; KINDS]>,
+    /// Per node, its calls and inclusive and exclusive seconds.
+    metrics: Vec<Metrics>,
+}
+
+impl ProcTree {
+    /// Empties the tree to the root alone, keeping its memory: a worker
+    /// rebuilds one tree per process.
+    pub(crate) fn clear(&mut self) {
+        self.parent.clear();
+        self.name.clear();
+        self.child.clear();
+        self.metrics.clear();
+        self.parent.push(0);
+        self.name.push(0);
+        self.child.push([0; KINDS]);
+        self.metrics.push(Metrics::default());
+    }
+
+    /// The root (always 0; [`Self::clear`] must have been called).
+    pub(crate) fn root(&self) -> u32 {
+        0
+    }
+
+    /// Nodes, the root included.
+    pub(crate) fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// The child of `parent` named as pair `k` (a number of
+    /// [`name_slots`]), created on first use.
+    #[inline]
+    pub(crate) fn child(&mut self, parent: u32, k: usize) -> u32 {
+        let known = self.child[parent as usize][k];
+        if known != 0 {
+            return known;
+        }
+        let id = self.parent.len() as u32;
+        self.parent.push(parent);
+        self.name.push(k as u8);
+        self.child.push([0; KINDS]);
+        self.metrics.push(Metrics::default());
+        self.child[parent as usize][k] = id;
+        id
+    }
+
+    /// Adds a call of `d` seconds to `node`.
+    #[inline]
+    pub(crate) fn add_call(&mut self, node: u32, d: f64) {
+        let m = &mut self.metrics[node as usize];
+        m.calls += 1;
+        m.inclusive += d;
+    }
+
+    /// Sets every node's exclusive time: its inclusive time less its
+    /// children's, summed in sibling order (the order and the start of
+    /// `Iterator::sum` over a [`CallTree`] node's children, so the bits
+    /// are the same).
+    pub(crate) fn finish(&mut self) {
+        self.child = Vec::new();
+        let mut kids = vec![-0.0f64; self.len()];
+        for i in 1..self.len() {
+            kids[self.parent[i] as usize] += self.metrics[i].inclusive;
+        }
+        for (m, k) in self.metrics.iter_mut().zip(kids) {
+            m.exclusive = m.inclusive - k;
+        }
+    }
+
+    /// Node `i`'s parent, the pair number of its name and its metrics (`i` below [`Self::len`];
+    /// the root's parent is itself).
+    pub(crate) fn node(&self, i: usize) -> (u32, u8, &Metrics) {
+        (self.parent[i], self.name[i], &self.metrics[i])
+    }
+
+    /// The same tree as a [`CallTree`], pair `k` named `names[k]`.
+    pub(crate) fn to_call_tree(&self, names: &[String; KINDS]) -> CallTree {
+        let mut tree = CallTree::new();
+        let ids: Vec<u32> = names.iter().map(|n| tree.intern(n)).collect();
+        let mut at = Vec::with_capacity(self.len());
+        at.push(tree.root());
+        tree.node_mut(tree.root()).metrics = self.metrics[0];
+        for i in 1..self.len() {
+            let (parent, k, m) = self.node(i);
+            let id: NodeId = tree.child_by_name_id(at[parent as usize], ids[usize::from(k)]);
+            tree.node_mut(id).metrics = *m;
+            at.push(id);
+        }
+        tree
+    }
+}
+
+/// Per pair number, the first pair number of the same name: pairs named
+/// alike are one node, as in a tree built by name.
+pub(crate) fn name_slots(names: &[String; KINDS]) -> [usize; KINDS] {
+    std::array::from_fn(|k| names.iter().position(|n| *n == names[k]).unwrap_or(k))
+}
