@@ -82,7 +82,7 @@ const MAX_PARTITIONS: u64 = 4096;
 /// Bytes of the buffers of all the writing tasks of step 1 together
 /// (small enough to stay in the cores' caches while they write all over
 /// them).
-const WRITER_BYTES: usize = 4 << 20;
+const WRITER_BYTES: usize = 16 << 20;
 
 /// Rows read back before they are handed to a sort.
 const BATCH_ROWS: usize = 16 * 1024;
