@@ -78,6 +78,9 @@ plain=(perl -e 'my $b; for (@ARGV) { open(my $f, "<", $_) or die; binmode $f; 1 
 base=("$dir"/db/bl_prof_D_*)
 trace=("$dir"/db/bl_call_stats_D_*)
 comm=("$dir"/db/bl_comm_prof_D_*)
+# `comm time` and `comm waits` read the trace files too (the call path of
+# each MPI call): their plain read is of both.
+commtrace=("${comm[@]}" "${trace[@]}")
 b_base=$(bytes "${base[@]}"); b_trace=$(bytes "${trace[@]}"); b_comm=$(bytes "${comm[@]}")
 b_tlog=$(bytes "$dir/trace.log")
 tlog_file=("$dir/trace.log")
@@ -128,7 +131,7 @@ run "comm barriers"                  "$b_comm"  comm   comm barriers "$dir/db"
 run "comm barriers --reductions"     "$b_comm"  comm   comm barriers "$dir/db" --reductions
 run "comm matrix"                    "$b_comm"  comm   comm matrix "$dir/db"
 run "comm clocks"                    "$b_comm"  comm   comm clocks "$dir/db"
-run "comm waits --align-clocks"      "$b_comm"  comm   comm waits "$dir/db" --align-clocks
+run "comm waits --align-clocks"      "$((b_comm + b_trace))" commtrace comm waits "$dir/db" --align-clocks
 run "comm timeline --svg"            "$b_comm"  comm   comm timeline "$dir/db" --svg "$out/t.svg"
 run "diff (the run with itself)"      "$((2 * b_trace))" - diff "$dir/db" "$dir/db"
 run "export --chrome (to /dev/null)"  "$((b_trace + b_comm))" - export "$dir/db" --chrome /dev/null
@@ -161,13 +164,15 @@ if [ "$quick" = 0 ] && [ -f "$yard_script" ] && python3 -c 'import numpy' 2> /de
   y="$dir/yardstick/bl_prof"
   ycomm=("$y"/bl_comm_prof_D_*)
   b_ycomm=$(bytes "${ycomm[@]}")
+  ycommtrace=("${ycomm[@]}" "$y"/bl_call_stats_D_*)
+  b_ycommtrace=$(bytes "${ycommtrace[@]}")
   run "yardstick: comm stats"             "$b_ycomm" ycomm comm stats "$y"
   run "yardstick: comm pairs"             "$b_ycomm" ycomm comm pairs "$y"
   run "yardstick: comm barriers"          "$b_ycomm" ycomm comm barriers "$y"
   run "yardstick: comm barriers --reductions" "$b_ycomm" ycomm comm barriers "$y" --reductions
-  run "yardstick: comm time"              "$b_ycomm" ycomm comm time "$y"
+  run "yardstick: comm time"              "$b_ycommtrace" ycommtrace comm time "$y"
   run "yardstick: comm clocks"            "$b_ycomm" ycomm comm clocks "$y"
-  run "yardstick: comm waits --align-clocks" "$b_ycomm" ycomm comm waits "$y" --align-clocks
+  run "yardstick: comm waits --align-clocks" "$b_ycommtrace" ycommtrace comm waits "$y" --align-clocks
 else
   echo "(yardstick rows skipped: no $yard_script, numpy, or --quick)"
 fi

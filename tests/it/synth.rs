@@ -185,3 +185,34 @@ fn clean_with_truth(dir: &std::path::Path) -> Value {
     );
     serde_json::from_str(&std::fs::read_to_string(dir.join("synth_truth.json")).unwrap()).unwrap()
 }
+
+/// An injection that could not play (its process out of range, or too few
+/// processes for its scene) is a usage error naming the option, and
+/// writes nothing.
+#[test]
+fn injections_that_cannot_play_are_usage_errors() {
+    for (extra, said) in [
+        (
+            ["--procs", "4", "--late-receiver", "99999:1"],
+            "--late-receiver: process 99999 is not among the 4 processes (0 to 3)",
+        ),
+        (
+            ["--procs", "4", "--late-sender", "4:0.1"],
+            "--late-sender: process 4 is not among the 4 processes",
+        ),
+        (
+            ["--procs", "2", "--wrong-order", "1:0.1"],
+            "--wrong-order needs at least 3 processes (--procs 2)",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("bl_prof");
+        let mut args = vec!["synth", "blprof", dir.to_str().unwrap()];
+        args.extend_from_slice(&extra);
+        let out = crate::common::output(&args);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(said), "{extra:?}: {stderr}");
+        assert!(!dir.exists(), "{extra:?}");
+    }
+}

@@ -23,11 +23,12 @@
 //!
 //! Aligned time = raw time − offset. The residual says how well it fits:
 //! the spread of aligned barrier exits and the share of messages still
-//! received before they were sent (the second pass over the pairs,
-//! [`negative_latencies`]).
+//! received before they were sent (counted again on the aligned clocks
+//! from a log of the pairing's latencies, [`super::latency_log`]).
 
 use rustc_hash::FxHashMap;
 
+use super::latency_log::{Batch, LatencyLog};
 use super::pairs::{MsgEnd, Pair, PairingSummary, pair_messages_unordered};
 use super::scope::CommScope;
 use super::select::CommSelection;
@@ -149,37 +150,60 @@ fn exit_spreads(bars: &BarrierSummary, offset: impl Fn(usize) -> f64) -> (usize,
 /// with a completion.
 type RouteMins = FxHashMap<(usize, usize), f64>;
 
-fn route_mins(db: &Database) -> (RouteMins, u64, u64, Vec<Warning>) {
-    let mut mins = RouteMins::default();
-    let (mut n, mut negative) = (0u64, 0u64);
+/// What one pairing of the whole database tells the estimate: each route's
+/// quickest message, the messages with a completion, those completed
+/// before they were sent, and (when its file could be written) the log of
+/// every such message for counting again on aligned clocks.
+struct PairedRoutes {
+    mins: RouteMins,
+    messages: u64,
+    negative: u64,
+    log: Option<LatencyLog>,
+}
+
+fn route_mins(db: &Database) -> (PairedRoutes, Vec<Warning>) {
+    let records = (db.comm_index().procs.iter())
+        .flat_map(|p| CommSelection::all().blocks(p))
+        .fold(0u64, |n, b| n.saturating_add(b.ncomm));
+    let mut found = PairedRoutes {
+        mins: RouteMins::default(),
+        messages: 0,
+        negative: 0,
+        log: LatencyLog::new(records),
+    };
     let (_, warnings) = pair_messages_unordered(
         db,
         &CommSelection::all(),
         None,
-        || (RouteMins::default(), 0u64, 0u64),
-        |c: &mut (RouteMins, u64, u64), p: &Pair| {
+        || (RouteMins::default(), 0u64, 0u64, Batch::default()),
+        |c: &mut (RouteMins, u64, u64, Batch), p: &Pair| {
             if let Some(l) = p.latency_to_completion.filter(|l| l.is_finite()) {
                 let e = c.0.entry((p.from, p.to)).or_insert(f64::INFINITY);
                 *e = e.min(l);
                 c.1 += 1;
                 c.2 += u64::from(l < 0.0);
+                c.3.push(p.from, p.to, l);
             }
         },
-        &mut |(m, k, neg)| {
+        &mut |(m, k, neg, batch)| {
             for (route, l) in m {
-                let e = mins.entry(route).or_insert(f64::INFINITY);
+                let e = found.mins.entry(route).or_insert(f64::INFINITY);
                 *e = e.min(l);
             }
-            n += k;
-            negative += neg;
+            found.messages += k;
+            found.negative += neg;
+            if let Some(log) = &mut found.log {
+                log.append(&batch);
+            }
         },
     );
-    (mins, n, negative, warnings)
+    (found, warnings)
 }
 
 /// Messages with a completion, and how many of them complete before they
-/// were sent on the clocks of `offsets`.
-pub fn negative_latencies(db: &Database, offsets: &ClockOffsets) -> (u64, u64, Vec<Warning>) {
+/// were sent on the clocks of `offsets`, by pairing the database again
+/// (the log's fallback, and the tests' reference).
+fn negative_latencies(db: &Database, offsets: &ClockOffsets) -> (u64, u64, Vec<Warning>) {
     let (mut n, mut negative) = (0u64, 0u64);
     let (_, warnings) = pair_messages_unordered(
         db,
@@ -200,19 +224,20 @@ pub fn negative_latencies(db: &Database, offsets: &ClockOffsets) -> (u64, u64, V
     (n, negative, warnings)
 }
 
-/// Messages completed before they were sent on the clocks of `offsets`,
-/// `mins` being each route's quickest: none when no route's quickest is
-/// (a latency minus the same difference of offsets keeps its order,
-/// rounding included), else counted by pairing again. Offsets that fit
-/// every route (no conflict) so save a pairing.
-fn negative_aligned(db: &Database, offsets: &ClockOffsets, mins: &RouteMins) -> u64 {
-    let early =
-        |(&(s, r), &l): (&(usize, usize), &f64)| l - (offsets.offset(r) - offsets.offset(s)) < 0.0;
-    if mins.iter().any(early) {
-        negative_latencies(db, offsets).1
-    } else {
-        0
+/// Messages completed before they were sent on the clocks of `offsets`:
+/// none when no route's quickest is (a latency minus the same difference
+/// of offsets keeps its order, rounding included), else counted from the
+/// log (or, without one, by pairing again). Offsets that fit every route
+/// (no conflict) so read nothing.
+fn negative_aligned(db: &Database, offsets: &ClockOffsets, routes: &PairedRoutes) -> u64 {
+    let difference = |s: usize, r: usize| offsets.offset(r) - offsets.offset(s);
+    let early = |(&(s, r), &l): (&(usize, usize), &f64)| l - difference(s, r) < 0.0;
+    if !routes.mins.iter().any(early) {
+        return 0;
     }
+    (routes.log.as_ref())
+        .and_then(|log| log.count_early(difference))
+        .unwrap_or_else(|| negative_latencies(db, offsets).1)
 }
 
 /// The message step: moves offsets (by index into `procs`) into the
@@ -316,10 +341,10 @@ pub fn estimate(db: &Database) -> (ClockOffsets, Vec<Warning>) {
         })
         .collect();
     // Step 2: message order.
-    let (mins, messages, negative_raw, w) = route_mins(db);
+    let (routes, w) = route_mins(db);
     warnings.extend(w);
     let mut o: Vec<f64> = list.iter().map(|p| p.offset).collect();
-    let (sweeps, conflicts) = fit_messages(&mut o, &procs, reference, &mins);
+    let (sweeps, conflicts) = fit_messages(&mut o, &procs, reference, &routes.mins);
     for (p, x) in list.iter_mut().zip(o) {
         p.message_shift = x - p.offset;
         p.offset = x;
@@ -332,15 +357,15 @@ pub fn estimate(db: &Database) -> (ClockOffsets, Vec<Warning>) {
     let (n, raw_med, raw_max) = exit_spreads(&bars, |_| 0.0);
     let (_, med, max) = exit_spreads(&bars, |p| c.offset(p));
     // (The pairing's warnings were given by `route_mins`.)
-    let negative_aligned = negative_aligned(db, &c, &mins);
+    let negative_aligned = negative_aligned(db, &c, &routes);
     c.residual = Residual {
         barriers: n,
         raw_exit_spread_median: raw_med,
         raw_exit_spread_max: raw_max,
         exit_spread_median: med,
         exit_spread_max: max,
-        messages,
-        negative_raw,
+        messages: routes.messages,
+        negative_raw: routes.negative,
         negative_aligned,
         sweeps,
         conflicts,
@@ -364,15 +389,18 @@ mod tests {
             let db = Database::open(fixtures.join(name).join("bl_prof"))
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             let (c, _) = estimate(&db);
-            let (mins, ..) = route_mins(&db);
+            let (routes, _) = route_mins(&db);
+            assert!(routes.log.is_some(), "{name}");
+            let unlogged = PairedRoutes { log: None, ..route_mins(&db).0 };
             let paired = |c: &ClockOffsets| negative_latencies(&db, c).1;
             assert_eq!(c.residual.negative_aligned, paired(&c), "{name}");
-            assert_eq!(negative_aligned(&db, &c, &mins), paired(&c), "{name}");
+            assert_eq!(negative_aligned(&db, &c, &routes), paired(&c), "{name}");
             for shift in [1e-3, -1e-3, 0.5] {
                 let mut moved = c.clone();
                 moved.procs[0].offset += shift;
                 let n = paired(&moved);
-                assert_eq!(negative_aligned(&db, &moved, &mins), n, "{name} {shift}");
+                assert_eq!(negative_aligned(&db, &moved, &routes), n, "{name} {shift}");
+                assert_eq!(negative_aligned(&db, &moved, &unlogged), n, "{name} {shift}");
                 early += n;
             }
         }

@@ -76,13 +76,21 @@ use crate::spill::{Buffered, Spill};
 /// sorted, half for the pairs put back in sender order (the module docs).
 pub const MEMORY_BUDGET: usize = 32 << 20;
 
+/// Bytes of rows a comm record makes, as the partitions are cut for: a
+/// record makes at most one row (of at most 64 bytes), but a send or a
+/// receive is about one record in three of a real run (the rest: wait
+/// statuses, entries, barriers), so rows take some 16 bytes per record.
+/// More rows only make a partition's sort write runs (the same memory);
+/// fewer partitions give the writers longer chunks (fewer writes).
+const ROW_BYTES_PER_RECORD: u64 = 24;
+
 /// At most this many partitions (open buffers per writer).
 const MAX_PARTITIONS: u64 = 4096;
 
 /// Bytes of the buffers of all the writing tasks of step 1 together
 /// (small enough to stay in the cores' caches while they write all over
 /// them).
-const WRITER_BYTES: usize = 4 << 20;
+const WRITER_BYTES: usize = 16 << 20;
 
 /// Rows read back before they are handed to a sort.
 const BATCH_ROWS: usize = 16 * 1024;
@@ -318,14 +326,16 @@ where
     let threads = rayon::current_num_threads().max(1);
     // A partition's rows of each kind are sorted within `run_bytes`; the
     // partitions are cut so that one holds about that many bytes of rows
-    // (a record makes at most one row). Their number depends on the data
-    // and the budget alone: so does the order of the pairs in any order.
+    // when the records make ROW_BYTES_PER_RECORD of rows. Their number
+    // depends on the data and the budget alone: so does the order of the
+    // pairs in any order.
     let run_bytes = (budget / 2 / PARTS_AT_ONCE).max(1);
     let records = (db.comm_index().procs.iter())
         .flat_map(|p| every_proc.blocks(p))
         .fold(0u64, |n, b| n.saturating_add(b.ncomm));
     let row_bytes = records.saturating_mul(MAX_ROW_BYTES as u64);
-    let parts = row_bytes.div_ceil(run_bytes as u64).clamp(1, MAX_PARTITIONS) as usize;
+    let expected = records.saturating_mul(ROW_BYTES_PER_RECORD);
+    let parts = expected.div_ceil(run_bytes as u64).clamp(1, MAX_PARTITIONS) as usize;
     let spill = match crate::spill::check_room(row_bytes).and_then(|()| Spill::new(3 * parts)) {
         Ok(s) => s,
         Err(e) => {

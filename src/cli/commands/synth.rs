@@ -8,6 +8,7 @@ use crate::synth::blprof_waits::{Injected, Scenes};
 use clap::{Args, Subcommand};
 
 use crate::cli::context::Context;
+use crate::cli::output::UsageError;
 
 #[derive(Args, Debug)]
 pub struct SynthArgs {
@@ -140,6 +141,18 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
             jitter,
             drift,
         } => {
+            let nprocs = (*procs).max(1);
+            let injections = [
+                ("--late-sender", *late_sender, 1),
+                ("--late-barrier", *late_barrier, 1),
+                ("--late-receiver", *late_receiver, SCENE_PROCS),
+                ("--late-broadcast", *late_broadcast, SCENE_PROCS),
+                ("--early-reduce", *early_reduce, SCENE_PROCS),
+                ("--wrong-order", *wrong_order, SCENE_PROCS),
+            ];
+            for (flag, injection, least) in injections {
+                check_injection(flag, injection, least, nprocs)?;
+            }
             let scenes = Scenes {
                 late_receiver: *late_receiver,
                 late_broadcast: *late_broadcast,
@@ -161,7 +174,7 @@ pub fn run(args: &SynthArgs, _ctx: &Context) -> anyhow::Result<ExitCode> {
                 drift: drift.unwrap_or(0.0),
             });
             let cfg = BlprofConfig {
-                nprocs: (*procs).max(1),
+                nprocs,
                 nfiles: (*nfiles).max(1),
                 blocks: (*blocks).max(1),
                 functions: (*functions).max(1),
@@ -218,6 +231,37 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 }
 
 /// `P:S`: a process and seconds (finite, not negative).
+/// Processes a wait-state scene needs (a process, its left and right
+/// neighbours, or the processes of its parity).
+const SCENE_PROCS: u64 = 3;
+
+/// An injection `flag` P:S that would not play in a database of `nprocs`
+/// processes is a usage error, not a database without it.
+fn check_injection(
+    flag: &str,
+    injection: Option<(u64, f64)>,
+    least: u64,
+    nprocs: u64,
+) -> anyhow::Result<()> {
+    let Some((p, _)) = injection else {
+        return Ok(());
+    };
+    if nprocs < least {
+        return Err(UsageError(format!(
+            "{flag} needs at least {least} processes (--procs {nprocs})"
+        ))
+        .into());
+    }
+    if p >= nprocs {
+        return Err(UsageError(format!(
+            "{flag}: process {p} is not among the {nprocs} processes (0 to {})",
+            nprocs - 1
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 fn parse_proc_delay(s: &str) -> Result<(u64, f64), String> {
     let (p, d) = s
         .split_once(':')
