@@ -357,8 +357,10 @@ pub fn call_tree(
     proc: Option<usize>,
 ) -> (CallTree<Spread>, usize, Vec<Warning>) {
     let mut merge = SpreadMerge::default();
-    let warnings = for_each_process_tree(db, selection, proc, |p, t| (p, t), |(p, t)| {
-        merge.add(p, &t)
+    let pool = TreePool::default();
+    let warnings = for_each_process_tree(db, selection, proc, &pool, |p, t| (p, t), |(p, t)| {
+        merge.add(p, &t);
+        pool.put(t);
     });
     let n = merge.procs();
     (merge.finish(), n, warnings)
@@ -369,15 +371,37 @@ pub fn call_tree(
 /// held at once).
 const TREES_PER_THREAD: usize = 16;
 
+/// Trees done with, for later processes' trees to be built into
+/// ([`CallTree::clear`] keeps their memory): with thousands of small
+/// processes, allocating each tree's nodes anew was most of `calltree`.
+/// It holds at most the trees in flight at once.
+#[derive(Default)]
+pub struct TreePool(std::sync::Mutex<Vec<CallTree>>);
+
+impl TreePool {
+    /// Hands `tree` back for reuse.
+    pub fn put(&self, tree: CallTree) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(tree);
+    }
+
+    fn take(&self) -> CallTree {
+        let tree = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        tree.unwrap_or_default()
+    }
+}
+
 /// Builds the tree of each process (`Some(proc)`: that one) in parallel, a
 /// window of processes at a time, turns each with `map(process, tree)`
 /// (in parallel too) and hands the results to `consume` in process order;
 /// returns the warnings about the blocks, in process order. Memory holds
 /// a window or two of trees, not one per process as [`process_trees`].
+/// Trees are built into ones taken from `pool` (`consume` may put them
+/// back).
 pub fn for_each_process_tree<R: Send>(
     db: &Database,
     selection: &Selection,
     proc: Option<usize>,
+    pool: &TreePool,
     map: impl Fn(usize, CallTree) -> R + Sync,
     mut consume: impl FnMut(R),
 ) -> Vec<Warning> {
@@ -389,7 +413,13 @@ pub fn for_each_process_tree<R: Send>(
         .for_each(
             walk.procs(),
             |p| {
-                let (tree, w) = process_tree(p, selection, one);
+                let (tree, w) = if one {
+                    process_tree(p, selection, one)
+                } else {
+                    let mut tree = pool.take();
+                    let w = whole_process_tree_into(p, selection, &mut tree);
+                    (tree, w)
+                };
                 (map(p.proc().proc, tree), w)
             },
             |(r, w)| {

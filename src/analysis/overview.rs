@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::base_summary::base_summary;
 use super::callers::{MERGE_CHUNK, bottom_up};
-use super::calltree::{Spread, for_each_process_tree};
+use super::calltree::{Spread, TreePool, for_each_process_tree};
 use super::spread_merge::{ChunkedSpreadMerge, SpreadMerge};
 use super::comm::scope::CommScope;
 use super::comm::select::CommSelection;
@@ -233,16 +233,19 @@ fn trace_sections(
             let mut down = SpreadMerge::default();
             let mut up = ChunkedSpreadMerge::new(MERGE_CHUNK);
             let mut cut = false;
+            let pool = TreePool::default();
             let w = for_each_process_tree(
                 db,
                 &Selection { ranges: None },
                 opts.proc,
+                &pool,
                 |p, t| {
                     let built = bottom_up(&t, &|_| true);
                     (p, t, built)
                 },
                 |(p, t, built)| {
                     down.add(p, &t);
+                    pool.put(t);
                     cut |= built.cut;
                     up.add(p, &built.tree);
                 },
