@@ -384,7 +384,8 @@ impl TreePool {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).push(tree);
     }
 
-    fn take(&self) -> CallTree {
+    /// A tree handed back, or a new one.
+    pub fn take(&self) -> CallTree {
         let tree = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
         tree.unwrap_or_default()
     }
