@@ -758,6 +758,53 @@ mod tests {
         assert_eq!(one.concat(), vec![expected[7].clone()]);
     }
 
+    /// The trees streamed by [`for_each_process_tree`], built into trees
+    /// handed back, merge to the tree of the process trees built anew, at
+    /// any number of threads; the pool ends with fewer trees than processes
+    /// (trees were reused).
+    #[test]
+    fn reused_trees_merge_as_fresh_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::synth::blprof::BlprofConfig {
+            nprocs: 50,
+            calls_per_block: 40,
+            ..Default::default()
+        }
+        .write(dir.path())
+        .unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        let selection = Selection { ranges: None };
+        let rows = |t: &CallTree<Spread>| {
+            t.preorder()
+                .into_iter()
+                .map(|(id, d)| (d, t.name(id).to_owned(), t.node(id).metrics))
+                .collect::<Vec<_>>()
+        };
+        let (trees, _) = process_trees(&db, &selection, None);
+        let expected = rows(&merge_trees(&trees));
+        assert!(expected.len() > 10);
+        for threads in [1, 3] {
+            let threads_pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let pool = TreePool::default();
+            let mut merge = SpreadMerge::default();
+            threads_pool.install(|| {
+                for_each_process_tree(&db, &selection, None, &pool, |p, t| (p, t), |(p, t)| {
+                    merge.add(p, &t);
+                    pool.put(t);
+                })
+            });
+            assert_eq!(merge.procs(), 50);
+            assert_eq!(rows(&merge.finish()), expected, "{threads} threads");
+            let kept = pool.0.lock().unwrap().len();
+            assert!(kept < 50, "{threads} threads: {kept} trees, none reused");
+        }
+        let (tree, n, _) = call_tree(&db, &selection, None);
+        assert_eq!((rows(&tree), n), (expected, 50));
+    }
+
     /// Runs of records cut anywhere and joined equal one walk over all of
     /// them: the same paths in the same order, the same calls, the same
     /// sums up to rounding, the same jumps; and a run starting deeper than
