@@ -288,8 +288,11 @@ pub fn read_text_bytes(path: &Path) -> Result<Vec<u8>> {
             ),
         });
     }
-    let mut v = Vec::new();
-    // `take` bounds the read even if the file grows meanwhile.
+    // Sized from the metadata (bounded above): grown from empty, the
+    // buffer was copied a few times per file, which counted with a header
+    // file per 64 processes. `take` bounds the read even if the file grows
+    // meanwhile.
+    let mut v = Vec::with_capacity(meta.len() as usize + 1);
     file.take(MAX_TEXT_BYTES)
         .read_to_end(&mut v)
         .map_err(|e| Error::io(path, e))?;

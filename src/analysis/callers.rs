@@ -99,8 +99,18 @@ enum Visit {
 /// The bottom-up tree of one process's tree, with roots only for the
 /// functions `keep` takes (all: `|_| true`).
 pub fn bottom_up(top: &CallTree, keep: &dyn Fn(&str) -> bool) -> Built<Metrics> {
+    bottom_up_into(top, keep, CallTree::new())
+}
+
+/// [`bottom_up`] built into `out`, cleared first (its memory and name
+/// table kept): a tree per process then allocates no nodes anew.
+pub fn bottom_up_into(
+    top: &CallTree,
+    keep: &dyn Fn(&str) -> bool,
+    mut out: CallTree,
+) -> Built<Metrics> {
+    out.clear();
     let kept = kept_names(top, keep);
-    let mut out: CallTree = CallTree::new();
     let names = translated_names(top, &mut out);
     let name_of = |id: NodeId| {
         top.name_index(id)

@@ -357,8 +357,10 @@ pub fn call_tree(
     proc: Option<usize>,
 ) -> (CallTree<Spread>, usize, Vec<Warning>) {
     let mut merge = SpreadMerge::default();
-    let warnings = for_each_process_tree(db, selection, proc, |p, t| (p, t), |(p, t)| {
-        merge.add(p, &t)
+    let pool = TreePool::default();
+    let warnings = for_each_process_tree(db, selection, proc, &pool, |p, t| (p, t), |(p, t)| {
+        merge.add(p, &t);
+        pool.put(t);
     });
     let n = merge.procs();
     (merge.finish(), n, warnings)
@@ -369,15 +371,38 @@ pub fn call_tree(
 /// held at once).
 const TREES_PER_THREAD: usize = 16;
 
+/// Trees done with, for later processes' trees to be built into
+/// ([`CallTree::clear`] keeps their memory): with thousands of small
+/// processes, allocating each tree's nodes anew was most of `calltree`.
+/// It holds at most the trees in flight at once.
+#[derive(Default)]
+pub struct TreePool(std::sync::Mutex<Vec<CallTree>>);
+
+impl TreePool {
+    /// Hands `tree` back for reuse.
+    pub fn put(&self, tree: CallTree) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(tree);
+    }
+
+    /// A tree handed back, or a new one.
+    pub fn take(&self) -> CallTree {
+        let tree = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        tree.unwrap_or_default()
+    }
+}
+
 /// Builds the tree of each process (`Some(proc)`: that one) in parallel, a
 /// window of processes at a time, turns each with `map(process, tree)`
 /// (in parallel too) and hands the results to `consume` in process order;
 /// returns the warnings about the blocks, in process order. Memory holds
 /// a window or two of trees, not one per process as [`process_trees`].
+/// Trees are built into ones taken from `pool` (`consume` may put them
+/// back).
 pub fn for_each_process_tree<R: Send>(
     db: &Database,
     selection: &Selection,
     proc: Option<usize>,
+    pool: &TreePool,
     map: impl Fn(usize, CallTree) -> R + Sync,
     mut consume: impl FnMut(R),
 ) -> Vec<Warning> {
@@ -389,7 +414,13 @@ pub fn for_each_process_tree<R: Send>(
         .for_each(
             walk.procs(),
             |p| {
-                let (tree, w) = process_tree(p, selection, one);
+                let (tree, w) = if one {
+                    process_tree(p, selection, one)
+                } else {
+                    let mut tree = pool.take();
+                    let w = whole_process_tree_into(p, selection, &mut tree);
+                    (tree, w)
+                };
                 (map(p.proc().proc, tree), w)
             },
             |(r, w)| {
@@ -725,6 +756,53 @@ mod tests {
             v.push((p, rows(t)))
         });
         assert_eq!(one.concat(), vec![expected[7].clone()]);
+    }
+
+    /// The trees streamed by [`for_each_process_tree`], built into trees
+    /// handed back, merge to the tree of the process trees built anew, at
+    /// any number of threads; the pool ends with fewer trees than processes
+    /// (trees were reused).
+    #[test]
+    fn reused_trees_merge_as_fresh_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::synth::blprof::BlprofConfig {
+            nprocs: 50,
+            calls_per_block: 40,
+            ..Default::default()
+        }
+        .write(dir.path())
+        .unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        let selection = Selection { ranges: None };
+        let rows = |t: &CallTree<Spread>| {
+            t.preorder()
+                .into_iter()
+                .map(|(id, d)| (d, t.name(id).to_owned(), t.node(id).metrics))
+                .collect::<Vec<_>>()
+        };
+        let (trees, _) = process_trees(&db, &selection, None);
+        let expected = rows(&merge_trees(&trees));
+        assert!(expected.len() > 10);
+        for threads in [1, 3] {
+            let threads_pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let pool = TreePool::default();
+            let mut merge = SpreadMerge::default();
+            threads_pool.install(|| {
+                for_each_process_tree(&db, &selection, None, &pool, |p, t| (p, t), |(p, t)| {
+                    merge.add(p, &t);
+                    pool.put(t);
+                })
+            });
+            assert_eq!(merge.procs(), 50);
+            assert_eq!(rows(&merge.finish()), expected, "{threads} threads");
+            let kept = pool.0.lock().unwrap().len();
+            assert!(kept < 50, "{threads} threads: {kept} trees, none reused");
+        }
+        let (tree, n, _) = call_tree(&db, &selection, None);
+        assert_eq!((rows(&tree), n), (expected, 50));
     }
 
     /// Runs of records cut anywhere and joined equal one walk over all of

@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 
 use super::base_summary::base_summary;
-use super::callers::{MERGE_CHUNK, bottom_up};
-use super::calltree::{Spread, for_each_process_tree};
+use super::callers::{MERGE_CHUNK, bottom_up_into};
+use super::calltree::{Spread, TreePool, for_each_process_tree};
 use super::spread_merge::{ChunkedSpreadMerge, SpreadMerge};
 use super::comm::scope::CommScope;
 use super::comm::select::CommSelection;
@@ -233,18 +233,22 @@ fn trace_sections(
             let mut down = SpreadMerge::default();
             let mut up = ChunkedSpreadMerge::new(MERGE_CHUNK);
             let mut cut = false;
+            let (pool, up_pool) = (TreePool::default(), TreePool::default());
             let w = for_each_process_tree(
                 db,
                 &Selection { ranges: None },
                 opts.proc,
+                &pool,
                 |p, t| {
-                    let built = bottom_up(&t, &|_| true);
+                    let built = bottom_up_into(&t, &|_| true, up_pool.take());
                     (p, t, built)
                 },
                 |(p, t, built)| {
                     down.add(p, &t);
+                    pool.put(t);
                     cut |= built.cut;
                     up.add(p, &built.tree);
+                    up_pool.put(built.tree);
                 },
             );
             warnings.extend(w);

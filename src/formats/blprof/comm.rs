@@ -180,7 +180,14 @@ impl CommFile {
         nprocs: Option<u64>,
         warnings: &mut Vec<Warning>,
     ) -> Self {
-        let mut f = CommFile::default();
+        // Room for every stanza at once (counted in the text, so bounded by
+        // its length): grown from empty, the blocks were copied a few times
+        // over, which counted with a stanza per process.
+        let stanzas = memchr::memmem::find_iter(text.as_bytes(), b"CommProfProc").count();
+        let mut f = CommFile {
+            blocks: Vec::with_capacity(stanzas),
+            ..CommFile::default()
+        };
         let mut warn = LineWarnings::new(path, warnings);
         let header: Arc<Path> = Arc::from(path);
         let mut names = SharedNames::default();

@@ -492,7 +492,14 @@ fn group_by_proc<B: Send, X: Default + Send>(
     let mut warnings = Vec::new();
     // The file a process was first seen in, by index: comparing paths per
     // block is slow with 100,000 processes.
-    let mut by_proc: FxHashMap<usize, (usize, Vec<B>, X)> = FxHashMap::default();
+    // Sized for a block per process up front: rehashing moved every
+    // group's entry again and again with thousands of processes.
+    let blocks: usize = parsed
+        .iter()
+        .map(|(_, r, _)| r.as_ref().map_or(0, |(b, _)| b.len()))
+        .sum();
+    let mut by_proc: FxHashMap<usize, (usize, Vec<B>, X)> =
+        FxHashMap::with_capacity_and_hasher(blocks, Default::default());
     for (file_index, (path, r, w)) in parsed.into_iter().enumerate() {
         warnings.extend(w);
         let (blocks, extras) = match r {
