@@ -375,17 +375,22 @@ const TREES_PER_THREAD: usize = 16;
 /// ([`CallTree::clear`] keeps their memory): with thousands of small
 /// processes, allocating each tree's nodes anew was most of `calltree`.
 /// It holds at most the trees in flight at once.
-#[derive(Default)]
-pub struct TreePool(std::sync::Mutex<Vec<CallTree>>);
+pub struct TreePool<M = Metrics>(std::sync::Mutex<Vec<CallTree<M>>>);
 
-impl TreePool {
+impl<M> Default for TreePool<M> {
+    fn default() -> Self {
+        TreePool(std::sync::Mutex::new(Vec::new()))
+    }
+}
+
+impl<M: Default> TreePool<M> {
     /// Hands `tree` back for reuse.
-    pub fn put(&self, tree: CallTree) {
+    pub fn put(&self, tree: CallTree<M>) {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).push(tree);
     }
 
     /// A tree handed back, or a new one.
-    pub fn take(&self) -> CallTree {
+    pub fn take(&self) -> CallTree<M> {
         let tree = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
         tree.unwrap_or_default()
     }

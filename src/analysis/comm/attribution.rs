@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use super::time::Counted;
+use crate::analysis::calltree::TreePool;
 use crate::analysis::ranges::RangeList;
 use crate::analysis::regions::Regions;
 use crate::error::Warning;
@@ -29,6 +30,11 @@ use crate::model::calltree::{CallTree, NodeId};
 
 /// Calls and seconds per MPI type.
 pub type ByType = BTreeMap<i32, (u64, f64)>;
+
+/// Call-path trees done with, for later processes' to be built into:
+/// with thousands of small processes, allocating each tree anew was most
+/// of `comm time`.
+pub type PathTrees = TreePool<ByType>;
 
 /// One process's attribution.
 #[derive(Default)]
@@ -80,15 +86,20 @@ fn add(m: &mut ByType, kind: i32, calls: u64, seconds: f64) {
 }
 
 impl AttributionSums {
-    pub fn add(&mut self, p: ProcAttribution) {
+    /// Adds one process's attribution; its call-path tree, once merged,
+    /// goes back to `trees` for a later process's.
+    pub fn add(&mut self, p: ProcAttribution, trees: &PathTrees) {
         if let Some(t) = p.paths {
             match &mut self.paths {
                 None => self.paths = Some(t),
-                Some(all) => all.merge_with(&t, |a, b| {
-                    for (&k, &(n, s)) in b {
-                        add(a, k, n, s);
-                    }
-                }),
+                Some(all) => {
+                    all.merge_with(&t, |a, b| {
+                        for (&k, &(n, s)) in b {
+                            add(a, k, n, s);
+                        }
+                    });
+                    trees.put(t);
+                }
             }
         }
         for (r, (n, s)) in p.regions {
@@ -140,13 +151,13 @@ pub fn attribute(
     db: &Database,
     proc: usize,
     calls: &[Counted],
-    paths: bool,
+    paths: Option<&PathTrees>,
     regions: Option<&Regions>,
 ) -> (ProcAttribution, Vec<Warning>) {
     let mut out = ProcAttribution::default();
     let mut warnings = Vec::new();
-    if paths {
-        let (tree, w) = path_tree(db, proc, calls);
+    if let Some(trees) = paths {
+        let (tree, w) = path_tree(db, proc, calls, trees.take());
         out.paths = Some(tree);
         warnings = w;
     }
@@ -172,8 +183,15 @@ struct Open {
 }
 
 /// The calls attributed to the paths of `proc`'s call trace.
-fn path_tree(db: &Database, proc: usize, calls: &[Counted]) -> (CallTree<ByType>, Vec<Warning>) {
-    let mut tree: CallTree<ByType> = CallTree::new();
+/// Process `proc`'s call-path tree of `calls`, built into `tree` (cleared
+/// first: a tree handed back by an earlier process keeps its memory).
+fn path_tree(
+    db: &Database,
+    proc: usize,
+    calls: &[Counted],
+    mut tree: CallTree<ByType>,
+) -> (CallTree<ByType>, Vec<Warning>) {
+    tree.clear();
     let root = tree.root();
     let mut stack: Vec<Open> = Vec::new();
     let mut next = 0;
@@ -234,4 +252,46 @@ fn path_tree(db: &Database, proc: usize, calls: &[Counted]) -> (CallTree<ByType>
     }
     until(f64::INFINITY, &mut stack, &mut tree);
     (tree, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every path of `t` with its metrics, in preorder.
+    fn rows(t: &CallTree<ByType>) -> Vec<(Vec<String>, ByType)> {
+        let nodes = std::iter::once(t.root()).chain(t.preorder().into_iter().map(|(id, _)| id));
+        nodes
+            .map(|id| {
+                let path = t.path(id).into_iter().map(str::to_owned).collect();
+                (path, t.node(id).metrics.clone())
+            })
+            .collect()
+    }
+
+    /// A process's call-path tree built into a tree handed back by another
+    /// process is the tree built afresh.
+    #[test]
+    fn a_tree_built_into_a_used_one_is_the_fresh_tree() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        let db = Database::open(dir.join("amrlevel8/bl_prof")).unwrap();
+        // MPI calls spread over each process's time, of two types.
+        let calls = |p: usize| -> Vec<Counted> {
+            (0..400)
+                .map(|i| Counted {
+                    start: f64::from(i) * 0.05 + p as f64 * 1e-3,
+                    seconds: 1e-3,
+                    kind: 5 + i % 2,
+                })
+                .collect()
+        };
+        let (used, _) = path_tree(&db, 0, &calls(0), CallTree::new());
+        assert!(used.len() > 10, "a tree worth reusing: {}", used.len());
+        for p in 1..4 {
+            let (fresh, w1) = path_tree(&db, p, &calls(p), CallTree::new());
+            let (reused, w2) = path_tree(&db, p, &calls(p), used.clone());
+            assert_eq!(rows(&reused), rows(&fresh), "process {p}");
+            assert_eq!(w1.len(), w2.len());
+        }
+    }
 }

@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use super::attribution::{Attribution, AttributionSums, ProcAttribution, attribute};
+use super::attribution::{Attribution, AttributionSums, PathTrees, ProcAttribution, attribute};
 use super::scope::CommScope;
 use super::select::ProcRanges;
 use super::timeline::{CallBuilder, CommCall};
@@ -195,6 +195,7 @@ fn scan_proc(
     walk: CommProcWalk<'_>,
     opts: &TimeOptions<'_>,
     ranges: Option<&ProcRanges>,
+    trees: &PathTrees,
 ) -> Partial {
     let db = walk.database();
     let proc = walk.proc().proc;
@@ -257,7 +258,8 @@ fn scan_proc(
     let mut warnings = warnings;
     let attribution = keep_calls.then(|| {
         kept.sort_by(|a, b| a.start.total_cmp(&b.start));
-        let (a, w) = attribute(db, proc, &kept, opts.paths, opts.regions);
+        let paths = opts.paths.then_some(trees);
+        let (a, w) = attribute(db, proc, &kept, paths, opts.regions);
         warnings.extend(w);
         a
     });
@@ -285,7 +287,8 @@ pub fn mpi_time(
     // its call-path tree is merged and dropped (holding them all until the
     // end took 218 MB at 16,384 processes).
     let walk = db.comm_blocks(&scope.selection());
-    walk.fold_procs(|w| scan_proc(w, opts, ranges), |p| {
+    let trees = PathTrees::default();
+    walk.fold_procs(|w| scan_proc(w, opts, ranges, &trees), |p| {
         for (k, a) in p.types {
             let (sum, per) = types.entry(k).or_default();
             sum.calls += a.calls;
@@ -298,7 +301,7 @@ pub fn mpi_time(
         if let Some(a) = p.attribution {
             attribution
                 .get_or_insert_with(AttributionSums::default)
-                .add(a);
+                .add(a, &trees);
         }
         warnings.extend(p.warnings);
         out.calls += p.proc.calls;

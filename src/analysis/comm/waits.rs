@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::attribution::{AttributionSums, PathTime, attribute};
+use super::attribution::{AttributionSums, PathTime, PathTrees, attribute};
 use super::clocks::ClockOffsets;
 use super::pairs::{Pair, pair_messages_unordered};
 use super::scope::CommScope;
@@ -612,6 +612,7 @@ fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning
             .then(a.raw_entry.total_cmp(&b.raw_entry))
     });
     let mut sums = AttributionSums::default();
+    let trees = PathTrees::default();
     let mut warnings = Vec::new();
     for chunk in waits.chunk_by(|a, b| a.proc == b.proc) {
         let counted: Vec<Counted> = chunk
@@ -622,8 +623,8 @@ fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning
                 kind: w.kind,
             })
             .collect();
-        let (a, w) = attribute(db, chunk[0].proc, &counted, true, None);
-        sums.add(a);
+        let (a, w) = attribute(db, chunk[0].proc, &counted, Some(&trees), None);
+        sums.add(a, &trees);
         warnings.extend(w);
     }
     let rows = sums.finish(None).paths.unwrap_or_default();
