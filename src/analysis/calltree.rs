@@ -719,10 +719,9 @@ mod tests {
         assert_eq!(shape(&parallel), shape(&sequential_merge(&trees)));
         assert!(parallel.len() > 50);
     }
-    /// Folding the process trees in runs visits exactly the trees
-    /// `process_trees` gives, in process order, at any number of threads.
-    #[test]
-    fn folded_trees_are_the_process_trees_in_order() {
+    /// A generated database of 50 processes (its directory lives as long
+    /// as the first value).
+    fn fifty_procs() -> (tempfile::TempDir, Database) {
         let dir = tempfile::tempdir().unwrap();
         crate::synth::blprof::BlprofConfig {
             nprocs: 50,
@@ -732,6 +731,14 @@ mod tests {
         .write(dir.path())
         .unwrap();
         let db = Database::open(dir.path()).unwrap();
+        (dir, db)
+    }
+
+    /// Folding the process trees in runs visits exactly the trees
+    /// `process_trees` gives, in process order, at any number of threads.
+    #[test]
+    fn folded_trees_are_the_process_trees_in_order() {
+        let (_dir, db) = fifty_procs();
         let selection = Selection { ranges: None };
         let rows = |t: &CallTree| {
             t.preorder()
@@ -769,15 +776,7 @@ mod tests {
     /// (trees were reused).
     #[test]
     fn reused_trees_merge_as_fresh_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        crate::synth::blprof::BlprofConfig {
-            nprocs: 50,
-            calls_per_block: 40,
-            ..Default::default()
-        }
-        .write(dir.path())
-        .unwrap();
-        let db = Database::open(dir.path()).unwrap();
+        let (_dir, db) = fifty_procs();
         let selection = Selection { ranges: None };
         let rows = |t: &CallTree<Spread>| {
             t.preorder()
