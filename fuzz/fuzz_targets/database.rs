@@ -16,7 +16,7 @@ use libfuzzer_sys::fuzz_target;
 use profparse::analysis::base_summary::base_summary;
 use profparse::analysis::calltree::call_tree;
 use profparse::analysis::comm::check::comm_check;
-use profparse::analysis::comm::clocks::{estimate, negative_latencies};
+use profparse::analysis::comm::clocks::estimate;
 use profparse::analysis::comm::pairs::{pair_messages, pair_messages_in};
 use profparse::analysis::comm::scope::CommScope;
 use profparse::analysis::comm::select::CommSelection;
@@ -117,8 +117,8 @@ fuzz_target!(|data: &[u8]| {
         };
         let _ = mpi_time(&db, &filtered, &opts);
     }
+    // (The estimate counts the messages early on its clocks too.)
     let (offsets, _) = estimate(&db);
-    let _ = negative_latencies(&db, &offsets);
     let mut aligned = CommScope::everything();
     aligned.align_clocks(offsets);
     let _ = wait_states(&db, &aligned, 10, true);
