@@ -29,7 +29,7 @@
 use rustc_hash::FxHashMap;
 
 use super::latency_log::{Batch, LatencyLog};
-use super::pairs::{MsgEnd, Pair, PairingSummary, pair_messages_unordered};
+use super::pairs::{MsgEnd, Pair, PairingSummary, comm_records, pair_messages_unordered};
 use super::scope::CommScope;
 use super::select::CommSelection;
 use super::sync::{BarrierStats, BarrierSummary, ProcBarrierTotals, barriers};
@@ -162,9 +162,7 @@ struct PairedRoutes {
 }
 
 fn route_mins(db: &Database) -> (PairedRoutes, Vec<Warning>) {
-    let records = (db.comm_index().procs.iter())
-        .flat_map(|p| CommSelection::all().blocks(p))
-        .fold(0u64, |n, b| n.saturating_add(b.ncomm));
+    let records = comm_records(db, &CommSelection::all());
     let mut found = PairedRoutes {
         mins: RouteMins::default(),
         messages: 0,

@@ -330,9 +330,7 @@ where
     // depends on the data and the budget alone: so does the order of the
     // pairs in any order.
     let run_bytes = (budget / 2 / PARTS_AT_ONCE).max(1);
-    let records = (db.comm_index().procs.iter())
-        .flat_map(|p| every_proc.blocks(p))
-        .fold(0u64, |n, b| n.saturating_add(b.ncomm));
+    let records = comm_records(db, &every_proc);
     let row_bytes = records.saturating_mul(MAX_ROW_BYTES as u64);
     let expected = records.saturating_mul(ROW_BYTES_PER_RECORD);
     let parts = expected.div_ceil(run_bytes as u64).clamp(1, MAX_PARTITIONS) as usize;
@@ -454,6 +452,13 @@ where
         ));
     }
     (selected(report, sel, ranges), warnings)
+}
+
+/// The comm records of the blocks `sel` reads (as the headers count them).
+pub(super) fn comm_records(db: &Database, sel: &CommSelection<'_>) -> u64 {
+    (db.comm_index().procs.iter())
+        .flat_map(|p| sel.blocks(p))
+        .fold(0u64, |n, b| n.saturating_add(b.ncomm))
 }
 
 /// The unmatched receives of `report` that the selection reports.
