@@ -72,6 +72,8 @@ pub fn merged_tree(
             }
         },
     );
+    // The reads are done; what follows holds the merged tree and prints it.
+    crate::formats::tlog::free_read_buffers();
     if nprocs == 0 {
         return (None, warnings);
     }

@@ -5,10 +5,11 @@
 //! them ([`name_slots`]), so that they share nodes as names do.
 //!
 //! ```text
-//! node     0 (root)  1 Loop   2 Gmove  3 Loop     creation order: a parent
-//! parent   -         0        1        2          before its children,
-//! child    [1 ..]    [.. 2]   [3 ..]   [..]       siblings in first use
-//! ```
+//! node          0 (root)  1 Loop  2 Gmove  3 Loop  4 Bcast   creation order:
+//! parent        -         0       1        2       1         a parent before
+//! first child   1         4       3        -       -         its children,
+//! next sibling  -         -       -        -       2         siblings in
+//! ```                                                         first use
 //!
 //! `tlog tree` merges it into the tree of all processes node by node in
 //! creation order ([`super::merged_tree`]); [`ProcTree::to_call_tree`]
@@ -24,11 +25,13 @@ pub(crate) struct ProcTree {
     parent: Vec<u32>,
     /// Per node, the pair number of its name (the root's is 0).
     name: Vec<u8>,
-    /// Per node, its child of each pair number (0: none yet; the root is
-    /// nobody's child): needed only while the tree grows, so
-    /// [`Self::finish`] frees it and a tree waiting to be merged holds
-    /// 29 bytes a node, not 69.
-    child: Vec<[u32; KINDS]>,
+    /// Per node, its newest child and its next older sibling (0: none; the
+    /// root is nobody's child), to find a child by its pair number: 8 bytes
+    /// a node where a table of the ten pair numbers took 40 (a tree holds
+    /// tens of thousands of nodes, a few trees per thread are built at a
+    /// time). Needed only while the tree grows, so [`Self::finish`] frees
+    /// it and a tree waiting to be merged holds 29 bytes a node.
+    kids: Vec<Kids>,
     /// Per node, its calls and inclusive and exclusive seconds.
     metrics: Vec<Metrics>,
 }
@@ -39,11 +42,11 @@ impl ProcTree {
     pub(crate) fn clear(&mut self) {
         self.parent.clear();
         self.name.clear();
-        self.child.clear();
+        self.kids.clear();
         self.metrics.clear();
         self.parent.push(0);
         self.name.push(0);
-        self.child.push([0; KINDS]);
+        self.kids.push(Kids::default());
         self.metrics.push(Metrics::default());
     }
 
@@ -61,16 +64,22 @@ impl ProcTree {
     /// [`name_slots`]), created on first use.
     #[inline]
     pub(crate) fn child(&mut self, parent: u32, k: usize) -> u32 {
-        let known = self.child[parent as usize][k];
-        if known != 0 {
-            return known;
+        let mut c = self.kids[parent as usize].first_child;
+        while c != 0 {
+            if usize::from(self.name[c as usize]) == k {
+                return c;
+            }
+            c = self.kids[c as usize].next_sibling;
         }
         let id = self.parent.len() as u32;
+        let next_sibling = std::mem::replace(&mut self.kids[parent as usize].first_child, id);
         self.parent.push(parent);
         self.name.push(k as u8);
-        self.child.push([0; KINDS]);
+        self.kids.push(Kids {
+            first_child: 0,
+            next_sibling,
+        });
         self.metrics.push(Metrics::default());
-        self.child[parent as usize][k] = id;
         id
     }
 
@@ -87,7 +96,7 @@ impl ProcTree {
     /// `Iterator::sum` over a [`CallTree`] node's children, so the bits
     /// are the same).
     pub(crate) fn finish(&mut self) {
-        self.child = Vec::new();
+        self.kids = Vec::new();
         let mut kids = vec![-0.0f64; self.len()];
         for i in 1..self.len() {
             kids[self.parent[i] as usize] += self.metrics[i].inclusive;
@@ -118,6 +127,15 @@ impl ProcTree {
         }
         tree
     }
+}
+
+/// A node's links to find its children by pair number (0: no node).
+#[derive(Debug, Default, Clone, Copy)]
+struct Kids {
+    /// The newest child.
+    first_child: u32,
+    /// The next older sibling.
+    next_sibling: u32,
 }
 
 /// Per pair number, the first pair number of the same name: pairs named

@@ -122,7 +122,7 @@ pub struct TlogFile {
 }
 
 use scan::MAX_ISSUES;
-pub use scan::{BlockVisitor, CleanBlock, clean_block};
+pub use scan::{BlockVisitor, CleanBlock, clean_block, free_read_buffers};
 
 /// The writer gathers every rank's blocks, from rank 0 up: a rank below the
 /// largest one present without a single record (every rank logs at least

@@ -116,6 +116,21 @@ pub(super) fn with_read_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     })
 }
 
+/// Frees every thread's read buffer (some megabytes with two threads): for
+/// a caller done reading that goes on to hold much else (`tlog tree` prints
+/// a big tree). The next read makes a fresh one.
+pub fn free_read_buffers() {
+    let free = || {
+        READ_BUFFER.with(|cell| {
+            if let Ok(mut buf) = cell.try_borrow_mut() {
+                *buf = Vec::new();
+            }
+        })
+    };
+    rayon::broadcast(|_| free());
+    free();
+}
+
 /// Scans the file, handing each chunk's visitor to `on_chunk` in file order
 /// and advancing `progress` by the blocks of each chunk.
 pub fn scan<V: BlockVisitor>(
