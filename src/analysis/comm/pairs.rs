@@ -65,6 +65,7 @@ use super::pair_rows::{
     DONES, MAX_ROW_BYTES, Numbered, PairRow, RECVS, RecvRow, RowWriter, SENDS, number,
 };
 pub use super::pair_types::{MsgEnd, Pair, PairingSummary};
+use super::pair_waiting::held_bytes;
 use super::select::{CommSelection, ProcRanges, inside};
 use crate::error::{Location, Warning};
 use crate::external_sort::{Row, Sorted, Sorter};
@@ -349,7 +350,7 @@ where
     };
     // Step 1, a task per run of processes, each with its own buffers and
     // a sixteenth of the budget for the receives it holds.
-    let max_held = budget / 16 / std::mem::size_of::<(Option<RecvRow>, usize)>();
+    let max_held = budget / 16 / held_bytes::<RecvRow>();
     let chunk = (WRITER_BYTES / threads / (3 * parts)).clamp(1 << 10, 256 << 10);
     let walks: Vec<CommProcWalk> = db.comm_blocks(&every_proc).procs().collect();
     let numbered: Vec<(Vec<Numbered>, Option<std::io::Error>)> = walks
