@@ -97,6 +97,10 @@ pub(super) struct PairRow {
 }
 
 impl SendRow {
+    fn key(&self) -> (i32, i32, i32, u64) {
+        (self.from, self.to, self.tag, self.seq)
+    }
+
     pub(super) fn unmatched(&self) -> MsgEnd {
         MsgEnd {
             proc: self.from as usize,
@@ -154,6 +158,10 @@ impl RecvRow {
         }
     }
 
+    fn key(&self) -> (i32, i32, i32, u64) {
+        (self.from, self.to, self.tag, self.order)
+    }
+
     /// Listed unmatched: as its receiver's record.
     pub(super) fn unmatched(&self) -> MsgEnd {
         MsgEnd {
@@ -201,9 +209,7 @@ impl PairRow {
     }
 }
 
-/// Rows ordered by their keys alone (the keys are distinct), compared as
-/// packed integers: the sorts of step 2 compare rows most of their time,
-/// and two integer comparisons cost less than a field-by-field tuple.
+/// Rows ordered by their keys alone (the keys are distinct).
 macro_rules! ordered_by {
     ($row:ty, |$r:ident| $key:expr) => {
         impl Ord for $row {
@@ -216,11 +222,6 @@ macro_rules! ordered_by {
             fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
                 Some(self.cmp(other))
             }
-            // (What the sorts call.)
-            fn lt(&self, other: &Self) -> bool {
-                let key = |$r: &$row| $key;
-                key(self) < key(other)
-            }
         }
         impl PartialEq for $row {
             fn eq(&self, other: &Self) -> bool {
@@ -231,24 +232,11 @@ macro_rules! ordered_by {
     };
 }
 
-/// `x` as an unsigned number in the same order as the `i32`s.
-fn biased(x: i32) -> u128 {
-    u128::from((x as u32) ^ 0x8000_0000)
-}
-
-/// Key (sender, receiver, tag, n) as an integer pair in the same
-/// lexicographic order: the three numbers and the high half of `n` fill
-/// the first, the low half of `n` is the second.
-fn packed(from: i32, to: i32, tag: i32, n: u64) -> (u128, u32) {
-    let high = biased(from) << 96 | biased(to) << 64 | biased(tag) << 32 | u128::from(n >> 32);
-    (high, n as u32)
-}
-
-ordered_by!(SendRow, |r| packed(r.from, r.to, r.tag, r.seq));
-ordered_by!(RecvRow, |r| packed(r.from, r.to, r.tag, r.order));
-ordered_by!(DoneRow, |r| packed(r.from, r.to, r.tag, r.nth));
+ordered_by!(SendRow, |r| r.key());
+ordered_by!(RecvRow, |r| r.key());
+ordered_by!(DoneRow, |r| (r.from, r.to, r.tag, r.nth));
 // By sender, then in the sender's record order.
-ordered_by!(PairRow, |r| biased(r.from) << 64 | u128::from(r.seq));
+ordered_by!(PairRow, |r| (r.from, r.seq));
 
 /// A row's bytes in a run: its fields in turn, little-endian, at offsets
 /// the compiler knows (the spill writes and reads every row once).
@@ -475,47 +463,5 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
         wild,
         unkeyed,
         warnings,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The packed keys order as the tuples they pack, at the edges of
-    /// every field.
-    #[test]
-    fn packed_keys_order_as_their_tuples() {
-        let ints = [i32::MIN, -1, 0, 1, i32::MAX];
-        let ns = [0, 1, u64::from(u32::MAX), 1 << 32, u64::MAX];
-        let mut keys = Vec::new();
-        for &a in &ints {
-            for &b in &ints {
-                for &c in &ints {
-                    keys.extend(ns.iter().map(|&n| (a, b, c, n)));
-                }
-            }
-        }
-        for x in &keys {
-            for y in &keys {
-                let px = packed(x.0, x.1, x.2, x.3);
-                let py = packed(y.0, y.1, y.2, y.3);
-                assert_eq!(px.cmp(&py), x.cmp(y), "{x:?} {y:?}");
-            }
-        }
-        let row = |from, seq| PairRow {
-            from,
-            seq,
-            to: 0,
-            tag: 0,
-            size: 0,
-            send_time: 0.0,
-            recv_time: 0.0,
-            done: 0.0,
-            entry: 0.0,
-            wait_kind: 0,
-        };
-        assert!(row(-1, u64::MAX) < row(0, 0));
-        assert!(row(3, 1 << 40) > row(3, 7));
     }
 }
