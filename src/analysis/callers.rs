@@ -87,7 +87,7 @@ fn kept_names(tree: &CallTree, keep: &dyn Fn(&str) -> bool) -> Vec<bool> {
 
 /// `tree`'s name indices interned into `out` (translated once).
 fn translated_names<M: Default>(tree: &CallTree, out: &mut CallTree<M>) -> Vec<u32> {
-    tree.names().iter().map(|n| out.intern(n)).collect()
+    out.translate_names(tree)
 }
 
 /// A step of a pre-order walk that also sees each node's end.

@@ -211,6 +211,8 @@ struct PartBuilder<'a> {
     stack: Vec<NodeId>,
     /// Interned name per local function number, resolved once per function.
     names: Vec<Option<u32>>,
+    /// Functions resolved into `names` so far.
+    resolved: u32,
     /// The last lookup per depth (loops call the same child again and again).
     cache: Vec<Option<(NodeId, u32, NodeId)>>,
 }
@@ -243,6 +245,7 @@ impl<'a> PartBuilder<'a> {
             },
             stack: Vec::new(),
             names: Vec::new(),
+            resolved: 0,
             cache: Vec::new(),
         }
     }
@@ -289,9 +292,15 @@ impl<'a> PartBuilder<'a> {
             Some(name) => std::borrow::Cow::Borrowed(name),
             None => std::borrow::Cow::Owned(format!("function {f}")),
         };
+        // A process calls its functions in the order the one before it in
+        // this tree did, mostly: its n-th new name has id n.
+        let guess = self.resolved;
         let name_id = match self.names.get_mut(fnum) {
             Some(Some(id)) => *id,
-            Some(slot) => *slot.insert(tree.intern(&name_of(c.fnum))),
+            Some(slot) => {
+                self.resolved += 1;
+                *slot.insert(tree.intern_at(&name_of(c.fnum), guess))
+            }
             None => tree.intern(&name_of(c.fnum)),
         };
         if self.cache.len() <= level {

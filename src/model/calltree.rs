@@ -201,7 +201,7 @@ impl<M: Default> CallTree<M> {
         mut combine: impl FnMut(&mut M, &N),
     ) {
         // `other`'s name ids in this tree, translated once instead of per node.
-        let names: Vec<u32> = other.names.iter().map(|n| self.intern(n)).collect();
+        let names = self.translate_names(other);
         let mut stack = vec![(from, to)];
         while let Some((from, to)) = stack.pop() {
             combine(
@@ -235,7 +235,7 @@ impl<M: Default> CallTree<M> {
         let mut jobs = Vec::with_capacity(grafts.len());
         for (at, sub) in grafts {
             debug_assert!(self.node(at).children.is_empty());
-            let names: Vec<u32> = sub.names.iter().map(|n| self.intern(n)).collect();
+            let names = self.translate_names(&sub);
             let n = sub.nodes.len() as u32 - 1;
             jobs.push((at, sub.nodes, sub.node_names, names, base));
             base += n;
@@ -307,6 +307,25 @@ impl<M: Default> CallTree<M> {
             name_ids: self.name_ids.clone(),
             child_index: self.child_index.clone(),
             spare_children: Vec::new(),
+        }
+    }
+
+    /// Per name id of `other`, the id of the name in this tree (added on
+    /// first use); each name's own id tried first (see [`Self::intern_at`]).
+    pub fn translate_names<N>(&mut self, other: &CallTree<N>) -> Vec<u32> {
+        (0..other.names.len() as u32)
+            .map(|i| self.intern_at(&other.names[i as usize], i))
+            .collect()
+    }
+
+    /// [`Self::intern`], comparing the name with id `guess` first: trees
+    /// built from the same function tables mostly list the same names in
+    /// the same order, and a comparison is cheaper than hashing (a name
+    /// table per tree, thousands of small trees).
+    pub fn intern_at(&mut self, name: &str, guess: u32) -> u32 {
+        match self.names.get(guess as usize) {
+            Some(same) if same == name => guess,
+            _ => self.intern(name),
         }
     }
 
@@ -576,6 +595,26 @@ mod tests {
         assert_eq!(reused.len(), 4);
         assert_eq!(reused.node(reused.root()).metrics, Metrics::default());
         assert_eq!(reused.names().iter().position(|n| n == "a"), a_id);
+    }
+
+    /// A guessed id is only a shortcut: right, wrong or past the table,
+    /// the id is the one `intern` gives, and no name is added twice.
+    #[test]
+    fn interning_at_a_guess_gives_the_interned_id() {
+        let mut t: CallTree = CallTree::new();
+        let a = t.intern("a");
+        let b = t.intern("b");
+        assert_eq!(t.intern_at("b", b), b);
+        assert_eq!(t.intern_at("b", a), b);
+        assert_eq!(t.intern_at("a", 99), a);
+        let c = t.intern_at("c", 0);
+        assert_eq!((c, t.names().len()), (2, 3));
+        let mut other: CallTree = CallTree::new();
+        other.intern("c");
+        other.intern("a");
+        other.intern("d");
+        assert_eq!(t.translate_names(&other), vec![c, a, 3]);
+        assert_eq!(t.names(), ["a", "b", "c", "d"]);
     }
 
     #[test]

@@ -226,11 +226,14 @@ fn path_tree(
                 stack.pop();
             }
             let parent = stack.last().map_or(root, |o| o.node);
+            // The n-th new name of a process mostly has id n in a tree
+            // built for the process before (see `CallTree::intern_at`).
+            let guess = names.len() as u32;
             let name =
                 *names
                     .entry(r.fnum)
                     .or_insert_with(|| match functions.name(i64::from(r.fnum)) {
-                        Some(n) => tree.intern(n),
+                        Some(n) => tree.intern_at(n, guess),
                         None => tree.intern(&format!("function {}", r.fnum)),
                     });
             let slot = usize::try_from(r.depth).ok().and_then(|d| last.get_mut(d));

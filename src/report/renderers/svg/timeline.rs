@@ -2,6 +2,8 @@
 //! time the key with the most time — MPI function types in the comm
 //! timeline, the functions at one depth in the trace timeline.
 
+use rayon::prelude::*;
+
 use crate::report::renderers::svg::axis::time_axis;
 use crate::report::renderers::svg::colour::{comm_type_colour, function_hue};
 
@@ -99,10 +101,12 @@ struct Picture<'a> {
 
 /// Merges the lanes of `k` consecutive processes into one: per column the
 /// key that wins in most of them (ties: the lower key), busy = the mean over
-/// the `k` processes (idle ones count 0), calls summed.
-fn group_lanes(rows: &[(usize, Vec<LaneBar>)], columns: usize) -> Vec<LaneBar> {
-    // Per column: (key, processes it wins, Σ busy, calls starting here).
-    let mut votes: Vec<Vec<(i64, u32, f64, u64)>> = vec![Vec::new(); columns];
+/// the `k` processes (idle ones count 0), calls summed. `votes` is the
+/// per-column tally, reused from group to group (emptied here).
+fn group_lanes(rows: &[(usize, Vec<LaneBar>)], columns: usize, votes: &mut Votes) -> Vec<LaneBar> {
+    votes.truncate(columns);
+    votes.iter_mut().for_each(Vec::clear);
+    votes.resize_with(columns, Vec::new);
     for (_, bars) in rows {
         for b in bars {
             let span = b.first as usize..=(b.last as usize).min(columns.saturating_sub(1));
@@ -152,6 +156,10 @@ fn group_lanes(rows: &[(usize, Vec<LaneBar>)], columns: usize) -> Vec<LaneBar> {
     out
 }
 
+/// Per column of a group of lanes: (key, processes it wins, Σ busy, calls
+/// starting here), keys in order of first appearance.
+type Votes = Vec<Vec<(i64, u32, f64, u64)>>;
+
 /// Draws one lane per process, or per group of processes above [`MAX_LANES`].
 fn lanes_svg(
     pic: &Picture<'_>,
@@ -166,12 +174,16 @@ fn lanes_svg(
             .map(|(p, bars)| (format!("proc {p}"), std::borrow::Cow::Borrowed(&bars[..])))
             .collect()
     } else {
-        rows.chunks(per_lane)
-            .map(|g| {
+        // Groups in parallel (64 processes per lane at 16,384 processes:
+        // the lanes were a tenth of `report` there), each thread's tally
+        // reused over its groups.
+        let columns = pic.columns;
+        rows.par_chunks(per_lane)
+            .map_init(Votes::new, |votes, g| {
                 let (a, z) = (g[0].0, g[g.len() - 1].0);
                 (
                     format!("procs {a}–{z}"),
-                    std::borrow::Cow::Owned(group_lanes(g, pic.columns)),
+                    std::borrow::Cow::Owned(group_lanes(g, columns, votes)),
                 )
             })
             .collect()
@@ -391,7 +403,12 @@ mod tests {
         ];
         // Column 0: 7 and 5 once each (the lower key wins); 1: 5 twice;
         // 2: 7 twice; 3: 7 twice.
-        let g = group_lanes(&rows, 4);
+        let g = group_lanes(&rows, 4, &mut Votes::new());
+        // A tally left over from another group (more columns) counts for
+        // nothing.
+        let mut used = Votes::new();
+        group_lanes(&[(9, vec![bar(0, 5, 7, 1.0, 3)])], 6, &mut used);
+        assert_eq!(group_lanes(&rows, 4, &mut used), g);
         assert_eq!(g.len(), 2);
         assert_eq!((g[0].first, g[0].last, g[0].key), (0, 1, 5));
         assert_eq!((g[1].first, g[1].last, g[1].key), (2, 3, 7));
