@@ -354,7 +354,7 @@ pub fn comm_stats(db: &Database, scope: &CommScope) -> (CommStats, Vec<Warning>)
     // Each process's counts are added as they come, in process order (held
     // until the end, their maps were most of the memory at 16,384 processes).
     let walk = db.comm_blocks(&scope.selection());
-    walk.fold_procs(|w| scan_proc(w, ranges.map(|r| r.of(w.proc().proc))), |p| {
+    walk.fold_small_procs(|w| scan_proc(w, ranges.map(|r| r.of(w.proc().proc))), |p| {
         s.nprocs += 1;
         for (n, c) in p.barrier_names {
             *barrier_names.entry(n).or_default() += c;

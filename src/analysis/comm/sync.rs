@@ -85,16 +85,18 @@ pub struct BarrierSummary {
     pub region_filter: Option<FilterNames>,
 }
 
-/// `(number, name, before time, after time)` of one synchronisation.
-type Sync = (i64, String, f64, f64);
+/// `(number, name, before time, after time)` of one synchronisation; the
+/// name borrowed from the headers (or a function's), so that a process's
+/// barriers copy no names (one copy per barrier number is made).
+type Sync<'a> = (i64, &'a str, f64, f64);
 /// One process: its barriers, its all-reductions, warnings.
-type ProcSyncs = (usize, Vec<Sync>, Vec<Sync>, Vec<Warning>);
+type ProcSyncs<'a> = (usize, Vec<Sync<'a>>, Vec<Sync<'a>>, Vec<Warning>);
 
 /// Barriers from the `bNum` entries (before record at the index, after
 /// record next); all-reductions (types 1–4) from their before/after records
 /// (peer −5 / −7, tag = reduction number). Each counts when its entry
 /// lies in `ranges` (the process's own; `None`: all).
-fn proc_syncs(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
+fn proc_syncs<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> ProcSyncs<'a> {
     let sel = *walk.selection();
     let entered = |t: f64| ranges.is_none_or(|r| r.contains(t));
     let (mut bars, mut reds) = (Vec::new(), Vec::new());
@@ -104,14 +106,14 @@ fn proc_syncs(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
         |b, records| {
             // Streamed: a barrier's before- and after-records (indices i, i + 1)
             // are picked up on the way.
-            let mut at: FxHashMap<usize, Vec<&BarrierRef>> = FxHashMap::default();
+            let mut at: FxHashMap<usize, Vec<&'a BarrierRef>> = FxHashMap::default();
             for bar in &b.barriers {
                 if let Ok(i) = usize::try_from(bar.record_index) {
                     at.entry(i).or_default().push(bar);
                 }
             }
             // Barriers whose before-record was seen: (its time, the barrier).
-            let mut pending: Vec<(f64, &BarrierRef)> = Vec::new();
+            let mut pending: Vec<(f64, &'a BarrierRef)> = Vec::new();
             let mut open: BTreeMap<(i32, i32), f64> = BTreeMap::new();
             // A buffer at a time: the loop keeps its state in registers.
             let mut i = 0usize;
@@ -119,7 +121,7 @@ fn proc_syncs(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
                 for r in batch.records() {
                     for (t0, bar) in pending.drain(..) {
                         if sel.contains(t0) && entered(t0) {
-                            bars.push((bar.number, bar.name.to_string(), t0, r.time));
+                            bars.push((bar.number, &*bar.name, t0, r.time));
                         }
                     }
                     if let Some(v) = at.get(&i) {
@@ -137,7 +139,7 @@ fn proc_syncs(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
                     {
                         reds.push((
                             i64::from(r.tag),
-                            func_name(r.kind).unwrap_or("?").to_owned(),
+                            func_name(r.kind).unwrap_or("?"),
                             t0,
                             r.time,
                         ));
@@ -152,7 +154,7 @@ fn proc_syncs(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
 /// A process's barriers from their two records each, read by index from a
 /// map of the block (only those pages are touched); those entered in
 /// `ranges` (`None`: all).
-fn proc_barriers(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSyncs {
+fn proc_barriers<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> ProcSyncs<'a> {
     let sel = *walk.selection();
     let (mut bars, mut warnings) = (Vec::new(), Vec::new());
     'blocks: for b in walk.blocks().filter(|b| !b.barriers.is_empty()) {
@@ -165,7 +167,7 @@ fn proc_barriers(walk: CommProcWalk<'_>, ranges: Option<&RangeList>) -> ProcSync
                 Ok([Some(x), Some(y)])
                     if sel.contains(x.time) && ranges.is_none_or(|r| r.contains(x.time)) =>
                 {
-                    bars.push((bar.number, bar.name.to_string(), x.time, y.time));
+                    bars.push((bar.number, &*bar.name, x.time, y.time));
                 }
                 Ok(_) => {}
                 Err(w) => {
@@ -188,7 +190,7 @@ struct SyncGroups {
 }
 
 impl SyncGroups {
-    fn add(&mut self, proc: usize, list: Vec<Sync>) {
+    fn add(&mut self, proc: usize, list: Vec<Sync<'_>>) {
         let mut t = ProcBarrierTotals {
             proc,
             ..Default::default()
@@ -201,7 +203,7 @@ impl SyncGroups {
                 .entry(number)
                 .or_insert_with(|| BarrierStats {
                     number,
-                    name,
+                    name: name.to_owned(),
                     procs: Vec::new(),
                     last_arrival: None,
                     wait_total: 0.0,
@@ -263,9 +265,9 @@ pub fn barriers(
         reds.add(p, r);
     };
     if reductions {
-        walk.fold_procs(|w| proc_syncs(w, of(&w)), &mut take);
+        walk.fold_small_procs(|w| proc_syncs(w, of(&w)), &mut take);
     } else {
-        walk.fold_procs(|w| proc_barriers(w, of(&w)), &mut take);
+        walk.fold_small_procs(|w| proc_barriers(w, of(&w)), &mut take);
     }
     let (barriers, procs) = bars.finish();
     let (reductions, reduction_procs) = reds.finish();

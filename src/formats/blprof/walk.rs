@@ -466,6 +466,28 @@ impl<'a> CommWalk<'a> {
     pub fn fold_procs<R: Send>(
         &self,
         f: impl Fn(CommProcWalk<'a>) -> R + Sync,
+        consume: impl FnMut(R),
+    ) {
+        self.fold_procs_in_windows(PROCS_PER_WINDOW, f, consume)
+    }
+
+    /// [`Self::fold_procs`] for results of a few hundred bytes (a process's
+    /// counts): windows of [`SMALL_RESULTS_PER_WINDOW`] processes per thread.
+    /// Each window wakes the threads and waits for them, which at 64 per
+    /// thread was most of the context switches of `comm barriers` at
+    /// 16,384 processes.
+    pub fn fold_small_procs<R: Send>(
+        &self,
+        f: impl Fn(CommProcWalk<'a>) -> R + Sync,
+        consume: impl FnMut(R),
+    ) {
+        self.fold_procs_in_windows(SMALL_RESULTS_PER_WINDOW, f, consume)
+    }
+
+    fn fold_procs_in_windows<R: Send>(
+        &self,
+        per_thread: usize,
+        f: impl Fn(CommProcWalk<'a>) -> R + Sync,
         mut consume: impl FnMut(R),
     ) {
         let map = |p: &'a ProcComm| {
@@ -473,7 +495,7 @@ impl<'a> CommWalk<'a> {
             self.db.progress().advance(1);
             r
         };
-        crate::parallel::Ordered::per_thread(PROCS_PER_WINDOW)
+        crate::parallel::Ordered::per_thread(per_thread)
             .overlapped()
             .for_each(&self.db.comm_index().procs, map, |r| {
                 if let Some(r) = r {
@@ -526,6 +548,10 @@ impl<'a> CommWalk<'a> {
 /// that a window's tasks outweigh its start (a process's task can be a few
 /// microseconds), few enough that its results stay small.
 const PROCS_PER_WINDOW: usize = 64;
+
+/// Processes per thread in a window of [`CommWalk::fold_small_procs`]: a
+/// few windows at 16,384 processes, a few megabytes of results held.
+const SMALL_RESULTS_PER_WINDOW: usize = 1024;
 
 /// One process of a [`CommWalk`].
 #[derive(Clone, Copy)]
