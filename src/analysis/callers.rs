@@ -85,11 +85,6 @@ fn kept_names(tree: &CallTree, keep: &dyn Fn(&str) -> bool) -> Vec<bool> {
     tree.names().iter().map(|n| keep(n)).collect()
 }
 
-/// `tree`'s name indices interned into `out` (translated once).
-fn translated_names<M: Default>(tree: &CallTree, out: &mut CallTree<M>) -> Vec<u32> {
-    out.translate_names(tree)
-}
-
 /// A step of a pre-order walk that also sees each node's end.
 enum Visit {
     Enter(NodeId, usize),
@@ -111,7 +106,7 @@ pub fn bottom_up_into(
 ) -> Built<Metrics> {
     out.clear();
     let kept = kept_names(top, keep);
-    let names = translated_names(top, &mut out);
+    let names = out.translate_names(top);
     let name_of = |id: NodeId| {
         top.name_index(id)
             .and_then(|i| names.get(i as usize).copied())
@@ -193,7 +188,7 @@ pub fn bottom_up_into(
 pub fn callees(top: &CallTree, keep: &dyn Fn(&str) -> bool) -> Built<Metrics> {
     let kept = kept_names(top, keep);
     let mut out: CallTree = CallTree::new();
-    let names = translated_names(top, &mut out);
+    let names = out.translate_names(top);
     let name_of = |id: NodeId| {
         top.name_index(id)
             .and_then(|i| names.get(i as usize).copied())
