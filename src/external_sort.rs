@@ -36,6 +36,13 @@ pub trait Row: Ord + Send + Sized {
     fn put(&self, out: &mut [u8]);
     /// Reads a row back from `bytes` (`BYTES` long).
     fn get(bytes: &[u8]) -> Self;
+    /// Bytes per row [`Row::sort`] takes besides the rows.
+    const SORT_BYTES: usize = 0;
+    /// Puts `rows` in order: a comparison sort, unless the rows know a
+    /// cheaper way to the same order.
+    fn sort(rows: &mut [Self]) {
+        rows.sort_unstable();
+    }
 }
 
 /// Bytes read from a run at a time while merging (one buffer per run).
@@ -77,11 +84,12 @@ impl<T: Row> Sorter<T> {
         }
     }
 
-    /// A sorter that cuts a run at `run_bytes` of rows (for one thread's
-    /// rows: it holds about that much).
+    /// A sorter that cuts a run at `run_bytes` of rows and their sort's
+    /// memory (for one thread's rows: it holds about that much).
     pub fn with_run_bytes(run_bytes: usize) -> Self {
+        let row_bytes = std::mem::size_of::<T>() + T::SORT_BYTES;
         Sorter {
-            run_rows: (run_bytes / std::mem::size_of::<T>().max(1)).max(1),
+            run_rows: (run_bytes / row_bytes.max(1)).max(1),
             parallel: false,
             file: OnceLock::new(),
             state: Mutex::new(State {
@@ -115,7 +123,7 @@ impl<T: Row> Sorter<T> {
         };
         let (mut rows, offset) = full;
         // (The rows are distinct: an unstable sort gives the one order.)
-        rows.sort_unstable();
+        T::sort(&mut rows);
         let written = self.write_run(&rows, offset);
         let mut s = self.state();
         match written {
@@ -174,7 +182,7 @@ impl<T: Row> Sorter<T> {
         if self.parallel {
             rows.par_sort_unstable();
         } else {
-            rows.sort_unstable();
+            T::sort(&mut rows);
         }
         if state.runs.is_empty() {
             return (Sorted::Memory(rows.into_iter()), state.failed);

@@ -12,6 +12,7 @@ mod pair_merge;
 #[cfg(test)]
 mod pair_oracle;
 mod pair_rows;
+mod pair_sort;
 mod pair_types;
 mod pair_waiting;
 pub mod pairs;

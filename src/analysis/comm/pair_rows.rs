@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 
 use super::completion::{WaitTracker, is_nonblocking_recv, is_wait};
 use super::pair_types::{MsgEnd, Pair, end, is_paired_recv, is_paired_send};
+use super::pair_sort::{Keyed, sort_by_key};
 use super::pair_waiting::Waiting;
 use crate::error::Warning;
 use crate::external_sort::Row;
@@ -97,7 +98,7 @@ pub(super) struct PairRow {
 }
 
 impl SendRow {
-    fn key(&self) -> (i32, i32, i32, u64) {
+    fn sort_key(&self) -> (i32, i32, i32, u64) {
         (self.from, self.to, self.tag, self.seq)
     }
 
@@ -158,7 +159,7 @@ impl RecvRow {
         }
     }
 
-    fn key(&self) -> (i32, i32, i32, u64) {
+    fn sort_key(&self) -> (i32, i32, i32, u64) {
         (self.from, self.to, self.tag, self.order)
     }
 
@@ -232,8 +233,21 @@ macro_rules! ordered_by {
     };
 }
 
-ordered_by!(SendRow, |r| r.key());
-ordered_by!(RecvRow, |r| r.key());
+/// The key a row is filed and matched under (pair_sort's grouping).
+macro_rules! keyed {
+    ($($row:ty),+) => {
+        $(impl Keyed for $row {
+            fn key(&self) -> (i32, i32, i32) {
+                (self.from, self.to, self.tag)
+            }
+        })+
+    };
+}
+
+keyed!(SendRow, RecvRow, DoneRow);
+
+ordered_by!(SendRow, |r| r.sort_key());
+ordered_by!(RecvRow, |r| r.sort_key());
 ordered_by!(DoneRow, |r| (r.from, r.to, r.tag, r.nth));
 // By sender, then in the sender's record order.
 ordered_by!(PairRow, |r| (r.from, r.seq));
@@ -241,9 +255,15 @@ ordered_by!(PairRow, |r| (r.from, r.seq));
 /// A row's bytes in a run: its fields in turn, little-endian, at offsets
 /// the compiler knows (the spill writes and reads every row once).
 macro_rules! row_bytes {
-    ($row:ident { $($field:ident: $t:ty),+ $(,)? }) => {
+    ($row:ident { $($field:ident: $t:ty),+ $(,)? } $(sorted by $sort:path)?) => {
         impl Row for $row {
             const BYTES: usize = 0 $(+ std::mem::size_of::<$t>())+;
+            $(
+                const SORT_BYTES: usize = super::pair_sort::SORT_BYTES;
+                fn sort(rows: &mut [Self]) {
+                    $sort(rows)
+                }
+            )?
             fn put(&self, out: &mut [u8]) {
                 let Ok(out) = <&mut [u8; Self::BYTES]>::try_from(out) else {
                     return;
@@ -276,7 +296,10 @@ macro_rules! row_bytes {
     };
 }
 
-row_bytes!(SendRow { from: i32, to: i32, tag: i32, seq: u64, time: f64, size: i32, kind: i32 });
+// A partition's sends, receives and completions: put in order by key
+// (super::pair_sort); the pairs by comparing.
+row_bytes!(SendRow { from: i32, to: i32, tag: i32, seq: u64, time: f64, size: i32, kind: i32 }
+    sorted by sort_by_key);
 row_bytes!(RecvRow {
     from: i32,
     to: i32,
@@ -288,7 +311,7 @@ row_bytes!(RecvRow {
     done: f64,
     entry: f64,
     wait_kind: i32,
-});
+} sorted by sort_by_key);
 row_bytes!(DoneRow {
     from: i32,
     to: i32,
@@ -298,7 +321,7 @@ row_bytes!(DoneRow {
     time: f64,
     entry: f64,
     wait_kind: i32,
-});
+} sorted by sort_by_key);
 row_bytes!(PairRow {
     from: i32,
     seq: u64,
