@@ -216,6 +216,41 @@ fn past_end(block: &CommBlockRef, record_size: u64, path: &Path, file_len: u64) 
     }
 }
 
+/// The largest record size a header can declare (`CommStatsSize` is 24 or 20).
+const MAX_RECORD_SIZE: usize = 24;
+
+/// Records `first .. first + N` of `block` (fewer past its end), read with
+/// one positioned read into a buffer on the stack: for readers that pick a
+/// few records by index in each of thousands of blocks (`comm barriers`),
+/// where opening a [`CommRecords`] per block allocated a buffer each time.
+pub fn records_at<const N: usize>(
+    file: &DataHandle,
+    block: &CommBlockRef,
+    record_size: u64,
+    real: RealWidth,
+    first: u64,
+) -> Result<[Option<CommRecord>; N]> {
+    let len = checked_len(block, record_size, real, file.path(), file.len())?;
+    let stride = record_size as usize;
+    let available = (len / record_size).saturating_sub(first);
+    let n = available.min(N as u64) as usize;
+    let mut buf = [[0u8; MAX_RECORD_SIZE]; N];
+    let Some(bytes) = buf.as_flattened_mut().get_mut(..n * stride) else {
+        return Err(Error::invalid(
+            Location::line(&block.header, block.line),
+            format!("records of {record_size} bytes are longer than any CommStatsSize"),
+        ));
+    };
+    let mut out = [None; N];
+    if n > 0 {
+        file.read_exact_at(bytes, block.seekpos + first * record_size)?;
+        for (o, r) in out.iter_mut().zip(bytes.chunks_exact(stride)) {
+            *o = Some(decode(r, real));
+        }
+    }
+    Ok(out)
+}
+
 /// Records per positioned read of [`CommRecords`] (about 256 KiB).
 const STREAM_RECORDS: u64 = 10_000;
 
@@ -254,22 +289,6 @@ impl CommRecords {
             real,
             error: None,
         })
-    }
-
-    /// Only records `first .. first + n` of the block (clamped to it), so
-    /// that parallel tasks can each read a part of one block. Call it before
-    /// reading.
-    pub fn part(mut self, first: u64, n: u64) -> CommRecords {
-        let stride = self.stride as u64;
-        let start = self
-            .pos
-            .saturating_add(first.saturating_mul(stride))
-            .min(self.end);
-        self.end = start.saturating_add(n.saturating_mul(stride)).min(self.end);
-        self.pos = start;
-        self.buf.clear();
-        self.at = 0;
-        self
     }
 
     /// The remaining records of the current buffer, refilled first when it
@@ -426,8 +445,8 @@ mod tests {
             datafile: "bl_comm_prof_D_00000".into(),
             seekpos: 0,
             host: None,
-            barriers: vec![],
-            name_tags: vec![],
+            barriers: Default::default(),
+            name_tags: Default::default(),
             reductions: vec![],
             time_min_max: None,
             timer_time: None,
