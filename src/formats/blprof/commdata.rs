@@ -254,6 +254,13 @@ pub fn records_at<const N: usize>(
 /// Records per positioned read of [`CommRecords`] (about 256 KiB).
 const STREAM_RECORDS: u64 = 10_000;
 
+thread_local! {
+    /// The buffer of the thread's last [`CommRecords`], for its next one: a
+    /// buffer allocated and freed per block was a tenth of `comm stats`'
+    /// time at 16,384 processes (a block of a few kilobytes each).
+    static SPARE_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// A block's records read in order through a small buffer with positioned
 /// reads: resident memory stays at the buffer whatever the block's size (a
 /// mapped block stays resident until it is unmapped). For reports that read
@@ -283,7 +290,7 @@ impl CommRecords {
             file,
             pos: block.seekpos,
             end: block.seekpos + len,
-            buf: Vec::new(),
+            buf: SPARE_BUFFER.take(),
             at: 0,
             stride: record_size as usize,
             real,
@@ -310,8 +317,8 @@ impl CommRecords {
 
     /// Ok when every record was read; the read error otherwise (the file
     /// changed or failed under us: the records before it were delivered).
-    pub fn finish(self) -> Result<()> {
-        self.error.map_or(Ok(()), Err)
+    pub fn finish(mut self) -> Result<()> {
+        self.error.take().map_or(Ok(()), Err)
     }
 
     fn refill(&mut self) -> bool {
@@ -343,6 +350,14 @@ impl RecordBatch<'_> {
         self.bytes
             .chunks_exact(self.stride)
             .map(|r| decode(r, self.real))
+    }
+}
+
+impl Drop for CommRecords {
+    fn drop(&mut self) {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        SPARE_BUFFER.set(buf);
     }
 }
 
