@@ -150,7 +150,8 @@ const MAX_KEPT_HANDLES: usize = 256;
 /// per walk, not once per block.
 #[derive(Default)]
 struct KeptHandles {
-    by_name: HashMap<String, Arc<DataHandle>>,
+    // Fx: looked up once per block read, thousands of times at scale.
+    by_name: FxHashMap<String, Arc<DataHandle>>,
     opened: std::collections::VecDeque<String>,
 }
 
