@@ -828,7 +828,7 @@ mod tests {
         use crate::formats::blprof::trace::CallRecord;
         let p = ProcTrace {
             proc: 0,
-            blocks: Vec::new(),
+            blocks: crate::formats::blprof::database::ProcBlocks::from_vec(Vec::new()),
             functions: FunctionTable {
                 entries: (0..4).map(|n| (n, format!("f{n}").into())).collect(),
             },

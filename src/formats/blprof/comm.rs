@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use super::base::{RealWidth, line_kind};
 use super::callstats::{dedup_header_files, push_header_file};
@@ -151,8 +152,9 @@ pub struct CommBlockRef {
     pub seekpos: u64,
     /// `MPI_Get_processor_name` of the process, verbatim.
     pub host: Option<Arc<str>>,
-    pub barriers: Vec<BarrierRef>,
-    pub name_tags: Vec<NameTagRef>,
+    /// Inline up to one each (a block per process is common at scale).
+    pub barriers: SmallVec<[BarrierRef; 1]>,
+    pub name_tags: SmallVec<[NameTagRef; 1]>,
     /// `red <number> <record index>` (accepted; AMReX never writes it).
     pub reductions: Vec<(i64, i64)>,
     /// First and last record time of this block; `None` for the `0.0 0.0`
@@ -231,8 +233,8 @@ impl CommFile {
                         datafile: names.get(datafile),
                         seekpos,
                         host: host.map(|h| names.get(h)),
-                        barriers: Vec::new(),
-                        name_tags: Vec::new(),
+                        barriers: SmallVec::new(),
+                        name_tags: SmallVec::new(),
                         reductions: Vec::new(),
                         time_min_max: None,
                         timer_time: None,

@@ -216,8 +216,50 @@ fn past_end(block: &CommBlockRef, record_size: u64, path: &Path, file_len: u64) 
     }
 }
 
+/// The largest record size a header can declare (`CommStatsSize` is 24 or 20).
+const MAX_RECORD_SIZE: usize = 24;
+
+/// Records `first .. first + N` of `block` (fewer past its end), read with
+/// one positioned read into a buffer on the stack: for readers that pick a
+/// few records by index in each of thousands of blocks (`comm barriers`),
+/// where opening a [`CommRecords`] per block allocated a buffer each time.
+pub fn records_at<const N: usize>(
+    file: &DataHandle,
+    block: &CommBlockRef,
+    record_size: u64,
+    real: RealWidth,
+    first: u64,
+) -> Result<[Option<CommRecord>; N]> {
+    let len = checked_len(block, record_size, real, file.path(), file.len())?;
+    let stride = record_size as usize;
+    let available = (len / record_size).saturating_sub(first);
+    let n = available.min(N as u64) as usize;
+    let mut buf = [[0u8; MAX_RECORD_SIZE]; N];
+    let Some(bytes) = buf.as_flattened_mut().get_mut(..n * stride) else {
+        return Err(Error::invalid(
+            Location::line(&block.header, block.line),
+            format!("records of {record_size} bytes are longer than any CommStatsSize"),
+        ));
+    };
+    let mut out = [None; N];
+    if n > 0 {
+        file.read_exact_at(bytes, block.seekpos + first * record_size)?;
+        for (o, r) in out.iter_mut().zip(bytes.chunks_exact(stride)) {
+            *o = Some(decode(r, real));
+        }
+    }
+    Ok(out)
+}
+
 /// Records per positioned read of [`CommRecords`] (about 256 KiB).
 const STREAM_RECORDS: u64 = 10_000;
+
+thread_local! {
+    /// The buffer of the thread's last [`CommRecords`], for its next one: a
+    /// buffer allocated and freed per block was a tenth of `comm stats`'
+    /// time at 16,384 processes (a block of a few kilobytes each).
+    static SPARE_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
 
 /// A block's records read in order through a small buffer with positioned
 /// reads: resident memory stays at the buffer whatever the block's size (a
@@ -248,28 +290,12 @@ impl CommRecords {
             file,
             pos: block.seekpos,
             end: block.seekpos + len,
-            buf: Vec::new(),
+            buf: SPARE_BUFFER.take(),
             at: 0,
             stride: record_size as usize,
             real,
             error: None,
         })
-    }
-
-    /// Only records `first .. first + n` of the block (clamped to it), so
-    /// that parallel tasks can each read a part of one block. Call it before
-    /// reading.
-    pub fn part(mut self, first: u64, n: u64) -> CommRecords {
-        let stride = self.stride as u64;
-        let start = self
-            .pos
-            .saturating_add(first.saturating_mul(stride))
-            .min(self.end);
-        self.end = start.saturating_add(n.saturating_mul(stride)).min(self.end);
-        self.pos = start;
-        self.buf.clear();
-        self.at = 0;
-        self
     }
 
     /// The remaining records of the current buffer, refilled first when it
@@ -291,8 +317,8 @@ impl CommRecords {
 
     /// Ok when every record was read; the read error otherwise (the file
     /// changed or failed under us: the records before it were delivered).
-    pub fn finish(self) -> Result<()> {
-        self.error.map_or(Ok(()), Err)
+    pub fn finish(mut self) -> Result<()> {
+        self.error.take().map_or(Ok(()), Err)
     }
 
     fn refill(&mut self) -> bool {
@@ -324,6 +350,14 @@ impl RecordBatch<'_> {
         self.bytes
             .chunks_exact(self.stride)
             .map(|r| decode(r, self.real))
+    }
+}
+
+impl Drop for CommRecords {
+    fn drop(&mut self) {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        SPARE_BUFFER.set(buf);
     }
 }
 
@@ -426,8 +460,8 @@ mod tests {
             datafile: "bl_comm_prof_D_00000".into(),
             seekpos: 0,
             host: None,
-            barriers: vec![],
-            name_tags: vec![],
+            barriers: Default::default(),
+            name_tags: Default::default(),
             reductions: vec![],
             time_min_max: None,
             timer_time: None,

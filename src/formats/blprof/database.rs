@@ -7,6 +7,7 @@
 //! comm data.
 
 use std::collections::HashMap;
+use std::ops::{Deref, Range};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -24,11 +25,54 @@ use crate::formats::input::{InputKind, looks};
 use crate::progress::Progress;
 use crate::source::{DataHandle, InputFile};
 
+/// One process's blocks: a run of the blocks of its header file, shared
+/// with the file's other processes. A vector per process was an allocation
+/// and a copy of each block, which counted with a block per process (16,384
+/// processes: a tenth of the comm index's memory).
+#[derive(Clone)]
+pub struct ProcBlocks<B> {
+    file: Arc<Vec<B>>,
+    run: Range<usize>,
+}
+
+impl<B> ProcBlocks<B> {
+    /// All of `blocks`, for an index built by hand (tests).
+    #[cfg(test)]
+    pub(crate) fn from_vec(blocks: Vec<B>) -> Self {
+        let run = 0..blocks.len();
+        ProcBlocks {
+            file: Arc::new(blocks),
+            run,
+        }
+    }
+}
+
+impl<B> Deref for ProcBlocks<B> {
+    type Target = [B];
+    fn deref(&self) -> &[B] {
+        &self.file[self.run.clone()]
+    }
+}
+
+impl<'a, B> IntoIterator for &'a ProcBlocks<B> {
+    type Item = &'a B;
+    type IntoIter = std::slice::Iter<'a, B>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<B: std::fmt::Debug> std::fmt::Debug for ProcBlocks<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// One process's trace blocks (in write order) and function names.
 #[derive(Debug, Clone)]
 pub struct ProcTrace {
     pub proc: usize,
-    pub blocks: Vec<TraceBlockRef>,
+    pub blocks: ProcBlocks<TraceBlockRef>,
     pub functions: FunctionTable,
 }
 
@@ -44,7 +88,7 @@ pub struct TraceIndex {
 #[derive(Debug, Clone)]
 pub struct ProcComm {
     pub proc: usize,
-    pub blocks: Vec<CommBlockRef>,
+    pub blocks: ProcBlocks<CommBlockRef>,
     pub name_tag_names: Vec<Arc<str>>,
 }
 
@@ -64,6 +108,8 @@ pub struct Database {
     pub(crate) comm: Option<CommHeader>,
     trace_files: Vec<PathBuf>,
     comm_files: Vec<PathBuf>,
+    /// The names the listing at open time showed as regular files (sorted).
+    plain_files: Vec<String>,
     warnings: Vec<Warning>,
     trace: OnceLock<TraceIndex>,
     comm_index: OnceLock<CommIndex>,
@@ -104,7 +150,8 @@ const MAX_KEPT_HANDLES: usize = 256;
 /// per walk, not once per block.
 #[derive(Default)]
 struct KeptHandles {
-    by_name: HashMap<String, Arc<DataHandle>>,
+    // Fx: looked up once per block read, thousands of times at scale.
+    by_name: FxHashMap<String, Arc<DataHandle>>,
     opened: std::collections::VecDeque<String>,
 }
 
@@ -134,24 +181,27 @@ impl Database {
                 advice: looks(dir).advice(dir, InputKind::Blprof),
             });
         }
-        let listing = list_dir(dir)?;
+        let (listing, plain_files) = list_dir(dir)?;
         let mut warnings = Vec::new();
+        let plain = |name: &str| plain_files.binary_search_by(|n| n.as_str().cmp(name)).is_ok();
 
-        let base = open_global(dir, Part::Base, &listing, &mut warnings, BaseHeader::parse)?;
+        let base = open_global(dir, Part::Base, &listing, &plain, &mut warnings, BaseHeader::parse)?;
         let call_stats = open_global(
             dir,
             Part::Trace,
             &listing,
+            &plain,
             &mut warnings,
             CallStatsHeader::parse,
         )?;
-        let comm = open_global(dir, Part::Comm, &listing, &mut warnings, CommHeader::parse)?;
+        let comm = open_global(dir, Part::Comm, &listing, &plain, &mut warnings, CommHeader::parse)?;
 
         let trace_files = per_file_headers(
             dir,
             Part::Trace,
             call_stats.as_ref().map(|h| h.header_files.as_slice()),
             &listing,
+            &plain,
             &mut warnings,
         );
         let comm_files = per_file_headers(
@@ -159,6 +209,7 @@ impl Database {
             Part::Comm,
             comm.as_ref().map(|h| h.header_files.as_slice()),
             &listing,
+            &plain,
             &mut warnings,
         );
         if base.is_none()
@@ -181,6 +232,7 @@ impl Database {
             comm,
             trace_files,
             comm_files,
+            plain_files,
             warnings,
             trace: OnceLock::new(),
             comm_index: OnceLock::new(),
@@ -434,6 +486,30 @@ impl Database {
         )
     }
 
+    /// True when the listing at open time showed `name` as a regular file.
+    fn is_plain_file(&self, name: &str) -> bool {
+        self.plain_files
+            .binary_search_by(|n| n.as_str().cmp(name))
+            .is_ok()
+    }
+
+    /// Records `first .. first + N` of a comm block (fewer past its end),
+    /// one positioned read (see [`super::commdata::records_at`]).
+    pub(crate) fn comm_records_at<const N: usize>(
+        &self,
+        block: &CommBlockRef,
+        first: u64,
+    ) -> Result<[Option<super::commdata::CommRecord>; N]> {
+        let h = self.comm.as_ref();
+        super::commdata::records_at(
+            &*self.data_handle(&block.datafile)?,
+            block,
+            h.map_or(24, |h| h.record_size()),
+            h.map_or(super::RealWidth::F64, |h| h.real_width()),
+            first,
+        )
+    }
+
     /// A data file of this database opened for positioned reads, kept and
     /// shared after first use (many blocks live in one file). The name is
     /// checked when the file is opened, not at each use: the check is an
@@ -443,7 +519,7 @@ impl Database {
         if let Some(h) = handles.by_name.get(name) {
             return Ok(h.clone());
         }
-        check_bare_name(&self.dir, name)?;
+        check_bare_name(&self.dir, name, self.is_plain_file(name))?;
         let h = Arc::new(DataHandle::open(self.dir.join(name))?);
         handles.keep(name, h.clone());
         Ok(h)
@@ -456,7 +532,7 @@ impl Database {
         if let Some(f) = files.get(name) {
             return Ok(f.clone());
         }
-        check_bare_name(&self.dir, name)?;
+        check_bare_name(&self.dir, name, self.is_plain_file(name))?;
         let f = Arc::new(InputFile::open(self.dir.join(name))?);
         files.insert(name.to_owned(), f.clone());
         Ok(f)
@@ -464,7 +540,7 @@ impl Database {
 }
 
 /// Per-process groups: `(process, blocks in file order, per-process extra)`.
-type ProcGroups<B, X> = Vec<(usize, Vec<B>, X)>;
+type ProcGroups<B, X> = Vec<(usize, ProcBlocks<B>, X)>;
 
 /// One per-file header: its groups, or why it failed, and its warnings.
 type ParsedFile<B, X> = (Result<ProcGroups<B, X>>, Vec<Warning>);
@@ -480,7 +556,7 @@ type ParsedFile<B, X> = (Result<ProcGroups<B, X>>, Vec<Warning>);
 /// each holds its own range of processes (as AMReX writes them): grouping
 /// every block through one map of processes on one thread was a tenth of
 /// opening the comm index at 16,384 processes.
-fn group_by_proc<B: Send, X: Default + Send>(
+fn group_by_proc<B: Send + Sync, X: Default + Send>(
     files: &[PathBuf],
     parse: impl Fn(&str, &Path, &mut Vec<Warning>) -> (Vec<B>, Vec<(usize, X)>) + Sync,
     proc_and_line: impl Fn(&B) -> (usize, usize) + Sync,
@@ -502,7 +578,7 @@ fn group_by_proc<B: Send, X: Default + Send>(
     // Every group, tagged with its file, in file order.
     let mut warnings = Vec::new();
     let mut file_warnings = Vec::with_capacity(files.len());
-    let mut tagged: Vec<(usize, usize, Vec<B>, X)> = Vec::new();
+    let mut tagged: Vec<(usize, usize, ProcBlocks<B>, X)> = Vec::new();
     for (file_index, (r, w)) in parsed.into_iter().enumerate() {
         let mut w = w;
         match r {
@@ -557,23 +633,28 @@ fn group_file<B, X: Default>(
         blocks.sort_by_key(|b| proc_and_line(b).0);
     }
     let mut extras: FxHashMap<usize, X> = extras.into_iter().collect();
+    let file = Arc::new(blocks);
     let mut groups: ProcGroups<B, X> = Vec::new();
-    let mut blocks = blocks.into_iter().peekable();
-    while let Some(first) = blocks.next() {
-        let proc = proc_and_line(&first).0;
-        let mut group = vec![first];
-        while let Some(b) = blocks.next_if(|b| proc_and_line(b).0 == proc) {
-            group.push(b);
-        }
-        groups.push((proc, group, extras.remove(&proc).unwrap_or_default()));
+    let mut start = 0;
+    for run in file.chunk_by(|a, b| proc_and_line(a).0 == proc_and_line(b).0) {
+        let proc = proc_and_line(&run[0]).0;
+        let blocks = ProcBlocks {
+            file: file.clone(),
+            run: start..start + run.len(),
+        };
+        start += run.len();
+        groups.push((proc, blocks, extras.remove(&proc).unwrap_or_default()));
     }
     groups
 }
 
 /// Refuses a file name that could read outside the database: one with a
 /// directory in it, or a symbolic link whose target is outside the
-/// database directory (a link that stays inside is followed).
-fn check_bare_name(dir: &Path, name: &str) -> Result<()> {
+/// database directory (a link that stays inside is followed). A name the
+/// directory listing showed as a regular file (`plain`) is not looked up
+/// again: an `lstat` per file counted with a header and a data file per 64
+/// processes.
+fn check_bare_name(dir: &Path, name: &str, plain: bool) -> Result<()> {
     if name.contains('/') || name.contains('\\') || name == ".." || name == "." {
         return Err(Error::OutsideDatabase {
             location: Location::file(dir.join(name)),
@@ -581,7 +662,8 @@ fn check_bare_name(dir: &Path, name: &str) -> Result<()> {
         });
     }
     let path = dir.join(name);
-    let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+    let is_link = !plain
+        && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
     if is_link {
         let inside = match (std::fs::canonicalize(&path), std::fs::canonicalize(dir)) {
             (Ok(target), Ok(root)) => target.starts_with(root),
@@ -604,16 +686,22 @@ fn as_warning(e: Error, what: &str) -> Warning {
     }
 }
 
-fn list_dir(dir: &Path) -> Result<Vec<String>> {
-    let mut names = Vec::new();
+/// The directory's entry names, sorted, and those of them that are regular
+/// files (the type the listing gives, without a `stat` per entry), sorted.
+fn list_dir(dir: &Path) -> Result<(Vec<String>, Vec<String>)> {
+    let (mut names, mut plain) = (Vec::new(), Vec::new());
     for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         if let Some(n) = entry.file_name().to_str() {
+            if entry.file_type().is_ok_and(|t| t.is_file()) {
+                plain.push(n.to_owned());
+            }
             names.push(n.to_owned());
         }
     }
     names.sort();
-    Ok(names)
+    plain.sort();
+    Ok((names, plain))
 }
 
 /// Parses a part's global header if the file exists.
@@ -621,6 +709,7 @@ fn open_global<H>(
     dir: &Path,
     part: Part,
     listing: &[String],
+    plain: &impl Fn(&str) -> bool,
     warnings: &mut Vec<Warning>,
     parse: impl Fn(&str, &Path, &mut Vec<Warning>) -> Result<H>,
 ) -> Result<Option<H>> {
@@ -629,7 +718,7 @@ fn open_global<H>(
         return Ok(None);
     }
     let path = dir.join(name);
-    if let Err(e) = check_bare_name(dir, name) {
+    if let Err(e) = check_bare_name(dir, name, plain(name)) {
         warnings.push(as_warning(
             e,
             "the part is read as if it had no global header",
@@ -647,6 +736,7 @@ fn per_file_headers(
     part: Part,
     listed: Option<&[String]>,
     listing: &[String],
+    plain: &impl Fn(&str) -> bool,
     warnings: &mut Vec<Warning>,
 ) -> Vec<PathBuf> {
     let Some(prefix) = part.file_header_prefix() else {
@@ -712,7 +802,7 @@ fn per_file_headers(
         .into_iter()
         .filter(|p| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            match check_bare_name(dir, name) {
+            match check_bare_name(dir, name, plain(name)) {
                 Ok(()) => true,
                 Err(e) => {
                     warnings.push(as_warning(
@@ -768,7 +858,9 @@ mod tests {
 
     /// Files of `proc line` lines, each line a block; the extra of a
     /// process is the file's index.
-    fn grouped(texts: &[&str]) -> (ProcGroups<(usize, usize), usize>, Vec<String>) {
+    type Groups = Vec<(usize, Vec<(usize, usize)>, usize)>;
+
+    fn grouped(texts: &[&str]) -> (Groups, Vec<String>) {
         let dir = tempfile::tempdir().unwrap();
         let files: Vec<PathBuf> = texts
             .iter()
@@ -795,6 +887,10 @@ mod tests {
         let warnings = warnings
             .iter()
             .map(|w| w.to_string().replace(&dir_text, "D"))
+            .collect();
+        let groups = groups
+            .into_iter()
+            .map(|(p, blocks, x)| (p, blocks.to_vec(), x))
             .collect();
         (groups, warnings)
     }

@@ -284,10 +284,10 @@ fn sep<'a, O>(
     preceded(blank1, p)
 }
 
-fn kw_int<'a>(
-    k: &'static str,
-) -> impl Parser<&'a str, Output = i64, Error = nom::error::Error<&'a str>> {
-    preceded(keyword(k), sep(integer))
+// The rules below get the line after its keyword: `any_line` matched it.
+
+fn after_int(i: &str) -> Res<'_, i64> {
+    sep(integer).parse(i)
 }
 
 // ---- one rule per line kind -------------------------------------------------
@@ -295,7 +295,7 @@ fn kw_int<'a>(
 fn bl_prof_proc(i: &str) -> Res<'_, HeaderLine<'_>> {
     map(
         (
-            kw_int("BLProfProc"),
+            sep(integer),
             preceded(sep(keyword("datafile")), sep(token)),
             preceded(sep(keyword("seekpos")), sep(integer)),
         ),
@@ -311,7 +311,7 @@ fn bl_prof_proc(i: &str) -> Res<'_, HeaderLine<'_>> {
 fn call_stats_proc(i: &str) -> Res<'_, HeaderLine<'_>> {
     map(
         (
-            kw_int("CallStatsProc"),
+            sep(integer),
             preceded(sep(keyword("nRSS")), sep(integer)),
             preceded(sep(keyword("nTraceStats")), sep(integer)),
             preceded(sep(keyword("datafile")), sep(token)),
@@ -331,7 +331,7 @@ fn call_stats_proc(i: &str) -> Res<'_, HeaderLine<'_>> {
 fn comm_prof_proc(i: &str) -> Res<'_, HeaderLine<'_>> {
     map(
         (
-            kw_int("CommProfProc"),
+            sep(integer),
             preceded(sep(keyword("nCommStats")), sep(integer)),
             preceded(sep(keyword("datafile")), sep(token)),
             preceded(sep(keyword("seekpos")), sep(integer)),
@@ -351,22 +351,20 @@ fn comm_prof_proc(i: &str) -> Res<'_, HeaderLine<'_>> {
     .parse(i)
 }
 
-fn name_and_number<'a>(
-    k: &'static str,
-) -> impl Parser<&'a str, Output = (&'a str, i64), Error = nom::error::Error<&'a str>> {
-    preceded(keyword(k), (sep(quoted), sep(integer)))
+fn name_and_number(i: &str) -> Res<'_, (&str, i64)> {
+    (sep(quoted), sep(integer)).parse(i)
 }
 
 fn time_min_max(i: &str) -> Res<'_, HeaderLine<'_>> {
     map(
-        preceded(keyword("timeMinMax"), (sep(float), sep(float))),
+        (sep(float), sep(float)),
         |(min, max)| HeaderLine::TimeMinMax { min, max },
     )
     .parse(i)
 }
 
 fn ref_ratio(i: &str) -> Res<'_, HeaderLine<'_>> {
-    map((kw_int("RefRatio"), sep(int_vect)), |(level, ratio)| {
+    map((sep(integer), sep(int_vect)), |(level, ratio)| {
         HeaderLine::RefRatio { level, ratio }
     })
     .parse(i)
@@ -374,7 +372,7 @@ fn ref_ratio(i: &str) -> Res<'_, HeaderLine<'_>> {
 
 fn prob_domain(i: &str) -> Res<'_, HeaderLine<'_>> {
     map(
-        (kw_int("ProbDomain"), sep(box_triple)),
+        (sep(integer), sep(box_triple)),
         |(level, (lo, hi, index_type))| HeaderLine::ProbDomain {
             level,
             lo,
@@ -387,7 +385,7 @@ fn prob_domain(i: &str) -> Res<'_, HeaderLine<'_>> {
 
 fn b_num(i: &str) -> Res<'_, HeaderLine<'_>> {
     map(
-        (kw_int("bNum"), sep(quoted), sep(integer)),
+        (sep(integer), sep(quoted), sep(integer)),
         |(number, name, record_index)| HeaderLine::BNum {
             number,
             name,
@@ -398,9 +396,7 @@ fn b_num(i: &str) -> Res<'_, HeaderLine<'_>> {
 }
 
 fn n_tag(i: &str) -> Res<'_, HeaderLine<'_>> {
-    preceded(
-        keyword("nTag"),
-        alt((
+    alt((
             map(
                 (sep(integer), sep(integer)),
                 |(name_index, record_index)| HeaderLine::NTagIndexed {
@@ -411,15 +407,12 @@ fn n_tag(i: &str) -> Res<'_, HeaderLine<'_>> {
             map((sep(quoted), sep(integer)), |(name, seekpos)| {
                 HeaderLine::NTagNamed { name, seekpos }
             }),
-        )),
-    )
+        ))
     .parse(i)
 }
 
-fn two_ints<'a>(
-    k: &'static str,
-) -> impl Parser<&'a str, Output = (i64, i64), Error = nom::error::Error<&'a str>> {
-    preceded(keyword(k), (sep(integer), sep(integer)))
+fn two_ints(i: &str) -> Res<'_, (i64, i64)> {
+    (sep(integer), sep(integer)).parse(i)
 }
 
 fn filter_line(i: &str) -> Res<'_, HeaderLine<'_>> {
@@ -485,74 +478,51 @@ fn expectation(k: &str) -> Option<(&'static str, &'static str)> {
 /// the rules in turn cost twice the parse).
 fn any_line(i: &str) -> Res<'_, HeaderLine<'_>> {
     let first = &i[..span(i, |b| !is_blank_byte(b))];
+    // The rules get the text after the keyword (matched here, not again).
+    let r = &i[first.len()..];
     match first {
-        "BLProfVersion" => map(kw_int("BLProfVersion"), HeaderLine::BlProfVersion).parse(i),
-        "NProcs" => map(kw_int("NProcs"), HeaderLine::NProcs).parse(i),
-        "NOutFiles" => map(kw_int("NOutFiles"), HeaderLine::NOutFiles).parse(i),
-        "phFName" => map(
-            preceded(keyword("phFName"), sep(quoted)),
-            HeaderLine::PhFName,
-        )
-        .parse(i),
-        "BLProfProc" => bl_prof_proc(i),
-        "calcEndTime" => map(
-            preceded(keyword("calcEndTime"), sep(float)),
-            HeaderLine::CalcEndTime,
-        )
-        .parse(i),
-        "CallStatsProfVersion" => {
-            map(kw_int("CallStatsProfVersion"), HeaderLine::CallStatsVersion).parse(i)
+        "BLProfVersion" => map(after_int, HeaderLine::BlProfVersion).parse(r),
+        "NProcs" => map(after_int, HeaderLine::NProcs).parse(r),
+        "NOutFiles" => map(after_int, HeaderLine::NOutFiles).parse(r),
+        "phFName" => map(sep(quoted), HeaderLine::PhFName).parse(r),
+        "BLProfProc" => bl_prof_proc(r),
+        "calcEndTime" => map(sep(float), HeaderLine::CalcEndTime).parse(r),
+        "CallStatsProfVersion" | "CallStatsVersion" => {
+            map(after_int, HeaderLine::CallStatsVersion).parse(r)
         }
-        "CallStatsVersion" => {
-            map(kw_int("CallStatsVersion"), HeaderLine::CallStatsVersion).parse(i)
-        }
-        "RegionName" => map(name_and_number("RegionName"), |(name, number)| {
-            HeaderLine::RegionName { name, number }
+        "RegionName" => map(name_and_number, |(name, number)| HeaderLine::RegionName {
+            name,
+            number,
         })
-        .parse(i),
-        "HeaderFile" => map(
-            preceded(keyword("HeaderFile"), sep(token)),
-            HeaderLine::HeaderFile,
-        )
-        .parse(i),
-        "CallStatsProc" => call_stats_proc(i),
-        "fName" => map(name_and_number("fName"), |(name, number)| {
-            HeaderLine::FName { name, number }
+        .parse(r),
+        "HeaderFile" => map(sep(token), HeaderLine::HeaderFile).parse(r),
+        "CallStatsProc" => call_stats_proc(r),
+        "fName" => map(name_and_number, |(name, number)| HeaderLine::FName {
+            name,
+            number,
         })
-        .parse(i),
-        "timeMinMax" => time_min_max(i),
-        "CommProfVersion" => map(kw_int("CommProfVersion"), HeaderLine::CommProfVersion).parse(i),
-        "CommStatsSize" => map(kw_int("CommStatsSize"), HeaderLine::CommStatsSize).parse(i),
-        "FinestLevel" => map(kw_int("FinestLevel"), HeaderLine::FinestLevel).parse(i),
-        "MaxLevel" => map(kw_int("MaxLevel"), HeaderLine::MaxLevel).parse(i),
-        "RefRatio" => ref_ratio(i),
-        "ProbDomain" => prob_domain(i),
-        "CommProfProc" => comm_prof_proc(i),
-        "bNum" => b_num(i),
-        "nTag" => n_tag(i),
-        "red" => map(two_ints("red"), |(number, record_index)| HeaderLine::Red {
+        .parse(r),
+        "timeMinMax" => time_min_max(r),
+        "CommProfVersion" => map(after_int, HeaderLine::CommProfVersion).parse(r),
+        "CommStatsSize" => map(after_int, HeaderLine::CommStatsSize).parse(r),
+        "FinestLevel" => map(after_int, HeaderLine::FinestLevel).parse(r),
+        "MaxLevel" => map(after_int, HeaderLine::MaxLevel).parse(r),
+        "RefRatio" => ref_ratio(r),
+        "ProbDomain" => prob_domain(r),
+        "CommProfProc" => comm_prof_proc(r),
+        "bNum" => b_num(r),
+        "nTag" => n_tag(r),
+        "red" => map(two_ints, |(number, record_index)| HeaderLine::Red {
             number,
             record_index,
         })
-        .parse(i),
-        "timerTime" => map(
-            preceded(keyword("timerTime"), sep(float)),
-            HeaderLine::TimerTime,
-        )
-        .parse(i),
-        "nameTagNames" => map(
-            preceded(keyword("nameTagNames"), sep(quoted)),
-            HeaderLine::NameTagNames,
-        )
-        .parse(i),
-        "tagRange" => map(two_ints("tagRange"), |(min, max)| HeaderLine::TagRange {
-            min,
-            max,
-        })
-        .parse(i),
-        "tagWraps" => map(kw_int("tagWraps"), HeaderLine::TagWraps).parse(i),
-        "__IncludeAll__" => map(keyword("__IncludeAll__"), |_| HeaderLine::IncludeAll).parse(i),
-        "__IncludeNone__" => map(keyword("__IncludeNone__"), |_| HeaderLine::IncludeNone).parse(i),
+        .parse(r),
+        "timerTime" => map(sep(float), HeaderLine::TimerTime).parse(r),
+        "nameTagNames" => map(sep(quoted), HeaderLine::NameTagNames).parse(r),
+        "tagRange" => map(two_ints, |(min, max)| HeaderLine::TagRange { min, max }).parse(r),
+        "tagWraps" => map(after_int, HeaderLine::TagWraps).parse(r),
+        "__IncludeAll__" => Ok((r, HeaderLine::IncludeAll)),
+        "__IncludeNone__" => Ok((r, HeaderLine::IncludeNone)),
         "+" | "-" | ":" => filter_line(i),
         _ => Err(nom::Err::Error(nom::error::Error::new(
             i,

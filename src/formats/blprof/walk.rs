@@ -640,22 +640,9 @@ impl<'a> CommProcWalk<'a> {
         first: u64,
         skipped: Skipped,
     ) -> Result<[Option<CommRecord>; N], Warning> {
-        let read = || -> crate::error::Result<[Option<CommRecord>; N]> {
-            let mut records = self.db.comm_records(b)?.part(first, N as u64);
-            let mut out = [None; N];
-            let mut n = 0;
-            while let Some(batch) = records.next_batch() {
-                for r in batch.records() {
-                    if n < N {
-                        out[n] = Some(r);
-                        n += 1;
-                    }
-                }
-            }
-            records.finish()?;
-            Ok(out)
-        };
-        read().map_err(|e| skipped.comm(b, self.proc.proc, &e))
+        self.db
+            .comm_records_at(b, first)
+            .map_err(|e| skipped.comm(b, self.proc.proc, &e))
     }
 
 }
