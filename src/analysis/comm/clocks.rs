@@ -29,6 +29,7 @@
 use rustc_hash::FxHashMap;
 
 use super::latency_log::{Batch, LatencyLog};
+use super::pair_log::{self, PairLog};
 use super::pairs::{MsgEnd, Pair, PairingSummary, comm_records, pair_messages_unordered};
 use super::scope::CommScope;
 use super::select::CommSelection;
@@ -153,28 +154,38 @@ type RouteMins = FxHashMap<(usize, usize), f64>;
 /// What one pairing of the whole database tells the estimate: each route's
 /// quickest message, the messages with a completion, those completed
 /// before they were sent, and (when its file could be written) the log of
-/// every such message for counting again on aligned clocks.
+/// every such message for counting again on aligned clocks; when asked
+/// for, the log of every pair for the wait states.
 struct PairedRoutes {
     mins: RouteMins,
     messages: u64,
     negative: u64,
     log: Option<LatencyLog>,
+    pairs: Option<PairLog>,
 }
 
-fn route_mins(db: &Database) -> (PairedRoutes, Vec<Warning>) {
+/// What one chunk of pairs adds to [`PairedRoutes`].
+type RouteChunk = (RouteMins, u64, u64, Batch, pair_log::Chunk);
+
+fn route_mins(db: &Database, log_pairs: bool) -> (PairedRoutes, Vec<Warning>) {
     let records = comm_records(db, &CommSelection::all());
     let mut found = PairedRoutes {
         mins: RouteMins::default(),
         messages: 0,
         negative: 0,
         log: LatencyLog::new(records),
+        pairs: log_pairs.then(|| PairLog::new(records)).flatten(),
     };
+    let log_pairs = found.pairs.is_some();
     let (_, warnings) = pair_messages_unordered(
         db,
         &CommSelection::all(),
         None,
-        || (RouteMins::default(), 0u64, 0u64, Batch::default()),
-        |c: &mut (RouteMins, u64, u64, Batch), p: &Pair| {
+        RouteChunk::default,
+        |c: &mut RouteChunk, p: &Pair| {
+            if log_pairs {
+                c.4.push(p);
+            }
             if let Some(l) = p.latency_to_completion.filter(|l| l.is_finite()) {
                 let e = c.0.entry((p.from, p.to)).or_insert(f64::INFINITY);
                 *e = e.min(l);
@@ -183,7 +194,7 @@ fn route_mins(db: &Database) -> (PairedRoutes, Vec<Warning>) {
                 c.3.push(p.from, p.to, l);
             }
         },
-        &mut |(m, k, neg, batch)| {
+        &mut |(m, k, neg, batch, pairs)| {
             for (route, l) in m {
                 let e = found.mins.entry(route).or_insert(f64::INFINITY);
                 *e = e.min(l);
@@ -193,8 +204,12 @@ fn route_mins(db: &Database) -> (PairedRoutes, Vec<Warning>) {
             if let Some(log) = &mut found.log {
                 log.append(&batch);
             }
+            if let Some(log) = &mut found.pairs {
+                log.append(&pairs);
+            }
         },
     );
+    found.pairs = found.pairs.take().and_then(|log| log.finish(&warnings));
     (found, warnings)
 }
 
@@ -300,6 +315,17 @@ fn fit_messages(
 /// Estimates the clock offsets of every process with comm data (all the
 /// data: offsets belong to the run, not to a selection).
 pub fn estimate(db: &Database) -> (ClockOffsets, Vec<Warning>) {
+    let (offsets, _, warnings) = estimate_logging_pairs(db, false);
+    (offsets, warnings)
+}
+
+/// [`estimate`], and with `log_pairs` the log of its pairing of every
+/// message for the wait states to replay (`None` when it could not be
+/// kept whole).
+pub(crate) fn estimate_logging_pairs(
+    db: &Database,
+    log_pairs: bool,
+) -> (ClockOffsets, Option<PairLog>, Vec<Warning>) {
     let procs: Vec<usize> = {
         let mut v: Vec<usize> = db.comm_index().procs.iter().map(|p| p.proc).collect();
         v.sort_unstable();
@@ -307,7 +333,7 @@ pub fn estimate(db: &Database) -> (ClockOffsets, Vec<Warning>) {
         v
     };
     let Some(&reference) = procs.first() else {
-        return (ClockOffsets::none(), Vec::new());
+        return (ClockOffsets::none(), None, Vec::new());
     };
     let (bars, mut warnings) = barriers(db, &CommScope::everything(), false);
     // Step 1: per process, exit − the reference's exit, over barriers.
@@ -339,7 +365,7 @@ pub fn estimate(db: &Database) -> (ClockOffsets, Vec<Warning>) {
         })
         .collect();
     // Step 2: message order.
-    let (routes, w) = route_mins(db);
+    let (mut routes, w) = route_mins(db, log_pairs);
     warnings.extend(w);
     let mut o: Vec<f64> = list.iter().map(|p| p.offset).collect();
     let (sweeps, conflicts) = fit_messages(&mut o, &procs, reference, &routes.mins);
@@ -368,7 +394,7 @@ pub fn estimate(db: &Database) -> (ClockOffsets, Vec<Warning>) {
         sweeps,
         conflicts,
     };
-    (c, warnings)
+    (c, routes.pairs.take(), warnings)
 }
 
 #[cfg(test)]
@@ -387,9 +413,9 @@ mod tests {
             let db = Database::open(fixtures.join(name).join("bl_prof"))
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             let (c, _) = estimate(&db);
-            let (routes, _) = route_mins(&db);
+            let (routes, _) = route_mins(&db, false);
             assert!(routes.log.is_some(), "{name}");
-            let unlogged = PairedRoutes { log: None, ..route_mins(&db).0 };
+            let unlogged = PairedRoutes { log: None, ..route_mins(&db, false).0 };
             let paired = |c: &ClockOffsets| negative_latencies(&db, c).1;
             assert_eq!(c.residual.negative_aligned, paired(&c), "{name}");
             assert_eq!(negative_aligned(&db, &c, &routes), paired(&c), "{name}");
@@ -403,6 +429,46 @@ mod tests {
             }
         }
         assert!(early > 0, "moved clocks make messages early");
+    }
+
+    /// The log of the pairs replays the chunks a pairing of every message
+    /// hands on, pair for pair, in their order.
+    #[test]
+    fn the_pairs_logged_replay_the_chunks_of_a_pairing() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        for name in ["amrlevel8", "small4", "asym4"] {
+            let db = Database::open(fixtures.join(name).join("bl_prof")).unwrap();
+            let bits = |p: &pair_log::PairTimes| {
+                let t = |x: Option<f64>| x.map(f64::to_bits);
+                (
+                    (p.from, p.to, p.wait_kind),
+                    (p.send_time.to_bits(), p.recv_time.to_bits()),
+                    (t(p.completed_time), t(p.wait_entry)),
+                )
+            };
+            let mut want = Vec::new();
+            let (_, w) = pair_messages_unordered(
+                &db,
+                &CommSelection::all(),
+                None,
+                Vec::new,
+                |c: &mut Vec<_>, p: &Pair| c.push(bits(&p.into())),
+                &mut |c| want.push(c),
+            );
+            let (routes, warnings) = route_mins(&db, true);
+            let mut got = Vec::new();
+            let replayed = routes.pairs.expect(name).replay(
+                db.dir(),
+                Vec::new,
+                |c: &mut Vec<_>, p| c.push(bits(p)),
+                &mut |c| got.push(c),
+            );
+            assert!(want.iter().map(Vec::len).sum::<usize>() > 0, "{name}");
+            assert_eq!(got, want, "{name}");
+            let text = |w: &[Warning]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+            assert_eq!(text(&replayed), text(&w), "{name}");
+            assert_eq!(text(&warnings), text(&w), "{name}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod clock_offsets;
 pub mod clocks;
 pub mod completion;
 mod latency_log;
+mod pair_log;
 mod pair_merge;
 #[cfg(test)]
 mod pair_oracle;

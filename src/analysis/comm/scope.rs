@@ -13,7 +13,10 @@
 //!   .align_clocks(offsets)           --align-clocks (clocks::estimate)
 //! ```
 
+use std::sync::Arc;
+
 use super::clock_offsets::ClockOffsets;
+use super::pair_log::PairLog;
 use super::select::{CommSelection, ProcRanges};
 use crate::analysis::filter::{FilterNames, RegionFilter};
 use crate::analysis::regions::Regions;
@@ -33,6 +36,9 @@ pub struct CommScope {
     /// on its own clock) until [`Self::align_clocks`].
     clocks: ClockOffsets,
     aligned: bool,
+    /// The estimate's pairing of every message, kept for the wait states
+    /// when it is the pairing they would make (see [`Self::pairs_loggable`]).
+    pairs: Option<Arc<PairLog>>,
 }
 
 impl Default for CommScope {
@@ -57,6 +63,7 @@ impl CommScope {
             filter: None,
             clocks: ClockOffsets::none(),
             aligned: false,
+            pairs: None,
         }
     }
 
@@ -77,6 +84,26 @@ impl CommScope {
     pub fn align_clocks(&mut self, offsets: ClockOffsets) {
         self.clocks = offsets;
         self.aligned = true;
+    }
+
+    /// [`Self::align_clocks`], keeping the log of the estimate's pairing
+    /// (`clocks::estimate_logging_pairs`) for the wait states when it is
+    /// the pairing of this scope's messages.
+    pub(crate) fn align_clocks_with_pairs(&mut self, offsets: ClockOffsets, pairs: Option<PairLog>) {
+        self.align_clocks(offsets);
+        self.pairs = pairs.filter(|_| self.pairs_loggable()).map(Arc::new);
+    }
+
+    /// Whether the wait states pair the messages as the clock estimate
+    /// does: every process, all the time (a region filter selects waits,
+    /// not the messages paired).
+    pub(crate) fn pairs_loggable(&self) -> bool {
+        self.procs.is_empty() && self.window == (f64::NEG_INFINITY, f64::INFINITY)
+    }
+
+    /// The estimate's pairing kept by [`Self::align_clocks_with_pairs`].
+    pub(super) fn logged_pairs(&self) -> Option<&PairLog> {
+        self.pairs.as_deref()
     }
 
     /// The processes and the window, as the comm walks take them.

@@ -41,6 +41,7 @@ use rustc_hash::FxHashMap;
 
 use super::attribution::{AttributionSums, PathTime, PathTrees, attribute};
 use super::clocks::ClockOffsets;
+use super::pair_log::PairTimes;
 use super::pairs::{Pair, pair_messages_unordered};
 use super::scope::CommScope;
 use super::select::{CommSelection, inside};
@@ -446,31 +447,36 @@ pub fn wait_states(
     let sending = &sending;
     // (In any order: the waits are put in order below.)
     let mut late_receivers = Vec::new();
-    let (_, w) = pair_messages_unordered(
-        db,
-        sel,
-        None,
-        || (Vec::new(), Vec::new(), Vec::new()),
-        |chunk: &mut (Vec<Wait>, Vec<Wait>, Vec<_>), p: &Pair| {
-            let send = c.align(p.from, p.send_time);
-            if let Some(done) = p.completed_time {
-                arrival(&mut chunk.2, p.to, done, send);
-            }
-            if let Some(w) = late_sender(p, c) {
-                chunk.0.push(w);
-            }
-            if let Some(&call) = sending.get(&(p.from, p.send_time.to_bits())) {
-                chunk.1.extend(late_receiver(p, call, c));
-            }
-        },
-        &mut |(ls, lr, mut r)| {
-            for w in ls {
-                keep_longest(&mut late, w);
-            }
-            late_receivers.extend(lr);
-            received.take(&mut r);
-        },
-    );
+    let new = || (Vec::new(), Vec::new(), Vec::new());
+    let add = |chunk: &mut (Vec<Wait>, Vec<Wait>, Vec<_>), p: &PairTimes| {
+        let send = c.align(p.from, p.send_time);
+        if let Some(done) = p.completed_time {
+            arrival(&mut chunk.2, p.to, done, send);
+        }
+        if let Some(w) = late_sender(p, c) {
+            chunk.0.push(w);
+        }
+        if let Some(&call) = sending.get(&(p.from, p.send_time.to_bits())) {
+            chunk.1.extend(late_receiver(p, call, c));
+        }
+    };
+    let emit = &mut |(ls, lr, mut r): (Vec<Wait>, Vec<Wait>, Vec<_>)| {
+        for w in ls {
+            keep_longest(&mut late, w);
+        }
+        late_receivers.extend(lr);
+        received.take(&mut r);
+    };
+    // The clock estimate's pairing of the same messages, replayed as it
+    // was handed on (the same chunks in the same order: the same sums), or
+    // a pairing of the selection's.
+    let w = match scope.logged_pairs() {
+        Some(log) => log.replay(db.dir(), new, add, emit),
+        None => {
+            let add = |chunk: &mut _, p: &Pair| add(chunk, &PairTimes::from(p));
+            pair_messages_unordered(db, sel, None, new, add, emit).1
+        }
+    };
     warnings.extend(w);
     // By sender, then by send time (the raw one; sums over them are the
     // same for any pairing).
@@ -523,7 +529,7 @@ pub fn wait_states(
 
 /// The late-sender wait of pair `p`, if its receiver entered the call
 /// that completed it before the send was entered.
-fn late_sender(p: &Pair, c: &ClockOffsets) -> Option<Wait> {
+fn late_sender(p: &PairTimes, c: &ClockOffsets) -> Option<Wait> {
     let (we, done) = (p.wait_entry?, p.completed_time?);
     let send = c.align(p.from, p.send_time);
     let (e2, d2) = (c.align(p.to, we), c.align(p.to, done));
@@ -542,7 +548,7 @@ fn late_sender(p: &Pair, c: &ClockOffsets) -> Option<Wait> {
 /// raw entry, raw exit): from the call's entry to the receiver's arrival,
 /// if the call ended after the receiver arrived (else the send was
 /// buffered and did not wait for it).
-fn late_receiver(p: &Pair, (kind, entry, exit): (i32, f64, f64), c: &ClockOffsets) -> Option<Wait> {
+fn late_receiver(p: &PairTimes, (kind, entry, exit): (i32, f64, f64), c: &ClockOffsets) -> Option<Wait> {
     // The receiver arrived at its blocking receive's entry, or when it
     // posted a nonblocking one.
     let arrived = match p.wait_entry {
@@ -644,6 +650,53 @@ fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::comm::clocks::estimate_logging_pairs;
+
+    /// On aligned clocks, the waits from the clock estimate's pairing
+    /// replayed are those from pairing again, to the last bit.
+    #[test]
+    fn replayed_pairs_give_the_waits_of_a_second_pairing() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        let mut message_waits = 0.0;
+        for name in ["amrlevel8", "small4", "asym4", "flush", "nfiles2"] {
+            let db = Database::open(fixtures.join(name).join("bl_prof"))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (offsets, pairs, _) = estimate_logging_pairs(&db, true);
+            assert!(pairs.is_some(), "{name}");
+            let mut paired = CommScope::everything();
+            paired.align_clocks(offsets.clone());
+            let mut replayed = CommScope::everything();
+            replayed.align_clocks_with_pairs(offsets, pairs);
+            assert!(replayed.logged_pairs().is_some(), "{name}");
+            let json = |scope: &CommScope| {
+                let (r, w) = wait_states(&db, scope, 50, true);
+                let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+                (serde_json::to_string(&r).unwrap(), w)
+            };
+            let (want, got) = (json(&paired), json(&replayed));
+            assert_eq!(got, want, "{name}");
+            let (r, _) = wait_states(&db, &replayed, 0, false);
+            message_waits += r.totals.late_sender + r.totals.late_receiver;
+        }
+        assert!(message_waits > 0.0, "the fixtures have waits for messages");
+    }
+
+    /// A selection of processes or times pairs its own messages: the
+    /// estimate's log is not kept for it.
+    #[test]
+    fn a_selection_keeps_no_log_of_the_pairs() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        let db = Database::open(fixtures.join("small4").join("bl_prof")).unwrap();
+        for mut scope in [
+            CommScope::new(vec![1], (f64::NEG_INFINITY, f64::INFINITY)),
+            CommScope::new(Vec::new(), (0.0, 1.0)),
+        ] {
+            assert!(!scope.pairs_loggable());
+            let (offsets, pairs, _) = estimate_logging_pairs(&db, true);
+            scope.align_clocks_with_pairs(offsets, pairs);
+            assert!(scope.logged_pairs().is_none());
+        }
+    }
 
     fn at(procs: &[(usize, f64, f64)]) -> Vec<Wait> {
         let mut out = Vec::new();
@@ -694,16 +747,12 @@ mod tests {
     /// arrived; a send that ended before was buffered (eager).
     #[test]
     fn only_a_send_that_outlasts_the_receivers_arrival_is_a_late_receiver() {
-        let pair = Pair {
+        let pair = PairTimes {
             from: 0,
             to: 1,
-            tag: 7,
-            size: 64,
             send_time: 1.0,
             recv_time: 4.0,
-            latency: 3.0,
             completed_time: Some(4.5),
-            latency_to_completion: Some(3.5),
             wait_entry: Some(4.0),
             wait_kind: 14,
         };

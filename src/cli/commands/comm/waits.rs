@@ -3,6 +3,7 @@
 
 use std::process::ExitCode;
 
+use crate::analysis::comm::clocks::estimate_logging_pairs;
 use crate::analysis::comm::waits::wait_states;
 use crate::formats::blprof::Part;
 use crate::report::Format;
@@ -42,10 +43,16 @@ pub fn run(args: &WaitsArgs, ctx: &Context) -> anyhow::Result<ExitCode> {
     let flags = ScopeFlags {
         select: Some(&args.select),
         regions: Some(&args.regions),
-        align: Some(&args.align),
         ..Default::default()
     };
-    let Opened { db, scope, bar } = open_comm(&args.db.db, flags, ctx, "comm waits")?;
+    let Opened { db, mut scope, bar } = open_comm(&args.db.db, flags, ctx, "comm waits")?;
+    // The clocks as `open_comm` aligns them (its last step), keeping the
+    // estimate's pairing for the waits to replay when it is theirs.
+    if args.align.align_clocks {
+        let (offsets, pairs, warnings) = estimate_logging_pairs(&db, scope.pairs_loggable());
+        ctx.warn_all(&warnings);
+        scope.align_clocks_with_pairs(offsets, pairs);
+    }
     let paths = db.parts().contains(&Part::Trace) && !args.no_trace;
     let (r, warnings) = wait_states(&db, &scope, args.top, paths);
     drop(bar);
