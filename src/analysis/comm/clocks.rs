@@ -24,7 +24,9 @@
 //! Aligned time = raw time − offset. The residual says how well it fits:
 //! the spread of aligned barrier exits and the share of messages still
 //! received before they were sent (counted again on the aligned clocks
-//! from a log of the pairing's latencies, [`super::latency_log`]).
+//! from a log of the pairing's latencies, [`super::latency_log`]). For
+//! `comm waits` the pairing also logs its pairs ([`super::pair_log`]), so
+//! that the wait states need not pair the messages again.
 
 use rustc_hash::FxHashMap;
 
