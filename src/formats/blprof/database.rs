@@ -183,7 +183,7 @@ impl Database {
         }
         let (listing, plain_files) = list_dir(dir)?;
         let mut warnings = Vec::new();
-        let plain = |name: &str| plain_files.binary_search_by(|n| n.as_str().cmp(name)).is_ok();
+        let plain = |name: &str| is_listed(&plain_files, name);
 
         let base = open_global(dir, Part::Base, &listing, &plain, &mut warnings, BaseHeader::parse)?;
         let call_stats = open_global(
@@ -373,7 +373,7 @@ impl Database {
     /// Bounds each comm block's record count by its data file's length
     /// ([`super::commdata::fit_to_file`]), as [`Self::fit_trace_blocks`].
     fn fit_comm_blocks(&self, blocks: &mut [CommBlockRef], warnings: &mut Vec<Warning>) {
-        let record = self.comm.as_ref().map_or(24, |h| h.record_size());
+        let record = self.comm_record_layout().0;
         let mut last = LastHandle::default();
         for b in blocks {
             let Some(file) = last.get(self, &b.datafile) else {
@@ -468,7 +468,7 @@ impl Database {
     /// in hand. An extent past the end of the file maps what exists and
     /// `CommBlock::read` reports it.
     pub(crate) fn comm_block_file(&self, block: &CommBlockRef) -> Result<InputFile> {
-        let record = self.comm.as_ref().map_or(24, |h| h.record_size());
+        let record = self.comm_record_layout().0;
         let len = block.ncomm.saturating_mul(record);
         InputFile::part_of(&*self.data_handle(&block.datafile)?, block.seekpos, len)
     }
@@ -477,20 +477,21 @@ impl Database {
     /// reads (memory stays small however big the block; see
     /// [`CommRecords`]).
     pub(crate) fn comm_records(&self, block: &CommBlockRef) -> Result<CommRecords> {
-        let h = self.comm.as_ref();
-        CommRecords::open(
-            self.data_handle(&block.datafile)?,
-            block,
-            h.map_or(24, |h| h.record_size()),
-            h.map_or(super::RealWidth::F64, |h| h.real_width()),
-        )
+        let (record_size, real) = self.comm_record_layout();
+        CommRecords::open(self.data_handle(&block.datafile)?, block, record_size, real)
+    }
+
+    /// The size and real width of a comm record, as the comm header says
+    /// (24 bytes of doubles without one).
+    fn comm_record_layout(&self) -> (u64, super::RealWidth) {
+        self.comm.as_ref().map_or((24, super::RealWidth::F64), |h| {
+            (h.record_size(), h.real_width())
+        })
     }
 
     /// True when the listing at open time showed `name` as a regular file.
     fn is_plain_file(&self, name: &str) -> bool {
-        self.plain_files
-            .binary_search_by(|n| n.as_str().cmp(name))
-            .is_ok()
+        is_listed(&self.plain_files, name)
     }
 
     /// Records `first .. first + N` of a comm block (fewer past its end),
@@ -500,12 +501,12 @@ impl Database {
         block: &CommBlockRef,
         first: u64,
     ) -> Result<[Option<super::commdata::CommRecord>; N]> {
-        let h = self.comm.as_ref();
+        let (record_size, real) = self.comm_record_layout();
         super::commdata::records_at(
             &*self.data_handle(&block.datafile)?,
             block,
-            h.map_or(24, |h| h.record_size()),
-            h.map_or(super::RealWidth::F64, |h| h.real_width()),
+            record_size,
+            real,
             first,
         )
     }
@@ -684,6 +685,11 @@ fn as_warning(e: Error, what: &str) -> Warning {
         Some(location) => Warning::new(location, format!("{}; {what}", e.message())),
         None => Warning::new(Location::file(""), format!("{e}; {what}")),
     }
+}
+
+/// Whether `name` is in `sorted` (names sorted as [`list_dir`] gives them).
+fn is_listed(sorted: &[String], name: &str) -> bool {
+    sorted.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
 }
 
 /// The directory's entry names, sorted, and those of them that are regular
