@@ -124,7 +124,7 @@ pub fn database_info(db: &Database) -> DatabaseInfo {
         functions: h.functions.clone(),
         procs_with_block: h.blocks.len(),
         procs_without_block: h.procs_without_block().take(100).collect(),
-        data_files: distinct(h.blocks.iter().map(|b| b.datafile.as_str())),
+        data_files: distinct(h.blocks.iter().map(|b| &*b.datafile)),
         records: h.blocks.len() as u64 * h.functions.len() as u64,
         calc_end_time: h.calc_end_time,
     });
@@ -211,7 +211,7 @@ fn comm_info(db: &Database) -> CommInfo {
         name_tag_names: idx
             .procs
             .iter()
-            .flat_map(|p| &p.name_tag_names)
+            .flat_map(|p| p.name_tag_names.iter())
             .collect::<FxHashSet<_>>()
             .len(),
         time_span: span(blocks().filter_map(|b| b.time_min_max)),

@@ -2,10 +2,11 @@
 //! process: i64 call counts, then exclusive seconds, in `phFName` order).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::files::{Part, file_number};
 use super::header::HeaderLine;
-use super::headerfile::{LineWarnings, non_negative, proc_number, visit_lines};
+use super::headerfile::{LineWarnings, SharedNames, non_negative, proc_number, visit_lines};
 use crate::error::{Error, Location, Result, Warning};
 use crate::source::InputFile;
 
@@ -13,7 +14,9 @@ use crate::source::InputFile;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct BaseBlockRef {
     pub proc: usize,
-    pub datafile: String,
+    /// Shared by the blocks that name it (a copy per process was an
+    /// allocation per process).
+    pub datafile: Arc<str>,
     pub seekpos: u64,
     /// Line of the `BLProfProc` line in `bl_prof_H`.
     pub line: usize,
@@ -83,6 +86,7 @@ impl BaseHeader {
                 lacking: "BLProfVersion, NProcs, phFName or BLProfProc line",
             });
         }
+        let mut names = SharedNames::default();
         for (proc, datafile, seekpos, n) in pending {
             let checked = proc_number(proc, h.nprocs).and_then(|proc| {
                 let seekpos = non_negative(seekpos, "seekpos")?;
@@ -93,7 +97,7 @@ impl BaseHeader {
                 }
                 Ok(BaseBlockRef {
                     proc,
-                    datafile: datafile.to_owned(),
+                    datafile: names.get(datafile),
                     seekpos,
                     line: n,
                 })
@@ -327,7 +331,7 @@ impl<'h> BaseProfile<'h> {
         let nfuncs = header.functions.len();
         let mut by_file: std::collections::BTreeMap<&str, Vec<&BaseBlockRef>> = Default::default();
         for b in &header.blocks {
-            by_file.entry(b.datafile.as_str()).or_default().push(b);
+            by_file.entry(&*b.datafile).or_default().push(b);
         }
         let mut blocks = Vec::with_capacity(header.blocks.len());
         for (name, refs) in by_file {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 use smallvec::SmallVec;
 
 use super::base::{RealWidth, line_kind};
@@ -167,12 +168,17 @@ pub struct CommBlockRef {
     pub line: usize,
 }
 
+/// A process's name-tag names: one list shared by the processes of a
+/// header file that give the same names (every process names the same
+/// tags), not a copy per process.
+pub type NameTagNames = Arc<[Arc<str>]>;
+
 /// Everything one `bl_comm_prof_H_nnnnn` file says.
 #[derive(Debug, Clone, Default)]
 pub struct CommFile {
     pub blocks: Vec<CommBlockRef>,
     /// Name-tag names per process (cumulative list of its last stanza).
-    pub name_tag_names: Vec<(usize, Vec<Arc<str>>)>,
+    pub name_tag_names: Vec<(usize, NameTagNames)>,
 }
 
 impl CommFile {
@@ -195,15 +201,17 @@ impl CommFile {
         let mut names = SharedNames::default();
         let mut block_open = false;
         // The stanza's names replace the process's list (they are cumulative).
-        let mut stanza_names: Option<Vec<Arc<str>>> = None;
+        let mut stanza_names = StanzaNames::default();
         let mut names_of_proc: FxHashMap<usize, usize> = FxHashMap::default();
-        let mut finish_stanza = |f: &mut CommFile, stanza_names: &mut Option<Vec<Arc<str>>>| {
-            if let (Some(names), Some(b)) = (stanza_names.take(), f.blocks.last()) {
-                let i = *names_of_proc.entry(b.proc).or_insert_with(|| {
-                    f.name_tag_names.push((b.proc, Vec::new()));
-                    f.name_tag_names.len() - 1
-                });
-                f.name_tag_names[i].1 = names;
+        let mut finish_stanza = |f: &mut CommFile, stanza_names: &mut StanzaNames| {
+            if let (Some(names), Some(b)) = (stanza_names.finish(), f.blocks.last()) {
+                match names_of_proc.entry(b.proc) {
+                    Entry::Occupied(i) => f.name_tag_names[*i.get()].1 = names,
+                    Entry::Vacant(i) => {
+                        i.insert(f.name_tag_names.len());
+                        f.name_tag_names.push((b.proc, names));
+                    }
+                }
             }
         };
         visit_lines(text, &mut warn, |n, line, warn| {
@@ -292,9 +300,7 @@ impl CommFile {
                     b.time_min_max = (b.ncomm > 0 && min <= max).then_some((min, max));
                 }
                 HeaderLine::TimerTime(t) => b.timer_time = Some(t),
-                HeaderLine::NameTagNames(name) => stanza_names
-                    .get_or_insert_with(Vec::new)
-                    .push(names.get(name)),
+                HeaderLine::NameTagNames(name) => stanza_names.push(names.get(name)),
                 HeaderLine::TagRange { min, max } => b.tag_range = Some((min, max)),
                 HeaderLine::TagWraps(i) => b.tag_wraps.push(i),
                 other => warn.line(
@@ -311,6 +317,39 @@ impl CommFile {
         }
         warn.finish();
         f
+    }
+}
+
+/// The `nameTagNames` lines of the stanza being read, and the list of the
+/// stanza before: a stanza naming the same tags as the one before shares
+/// its list (a list per process was an allocation kept per process).
+#[derive(Default)]
+struct StanzaNames {
+    /// The stanza's names so far (a buffer kept from stanza to stanza).
+    current: Vec<Arc<str>>,
+    /// Whether the stanza has a `nameTagNames` line.
+    named: bool,
+    before: Option<NameTagNames>,
+}
+
+impl StanzaNames {
+    fn push(&mut self, name: Arc<str>) {
+        self.current.push(name);
+        self.named = true;
+    }
+
+    /// The stanza's list, if it has one; the next stanza starts empty.
+    fn finish(&mut self) -> Option<NameTagNames> {
+        if !std::mem::take(&mut self.named) {
+            return None;
+        }
+        let list = match &self.before {
+            Some(before) if **before == *self.current => before.clone(),
+            _ => NameTagNames::from(self.current.as_slice()),
+        };
+        self.current.clear();
+        self.before = Some(list.clone());
+        Some(list)
     }
 }
 
@@ -355,13 +394,42 @@ timeMinMax  0.0  0.0\nnameTagNames  \"Init::top\"\nnameTagNames  \"STEP 0\"\nnam
         assert_eq!(b.tag_wraps, vec![2]);
         assert_eq!(f.blocks[1].time_min_max, None, "empty-block placeholder");
         assert_eq!(f.blocks[1].host.as_deref(), Some("cn-12.hpc.local"));
-        assert_eq!(
-            f.name_tag_names,
-            vec![(
-                0,
-                vec![Arc::from("Init::top"), Arc::from("STEP 0"), Arc::from("STEP 1")]
-            )]
-        );
+        let names: NameTagNames =
+            Arc::from([Arc::from("Init::top"), Arc::from("STEP 0"), Arc::from("STEP 1")]);
+        assert_eq!(f.name_tag_names, vec![(0, names)]);
+    }
+
+    /// Processes that name the same tags share one list; a process whose
+    /// names differ has its own, and one without names has none.
+    #[test]
+    fn equal_name_lists_are_shared() {
+        let stanza = |proc: usize, names: &[&str]| {
+            let mut t = format!(
+                "CommProfProc  {proc}  nCommStats  0  datafile  bl_comm_prof_D_00000  seekpos  0\n"
+            );
+            for n in names {
+                t.push_str(&format!("nameTagNames  \"{n}\"\n"));
+            }
+            t
+        };
+        let text = [
+            stanza(0, &["a", "b"]),
+            stanza(1, &["a", "b"]),
+            stanza(2, &["a"]),
+            stanza(3, &[]),
+            stanza(4, &["a"]),
+        ]
+        .concat();
+        let mut w = Vec::new();
+        let f = CommFile::parse(&text, Path::new("h"), None, &mut w);
+        assert!(w.is_empty(), "{w:?}");
+        let lists = &f.name_tag_names;
+        let procs: Vec<usize> = lists.iter().map(|(p, _)| *p).collect();
+        assert_eq!(procs, vec![0, 1, 2, 4]);
+        assert_eq!(&*lists[1].1, &[Arc::from("a"), Arc::from("b")]);
+        assert!(Arc::ptr_eq(&lists[0].1, &lists[1].1));
+        assert_eq!(&*lists[2].1, &[Arc::from("a")]);
+        assert!(Arc::ptr_eq(&lists[2].1, &lists[3].1), "across a stanza without names");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 
 use super::base::{BaseHeader, BaseProfile};
 use super::callstats::{CallStatsFile, CallStatsHeader, FunctionTable, TraceBlockRef};
-use super::comm::{CommBlockRef, CommFile, CommHeader};
+use super::comm::{CommBlockRef, CommFile, CommHeader, NameTagNames};
 use super::commdata::CommRecords;
 use super::files::{Part, file_number};
 use super::headerfile::read_text;
@@ -89,7 +89,7 @@ pub struct TraceIndex {
 pub struct ProcComm {
     pub proc: usize,
     pub blocks: ProcBlocks<CommBlockRef>,
-    pub name_tag_names: Vec<Arc<str>>,
+    pub name_tag_names: NameTagNames,
 }
 
 /// All per-file comm headers, grouped by process.
