@@ -65,7 +65,7 @@ use rayon::prelude::*;
 
 use super::pair_merge::{Join, RouteSum, RouteSums, routes_of};
 use super::pair_rows::{
-    DONES, MAX_ROW_BYTES, Numbered, PairRow, RECVS, RecvRow, RowWriter, SENDS, number,
+    DONES, MAX_ROW_BYTES, Numbered, PairRow, PostedRecv, RECVS, RowWriter, SENDS, number,
 };
 pub use super::pair_types::{MsgEnd, Pair, PairingSummary};
 use super::pair_waiting::held_bytes;
@@ -353,7 +353,7 @@ where
     };
     // Step 1, a task per run of processes, each with its own buffers and
     // a sixteenth of the budget for the receives it holds.
-    let max_held = budget / 16 / held_bytes::<RecvRow>();
+    let max_held = budget / 16 / held_bytes::<PostedRecv>();
     let chunk = (WRITER_BYTES / threads / (3 * parts)).clamp(1 << 10, 256 << 10);
     let walks: Vec<CommProcWalk> = db.comm_blocks(&every_proc).procs().collect();
     let numbered: Vec<(Vec<Numbered>, Option<std::io::Error>)> = walks
