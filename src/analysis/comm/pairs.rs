@@ -96,7 +96,7 @@ const MAX_PARTITIONS: u64 = 4096;
 /// them).
 const WRITER_BYTES: usize = 16 << 20;
 
-/// Rows read back before they are handed to a sort.
+/// Pairs gathered before they are handed to the sort in sender order.
 const BATCH_ROWS: usize = 16 * 1024;
 
 /// Pairs per batch the caller formats (some 0.5 MB of JSON).
@@ -231,14 +231,7 @@ fn sorted_rows<T: Row>(
     run_bytes: usize,
 ) -> (Sorted<T>, Option<std::io::Error>, Option<std::io::Error>) {
     let sorter = Sorter::with_run_bytes(run_bytes);
-    let mut batch = Vec::with_capacity(spill.records(3 * part + kind).min(BATCH_ROWS as u64) as usize);
-    let read = spill.read(3 * part + kind, |chunk| {
-        batch.extend(chunk.chunks_exact(T::BYTES).map(T::get));
-        if batch.len() >= BATCH_ROWS {
-            sorter.push(&mut batch);
-        }
-    });
-    sorter.push(&mut batch);
+    let read = spill.read(3 * part + kind, |chunk| sorter.push_encoded(chunk));
     let (rows, unwritten) = sorter.finish();
     (rows, read.err(), unwritten)
 }
