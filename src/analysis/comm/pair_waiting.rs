@@ -7,30 +7,30 @@ use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
 
-/// Receives waiting for a status, per (source, tag) oldest first. The
-/// oldest is kept in the table itself: AMReX tags each message anew (a key
-/// per receive), and thousands wait at once, so a status finds its receive
-/// in the one place it looks up (no list to follow, no allocation).
+/// Receives waiting for a status, per (source, tag) oldest first. AMReX
+/// tags each message anew (a key per receive) and thousands wait at once:
+/// a status looks up one small slot (the key and the oldest receive), so
+/// the table stays in cache. The younger receives of a key, rare, wait in
+/// a table of their own, looked at only when it holds any.
 pub(super) struct Waiting<T> {
-    keys: FxHashMap<(i32, i32), Held<T>>,
+    oldest: FxHashMap<(i32, i32), T>,
+    /// The younger receives of the keys with more than one waiting, in
+    /// order (a key leaves it when it has one left).
+    younger: FxHashMap<(i32, i32), VecDeque<T>>,
     len: usize,
 }
 
-/// A key's receives: the oldest, and the younger ones in order.
-struct Held<T> {
-    oldest: T,
-    younger: VecDeque<T>,
-}
-
-/// Bytes a receive of type `T` takes while it waits.
+/// Bytes a receive of type `T` takes while it waits: its slot, or its
+/// place in a list and at most the list's own.
 pub(super) const fn held_bytes<T>() -> usize {
-    std::mem::size_of::<((i32, i32), Held<T>)>()
+    std::mem::size_of::<((i32, i32), T)>() + std::mem::size_of::<((i32, i32), VecDeque<T>)>()
 }
 
 impl<T> Default for Waiting<T> {
     fn default() -> Self {
         Waiting {
-            keys: FxHashMap::default(),
+            oldest: FxHashMap::default(),
+            younger: FxHashMap::default(),
             len: 0,
         }
     }
@@ -45,33 +45,36 @@ impl<T> Waiting<T> {
     /// Adds receive `x` of `key` (source, tag).
     pub(super) fn push(&mut self, key: (i32, i32), x: T) {
         self.len += 1;
-        match self.keys.entry(key) {
-            Entry::Occupied(mut e) => e.get_mut().younger.push_back(x),
+        match self.oldest.entry(key) {
+            Entry::Occupied(_) => self.younger.entry(key).or_default().push_back(x),
             Entry::Vacant(e) => {
-                e.insert(Held {
-                    oldest: x,
-                    younger: VecDeque::new(),
-                });
+                e.insert(x);
             }
         }
     }
 
     /// The oldest receive of `key`, taken off its list.
     pub(super) fn pop(&mut self, key: (i32, i32)) -> Option<T> {
-        let Entry::Occupied(mut e) = self.keys.entry(key) else {
+        let Entry::Occupied(mut oldest) = self.oldest.entry(key) else {
             return None;
         };
         self.len -= 1;
-        let held = e.get_mut();
-        match held.younger.pop_front() {
-            Some(next) => Some(std::mem::replace(&mut held.oldest, next)),
-            None => Some(e.remove().oldest),
+        if !self.younger.is_empty()
+            && let Entry::Occupied(mut younger) = self.younger.entry(key)
+            && let Some(next) = younger.get_mut().pop_front()
+        {
+            if younger.get().is_empty() {
+                younger.remove();
+            }
+            return Some(std::mem::replace(oldest.get_mut(), next));
         }
+        Some(oldest.remove())
     }
 
-    /// The receives still waiting, in no order.
-    pub(super) fn into_held(self) -> impl Iterator<Item = T> {
-        (self.keys.into_values()).flat_map(|h| std::iter::once(h.oldest).chain(h.younger))
+    /// The receives still waiting, each with its key, in no order.
+    pub(super) fn into_held(self) -> impl Iterator<Item = ((i32, i32), T)> {
+        let younger = (self.younger.into_iter()).flat_map(|(k, xs)| xs.into_iter().map(move |x| (k, x)));
+        self.oldest.into_iter().chain(younger)
     }
 }
 
@@ -80,7 +83,7 @@ mod tests {
     use super::*;
 
     /// Each key's receives come off oldest first, whatever the other keys
-    /// do; the rest are all still there at the end.
+    /// do; the rest are all still there at the end, with their keys.
     #[test]
     fn a_key_gives_its_oldest_receive_first() {
         let mut w = Waiting::default();
@@ -97,10 +100,14 @@ mod tests {
         assert_eq!(w.pop((1, 7)), Some(5));
         assert_eq!(w.pop((1, 7)), Some(6));
         assert_eq!(w.pop((1, 7)), None);
+        // A key emptied takes receives anew.
+        w.push((1, 7), 8);
+        w.push((1, 7), 9);
+        assert_eq!(w.pop((1, 7)), Some(8));
         assert_eq!(w.pop((5, 5)), Some(100));
-        assert_eq!(w.len(), 2);
-        let mut rest: Vec<i32> = w.into_held().collect();
+        assert_eq!(w.len(), 3);
+        let mut rest: Vec<((i32, i32), i32)> = w.into_held().collect();
         rest.sort_unstable();
-        assert_eq!(rest, [2, 4]);
+        assert_eq!(rest, [((0, 7), 2), ((0, 7), 4), ((1, 7), 9)]);
     }
 }

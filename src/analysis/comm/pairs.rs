@@ -65,7 +65,7 @@ use rayon::prelude::*;
 
 use super::pair_merge::{Join, RouteSum, RouteSums, routes_of};
 use super::pair_rows::{
-    DONES, MAX_ROW_BYTES, Numbered, PairRow, RECVS, RecvRow, RowWriter, SENDS, number,
+    DONES, MAX_ROW_BYTES, Numbered, PairRow, PostedRecv, RECVS, RowWriter, SENDS, number,
 };
 pub use super::pair_types::{MsgEnd, Pair, PairingSummary};
 use super::pair_waiting::held_bytes;
@@ -96,7 +96,7 @@ const MAX_PARTITIONS: u64 = 4096;
 /// them).
 const WRITER_BYTES: usize = 16 << 20;
 
-/// Rows read back before they are handed to a sort.
+/// Pairs gathered before they are handed to the sort in sender order.
 const BATCH_ROWS: usize = 16 * 1024;
 
 /// Pairs per batch the caller formats (some 0.5 MB of JSON).
@@ -231,14 +231,7 @@ fn sorted_rows<T: Row>(
     run_bytes: usize,
 ) -> (Sorted<T>, Option<std::io::Error>, Option<std::io::Error>) {
     let sorter = Sorter::with_run_bytes(run_bytes);
-    let mut batch = Vec::with_capacity(spill.records(3 * part + kind).min(BATCH_ROWS as u64) as usize);
-    let read = spill.read(3 * part + kind, |chunk| {
-        batch.extend(chunk.chunks_exact(T::BYTES).map(T::get));
-        if batch.len() >= BATCH_ROWS {
-            sorter.push(&mut batch);
-        }
-    });
-    sorter.push(&mut batch);
+    let read = spill.read(3 * part + kind, |chunk| sorter.push_encoded(chunk));
     let (rows, unwritten) = sorter.finish();
     (rows, read.err(), unwritten)
 }
@@ -353,7 +346,7 @@ where
     };
     // Step 1, a task per run of processes, each with its own buffers and
     // a sixteenth of the budget for the receives it holds.
-    let max_held = budget / 16 / held_bytes::<RecvRow>();
+    let max_held = budget / 16 / held_bytes::<PostedRecv>();
     let chunk = (WRITER_BYTES / threads / (3 * parts)).clamp(1 << 10, 256 << 10);
     let walks: Vec<CommProcWalk> = db.comm_blocks(&every_proc).procs().collect();
     let numbered: Vec<(Vec<Numbered>, Option<std::io::Error>)> = walks
