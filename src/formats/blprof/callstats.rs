@@ -226,7 +226,15 @@ impl CallStatsFile {
                 match checked {
                     Ok(b) => {
                         let idx = *table_of_proc.entry(b.proc).or_insert_with(|| {
-                            f.functions.push((b.proc, FunctionTable::default()));
+                            // The processes of a file mostly name the same
+                            // functions: room for as many as the process
+                            // before, one allocation per process instead of
+                            // one per doubling (thousands of processes).
+                            let room = f.functions.last().map_or(0, |(_, t)| t.entries.len());
+                            let table = FunctionTable {
+                                entries: Vec::with_capacity(room),
+                            };
+                            f.functions.push((b.proc, table));
                             f.functions.len() - 1
                         });
                         current = Some(idx);
@@ -308,6 +316,28 @@ fName \"main()\" 2\nfName \"a\" 0\nfName \"late\" 3\ntimeMinMax  0.5 2.5\n";
         assert_eq!(t0.entries.len(), 3);
         assert_eq!(t0.name(3), Some("late"));
         assert_eq!(t0.name(1), None);
+    }
+
+    /// A process's table starts with room for the names of the process
+    /// before it in the file.
+    #[test]
+    fn tables_start_with_room_for_the_names_before() {
+        let mut text = String::from(
+            "CallStatsProc 0 nRSS 0 nTraceStats 1  datafile  bl_call_stats_D_00000  seekpos  0\n",
+        );
+        for n in 0..9 {
+            text.push_str(&format!("fName \"f{n}\" {n}\n"));
+        }
+        text.push_str(
+            "CallStatsProc 1 nRSS 0 nTraceStats 1  datafile  bl_call_stats_D_00000  seekpos  40\n\
+fName \"f0\" 0\n",
+        );
+        let mut w = Vec::new();
+        let f = CallStatsFile::parse(&text, Path::new("h"), None, &mut w);
+        assert!(w.is_empty(), "{w:?}");
+        let t1 = &f.functions.iter().find(|(p, _)| *p == 1).unwrap().1;
+        assert_eq!(t1.entries.len(), 1);
+        assert!(t1.entries.capacity() >= 9, "{}", t1.entries.capacity());
     }
 
     #[test]

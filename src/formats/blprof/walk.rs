@@ -201,12 +201,23 @@ impl<'a> TraceWalk<'a> {
     /// The selected processes, in process order.
     pub fn procs(&self) -> impl Iterator<Item = TraceProcWalk<'a>> + use<'a> {
         let (db, procs) = (self.db, self.procs);
-        db.trace_index()
-            .procs
+        let index = &db.trace_index().procs;
+        // One process asked for (a pass that walks each process on its
+        // own, `comm time`'s attribution): a search of the index, sorted
+        // by process, not a scan of it per process, which made such a
+        // pass quadratic in the processes.
+        let rows = match procs {
+            Some([one]) => match index.binary_search_by_key(one, |p| p.proc) {
+                Ok(row) => row..row + 1,
+                Err(_) => 0..0,
+            },
+            _ => 0..index.len(),
+        };
+        index[rows.clone()]
             .iter()
-            .enumerate()
-            .filter(move |(_, p)| procs.is_none_or(|v| v.contains(&p.proc)))
-            .map(move |(row, proc)| TraceProcWalk { db, row, proc })
+            .zip(rows)
+            .filter(move |(p, _)| procs.is_none_or(|v| v.contains(&p.proc)))
+            .map(move |(proc, row)| TraceProcWalk { db, row, proc })
     }
 
     /// Blocks of the selected processes: the units of progress of a pass.
@@ -725,6 +736,17 @@ mod tests {
             vec![0, 2],
             "process order, not the selection's"
         );
+        for (row, proc) in &index {
+            let one = [*proc];
+            let found: Vec<(usize, usize)> = db
+                .trace_blocks(Some(&one))
+                .procs()
+                .map(|p| (p.row(), p.proc().proc))
+                .collect();
+            assert_eq!(found, vec![(*row, *proc)], "process {proc} alone");
+        }
+        let absent = [index.iter().map(|(_, p)| p + 1).max().unwrap()];
+        assert_eq!(db.trace_blocks(Some(&absent)).procs().count(), 0);
         let buffered: Vec<Vec<(i32, i32, u64)>> = some.map_procs(|p| {
             let mut calls = Vec::new();
             assert!(
