@@ -60,7 +60,7 @@ impl CommHeader {
                 HeaderLine::NOutFiles(f) => h.nout_files = Some(f),
                 HeaderLine::FinestLevel(l) => h.finest_level = Some(l),
                 HeaderLine::MaxLevel(l) => h.max_level = Some(l),
-                HeaderLine::RefRatio { level, ratio } => h.ref_ratios.push((level, ratio)),
+                HeaderLine::RefRatio { level, ratio } => h.ref_ratios.push((level, ratio.into_vec())),
                 HeaderLine::ProbDomain {
                     level,
                     lo,
@@ -68,9 +68,9 @@ impl CommHeader {
                     index_type,
                 } => h.prob_domains.push(ProbDomain {
                     level,
-                    lo,
-                    hi,
-                    index_type,
+                    lo: lo.into_vec(),
+                    hi: hi.into_vec(),
+                    index_type: index_type.into_vec(),
                 }),
                 HeaderLine::HeaderFile(f) => {
                     push_header_file(&mut h.header_files, f, Part::Comm, n, warn)

@@ -56,15 +56,17 @@ pub enum HeaderLine<'a> {
     CommStatsSize(i64),
     FinestLevel(i64),
     MaxLevel(i64),
+    // The IntVects are boxed slices, not `Vec`s: these rare lines set the
+    // size of every line's value, which is moved a few times per line.
     RefRatio {
         level: i64,
-        ratio: Vec<i64>,
+        ratio: Box<[i64]>,
     },
     ProbDomain {
         level: i64,
-        lo: Vec<i64>,
-        hi: Vec<i64>,
-        index_type: Vec<i64>,
+        lo: Box<[i64]>,
+        hi: Box<[i64]>,
+        index_type: Box<[i64]>,
     },
     CommProfProc {
         proc: i64,
@@ -365,7 +367,10 @@ fn time_min_max(i: &str) -> Res<'_, HeaderLine<'_>> {
 
 fn ref_ratio(i: &str) -> Res<'_, HeaderLine<'_>> {
     map((sep(integer), sep(int_vect)), |(level, ratio)| {
-        HeaderLine::RefRatio { level, ratio }
+        HeaderLine::RefRatio {
+            level,
+            ratio: ratio.into(),
+        }
     })
     .parse(i)
 }
@@ -375,9 +380,9 @@ fn prob_domain(i: &str) -> Res<'_, HeaderLine<'_>> {
         (sep(integer), sep(box_triple)),
         |(level, (lo, hi, index_type))| HeaderLine::ProbDomain {
             level,
-            lo,
-            hi,
-            index_type,
+            lo: lo.into(),
+            hi: hi.into(),
+            index_type: index_type.into(),
         },
     )
     .parse(i)
@@ -668,25 +673,25 @@ mod tests {
             ok("RefRatio  0  (2,2,2)"),
             HeaderLine::RefRatio {
                 level: 0,
-                ratio: vec![2, 2, 2]
+                ratio: [2, 2, 2].into()
             }
         );
         assert_eq!(
             ok("ProbDomain  1  ((0,0,0) (63,63,63) (0,0,0))"),
             HeaderLine::ProbDomain {
                 level: 1,
-                lo: vec![0, 0, 0],
-                hi: vec![63, 63, 63],
-                index_type: vec![0, 0, 0]
+                lo: [0, 0, 0].into(),
+                hi: [63, 63, 63].into(),
+                index_type: [0, 0, 0].into()
             }
         );
         assert_eq!(
             ok("ProbDomain  0  ((0,0) (31,31) (0,0))"),
             HeaderLine::ProbDomain {
                 level: 0,
-                lo: vec![0, 0],
-                hi: vec![31, 31],
-                index_type: vec![0, 0]
+                lo: [0, 0].into(),
+                hi: [31, 31].into(),
+                index_type: [0, 0].into()
             }
         );
     }
