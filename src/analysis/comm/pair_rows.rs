@@ -26,7 +26,7 @@ pub(super) struct SendRow {
     pub(super) seq: u64,
     pub(super) time: f64,
     pub(super) size: i32,
-    pub(super) kind: i32,
+    pub(super) kind: u8,
 }
 
 /// A receive from a process: its key, what a pair reports of it and how
@@ -39,7 +39,7 @@ pub(super) struct RecvRow {
     /// Its place among the receiver's receives, in record order.
     pub(super) order: u64,
     pub(super) time: f64,
-    pub(super) kind: i32,
+    pub(super) kind: u8,
     pub(super) size: i32,
     /// When it completed (NaN: not known).
     pub(super) done: f64,
@@ -47,11 +47,23 @@ pub(super) struct RecvRow {
     pub(super) entry: f64,
     /// That call's MPI type; [`PENDING`] for a nonblocking receive filed
     /// before a status completed it (a [`DoneRow`] may).
-    pub(super) wait_kind: i32,
+    pub(super) wait_kind: u8,
 }
 
-/// The `wait_kind` of a receive filed before its status came.
-pub(super) const PENDING: i32 = i32::MIN;
+/// The `wait_kind` of a receive filed before its status came (no MPI
+/// type: those a row holds are below 64).
+pub(super) const PENDING: u8 = u8::MAX;
+
+/// MPI type `kind` in the one byte a row keeps it in, so that rows spill
+/// fewer bytes. The rows hold only types that passed `is_send`, `is_recv`
+/// or `is_wait`, all in 0..64; anything else would become an unknown type
+/// (listed as `?`), never another known one.
+pub(super) fn kind_byte(kind: i32) -> u8 {
+    u8::try_from(kind).map_or(UNKNOWN_KIND, |k| k.min(UNKNOWN_KIND))
+}
+
+/// A type no MPI call has, below [`PENDING`].
+const UNKNOWN_KIND: u8 = PENDING - 1;
 
 /// A nonblocking receive as it waits for its status: its row but for its
 /// key (source, tag), its receiver (the process read) and its completion
@@ -60,7 +72,7 @@ pub(super) const PENDING: i32 = i32::MIN;
 pub(super) struct PostedRecv {
     order: u64,
     time: f64,
-    kind: i32,
+    kind: u8,
     size: i32,
 }
 
@@ -104,7 +116,7 @@ const NOT_YET: Completion = Completion {
 pub(super) struct Completion {
     pub(super) done: f64,
     pub(super) entry: f64,
-    pub(super) wait_kind: i32,
+    pub(super) wait_kind: u8,
 }
 
 /// A status a process's pass could not give to a receive it held (past
@@ -123,7 +135,7 @@ pub(super) struct DoneRow {
     pub(super) after: u64,
     pub(super) time: f64,
     pub(super) entry: f64,
-    pub(super) wait_kind: i32,
+    pub(super) wait_kind: u8,
 }
 
 /// A pair as it waits to be put back in sender order.
@@ -139,7 +151,7 @@ pub(super) struct PairRow {
     pub(super) recv_time: f64,
     pub(super) done: f64,
     pub(super) entry: f64,
-    pub(super) wait_kind: i32,
+    pub(super) wait_kind: u8,
 }
 
 impl SendRow {
@@ -154,7 +166,7 @@ impl SendRow {
             tag: self.tag,
             size: self.size,
             time: self.time,
-            kind: func_name(self.kind).unwrap_or("?"),
+            kind: func_name(i32::from(self.kind)).unwrap_or("?"),
         }
     }
 }
@@ -167,9 +179,9 @@ impl RecvRow {
         let (done, entry, wait_kind) = if is_nonblocking_recv(r.kind) {
             (NOT_YET.done, NOT_YET.entry, NOT_YET.wait_kind)
         } else if recv_entry <= r.time {
-            (r.time, recv_entry, r.kind)
+            (r.time, recv_entry, kind_byte(r.kind))
         } else {
-            (r.time, r.time, r.kind)
+            (r.time, r.time, kind_byte(r.kind))
         };
         RecvRow {
             from: r.peer,
@@ -177,7 +189,7 @@ impl RecvRow {
             tag: r.tag,
             order,
             time: r.time,
-            kind: r.kind,
+            kind: kind_byte(r.kind),
             size: r.size,
             done,
             entry,
@@ -216,7 +228,7 @@ impl RecvRow {
             tag: self.tag,
             size: self.size,
             time: self.time,
-            kind: func_name(self.kind).unwrap_or("?"),
+            kind: func_name(i32::from(self.kind)).unwrap_or("?"),
         }
     }
 }
@@ -250,7 +262,7 @@ impl PairRow {
             completed_time: completed,
             latency_to_completion: completed.map(|c| c - self.send_time),
             wait_entry: completed.and((!self.entry.is_nan()).then_some(self.entry)),
-            wait_kind: self.wait_kind,
+            wait_kind: i32::from(self.wait_kind),
         }
     }
 }
@@ -343,7 +355,7 @@ macro_rules! row_bytes {
 
 // A partition's sends, receives and completions: put in order by key
 // (super::pair_sort); the pairs by comparing.
-row_bytes!(SendRow { from: i32, to: i32, tag: i32, seq: u64, time: f64, size: i32, kind: i32 }
+row_bytes!(SendRow { from: i32, to: i32, tag: i32, seq: u64, time: f64, size: i32, kind: u8 }
     sorted by sort_by_key);
 row_bytes!(RecvRow {
     from: i32,
@@ -351,11 +363,11 @@ row_bytes!(RecvRow {
     tag: i32,
     order: u64,
     time: f64,
-    kind: i32,
+    kind: u8,
     size: i32,
     done: f64,
     entry: f64,
-    wait_kind: i32,
+    wait_kind: u8,
 } sorted by sort_by_key);
 row_bytes!(DoneRow {
     from: i32,
@@ -365,7 +377,7 @@ row_bytes!(DoneRow {
     after: u64,
     time: f64,
     entry: f64,
-    wait_kind: i32,
+    wait_kind: u8,
 } sorted by sort_by_key);
 row_bytes!(PairRow {
     from: i32,
@@ -377,7 +389,7 @@ row_bytes!(PairRow {
     recv_time: f64,
     done: f64,
     entry: f64,
-    wait_kind: i32,
+    wait_kind: u8,
 });
 
 /// What numbering one process finds besides its rows.
@@ -458,7 +470,7 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
                                     seq,
                                     time: r.time,
                                     size: r.size,
-                                    kind: r.kind,
+                                    kind: kind_byte(r.kind),
                                 },
                             ),
                             None => unkeyed.push(((proc, seq), end(proc, &r))),
@@ -473,6 +485,7 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
                 }
                 if let Some(((from, tag), time)) = waits.push(&r) {
                     let (entry, wait_kind) = waits.last_wait();
+                    let wait_kind = kind_byte(wait_kind);
                     if filing {
                         let done = DoneRow {
                             from,
@@ -566,5 +579,19 @@ mod tests {
         let mut done = posted;
         (done.done, done.entry, done.wait_kind) = (2.5, 2.0, 41);
         assert_eq!(bytes(&held.row((3, 77), 5, c)), bytes(&done));
+    }
+
+    /// A row keeps every MPI type in its byte; no other value becomes a
+    /// known type or the mark of a receive waiting for its status.
+    #[test]
+    fn kinds_keep_their_type_in_a_byte() {
+        for kind in 0..64 {
+            assert_eq!(i32::from(kind_byte(kind)), kind);
+        }
+        for odd in [-1, 64, 255, 256, i32::MIN, i32::MAX] {
+            let k = kind_byte(odd);
+            assert_ne!(k, PENDING);
+            assert_eq!(func_name(i32::from(k)), None);
+        }
     }
 }
