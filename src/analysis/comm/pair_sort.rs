@@ -19,18 +19,25 @@
 //!   sorted:  key₀|0 key₀|2 key₁|1 key₁|4 key₂|3   → rows moved to those places
 //! ```
 //!
-//! The key and the row's arrival are packed into one `u128` whose order is
-//! the key's (the sign bits flipped), so the sort compares integers and
-//! moves 16 bytes instead of a 40- to 64-byte row; the rows are then moved
-//! once, cycle by cycle, into their places. A receive's pass can file
+//! The key and the row's arrival are packed into one integer whose order is
+//! the key's, so the sort moves 8 or 16 bytes instead of a 40- to 64-byte
+//! row; the rows are then moved once, cycle by cycle, into their places.
+//! Within a partition the keys spread over few bits (a few processes, tags
+//! of one run), so each field less the partition's smallest value usually
+//! packs, with the arrival, into a `u64`: those are put in order by a
+//! radix sort of the key's bits alone (stable: a key's rows keep their
+//! arrival), in a pass per 11 bits instead of a comparison sort's
+//! `log₂ n` passes. Keys too spread for that pack into a `u128` (the sign
+//! bits flipped) put in order by comparing. A receive's pass can file
 //! receives of one key out of order (a nonblocking receive held until its
 //! status comes, a blocking one of the same key filed at once): a check
 //! of the result finds that and sorts the rows by their full order, so the
 //! result is always exactly the rows' [`Ord`] order (the keys are
 //! distinct), whatever the arrival.
 //!
-//! Memory: the packed keys, [`SORT_BYTES`] per row, besides the rows
-//! ([`crate::external_sort::Sorter`] counts them in its share).
+//! Memory: the packed keys, [`SORT_BYTES`] per row, besides the rows (a
+//! `u64` and its copy for the radix sort, or a `u128`;
+//! [`crate::external_sort::Sorter`] counts them in its share).
 
 /// A row of the pairing: the key it is filed and matched under.
 pub(super) trait Keyed: Ord {
@@ -49,9 +56,122 @@ pub(super) fn sort_by_key<T: Keyed + Copy>(rows: &mut [T]) {
         rows.sort_unstable();
         return;
     }
-    group_by_key(rows);
+    match NarrowKeys::of(rows) {
+        Some(narrow) => group_by_narrow_key(rows, &narrow),
+        None => group_by_key(rows),
+    }
     if !rows.is_sorted() {
         rows.sort_unstable();
+    }
+}
+
+/// Bits of a radix sort's digit: its counts (8 KB) stay in the first-level
+/// cache.
+const DIGIT_BITS: u32 = 11;
+
+/// Below this many rows a comparison sort of the packed keys is quicker
+/// than the radix sort's passes over its counts.
+const RADIX_ROWS: usize = 512;
+
+/// How a partition's keys pack into a `u64` above the rows' arrival: each
+/// field less its smallest value, in the bits its spread needs.
+#[derive(Debug)]
+struct NarrowKeys {
+    least: [i32; 3],
+    /// Where each field starts; the arrival takes the bits below `shift[2]`.
+    shift: [u32; 3],
+    /// The bits above the arrival's that hold the key.
+    key_bits: u32,
+}
+
+impl NarrowKeys {
+    /// The packing of `rows`' keys (1 to 2³² rows), if they fit 64 bits.
+    fn of<T: Keyed>(rows: &[T]) -> Option<NarrowKeys> {
+        let fields = |r: &T| {
+            let (a, b, c) = r.key();
+            [a, b, c]
+        };
+        let first = fields(rows.first()?);
+        let (mut least, mut most) = (first, first);
+        for r in rows {
+            for (i, v) in fields(r).into_iter().enumerate() {
+                least[i] = least[i].min(v);
+                most[i] = most[i].max(v);
+            }
+        }
+        let bits = |spread: u64| u64::BITS - spread.leading_zeros();
+        let width: [u32; 3] =
+            std::array::from_fn(|i| bits((i64::from(most[i]) - i64::from(least[i])) as u64));
+        let arrival_bits = bits(rows.len() as u64 - 1);
+        let key_bits = width.iter().sum::<u32>();
+        if arrival_bits + key_bits > u64::BITS {
+            return None;
+        }
+        let shift = [
+            arrival_bits + width[2] + width[1],
+            arrival_bits + width[2],
+            arrival_bits,
+        ];
+        Some(NarrowKeys {
+            least,
+            shift,
+            key_bits,
+        })
+    }
+
+    /// The key `(a, b, c)` of the row that arrived `i`-th, packed.
+    fn packed(&self, (a, b, c): (i32, i32, i32), i: usize) -> u64 {
+        let field = |n: usize, v: i32| ((i64::from(v) - i64::from(self.least[n])) as u64) << self.shift[n];
+        field(0, a) | field(1, b) | field(2, c) | i as u64
+    }
+
+    /// The arrival of a packed key.
+    fn arrival(&self, packed: u64) -> usize {
+        (packed & ((1u64 << self.shift[2]) - 1)) as usize
+    }
+}
+
+/// Puts `rows` in key order, each key's rows in the order they came, by
+/// sorting their narrow packed keys.
+fn group_by_narrow_key<T: Keyed + Copy>(rows: &mut [T], narrow: &NarrowKeys) {
+    let mut places: Vec<u64> = (rows.iter().enumerate())
+        .map(|(i, r)| narrow.packed(r.key(), i))
+        .collect();
+    if places.len() < RADIX_ROWS {
+        places.sort_unstable();
+    } else {
+        radix_sort(&mut places, narrow.shift[2], narrow.key_bits);
+    }
+    move_into_places(rows, &mut places, |p| narrow.arrival(p), |at| at as u64);
+}
+
+/// Sorts `keys` by their bits `low .. low + bits`, stably (a least
+/// significant digit first radix sort): keys equal there keep their order.
+fn radix_sort(keys: &mut Vec<u64>, low: u32, bits: u32) {
+    let mut moved = vec![0u64; keys.len()];
+    let end = (low + bits).min(u64::BITS);
+    let mut shift = low;
+    while shift < end {
+        let mask = (1u64 << DIGIT_BITS.min(end - shift)) - 1;
+        let digit = |k: u64| ((k >> shift) & mask) as usize;
+        let mut starts = [0u32; 1 << DIGIT_BITS];
+        for &k in keys.iter() {
+            starts[digit(k)] += 1;
+        }
+        // (A digit all keys share moves none.)
+        if keys.first().is_some_and(|&k| starts[digit(k)] as usize != keys.len()) {
+            let mut at = 0;
+            for s in &mut starts {
+                (*s, at) = (at, at + *s);
+            }
+            for &k in keys.iter() {
+                let d = digit(k);
+                moved[starts[d] as usize] = k;
+                starts[d] += 1;
+            }
+            std::mem::swap(keys, &mut moved);
+        }
+        shift += DIGIT_BITS;
     }
 }
 
@@ -62,7 +182,7 @@ fn group_by_key<T: Keyed + Copy>(rows: &mut [T]) {
         .map(|(i, r)| packed(r.key()) | i as u128)
         .collect();
     places.sort_unstable();
-    move_into_places(rows, &mut places);
+    move_into_places(rows, &mut places, |p| p as u32 as usize, |at| at as u128);
 }
 
 /// Key `(a, b, c)` in the top 96 bits, ordered as the key is.
@@ -71,11 +191,16 @@ fn packed((a, b, c): (i32, i32, i32)) -> u128 {
     bits(a) << 96 | bits(b) << 64 | bits(c) << 32
 }
 
-/// Puts row `places[i] as u32` at `i`, for every `i`, moving each row
-/// once: each cycle of the permutation is followed from its first place,
-/// whose row waits aside. A place done is marked by pointing at itself.
-fn move_into_places<T: Copy>(rows: &mut [T], places: &mut [u128]) {
-    let from = |p: u128| p as u32 as usize;
+/// Puts row `from(places[i])` at `i`, for every `i`, moving each row once:
+/// each cycle of the permutation is followed from its first place, whose
+/// row waits aside. A place done is marked by pointing at itself
+/// (`place(i)`, which `from` reads as `i`).
+fn move_into_places<T: Copy, P: Copy>(
+    rows: &mut [T],
+    places: &mut [P],
+    from: impl Fn(P) -> usize,
+    place: impl Fn(usize) -> P,
+) {
     for start in 0..rows.len() {
         if from(places[start]) == start {
             continue;
@@ -84,7 +209,7 @@ fn move_into_places<T: Copy>(rows: &mut [T], places: &mut [u128]) {
         let mut at = start;
         loop {
             let next = from(places[at]);
-            places[at] = at as u128;
+            places[at] = place(at);
             if next == start {
                 rows[at] = first;
                 break;
@@ -153,6 +278,11 @@ mod tests {
             let mut grouped = rows.clone();
             group_by_key(&mut grouped);
             assert_eq!(grouped, want, "{n} rows over {keys} keys");
+            if let Some(narrow) = NarrowKeys::of(&rows) {
+                let mut grouped = rows.clone();
+                group_by_narrow_key(&mut grouped, &narrow);
+                assert_eq!(grouped, want, "{n} rows over {keys} keys, packed narrow");
+            }
             sort_by_key(&mut rows);
             assert_eq!(rows, want, "{n} rows over {keys} keys");
         }
@@ -180,12 +310,57 @@ mod tests {
         }
     }
 
+    /// The radix sort orders by the bits asked for alone, and keeps the
+    /// order of keys equal there; digits all keys share are skipped.
+    #[test]
+    fn the_radix_sort_orders_by_its_bits_stably() {
+        let mut rng = Xorshift::new(0x1234_5678_9abc_def1);
+        for (n, low, bits) in [(0, 0, 64), (1, 3, 20), (5000, 13, 27), (5000, 0, 64), (3000, 40, 5)] {
+            let mut keys: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+            // (Some keys alike in the sorted bits, and a digit shared.)
+            for i in (0..keys.len()).step_by(7) {
+                keys[i] &= !(0x7ffu64 << low.min(53));
+            }
+            let in_bits = |k: u64| (k >> low) & (u64::MAX >> (64 - bits));
+            let mut want = keys.clone();
+            want.sort_by_key(|&k| in_bits(k));
+            radix_sort(&mut keys, low, bits);
+            assert_eq!(keys, want, "{n} keys, bits {low}..{}", low + bits);
+        }
+    }
+
+    /// Keys pack narrow when their spread and the arrival fit 64 bits,
+    /// ordered as the keys, with the arrival below; wider ones do not.
+    #[test]
+    fn narrow_keys_pack_in_order_or_not_at_all() {
+        let row = |key| TestRow {
+            key,
+            place: 0,
+            payload: 0,
+        };
+        let rows: Vec<TestRow> = [(-3, 9, i32::MIN), (-3, 9, i32::MAX), (4, -1, 0), (-3, 10, 7)]
+            .into_iter()
+            .map(row)
+            .collect();
+        let narrow = NarrowKeys::of(&rows).unwrap();
+        assert_eq!(narrow.key_bits, 3 + 4 + 32);
+        let packed: Vec<u64> = (rows.iter().enumerate())
+            .map(|(i, r)| narrow.packed(r.key, i))
+            .collect();
+        assert!(packed[0] < packed[1] && packed[1] < packed[3] && packed[3] < packed[2]);
+        let arrivals: Vec<usize> = packed.iter().map(|&p| narrow.arrival(p)).collect();
+        assert_eq!(arrivals, [0, 1, 2, 3]);
+        let wide = [(i32::MIN, i32::MIN, 0), (i32::MAX, i32::MAX, 1)].map(row);
+        assert!(NarrowKeys::of(&wide).is_none());
+        assert!(NarrowKeys::of::<TestRow>(&[]).is_none());
+    }
+
     /// The permutation moves each row to the place it is given.
     #[test]
     fn rows_move_to_the_places_given() {
         let mut rows: Vec<u32> = (0..6).collect();
         let mut places: Vec<u128> = [3u128, 0, 4, 5, 1, 2].to_vec();
-        move_into_places(&mut rows, &mut places);
+        move_into_places(&mut rows, &mut places, |p| p as usize, |at| at as u128);
         assert_eq!(rows, [3, 0, 4, 5, 1, 2]);
     }
 
