@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use super::trace_summary::FunctionIndex;
 use crate::error::Warning;
 use crate::formats::blprof::database::Database;
+use crate::formats::blprof::walk::TraceProcWalk;
 
 /// Columns `first..=last` of one process in which `function` has the most time.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -172,12 +173,10 @@ pub fn trace_timelines(
     // Per process, per depth: the lane, seconds per function, latest end.
     type Level = (TraceTimelineRow, Vec<f64>, f64);
     let procs: Vec<_> = db.trace_blocks(None).procs().collect();
-    // The columns' cells are emptied and refilled per process, not made
-    // anew: with thousands of processes, a cell's first push per process
-    // (columns × depths allocations each) was most of the time.
-    let empty_cells = || vec![vec![Vec::new(); columns]; depths];
-    let per: Vec<(Vec<Level>, Vec<Warning>)> = procs.into_par_iter().map_init(empty_cells, |cols: &mut Vec<Vec<Column>>, walk| {
-        let (row, p) = (walk.row(), walk.proc());
+    // Bins one process's calls into its cells (a lane per depth); gives its
+    // seconds per function and latest end per depth, and its warnings.
+    let bin = |walk: &TraceProcWalk<'_>, cols: &mut Vec<Vec<Column>>| {
+        let row = walk.row();
         cols.iter_mut().flatten().for_each(Vec::clear);
         let mut totals = vec![vec![0f64; nfuncs]; depths];
         let mut latest = vec![f64::NEG_INFINITY; depths];
@@ -210,17 +209,47 @@ pub fn trace_timelines(
                 }
             }
         });
-        let levels = cols
-            .iter()
-            .zip(totals)
-            .zip(latest)
-            .map(|((cols, totals), latest)| {
-                let bars = lane_bars(cols, slice);
-                (TraceTimelineRow { proc: p.proc, bars }, totals, latest)
-            })
-            .collect();
-        (levels, warnings)
-    }).collect();
+        (totals, latest, warnings)
+    };
+    // Processes are binned a chunk at a time, their lanes' bars made side
+    // by side (see `lanes_bars`); with few processes, a chunk each keeps
+    // the threads evenly busy.
+    let at_once = if procs.len() >= LANES_AT_ONCE * MIN_CHUNKS_PER_THREAD * rayon::current_num_threads() {
+        LANES_AT_ONCE
+    } else {
+        1
+    };
+    // The columns' cells are emptied and refilled per process, not made
+    // anew: with thousands of processes, a cell's first push per process
+    // (columns × depths allocations each) was most of the time.
+    let empty_cells = || vec![vec![vec![Vec::new(); columns]; depths]; at_once];
+    let per: Vec<(Vec<Level>, Vec<Warning>)> = procs
+        .par_chunks(at_once)
+        .map_init(empty_cells, |cells: &mut Vec<Vec<Vec<Column>>>, chunk| {
+            let binned: Vec<_> = chunk.iter().zip(cells.iter_mut()).map(|(walk, cols)| bin(walk, cols)).collect();
+            let lanes: Vec<&[Column]> = cells[..chunk.len()].iter().flatten().map(Vec::as_slice).collect();
+            let mut bars = lanes_bars(&lanes, slice).into_iter();
+            chunk
+                .iter()
+                .zip(binned)
+                .map(|(walk, (totals, latest, warnings))| {
+                    let levels = totals
+                        .into_iter()
+                        .zip(latest)
+                        .map(|(totals, latest)| {
+                            let row = TraceTimelineRow {
+                                proc: walk.proc().proc,
+                                bars: bars.next().unwrap_or_default(),
+                            };
+                            (row, totals, latest)
+                        })
+                        .collect();
+                    (levels, warnings)
+                })
+                .collect::<Vec<_>>()
+        })
+        .flatten_iter()
+        .collect();
     let mut out: Vec<TraceTimeline> = (0..depths)
         .map(|_| TraceTimeline {
             span,
@@ -245,35 +274,105 @@ pub fn trace_timelines(
     (out, warnings)
 }
 
-/// The bars of one lane: per column the function with the most time;
+/// Lanes binned side by side: the running mean of a bar's busy share is a
+/// chain of dependent divisions per column (a tenth of `report` at 16,384
+/// processes), and stepping several lanes column by column lets the
+/// processor overlap their chains; each lane's means are the same bits.
+const LANES_AT_ONCE: usize = 4;
+
+/// Chunks of [`LANES_AT_ONCE`] processes per thread below which processes
+/// are binned one per task, for balance.
+const MIN_CHUNKS_PER_THREAD: usize = 64;
+
+/// The bars of each lane: per column the function with the most time;
 /// neighbouring columns won by the same function merge unless a call of it
 /// starts in the later one, so that back-to-back calls (an application's
 /// time steps) stay apart. At most one bar per column whatever the calls.
-fn lane_bars(cols: &[Column], slice: f64) -> Vec<TraceBar> {
-    let mut bars: Vec<TraceBar> = Vec::new();
-    for (i, cell) in cols.iter().enumerate() {
-        // Ties go to the lower function index, for any call order.
-        let Some(&(f, _, n)) = cell
-            .iter()
-            .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
-        else {
-            continue;
-        };
-        let busy = (cell.iter().map(|e| e.1).sum::<f64>() / slice).min(1.0);
-        match bars.last_mut() {
-            Some(b) if b.function == f && b.last + 1 == i as u32 && n == 0 => {
-                let k = (b.last - b.first + 1) as f64;
-                b.busy = (b.busy * k + busy) / (k + 1.0);
-                b.last = i as u32;
+fn lanes_bars(lanes: &[&[Column]], slice: f64) -> Vec<Vec<TraceBar>> {
+    let mut bars: Vec<Vec<TraceBar>> = vec![Vec::new(); lanes.len()];
+    let columns = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
+    for i in 0..columns {
+        for (lane, bars) in lanes.iter().zip(&mut bars) {
+            if let Some(cell) = lane.get(i) {
+                add_column(bars, i as u32, cell, slice);
             }
-            _ => bars.push(TraceBar {
-                first: i as u32,
-                last: i as u32,
-                function: f,
-                busy,
-                calls: n as u64,
-            }),
         }
     }
     bars
+}
+
+/// Adds column `i` of a lane to its bars.
+fn add_column(bars: &mut Vec<TraceBar>, i: u32, cell: &Column, slice: f64) {
+    // Ties go to the lower function index, for any call order.
+    let Some(&(f, _, n)) = cell
+        .iter()
+        .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
+    else {
+        return;
+    };
+    let busy = (cell.iter().map(|e| e.1).sum::<f64>() / slice).min(1.0);
+    match bars.last_mut() {
+        Some(b) if b.function == f && b.last + 1 == i && n == 0 => {
+            let k = (b.last - b.first + 1) as f64;
+            b.busy = (b.busy * k + busy) / (k + 1.0);
+            b.last = i;
+        }
+        _ => bars.push(TraceBar {
+            first: i,
+            last: i,
+            function: f,
+            busy,
+            calls: n as u64,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lanes whose bars are long runs of uneven busy shares (the running
+    /// means' bits depend on every step) and ties.
+    fn lane(seed: u32) -> Vec<Column> {
+        (0..40u32)
+            .map(|i| match (i + seed) % 7 {
+                0 => Vec::new(),
+                1 => vec![(2, 0.3 + f64::from(i) * 1e-3, 1)],
+                2 | 3 => vec![(1, 0.25, 0), (3, 0.25, 0)],
+                _ => vec![(2, 0.1 * f64::from(i % 5) + 1e-9 * f64::from(seed), 0)],
+            })
+            .collect()
+    }
+
+    /// Lanes side by side give each lane's bars as made one at a time.
+    #[test]
+    fn lanes_side_by_side_are_lanes_one_at_a_time() {
+        let lanes: Vec<Vec<Column>> = (0..5).map(lane).collect();
+        let slices: Vec<&[Column]> = lanes.iter().map(Vec::as_slice).collect();
+        let together = lanes_bars(&slices, 0.7);
+        for (l, bars) in slices.iter().zip(&together) {
+            assert_eq!(bars, &lanes_bars(&[l], 0.7)[0]);
+        }
+        assert_ne!(together[0], together[1]);
+    }
+
+    /// A bar spans the columns its function wins in a row, until a call of
+    /// it starts; its busy share is the mean of its columns'.
+    #[test]
+    fn bars_merge_columns_until_a_call_starts() {
+        let lane: Vec<Column> = vec![
+            vec![(4, 0.5, 1)],
+            vec![(4, 1.0, 0), (2, 0.25, 0)],
+            vec![(4, 0.25, 0)],
+            vec![(4, 1.0, 1)],
+            Vec::new(),
+            vec![(1, 0.5, 0), (3, 0.5, 0)],
+        ];
+        let bars = &lanes_bars(&[&lane], 1.0)[0];
+        let spans: Vec<(u32, u32, u32, u64)> =
+            bars.iter().map(|b| (b.first, b.last, b.function, b.calls)).collect();
+        assert_eq!(spans, [(0, 2, 4, 1), (3, 3, 4, 1), (5, 5, 1, 0)]);
+        assert_eq!(bars[0].busy, ((0.5 + 1.0) / 2.0 * 2.0 + 0.25) / 3.0);
+        assert_eq!(bars[2].busy, 1.0);
+    }
 }

@@ -14,6 +14,8 @@
 //! tree ([`Metrics`]) and a merge across processes (any spread type) share
 //! the same shape code.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -76,11 +78,23 @@ pub const SHORT_PATH_NAME: usize = 200;
 /// hashing (and keeping an index entry for every node).
 const SCANNED_CHILDREN: usize = 8;
 
+/// Name tables a merge keeps the translation of (see
+/// [`CallTree::translations`]); past it the cache starts over, so that
+/// merging thousands of one-off trees holds no translation per tree.
+const KEPT_TRANSLATIONS: usize = 256;
+
+/// The next name table's identity (see [`CallTree::table`]).
+static NEXT_TABLE: AtomicU64 = AtomicU64::new(0);
+
+fn new_table() -> u64 {
+    NEXT_TABLE.fetch_add(1, Ordering::Relaxed)
+}
+
 /// A tree of named nodes under an unnamed root.
 ///
 /// Nodes are only ever appended, each after its parent, so a parent's id is
 /// always below its children's: bottom-up passes walk the ids backwards.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct CallTree<M = Metrics> {
     nodes: Vec<Node<M>>,
     /// Per node, its name's index in `names` (`u32::MAX`: the root): apart
@@ -95,6 +109,30 @@ pub struct CallTree<M = Metrics> {
     /// Emptied child lists of the nodes [`Self::clear`] removed, for new
     /// nodes: a tree rebuilt per process then allocates nothing per node.
     spare_children: Vec<Vec<NodeId>>,
+    /// This tree's name table, unique to it (a clone gets its own): names
+    /// are only ever appended, so a translation of a table's first names
+    /// stays right while the table grows.
+    table: u64,
+    /// Per name table merged into this tree, the ids here of its names:
+    /// trees rebuilt per process (a pool's) keep their table, so a merge
+    /// translates only the names new since the tree's last merge instead
+    /// of comparing every name again.
+    translations: HashMap<u64, Vec<u32>>,
+}
+
+impl<M: Clone> Clone for CallTree<M> {
+    fn clone(&self) -> Self {
+        CallTree {
+            nodes: self.nodes.clone(),
+            node_names: self.node_names.clone(),
+            names: self.names.clone(),
+            name_ids: self.name_ids.clone(),
+            child_index: self.child_index.clone(),
+            spare_children: Vec::new(),
+            table: new_table(),
+            translations: HashMap::default(),
+        }
+    }
 }
 
 impl<M: Default> Default for CallTree<M> {
@@ -117,6 +155,8 @@ impl<M: Default> CallTree<M> {
             name_ids: HashMap::default(),
             child_index: HashMap::default(),
             spare_children: Vec::new(),
+            table: new_table(),
+            translations: HashMap::default(),
         }
     }
 
@@ -201,7 +241,7 @@ impl<M: Default> CallTree<M> {
         mut combine: impl FnMut(&mut M, &N),
     ) {
         // `other`'s name ids in this tree, translated once instead of per node.
-        let names = self.translate_names(other);
+        let names = self.take_translation(other);
         let mut stack = vec![(from, to)];
         while let Some((from, to)) = stack.pop() {
             combine(
@@ -220,6 +260,25 @@ impl<M: Default> CallTree<M> {
             }
             stack[first..].reverse();
         }
+        self.keep_translation(other, names);
+    }
+
+    /// [`Self::translate_names`] of `other`, from the translation kept by
+    /// its last merge into this tree, completed with its names since.
+    fn take_translation<N>(&mut self, other: &CallTree<N>) -> Vec<u32> {
+        let mut names = self.translations.remove(&other.table).unwrap_or_default();
+        for i in names.len()..other.names.len() {
+            names.push(self.intern_at(&other.names[i], i as u32));
+        }
+        names
+    }
+
+    /// Keeps `names`, the translation of `other`'s table, for its next merge.
+    fn keep_translation<N>(&mut self, other: &CallTree<N>, names: Vec<u32>) {
+        if self.translations.len() >= KEPT_TRANSLATIONS {
+            self.translations.clear();
+        }
+        self.translations.insert(other.table, names);
     }
 
     /// Puts each subtree's nodes below its `at` (which must have no children
@@ -307,6 +366,8 @@ impl<M: Default> CallTree<M> {
             name_ids: self.name_ids.clone(),
             child_index: self.child_index.clone(),
             spare_children: Vec::new(),
+            table: new_table(),
+            translations: HashMap::default(),
         }
     }
 
@@ -615,6 +676,48 @@ mod tests {
         other.intern("d");
         assert_eq!(t.translate_names(&other), vec![c, a, 3]);
         assert_eq!(t.names(), ["a", "b", "c", "d"]);
+    }
+
+    /// Trees merged again and again (a pool's: cleared, rebuilt, their
+    /// names growing), clones of them, and trees with the same names in
+    /// another order all merge as fresh trees of the same paths do.
+    #[test]
+    fn repeated_merges_translate_each_trees_names() {
+        let build = |t: &mut CallTree, paths: &[&[&str]]| {
+            t.clear();
+            for (i, path) in paths.iter().enumerate() {
+                let id = t.node_at_path(path);
+                t.node_mut(id).metrics.calls += i as u64 + 1;
+            }
+        };
+        let rounds: [&[&[&str]]; 3] = [
+            &[&["a", "b"], &["c"]],
+            &[&["c", "a"], &["d", "b"]],
+            &[&["b"], &["a", "d", "e"]],
+        ];
+        let (mut pooled, mut reversed) = (CallTree::new(), CallTree::new());
+        reversed.intern("e");
+        reversed.intern("d");
+        let mut merged: CallTree = CallTree::new();
+        let mut fresh_merged: CallTree = CallTree::new();
+        for paths in rounds {
+            build(&mut pooled, paths);
+            build(&mut reversed, paths);
+            let mut copy = pooled.clone();
+            copy.intern("z");
+            build(&mut copy, &[&["z", "a"]]);
+            for t in [&pooled, &reversed, &copy] {
+                merged.merge_with(t, |m, n| m.add(n));
+                let mut fresh = CallTree::new();
+                for (id, _) in t.preorder() {
+                    let at = fresh.node_at_path(&t.path(id));
+                    fresh.node_mut(at).metrics = t.node(id).metrics;
+                }
+                fresh_merged.merge_with(&fresh, |m, n| m.add(n));
+            }
+        }
+        assert_eq!(paths(&merged), paths(&fresh_merged));
+        assert!(merged.len() > 8, "{}", merged.len());
     }
 
     #[test]
