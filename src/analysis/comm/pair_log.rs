@@ -15,6 +15,12 @@ use crate::spill::Spill;
 /// Bytes of a logged pair.
 const PAIR_BYTES: usize = 48;
 
+/// Chunks read ahead of the replay's parallel tasks.
+const CHUNKS_AHEAD: usize = 4;
+
+/// Chunks per thread made at a time in a replay.
+const CHUNKS_PER_THREAD: usize = 2;
+
 /// What the wait states read of a pair (the fields of [`Pair`] they use).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct PairTimes {
@@ -143,22 +149,46 @@ impl PairLog {
     }
 
     /// Hands the pairs on as the pairing did: a chunk made by `new` and
-    /// `add` per chunk logged, to `emit` in their order. Returns the
-    /// pairing's warnings, and one more when the file cannot be read back
-    /// (the pairs are then incomplete).
-    pub(super) fn replay<C>(
+    /// `add` per chunk logged, to `emit` in their order. The chunks are
+    /// made in parallel (as the pairing made them), read by a thread of
+    /// their own ahead of them. Returns the pairing's warnings, and one
+    /// more when the file cannot be read back (the pairs are then
+    /// incomplete).
+    pub(super) fn replay<C: Send>(
         &self,
         dir: &std::path::Path,
-        new: impl Fn() -> C,
-        add: impl Fn(&mut C, &PairTimes),
+        new: impl Fn() -> C + Sync,
+        add: impl Fn(&mut C, &PairTimes) + Sync,
         emit: &mut dyn FnMut(C),
     ) -> Vec<Warning> {
-        let read = self.spill.read(0, |bytes| {
+        let chunk_of = |bytes: &[u8]| {
             let mut chunk = new();
             for b in bytes.chunks_exact(PAIR_BYTES) {
                 add(&mut chunk, &decode(b));
             }
-            emit(chunk);
+            chunk
+        };
+        let read = std::thread::scope(|s| {
+            let (logged, chunks) = std::sync::mpsc::sync_channel::<Vec<u8>>(CHUNKS_AHEAD);
+            let reader = std::thread::Builder::new().spawn_scoped(s, move || {
+                self.spill.read(0, |bytes| {
+                    // (Not taken only if the replay below ended: nothing
+                    // more is wanted.)
+                    let _ = logged.send(bytes.to_vec());
+                })
+            });
+            match reader {
+                Ok(reader) => {
+                    crate::parallel::Ordered::per_thread(CHUNKS_PER_THREAD)
+                        .overlapped()
+                        .for_each(chunks, |bytes| chunk_of(&bytes), &mut *emit);
+                    reader
+                        .join()
+                        .unwrap_or_else(|_| Err(std::io::Error::other("the reading thread failed")))
+                }
+                // No thread to read ahead: read here, chunk after chunk.
+                Err(_) => self.spill.read(0, |bytes| emit(chunk_of(bytes))),
+            }
         });
         let mut warnings = self.warnings.clone();
         if let Err(e) = read {

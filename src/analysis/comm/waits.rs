@@ -452,6 +452,12 @@ pub fn wait_states(
         let send = c.align(p.from, p.send_time);
         if let Some(done) = p.completed_time {
             arrival(&mut chunk.2, p.to, done, send);
+            // Handed to the sort here, on the thread that made the chunk,
+            // so that the runs are sorted there and not where the chunks
+            // are taken in order (one thread).
+            if chunk.2.len() >= ARRIVALS_PER_TAKE {
+                received.take(&mut chunk.2);
+            }
         }
         if let Some(w) = late_sender(p, c) {
             chunk.0.push(w);
@@ -609,6 +615,14 @@ fn summarise(report: &mut WaitReport, waits: &[Wait], top: usize) {
     report.top = order.into_iter().take(top).cloned().collect();
 }
 
+/// Received messages a chunk gathers before it hands them to the sort of
+/// the receive order (a lock taken per so many).
+const ARRIVALS_PER_TAKE: usize = 1024;
+
+/// Processes per thread whose call paths are built at a time: a window's
+/// trees are held until merged (as `comm time` holds them).
+const PATH_PROCS_PER_THREAD: usize = 64;
+
 /// The waits per call path: each process's waits, sorted by entry, given to
 /// the innermost timed call open at their entry (comm_attribution).
 fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning>) {
@@ -620,7 +634,9 @@ fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning
     let mut sums = AttributionSums::default();
     let trees = PathTrees::default();
     let mut warnings = Vec::new();
-    for chunk in waits.chunk_by(|a, b| a.proc == b.proc) {
+    // Each process walks its whole call trace: the processes in parallel,
+    // their trees merged in process order (the sums of a sequential pass).
+    let attributed = |chunk: &[Wait]| {
         let counted: Vec<Counted> = chunk
             .iter()
             .map(|w| Counted {
@@ -629,10 +645,18 @@ fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning
                 kind: w.kind,
             })
             .collect();
-        let (a, w) = attribute(db, chunk[0].proc, &counted, Some(&trees), None);
-        sums.add(a, &trees);
-        warnings.extend(w);
-    }
+        attribute(db, chunk[0].proc, &counted, Some(&trees), None)
+    };
+    crate::parallel::Ordered::per_thread(PATH_PROCS_PER_THREAD)
+        .overlapped()
+        .for_each(
+            waits.chunk_by(|a, b| a.proc == b.proc),
+            attributed,
+            |(a, w)| {
+                sums.add(a, &trees);
+                warnings.extend(w);
+            },
+        );
     let rows = sums.finish(None).paths.unwrap_or_default();
     let rows = rows
         .into_iter()
