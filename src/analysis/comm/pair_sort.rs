@@ -121,7 +121,12 @@ impl NarrowKeys {
 
     /// The key `(a, b, c)` of the row that arrived `i`-th, packed.
     fn packed(&self, (a, b, c): (i32, i32, i32), i: usize) -> u64 {
-        let field = |n: usize, v: i32| ((i64::from(v) - i64::from(self.least[n])) as u64) << self.shift[n];
+        // (A field alike in every row may start at bit 64: it adds nothing.)
+        let field = |n: usize, v: i32| {
+            ((i64::from(v) - i64::from(self.least[n])) as u64)
+                .checked_shl(self.shift[n])
+                .unwrap_or(0)
+        };
         field(0, a) | field(1, b) | field(2, c) | i as u64
     }
 
@@ -353,6 +358,12 @@ mod tests {
         let wide = [(i32::MIN, i32::MIN, 0), (i32::MAX, i32::MAX, 1)].map(row);
         assert!(NarrowKeys::of(&wide).is_none());
         assert!(NarrowKeys::of::<TestRow>(&[]).is_none());
+        // The first field alike in every row and the others filling all
+        // 64 bits: it sits at bit 64, out of the word.
+        let full = [(5, i32::MIN, 0), (5, 0, 1 << 30)].map(row);
+        let narrow = NarrowKeys::of(&full).unwrap();
+        assert_eq!(narrow.key_bits + 1, 64);
+        assert!(narrow.packed(full[0].key, 0) < narrow.packed(full[1].key, 1));
     }
 
     /// The permutation moves each row to the place it is given.
