@@ -29,27 +29,46 @@ use crate::formats::blprof::commdata::func_name;
 use crate::formats::blprof::database::Database;
 use crate::model::calltree::{CallTree, NodeId};
 
-/// Calls and seconds per MPI type, in type order: a call path sees a
-/// type or two, held inline (a map per node of every process's tree,
-/// allocated and freed, was a seventh of `comm time` at 16,384 processes).
+/// Calls and seconds per MPI type, in type order. A call path sees a
+/// type or two: the defined types (below [`DEFINED_TYPES`]) are held in a
+/// small sorted array inline (a map per node of every process's tree,
+/// allocated and freed, was a seventh of `comm time` at 16,384
+/// processes). Others come only from damaged records, as many as a file
+/// makes up: they go to a map, so that each costs a lookup, never a shift
+/// of a long array.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ByType(SmallVec<[(i32, u64, f64); 2]>);
+pub struct ByType {
+    defined: SmallVec<[(i32, u64, f64); 2]>,
+    damaged: BTreeMap<i32, (u64, f64)>,
+}
+
+/// Types `0..DEFINED_TYPES` include every CommFuncType.
+const DEFINED_TYPES: i32 = 64;
 
 impl ByType {
     /// Adds `calls` and `seconds` to type `kind`.
     fn add(&mut self, kind: i32, calls: u64, seconds: f64) {
-        match self.0.binary_search_by_key(&kind, |e| e.0) {
+        if !(0..DEFINED_TYPES).contains(&kind) {
+            let e = self.damaged.entry(kind).or_default();
+            e.0 += calls;
+            e.1 += seconds;
+            return;
+        }
+        match self.defined.binary_search_by_key(&kind, |e| e.0) {
             Ok(i) => {
-                self.0[i].1 += calls;
-                self.0[i].2 += seconds;
+                self.defined[i].1 += calls;
+                self.defined[i].2 += seconds;
             }
-            Err(i) => self.0.insert(i, (kind, calls, seconds)),
+            Err(i) => self.defined.insert(i, (kind, calls, seconds)),
         }
     }
 
     /// `(type, calls, seconds)` in type order.
     fn iter(&self) -> impl Iterator<Item = (i32, u64, f64)> + '_ {
-        self.0.iter().copied()
+        let damaged = |(&k, &(n, s)): (&i32, &(u64, f64))| (k, n, s);
+        let below = self.damaged.range(..0).map(damaged);
+        let above = self.damaged.range(DEFINED_TYPES..).map(damaged);
+        below.chain(self.defined.iter().copied()).chain(above)
     }
 }
 
@@ -288,15 +307,19 @@ mod tests {
             .collect()
     }
 
-    /// Types come in type order, each with its calls and seconds summed.
+    /// Types come in type order, each with its calls and seconds summed:
+    /// the made-up ones of damaged records (negative, 64 and up) too.
     #[test]
     fn types_add_up_in_type_order() {
         let mut m = ByType::default();
-        for (k, s) in [(9, 1.0), (3, 0.5), (9, 2.0), (5, 0.25), (3, 0.5), (1, 4.0)] {
+        let adds = [(9, 1.0), (3, 0.5), (700, 1.0), (9, 2.0), (-2, 8.0), (5, 0.25), (3, 0.5)];
+        for (k, s) in adds.into_iter().chain([(1, 4.0), (64, 2.0), (-2, 1.0), (63, 0.5)]) {
             m.add(k, 1, s);
         }
         let got: Vec<(i32, u64, f64)> = m.iter().collect();
-        assert_eq!(got, [(1, 1, 4.0), (3, 2, 1.0), (5, 1, 0.25), (9, 2, 3.0)]);
+        let want = [(-2, 2, 9.0), (1, 1, 4.0), (3, 2, 1.0), (5, 1, 0.25), (9, 2, 3.0)];
+        assert_eq!(got[..5], want);
+        assert_eq!(got[5..], [(63, 1, 0.5), (64, 1, 2.0), (700, 1, 1.0)]);
     }
 
     /// A process's call-path tree built into a tree handed back by another
