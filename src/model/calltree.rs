@@ -120,10 +120,20 @@ pub struct CallTree<M = Metrics> {
     translations: HashMap<u64, Vec<u32>>,
 }
 
-impl<M: Clone> Clone for CallTree<M> {
-    fn clone(&self) -> Self {
+impl<M> CallTree<M> {
+    /// A tree of the same shape with metrics mapped by `f`.
+    pub fn map<N>(&self, mut f: impl FnMut(NodeId, &M) -> N) -> CallTree<N> {
         CallTree {
-            nodes: self.nodes.clone(),
+            nodes: self
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Node {
+                    parent: n.parent,
+                    children: n.children.clone(),
+                    metrics: f(NodeId(i as u32), &n.metrics),
+                })
+                .collect(),
             node_names: self.node_names.clone(),
             names: self.names.clone(),
             name_ids: self.name_ids.clone(),
@@ -132,6 +142,13 @@ impl<M: Clone> Clone for CallTree<M> {
             table: new_table(),
             translations: HashMap::default(),
         }
+    }
+}
+
+impl<M: Clone> Clone for CallTree<M> {
+    /// The same tree with a name table of its own (see [`Self::map`]).
+    fn clone(&self) -> Self {
+        self.map(|_, m| m.clone())
     }
 }
 
@@ -345,29 +362,6 @@ impl<M: Default> CallTree<M> {
                 });
                 self.node_names.push(name);
             }
-        }
-    }
-
-    /// A tree of the same shape with metrics mapped by `f`.
-    pub fn map<N>(&self, mut f: impl FnMut(NodeId, &M) -> N) -> CallTree<N> {
-        CallTree {
-            nodes: self
-                .nodes
-                .iter()
-                .enumerate()
-                .map(|(i, n)| Node {
-                    parent: n.parent,
-                    children: n.children.clone(),
-                    metrics: f(NodeId(i as u32), &n.metrics),
-                })
-                .collect(),
-            node_names: self.node_names.clone(),
-            names: self.names.clone(),
-            name_ids: self.name_ids.clone(),
-            child_index: self.child_index.clone(),
-            spare_children: Vec::new(),
-            table: new_table(),
-            translations: HashMap::default(),
         }
     }
 
