@@ -25,7 +25,7 @@ use crate::analysis::calltree::TreePool;
 use crate::analysis::ranges::RangeList;
 use crate::analysis::regions::Regions;
 use crate::error::Warning;
-use crate::formats::blprof::commdata::func_name;
+use crate::formats::blprof::commdata::{FUNC_NAMES, func_name};
 use crate::formats::blprof::database::Database;
 use crate::model::calltree::{CallTree, NodeId};
 
@@ -42,8 +42,8 @@ pub struct ByType {
     damaged: BTreeMap<i32, (u64, f64)>,
 }
 
-/// Types `0..DEFINED_TYPES` include every CommFuncType.
-const DEFINED_TYPES: i32 = 64;
+/// Types `0..DEFINED_TYPES` are the CommFuncTypes.
+const DEFINED_TYPES: i32 = FUNC_NAMES.len() as i32;
 
 impl ByType {
     /// Adds `calls` and `seconds` to type `kind`.
@@ -308,7 +308,7 @@ mod tests {
     }
 
     /// Types come in type order, each with its calls and seconds summed:
-    /// the made-up ones of damaged records (negative, 64 and up) too.
+    /// the made-up ones of damaged records (negative, past the defined) too.
     #[test]
     fn types_add_up_in_type_order() {
         let mut m = ByType::default();
