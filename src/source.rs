@@ -411,12 +411,6 @@ mod test_pause {
     }
 }
 
-/// What happens when a mapped input shrinks under a reader: the kernel
-/// raises SIGBUS at the first access past the new end (AMReX rewrites data
-/// files at every flush of a live run). Instead of dying from the signal,
-/// the process says so, removes the outputs it had not finished, and exits
-/// with the damaged-data code. Everything the handler does is
-/// async-signal-safe: `write`, `unlink`, `_exit`.
 /// The C heap of the command-line process.
 pub mod heap {
     /// Bytes the C allocator adds to each growth of a heap, and keeps at
@@ -438,6 +432,12 @@ pub mod heap {
     }
 }
 
+/// What happens when a mapped input shrinks under a reader: the kernel
+/// raises SIGBUS at the first access past the new end (AMReX rewrites data
+/// files at every flush of a live run). Instead of dying from the signal,
+/// the process says so, removes the outputs it had not finished, and exits
+/// with the damaged-data code. Everything the handler does is
+/// async-signal-safe: `write`, `unlink`, `_exit`.
 pub mod sigbus {
     use std::ffi::{CString, c_char, c_int};
     use std::sync::Once;
