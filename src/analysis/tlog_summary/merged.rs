@@ -9,9 +9,12 @@
 //!                                      each tree back to the pool
 //! ```
 //!
-//! A process tree ([`ProcTree`]) lists its nodes parents first and
-//! siblings in first use, so it is merged in one pass over that list: each
-//! node's place in the result is its parent's place's child of its name.
+//! A process tree ([`ProcTree`]) lists its nodes in pre-order, siblings in
+//! first use, so it is merged in one pass over that list: each node's
+//! place in the result is its parent's place's child of its name. The
+//! result's nodes are then created subtree by subtree, where the next
+//! processes' passes find them together (in creation order they were
+//! spread over the whole tree: a cache miss a node).
 //! Every node of the result adds its processes in process order and gets
 //! its new children in each process's sibling order, so its sums, ties and
 //! child order are those of [`crate::analysis::calltree::merge_trees`]
@@ -81,7 +84,7 @@ pub fn merged_tree(
     (Some((merged, nprocs)), warnings)
 }
 
-/// Adds process `p`'s tree to `merged`, node by node in creation order;
+/// Adds process `p`'s tree to `merged`, node by node in pre-order;
 /// `place` is scratch memory, `name_ids` the pair numbers' names in
 /// `merged`.
 fn merge_into(
@@ -92,14 +95,15 @@ fn merge_into(
     name_ids: &[u32],
 ) {
     place.clear();
-    place.push(merged.root());
+    place.resize(tree.len(), merged.root());
     let (_, _, m) = tree.node(0);
     merged.node_mut(merged.root()).metrics.add(p, m);
-    for i in 1..tree.len() {
-        let (parent, name, m) = tree.node(i);
+    // The root, first, is placed.
+    for &i in tree.preorder().iter().skip(1) {
+        let (parent, name, m) = tree.node(i as usize);
         let at = merged.child_by_name_id(place[parent as usize], name_ids[usize::from(name)]);
         merged.node_mut(at).metrics.add(p, m);
-        place.push(at);
+        place[i as usize] = at;
     }
 }
 
