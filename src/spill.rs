@@ -184,9 +184,16 @@ impl Drop for Spill {
 /// when full (and by [`Buffered::flush`]).
 pub struct Buffered<'a> {
     spill: &'a Spill,
-    /// Per bucket: its bytes, and the records in them.
-    buffers: Vec<(Vec<u8>, u64)>,
+    buffers: Vec<Filling>,
     chunk: usize,
+}
+
+/// A bucket's buffer: its first `filled` bytes hold `records` records.
+#[derive(Clone, Default)]
+struct Filling {
+    bytes: Vec<u8>,
+    filled: usize,
+    records: u64,
 }
 
 impl<'a> Buffered<'a> {
@@ -194,46 +201,49 @@ impl<'a> Buffered<'a> {
     pub fn new(spill: &'a Spill, chunk: usize) -> Self {
         Buffered {
             spill,
-            buffers: vec![(Vec::new(), 0); spill.buckets()],
+            buffers: vec![Filling::default(); spill.buckets()],
             chunk: chunk.max(1),
         }
     }
 
-    /// Adds the first `len` bytes of `record` to bucket `b` as one record:
-    /// for records of a few sizes, the whole array is copied (a copy of a
-    /// size known when compiling, not a call) and the rest dropped.
+    /// Adds a record of `len` bytes to bucket `b`, written by `put` straight
+    /// into the bucket's buffer (no copy between, and no bytes cleared or
+    /// length changed per record: a buffer keeps its length once made).
     #[inline]
-    pub fn push_prefix<const N: usize>(
+    pub fn push_with(
         &mut self,
         b: usize,
-        record: &[u8; N],
         len: usize,
+        put: impl FnOnce(&mut [u8]),
     ) -> io::Result<()> {
-        let Some((buf, n)) = self.buffers.get_mut(b) else {
+        let Some(Filling {
+            bytes,
+            filled,
+            records,
+        }) = self.buffers.get_mut(b)
+        else {
             return Err(no_bucket(b));
         };
-        if buf.capacity() - buf.len() < N {
-            // (Handed on once `chunk` is reached: room for the whole array
-            // past it, so that the buffer never grows.)
-            buf.reserve_exact(self.chunk + N - buf.len());
+        let end = *filled + len;
+        if bytes.len() < end {
+            // (Handed on once `chunk` is reached: room for a record past
+            // it, so that the buffer is made once.)
+            bytes.resize(end.max(self.chunk + len), 0);
         }
-        let end = buf.len() + len.min(N);
-        buf.extend_from_slice(record);
-        buf.truncate(end);
-        *n += 1;
-        if buf.len() >= self.chunk {
-            self.spill.append(b, buf, *n)?;
-            buf.clear();
-            *n = 0;
+        put(&mut bytes[*filled..end]);
+        *filled = end;
+        *records += 1;
+        if end >= self.chunk {
+            self.spill.append(b, &bytes[..end], *records)?;
+            (*filled, *records) = (0, 0);
         }
         Ok(())
     }
 
     /// Hands every buffer's records to the spill.
-    pub fn flush(mut self) -> io::Result<()> {
-        for (b, (buf, n)) in self.buffers.iter_mut().enumerate() {
-            self.spill.append(b, buf, *n)?;
-            *buf = Vec::new();
+    pub fn flush(self) -> io::Result<()> {
+        for (b, f) in self.buffers.iter().enumerate() {
+            self.spill.append(b, &f.bytes[..f.filled], f.records)?;
         }
         Ok(())
     }
@@ -263,7 +273,8 @@ mod tests {
         let spill = Spill::new(3).unwrap();
         let mut w = Buffered::new(&spill, 8);
         for i in 0u32..100 {
-            w.push_prefix((i % 3) as usize, &i.to_le_bytes(), 4).unwrap();
+            w.push_with((i % 3) as usize, 4, |out| out.copy_from_slice(&i.to_le_bytes()))
+                .unwrap();
         }
         w.flush().unwrap();
         for b in 0..3 {
@@ -284,16 +295,17 @@ mod tests {
             (0..3).map(|b| spill.records(b)).collect::<Vec<_>>(),
             [34, 33, 33]
         );
-        // Prefixes of a fixed array are records of their length.
+        // Records of any length, each written where it goes.
         let spill = Spill::new(1).unwrap();
         let mut w = Buffered::new(&spill, 5);
         for len in [1, 4, 2, 0, 3, 9] {
-            w.push_prefix(0, b"abcd", len).unwrap();
+            w.push_with(0, len, |out| out.copy_from_slice(&b"abcdefghi"[..len]))
+                .unwrap();
         }
         w.flush().unwrap();
         let mut got = Vec::new();
         spill.read(0, |c| got.extend_from_slice(c)).unwrap();
-        assert_eq!(got, b"aabcdababcabcd");
+        assert_eq!(got, b"aabcdababcabcdefghi");
         assert_eq!(spill.records(0), 6);
         assert!(spill.append(7, b"x", 1).is_err());
     }
@@ -313,7 +325,8 @@ mod tests {
                 let t = c.index() as u32;
                 let mut w = Buffered::new(&spill, 16);
                 for i in 0..50 {
-                    w.push_prefix((i % 2) as usize, &(t * 100 + i).to_le_bytes(), 4)
+                    let bytes = (t * 100 + i).to_le_bytes();
+                    w.push_with((i % 2) as usize, 4, |out| out.copy_from_slice(&bytes))
                         .unwrap();
                 }
                 w.flush().unwrap();

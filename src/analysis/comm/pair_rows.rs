@@ -424,10 +424,8 @@ pub(super) const MAX_ROW_BYTES: usize = 64;
 
 impl RowWriter<'_> {
     fn file<T: Row>(&mut self, kind: usize, key: (i32, i32, i32), row: &T) {
-        let mut bytes = [0u8; MAX_ROW_BYTES];
-        row.put(&mut bytes[..T::BYTES]);
         let bucket = 3 * partition(key, self.parts) + kind;
-        if let Err(e) = self.out.push_prefix(bucket, &bytes, T::BYTES) {
+        if let Err(e) = self.out.push_with(bucket, T::BYTES, |out| row.put(out)) {
             self.failed.get_or_insert(e);
         }
     }
