@@ -84,12 +84,16 @@ impl<T: Row> Sorter<T> {
         }
     }
 
+    /// Bytes of memory a row takes in a sorter: the row and its sort's.
+    pub fn memory_per_row() -> usize {
+        std::mem::size_of::<T>() + T::SORT_BYTES
+    }
+
     /// A sorter that cuts a run at `run_bytes` of rows and their sort's
     /// memory (for one thread's rows: it holds about that much).
     pub fn with_run_bytes(run_bytes: usize) -> Self {
-        let row_bytes = std::mem::size_of::<T>() + T::SORT_BYTES;
         Sorter {
-            run_rows: (run_bytes / row_bytes.max(1)).max(1),
+            run_rows: (run_bytes / Self::memory_per_row().max(1)).max(1),
             parallel: false,
             file: OnceLock::new(),
             state: Mutex::new(State {

@@ -60,16 +60,18 @@
 //! follows from the records and the budget), half for the pairs being put
 //! back in sender order. A partition's sort writes sorted runs to a
 //! temporary file past its share, so a key however hot needs no more
-//! memory. Rows are distinct in their keys, so the order out depends on the
-//! data and the budget alone, not on the number of threads, and the pairs
-//! are formatted by the caller in parallel batches handed on in that order.
+//! memory; a partition whose rows all fit its part of that half, as many
+//! are joined at once, is sorted whole in memory. Rows are distinct in
+//! their keys, so the order out depends on the data and the budget alone,
+//! not on the number of threads, and the pairs are formatted by the caller
+//! in parallel batches handed on in that order.
 
 use rayon::prelude::*;
 
 use super::pair_merge::{Join, RouteSum, RouteSums, routes_of};
 use super::pair_rows::{
-    DONES, MAX_ROW_BYTES, Numbered, PairRow, PostedRecv, RECVS, RowWriter, SENDS, Spilled, Width,
-    number,
+    DONES, DoneRow, MAX_ROW_BYTES, Numbered, PairRow, PostedRecv, RECVS, RecvRow, RowWriter, SENDS,
+    SendRow, Spilled, Width, number,
 };
 pub use super::pair_types::{MsgEnd, Pair, PairingSummary};
 use super::pair_waiting::held_bytes;
@@ -244,13 +246,13 @@ fn sorted_rows<T: Spilled>(
 }
 
 /// Steps 2 and 3 for one partition (its rows spilled at the width given):
-/// its rows sorted and merged. Its pairs
+/// its rows of each kind sorted within their `run_bytes`, and merged. Its pairs
 /// go to `pairs` (sender order) or into chunks (any order).
 #[allow(clippy::too_many_arguments)]
 fn join_partition<N, A, C>(
     spill: &Spill,
     part: (usize, Width),
-    run_bytes: usize,
+    run_bytes: [usize; 3],
     sel: &CommSelection<'_>,
     ranges: Option<&ProcRanges>,
     pairs: Option<&Sorter<PairRow>>,
@@ -262,9 +264,10 @@ where
     A: Fn(&mut C, &Pair) + Sync,
     C: Send,
 {
-    let (sends, e1, w1) = sorted_rows(spill, part, SENDS, run_bytes);
-    let (recvs, e2, w2) = sorted_rows(spill, part, RECVS, run_bytes);
-    let (dones, e3, w3) = sorted_rows(spill, part, DONES, run_bytes);
+    let [sends_bytes, recvs_bytes, dones_bytes] = run_bytes;
+    let (sends, e1, w1) = sorted_rows(spill, part, SENDS, sends_bytes);
+    let (recvs, e2, w2) = sorted_rows(spill, part, RECVS, recvs_bytes);
+    let (dones, e3, w3) = sorted_rows(spill, part, DONES, dones_bytes);
     let mut join = Join::new((sends, recvs, dones), sel, ranges);
     let mut chunks = Vec::new();
     match pairs {
@@ -301,6 +304,24 @@ where
         unread: e1.or(e2).or(e3).or(e4),
         unwritten: w1.or(w2).or(w3),
     }
+}
+
+/// The memory each kind of rows of partition `part` is sorted within: all
+/// of `share` (the partition's part of the budget, as many are joined at
+/// once) when its rows of every kind fit it together, else `run_bytes`
+/// each, as the partitions were cut for.
+fn run_bytes_of(spill: &Spill, part: usize, share: usize, run_bytes: usize) -> [usize; 3] {
+    let need = |kind: usize, row_bytes: usize| {
+        (spill.records(3 * part + kind)).saturating_mul(row_bytes as u64)
+    };
+    let total = [
+        need(SENDS, Sorter::<SendRow>::memory_per_row()),
+        need(RECVS, Sorter::<RecvRow>::memory_per_row()),
+        need(DONES, Sorter::<DoneRow>::memory_per_row()),
+    ]
+    .into_iter()
+    .fold(0u64, u64::saturating_add);
+    [if total <= share as u64 { share } else { run_bytes }; 3]
 }
 
 /// The most partitions joined at once (two per thread up to it; their
@@ -403,9 +424,13 @@ where
     let mut unwritten = None;
     let (new, add) = (&out.new, &out.add);
     let emit = &mut *out.emit;
-    crate::parallel::Ordered::window((2 * threads).min(PARTS_AT_ONCE)).for_each(
+    // (The memory a partition's sort may take depends on the threads, the
+    // order of its rows out does not.)
+    let at_once = (2 * threads).min(PARTS_AT_ONCE);
+    let share = (budget / 2 / at_once).max(run_bytes);
+    crate::parallel::Ordered::window(at_once).for_each(
         0..parts,
-        |part| join_partition(&spill, (part, width), run_bytes, sel, ranges, pairs.as_ref(), new, add),
+        |part| join_partition(&spill, (part, width), run_bytes_of(&spill, part, share, run_bytes), sel, ranges, pairs.as_ref(), new, add),
         |found: PartFound<C>| {
             found.chunks.into_iter().for_each(&mut *emit);
             report.paired += found.paired;
@@ -500,3 +525,23 @@ fn selected(
     report
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A partition whose rows of every kind fit its share together is
+    /// sorted within the share; one a byte larger, within the partitions'
+    /// cut, kind by kind.
+    #[test]
+    fn a_partition_that_fits_its_share_sorts_in_it() {
+        let spill = Spill::new(3).unwrap();
+        let (sends, recvs) = (10u64, 20u64);
+        spill.append(SENDS, &[0], sends).unwrap();
+        spill.append(RECVS, &[0], recvs).unwrap();
+        let need = sends as usize * Sorter::<SendRow>::memory_per_row()
+            + recvs as usize * Sorter::<RecvRow>::memory_per_row();
+        assert_eq!(run_bytes_of(&spill, 0, need, 7), [need; 3]);
+        assert_eq!(run_bytes_of(&spill, 0, need - 1, 7), [7; 3]);
+    }
+}
