@@ -84,12 +84,16 @@ impl<T: Row> Sorter<T> {
         }
     }
 
+    /// Bytes of memory a row takes in a sorter: the row and its sort's.
+    pub fn memory_per_row() -> usize {
+        std::mem::size_of::<T>() + T::SORT_BYTES
+    }
+
     /// A sorter that cuts a run at `run_bytes` of rows and their sort's
     /// memory (for one thread's rows: it holds about that much).
     pub fn with_run_bytes(run_bytes: usize) -> Self {
-        let row_bytes = std::mem::size_of::<T>() + T::SORT_BYTES;
         Sorter {
-            run_rows: (run_bytes / row_bytes.max(1)).max(1),
+            run_rows: (run_bytes / Self::memory_per_row().max(1)).max(1),
             parallel: false,
             file: OnceLock::new(),
             state: Mutex::new(State {
@@ -108,12 +112,14 @@ impl<T: Row> Sorter<T> {
         self.push_with(batch.len(), |rows| rows.append(batch));
     }
 
-    /// Takes the rows written in `bytes` ([`Row::BYTES`] each, as a run
-    /// holds them), read straight into the rows gathered: no batch between
-    /// (one copy of every row, and no batch's memory to fault in).
-    pub fn push_encoded(&self, bytes: &[u8]) {
-        let rows = bytes.chunks_exact(T::BYTES.max(1));
-        self.push_with(rows.len(), |gathered| gathered.extend(rows.map(T::get)));
+    /// Takes the rows written in `bytes`, `row_bytes` each, read by `get`
+    /// straight into the rows gathered: no batch between (one copy of
+    /// every row, and no batch's memory to fault in). Rows written as a run
+    /// holds them are read by [`Row::get`]; a spill may hold them in a
+    /// form of its own.
+    pub fn push_decoded(&self, bytes: &[u8], row_bytes: usize, get: impl Fn(&[u8]) -> T) {
+        let rows = bytes.chunks_exact(row_bytes.max(1));
+        self.push_with(rows.len(), |gathered| gathered.extend(rows.map(get)));
     }
 
     /// Adds `n` rows with `add`; past the budget, this thread writes the
@@ -398,7 +404,7 @@ mod tests {
         for (run_bytes, chunk_rows) in [(64, 7), (10_000, 333), (1 << 30, 5_000)] {
             let sorter = Sorter::with_run_bytes(run_bytes);
             for chunk in bytes.chunks(8 * chunk_rows) {
-                sorter.push_encoded(chunk);
+                sorter.push_decoded(chunk, 8, u64::get);
             }
             let (rows, failed) = sorter.finish();
             assert!(failed.is_none());

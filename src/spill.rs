@@ -184,9 +184,50 @@ impl Drop for Spill {
 /// when full (and by [`Buffered::flush`]).
 pub struct Buffered<'a> {
     spill: &'a Spill,
-    /// Per bucket: its bytes, and the records in them.
-    buffers: Vec<(Vec<u8>, u64)>,
+    buffers: Vec<Filling>,
     chunk: usize,
+}
+
+/// Bytes of a bucket's newest records, gathered in a stage of its own
+/// before they are copied to its buffer a few cache lines at once: the
+/// stages of all buckets stay in cache, while a record written straight
+/// into one of hundreds of buffers (far more than the cache holds) would
+/// wait for its line nearly every time. A record is at most this long.
+pub const STAGE_BYTES: usize = 256;
+
+/// A bucket's stage and buffer: `staged` bytes of the stage hold
+/// `staged_records` records, the buffer `records`.
+#[derive(Clone)]
+struct Filling {
+    stage: [u8; STAGE_BYTES],
+    staged: usize,
+    staged_records: u64,
+    bytes: Vec<u8>,
+    records: u64,
+}
+
+impl Filling {
+    const EMPTY: Filling = Filling {
+        stage: [0; STAGE_BYTES],
+        staged: 0,
+        staged_records: 0,
+        bytes: Vec::new(),
+        records: 0,
+    };
+
+    /// Moves the stage's records to the buffer, made with room for `chunk`
+    /// bytes and a stage past them (so that it never grows).
+    fn unstage(&mut self, chunk: usize) {
+        if self.staged == 0 {
+            return;
+        }
+        if self.bytes.capacity() == 0 {
+            self.bytes.reserve_exact(chunk + STAGE_BYTES);
+        }
+        self.bytes.extend_from_slice(&self.stage[..self.staged]);
+        self.records += self.staged_records;
+        (self.staged, self.staged_records) = (0, 0);
+    }
 }
 
 impl<'a> Buffered<'a> {
@@ -194,46 +235,47 @@ impl<'a> Buffered<'a> {
     pub fn new(spill: &'a Spill, chunk: usize) -> Self {
         Buffered {
             spill,
-            buffers: vec![(Vec::new(), 0); spill.buckets()],
+            buffers: vec![Filling::EMPTY; spill.buckets()],
             chunk: chunk.max(1),
         }
     }
 
-    /// Adds the first `len` bytes of `record` to bucket `b` as one record:
-    /// for records of a few sizes, the whole array is copied (a copy of a
-    /// size known when compiling, not a call) and the rest dropped.
+    /// Adds a record of `len` bytes (at most [`STAGE_BYTES`]) to bucket
+    /// `b`, written by `put` straight into the bucket's stage. The buffer
+    /// is handed to the spill as a chunk once it holds `chunk` bytes.
     #[inline]
-    pub fn push_prefix<const N: usize>(
+    pub fn push_with(
         &mut self,
         b: usize,
-        record: &[u8; N],
         len: usize,
+        put: impl FnOnce(&mut [u8]),
     ) -> io::Result<()> {
-        let Some((buf, n)) = self.buffers.get_mut(b) else {
-            return Err(no_bucket(b));
+        let (spill, chunk) = (self.spill, self.chunk);
+        let f = self.buffers.get_mut(b).ok_or_else(|| no_bucket(b))?;
+        if f.staged + len > STAGE_BYTES {
+            f.unstage(chunk);
+            if f.bytes.len() >= chunk {
+                spill.append(b, &f.bytes, f.records)?;
+                f.bytes.clear();
+                f.records = 0;
+            }
+        }
+        let Some(room) = f.stage.get_mut(f.staged..f.staged + len) else {
+            return Err(io::Error::other(format!(
+                "a spill record of {len} bytes, over {STAGE_BYTES}"
+            )));
         };
-        if buf.capacity() - buf.len() < N {
-            // (Handed on once `chunk` is reached: room for the whole array
-            // past it, so that the buffer never grows.)
-            buf.reserve_exact(self.chunk + N - buf.len());
-        }
-        let end = buf.len() + len.min(N);
-        buf.extend_from_slice(record);
-        buf.truncate(end);
-        *n += 1;
-        if buf.len() >= self.chunk {
-            self.spill.append(b, buf, *n)?;
-            buf.clear();
-            *n = 0;
-        }
+        put(room);
+        f.staged += len;
+        f.staged_records += 1;
         Ok(())
     }
 
     /// Hands every buffer's records to the spill.
     pub fn flush(mut self) -> io::Result<()> {
-        for (b, (buf, n)) in self.buffers.iter_mut().enumerate() {
-            self.spill.append(b, buf, *n)?;
-            *buf = Vec::new();
+        for (b, f) in self.buffers.iter_mut().enumerate() {
+            f.unstage(0);
+            self.spill.append(b, &f.bytes, f.records)?;
         }
         Ok(())
     }
@@ -263,7 +305,8 @@ mod tests {
         let spill = Spill::new(3).unwrap();
         let mut w = Buffered::new(&spill, 8);
         for i in 0u32..100 {
-            w.push_prefix((i % 3) as usize, &i.to_le_bytes(), 4).unwrap();
+            w.push_with((i % 3) as usize, 4, |out| out.copy_from_slice(&i.to_le_bytes()))
+                .unwrap();
         }
         w.flush().unwrap();
         for b in 0..3 {
@@ -284,17 +327,40 @@ mod tests {
             (0..3).map(|b| spill.records(b)).collect::<Vec<_>>(),
             [34, 33, 33]
         );
-        // Prefixes of a fixed array are records of their length.
+        // Records of any length, each written where it goes.
         let spill = Spill::new(1).unwrap();
         let mut w = Buffered::new(&spill, 5);
         for len in [1, 4, 2, 0, 3, 9] {
-            w.push_prefix(0, b"abcd", len).unwrap();
+            w.push_with(0, len, |out| out.copy_from_slice(&b"abcdefghi"[..len]))
+                .unwrap();
         }
         w.flush().unwrap();
         let mut got = Vec::new();
         spill.read(0, |c| got.extend_from_slice(c)).unwrap();
-        assert_eq!(got, b"aabcdababcabcd");
+        assert_eq!(got, b"aabcdababcabcdefghi");
         assert_eq!(spill.records(0), 6);
+        // Records that fill stages unevenly, in chunks of any size, come
+        // back in order; one longer than a stage is refused.
+        for chunk in [1, 1000, 1 << 20] {
+            let spill = Spill::new(2).unwrap();
+            let mut w = Buffered::new(&spill, chunk);
+            let mut want = [Vec::new(), Vec::new()];
+            for i in 0..400usize {
+                let len = [STAGE_BYTES - 1, 1, 7, STAGE_BYTES, 0][i % 5];
+                let record: Vec<u8> = (0..len).map(|j| (i * 31 + j) as u8).collect();
+                w.push_with(i % 2, len, |out| out.copy_from_slice(&record))
+                    .unwrap();
+                want[i % 2].extend_from_slice(&record);
+            }
+            assert!(w.push_with(0, STAGE_BYTES + 1, |_| {}).is_err());
+            w.flush().unwrap();
+            for (b, want) in want.iter().enumerate() {
+                let mut got = Vec::new();
+                spill.read(b, |c| got.extend_from_slice(c)).unwrap();
+                assert!(got == *want, "chunk {chunk}, bucket {b}");
+                assert_eq!(spill.records(b), 200);
+            }
+        }
         assert!(spill.append(7, b"x", 1).is_err());
     }
 
@@ -313,7 +379,8 @@ mod tests {
                 let t = c.index() as u32;
                 let mut w = Buffered::new(&spill, 16);
                 for i in 0..50 {
-                    w.push_prefix((i % 2) as usize, &(t * 100 + i).to_le_bytes(), 4)
+                    let bytes = (t * 100 + i).to_le_bytes();
+                    w.push_with((i % 2) as usize, 4, |out| out.copy_from_slice(&bytes))
                         .unwrap();
                 }
                 w.flush().unwrap();

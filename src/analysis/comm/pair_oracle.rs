@@ -8,8 +8,9 @@ use std::path::Path;
 
 use super::completion::{WaitTracker, is_nonblocking_recv};
 use super::pair_merge::{RouteSum, RouteSums, routes_of};
+use super::pair_rows::Width;
 use super::pairs::{
-    Handing, MEMORY_BUDGET, MsgEnd, Pair, PairOrder, PairingSummary, pair_within,
+    Handing, MEMORY_BUDGET, MsgEnd, Pair, PairOrder, PairingSummary, pair_within, row_width,
 };
 use super::select::{CommSelection, ProcRanges};
 use crate::error::Warning;
@@ -425,6 +426,46 @@ fn sends_to_no_process_are_unmatched() {
         .count();
     assert!(strays > 10, "{strays} sends to no process");
     check_against_oracle(&db, &CommSelection::all(), "sends to -2");
+}
+
+/// A process numbered past 16 bits (small4's process 3 renumbered 70000,
+/// and every peer naming it): its rows are spilled wide, and the join
+/// pairs as the oracle; small4 itself is spilled narrow.
+#[test]
+fn a_process_numbered_past_16_bits_pairs_as_the_oracle() {
+    let original = Database::open(fixture("small4")).unwrap();
+    assert_eq!(row_width(&original), (Width::Narrow, 3));
+    let dir = copy_of(&fixture("small4"));
+    let renumber = |file: &str, from: &str, to: &str| {
+        let path = dir.path().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    renumber("bl_comm_prof_H", "NProcs  4", "NProcs  70001");
+    renumber("bl_prof_H", "NProcs  4", "NProcs  70001");
+    renumber("bl_comm_prof_H_00003", "CommProfProc  3 ", "CommProfProc  70000 ");
+    let mut renamed = 0;
+    for p in &original.comm_index().procs {
+        for b in CommSelection::all().blocks(p) {
+            let path = dir.path().join(&*b.datafile);
+            let mut bytes = std::fs::read(&path).unwrap();
+            for i in 0..b.ncomm as usize {
+                let at = b.seekpos as usize + i * 24 + 8;
+                if bytes[at..at + 4] == 3i32.to_le_bytes() {
+                    bytes[at..at + 4].copy_from_slice(&70_000i32.to_le_bytes());
+                    renamed += 1;
+                }
+            }
+            std::fs::write(&path, bytes).unwrap();
+        }
+    }
+    assert!(renamed > 100, "{renamed} peers renumbered");
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(row_width(&db), (Width::Wide, 70_000));
+    let (pairs, _) = sequential(&db, &CommSelection::all());
+    assert!(pairs.iter().any(|p| p.to == 70_000) && pairs.iter().any(|p| p.from == 70_000));
+    check_against_oracle(&db, &CommSelection::all(), "process 70000");
 }
 
 /// With a region filter's ranges (the first half of each process's time,

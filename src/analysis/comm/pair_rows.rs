@@ -392,13 +392,112 @@ row_bytes!(PairRow {
     wait_kind: u8,
 });
 
+/// How step 1 writes its rows to the spill, whose bytes are written and
+/// read back once each (the kernel's copies are much of the pairing's
+/// time): narrow, process numbers in 16 bits and places (`seq`, `order`,
+/// `nth`, `after`) in 32, when the headers prove that every one fits (a
+/// fifth fewer bytes); else as a run holds them ([`Row`]). The partitions
+/// do not depend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Width {
+    Narrow,
+    Wide,
+}
+
+impl Width {
+    /// The width for processes numbered up to `last_proc` with at most
+    /// `most_records` records each (a place counts records).
+    pub(super) fn of(last_proc: usize, most_records: u64) -> Width {
+        if last_proc <= usize::from(u16::MAX) && most_records <= u64::from(u32::MAX) {
+            Width::Narrow
+        } else {
+            Width::Wide
+        }
+    }
+}
+
+/// A row of step 1 as the spill holds it at [`Width::Narrow`].
+pub(super) trait Spilled: Row + Keyed + Copy {
+    const NARROW_BYTES: usize;
+    fn put_narrow(&self, out: &mut [u8]);
+    fn get_narrow(bytes: &[u8]) -> Self;
+}
+
+/// A row's narrow bytes: its fields in turn, each in the type given,
+/// little-endian. The pass files only rows whose fields fit
+/// ([`Width::of`], [`RowWriter::is_process`]).
+macro_rules! narrow_bytes {
+    ($row:ident { $($field:ident: $t:ty),+ $(,)? }) => {
+        impl Spilled for $row {
+            const NARROW_BYTES: usize = 0 $(+ std::mem::size_of::<$t>())+;
+            fn put_narrow(&self, out: &mut [u8]) {
+                let Ok(out) = <&mut [u8; Self::NARROW_BYTES]>::try_from(out) else {
+                    return;
+                };
+                let mut at = 0;
+                $(
+                    let n = std::mem::size_of::<$t>();
+                    let narrow = <$t>::try_from(self.$field).unwrap_or_default();
+                    out[at..at + n].copy_from_slice(&narrow.to_le_bytes());
+                    at += n;
+                )+
+                let _ = at;
+            }
+            fn get_narrow(bytes: &[u8]) -> Self {
+                let mut b = [0u8; Self::NARROW_BYTES];
+                if let Ok(whole) = <&[u8; Self::NARROW_BYTES]>::try_from(bytes) {
+                    b = *whole;
+                }
+                let mut at = 0;
+                $(
+                    let n = std::mem::size_of::<$t>();
+                    let mut f = [0u8; std::mem::size_of::<$t>()];
+                    f.copy_from_slice(&b[at..at + n]);
+                    let $field = <$t>::from_le_bytes(f);
+                    at += n;
+                )+
+                let _ = at;
+                $row { $($field: From::from($field)),+ }
+            }
+        }
+    };
+}
+
+narrow_bytes!(SendRow { from: u16, to: u16, tag: i32, seq: u32, time: f64, size: i32, kind: u8 });
+narrow_bytes!(RecvRow {
+    from: u16,
+    to: u16,
+    tag: i32,
+    order: u32,
+    time: f64,
+    kind: u8,
+    size: i32,
+    done: f64,
+    entry: f64,
+    wait_kind: u8,
+});
+narrow_bytes!(DoneRow {
+    from: u16,
+    to: u16,
+    tag: i32,
+    nth: u32,
+    after: u32,
+    time: f64,
+    entry: f64,
+    wait_kind: u8,
+});
+
 /// What numbering one process finds besides its rows.
 pub(super) struct Numbered {
     /// Receives from a wildcard or sentinel source.
     pub(super) wild: Vec<MsgEnd>,
-    /// Sends of a process whose number does not fit a row (none in real
-    /// runs): unmatched, with their place in sender order.
+    /// Sends no receive can take, not filed: of a process whose number
+    /// does not fit a row (none in real runs) or to a peer that is no
+    /// process read. Unmatched, with their place in sender order.
     pub(super) unkeyed: Vec<((usize, u64), MsgEnd)>,
+    /// Receives from a peer that is no process read, not filed: unmatched,
+    /// with their key (receiver, sender, tag, place).
+    pub(super) strays: Vec<((i32, i32, i32, u64), MsgEnd)>,
     pub(super) warnings: Vec<Warning>,
 }
 
@@ -407,6 +506,10 @@ pub(super) struct Numbered {
 pub(super) struct RowWriter<'s> {
     pub(super) out: Buffered<'s>,
     pub(super) parts: usize,
+    pub(super) width: Width,
+    /// The largest process number read (as a row holds it): a peer past
+    /// it, or below 0, is no process.
+    pub(super) last_proc: i32,
     /// Nonblocking receives a process's pass holds until their statuses
     /// come: past it, they are filed at once.
     pub(super) max_held: usize,
@@ -423,13 +526,23 @@ pub(super) const DONES: usize = 2;
 pub(super) const MAX_ROW_BYTES: usize = 64;
 
 impl RowWriter<'_> {
-    fn file<T: Row>(&mut self, kind: usize, key: (i32, i32, i32), row: &T) {
-        let mut bytes = [0u8; MAX_ROW_BYTES];
-        row.put(&mut bytes[..T::BYTES]);
+    fn file<T: Spilled>(&mut self, kind: usize, key: (i32, i32, i32), row: &T) {
         let bucket = 3 * partition(key, self.parts) + kind;
-        if let Err(e) = self.out.push_prefix(bucket, &bytes, T::BYTES) {
+        let filed = match self.width {
+            Width::Narrow => (self.out).push_with(bucket, T::NARROW_BYTES, |out| row.put_narrow(out)),
+            Width::Wide => self.out.push_with(bucket, T::BYTES, |out| row.put(out)),
+        };
+        if let Err(e) = filed {
             self.failed.get_or_insert(e);
         }
+    }
+}
+
+impl RowWriter<'_> {
+    /// Whether `peer` may be a process read: a row's key holds no other
+    /// (and a narrow row could not).
+    pub(super) fn is_process(&self, peer: i32) -> bool {
+        (0..=self.last_proc).contains(&peer)
     }
 }
 
@@ -453,13 +566,13 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
     // Past `max_held` receives waiting: every receive and status filed.
     let (mut filing, mut statuses) = (false, 0u64);
     let mut wild = Vec::new();
-    let mut unkeyed = Vec::new();
+    let (mut unkeyed, mut strays) = (Vec::new(), Vec::new());
     let warnings = walk.for_each_block(Skipped::Messages, Skipped::Messages, |_, records| {
         while let Some(batch) = records.next_batch() {
             for r in batch.records() {
                 if is_send(r.kind) {
                     if sel.contains(r.time) && is_paired_send(&r) {
-                        match me {
+                        match me.filter(|_| out.is_process(r.peer)) {
                             Some(from) => out.file(
                                 SENDS,
                                 (from, r.peer, r.tag),
@@ -484,6 +597,10 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
                     continue;
                 }
                 if let Some(((from, tag), time)) = waits.push(&r) {
+                    if !out.is_process(from) {
+                        // (No receive of its key was filed.)
+                        continue;
+                    }
                     let (entry, wait_kind) = waits.last_wait();
                     let wait_kind = kind_byte(wait_kind);
                     if filing {
@@ -520,6 +637,11 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
                     wild.push(end(proc, &r));
                     continue;
                 }
+                if !out.is_process(r.peer) {
+                    strays.push(((to, r.peer, r.tag, order), end(proc, &r)));
+                    order += 1;
+                    continue;
+                }
                 let x = RecvRow::posted(to, order, &r, recv_entry);
                 order += 1;
                 if x.pending() && !filing {
@@ -549,6 +671,7 @@ pub(super) fn number(walk: CommProcWalk<'_>, out: &mut RowWriter<'_>) -> Numbere
     Numbered {
         wild,
         unkeyed,
+        strays,
         warnings,
     }
 }
@@ -579,6 +702,67 @@ mod tests {
         let mut done = posted;
         (done.done, done.entry, done.wait_kind) = (2.5, 2.0, 41);
         assert_eq!(bytes(&held.row((3, 77), 5, c)), bytes(&done));
+    }
+
+    /// Rows spilled narrow come back as they were, fields at the ends of
+    /// their narrow range included.
+    #[test]
+    fn narrow_rows_come_back_whole() {
+        fn round_trip<T: Spilled>(row: T) {
+            let mut narrow = vec![0u8; T::NARROW_BYTES];
+            row.put_narrow(&mut narrow);
+            let back = T::get_narrow(&narrow);
+            let (mut want, mut got) = (vec![0u8; T::BYTES], vec![0u8; T::BYTES]);
+            row.put(&mut want);
+            back.put(&mut got);
+            assert_eq!(got, want);
+        }
+        let (last, most) = (i32::from(u16::MAX), u64::from(u32::MAX));
+        for (proc, place, tag) in [(0, 0, i32::MIN), (last, most, i32::MAX), (7, 1 << 20, -3)] {
+            round_trip(SendRow {
+                from: proc,
+                to: last - proc,
+                tag,
+                seq: place,
+                time: -1.5,
+                size: i32::MIN,
+                kind: 9,
+            });
+            round_trip(RecvRow {
+                from: last - proc,
+                to: proc,
+                tag,
+                order: most - place,
+                time: 2.25,
+                kind: 11,
+                size: i32::MAX,
+                done: f64::NAN,
+                entry: f64::INFINITY,
+                wait_kind: PENDING,
+            });
+            round_trip(DoneRow {
+                from: proc,
+                to: proc,
+                tag,
+                nth: place,
+                after: most - place,
+                time: 1e300,
+                entry: -0.0,
+                wait_kind: 41,
+            });
+        }
+        const { assert!(SendRow::NARROW_BYTES < SendRow::BYTES && RecvRow::NARROW_BYTES < RecvRow::BYTES) };
+    }
+
+    /// Rows are narrow exactly when every process number fits 16 bits and
+    /// every process's records 32.
+    #[test]
+    fn rows_are_narrow_when_the_headers_prove_they_fit() {
+        let (last, most) = (usize::from(u16::MAX), u64::from(u32::MAX));
+        assert_eq!(Width::of(0, 0), Width::Narrow);
+        assert_eq!(Width::of(last, most), Width::Narrow);
+        assert_eq!(Width::of(last + 1, 0), Width::Wide);
+        assert_eq!(Width::of(0, most + 1), Width::Wide);
     }
 
     /// A row keeps every MPI type in its byte; no other value becomes a

@@ -37,6 +37,9 @@
 //!    is filed when a status completes it, by the rule of
 //!    [`super::completion`] ([`super::pair_waiting`]); past a bound on the
 //!    receives waiting, at once, and its completion as a row of its own.
+//!    Rows are spilled narrow when the headers prove their fields fit
+//!    ([`super::pair_rows::Width`]); an end whose peer is no process read
+//!    can take no other and is listed unmatched at once, not filed.
 //! 2. Partition after partition, in parallel, its sends are sorted by
 //!    (sender, receiver, tag, seq) and its receives by (sender, receiver,
 //!    tag, order): within a key both are then in the order MPI matches
@@ -57,21 +60,24 @@
 //! follows from the records and the budget), half for the pairs being put
 //! back in sender order. A partition's sort writes sorted runs to a
 //! temporary file past its share, so a key however hot needs no more
-//! memory. Rows are distinct in their keys, so the order out depends on the
-//! data and the budget alone, not on the number of threads, and the pairs
-//! are formatted by the caller in parallel batches handed on in that order.
+//! memory; a partition whose rows all fit its part of that half, as many
+//! are joined at once, is sorted whole in memory. Rows are distinct in
+//! their keys, so the order out depends on the data and the budget alone,
+//! not on the number of threads, and the pairs are formatted by the caller
+//! in parallel batches handed on in that order.
 
 use rayon::prelude::*;
 
 use super::pair_merge::{Join, RouteSum, RouteSums, routes_of};
 use super::pair_rows::{
-    DONES, MAX_ROW_BYTES, Numbered, PairRow, PostedRecv, RECVS, RowWriter, SENDS, number,
+    DONES, DoneRow, MAX_ROW_BYTES, Numbered, PairRow, PostedRecv, RECVS, RecvRow, RowWriter, SENDS,
+    SendRow, Spilled, Width, number,
 };
 pub use super::pair_types::{MsgEnd, Pair, PairingSummary};
 use super::pair_waiting::held_bytes;
 use super::select::{CommSelection, ProcRanges, inside};
 use crate::error::{Location, Warning};
-use crate::external_sort::{Row, Sorted, Sorter};
+use crate::external_sort::{Sorted, Sorter};
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::CommProcWalk;
 use crate::spill::{Buffered, Spill};
@@ -222,27 +228,31 @@ struct PartFound<C> {
     unwritten: Option<std::io::Error>,
 }
 
-/// The rows of `kind` of partition `part`, sorted by their keys within
-/// `run_bytes` of memory.
-fn sorted_rows<T: Row>(
+/// The rows of `kind` of partition `part`, spilled at `width`, sorted by
+/// their keys within `run_bytes` of memory.
+fn sorted_rows<T: Spilled>(
     spill: &Spill,
-    part: usize,
+    (part, width): (usize, Width),
     kind: usize,
     run_bytes: usize,
 ) -> (Sorted<T>, Option<std::io::Error>, Option<std::io::Error>) {
     let sorter = Sorter::with_run_bytes(run_bytes);
-    let read = spill.read(3 * part + kind, |chunk| sorter.push_encoded(chunk));
+    let read = spill.read(3 * part + kind, |chunk| match width {
+        Width::Narrow => sorter.push_decoded(chunk, T::NARROW_BYTES, T::get_narrow),
+        Width::Wide => sorter.push_decoded(chunk, T::BYTES, T::get),
+    });
     let (rows, unwritten) = sorter.finish();
     (rows, read.err(), unwritten)
 }
 
-/// Steps 2 and 3 for one partition: its rows sorted and merged. Its pairs
+/// Steps 2 and 3 for one partition (its rows spilled at the width given):
+/// its rows of each kind sorted within their `run_bytes`, and merged. Its pairs
 /// go to `pairs` (sender order) or into chunks (any order).
 #[allow(clippy::too_many_arguments)]
 fn join_partition<N, A, C>(
     spill: &Spill,
-    part: usize,
-    run_bytes: usize,
+    part: (usize, Width),
+    run_bytes: [usize; 3],
     sel: &CommSelection<'_>,
     ranges: Option<&ProcRanges>,
     pairs: Option<&Sorter<PairRow>>,
@@ -254,9 +264,10 @@ where
     A: Fn(&mut C, &Pair) + Sync,
     C: Send,
 {
-    let (sends, e1, w1) = sorted_rows(spill, part, SENDS, run_bytes);
-    let (recvs, e2, w2) = sorted_rows(spill, part, RECVS, run_bytes);
-    let (dones, e3, w3) = sorted_rows(spill, part, DONES, run_bytes);
+    let [sends_bytes, recvs_bytes, dones_bytes] = run_bytes;
+    let (sends, e1, w1) = sorted_rows(spill, part, SENDS, sends_bytes);
+    let (recvs, e2, w2) = sorted_rows(spill, part, RECVS, recvs_bytes);
+    let (dones, e3, w3) = sorted_rows(spill, part, DONES, dones_bytes);
     let mut join = Join::new((sends, recvs, dones), sel, ranges);
     let mut chunks = Vec::new();
     match pairs {
@@ -295,6 +306,24 @@ where
     }
 }
 
+/// The memory each kind of rows of partition `part` is sorted within: all
+/// of `share` (the partition's part of the budget, as many are joined at
+/// once) when its rows of every kind fit it together, else `run_bytes`
+/// each, as the partitions were cut for.
+fn run_bytes_of(spill: &Spill, part: usize, share: usize, run_bytes: usize) -> [usize; 3] {
+    let need = |kind: usize, row_bytes: usize| {
+        (spill.records(3 * part + kind)).saturating_mul(row_bytes as u64)
+    };
+    let total = [
+        need(SENDS, Sorter::<SendRow>::memory_per_row()),
+        need(RECVS, Sorter::<RecvRow>::memory_per_row()),
+        need(DONES, Sorter::<DoneRow>::memory_per_row()),
+    ]
+    .into_iter()
+    .fold(0u64, u64::saturating_add);
+    [if total <= share as u64 { share } else { run_bytes }; 3]
+}
+
 /// The most partitions joined at once (two per thread up to it; their
 /// results are handed on in partition order).
 const PARTS_AT_ONCE: usize = 8;
@@ -328,6 +357,7 @@ where
     // pairs in any order.
     let run_bytes = (budget / 2 / PARTS_AT_ONCE).max(1);
     let records = comm_records(db, &every_proc);
+    let (width, last_proc) = row_width(db);
     let row_bytes = records.saturating_mul(MAX_ROW_BYTES as u64);
     let expected = records.saturating_mul(ROW_BYTES_PER_RECORD);
     let parts = expected.div_ceil(run_bytes as u64).clamp(1, MAX_PARTITIONS) as usize;
@@ -356,6 +386,8 @@ where
                 let out = RowWriter {
                     out: Buffered::new(&spill, chunk),
                     parts,
+                    width,
+                    last_proc,
                     max_held,
                     failed: None,
                 };
@@ -372,13 +404,14 @@ where
         })
         .collect();
     let mut warnings = Vec::new();
-    let (mut wild, mut unkeyed) = (Vec::new(), Vec::new());
+    let (mut wild, mut unkeyed, mut strays) = (Vec::new(), Vec::new(), Vec::new());
     let mut unwritten = None;
     for (found, failed) in numbered {
         unwritten = unwritten.or(failed);
         for n in found {
             wild.extend(n.wild);
             unkeyed.extend(n.unkeyed);
+            strays.extend(n.strays);
             warnings.extend(n.warnings);
         }
     }
@@ -391,9 +424,13 @@ where
     let mut unwritten = None;
     let (new, add) = (&out.new, &out.add);
     let emit = &mut *out.emit;
-    crate::parallel::Ordered::window((2 * threads).min(PARTS_AT_ONCE)).for_each(
+    // (The memory a partition's sort may take depends on the threads, the
+    // order of its rows out does not.)
+    let at_once = (2 * threads).min(PARTS_AT_ONCE);
+    let share = (budget / 2 / at_once).max(run_bytes);
+    crate::parallel::Ordered::window(at_once).for_each(
         0..parts,
-        |part| join_partition(&spill, part, run_bytes, sel, ranges, pairs.as_ref(), new, add),
+        |part| join_partition(&spill, (part, width), run_bytes_of(&spill, part, share, run_bytes), sel, ranges, pairs.as_ref(), new, add),
         |found: PartFound<C>| {
             found.chunks.into_iter().for_each(&mut *emit);
             report.paired += found.paired;
@@ -420,6 +457,8 @@ where
             .into_iter()
             .filter(|(_, e)| sel.wants_proc(e.proc) && inside(ranges, e.proc, e.time)),
     );
+    // Receives no row could hold took no send.
+    unmatched_recvs.extend(strays);
     // Unmatched sends in sender order; receives by receiver, sender, tag
     // and record order (the keys are distinct).
     unmatched_sends.sort_unstable_by_key(|(k, _)| *k);
@@ -458,6 +497,20 @@ pub(super) fn comm_records(db: &Database, sel: &CommSelection<'_>) -> u64 {
         .fold(0u64, |n, b| n.saturating_add(b.ncomm))
 }
 
+/// The width step 1 spills its rows at, and the largest process number
+/// read as a row holds it (the headers' numbers: every block of every
+/// process, at least the records read).
+pub(super) fn row_width(db: &Database) -> (Width, i32) {
+    let procs = &db.comm_index().procs;
+    let last_proc = procs.iter().map(|p| p.proc).max().unwrap_or(0);
+    let most_records = (procs.iter())
+        .map(|p| (p.blocks.iter()).fold(0u64, |n, b| n.saturating_add(b.ncomm)))
+        .max()
+        .unwrap_or(0);
+    let width = Width::of(last_proc, most_records);
+    (width, i32::try_from(last_proc).unwrap_or(i32::MAX))
+}
+
 /// The unmatched receives of `report` that the selection reports.
 fn selected(
     mut report: PairingSummary,
@@ -472,3 +525,23 @@ fn selected(
     report
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A partition whose rows of every kind fit its share together is
+    /// sorted within the share; one a byte larger, within the partitions'
+    /// cut, kind by kind.
+    #[test]
+    fn a_partition_that_fits_its_share_sorts_in_it() {
+        let spill = Spill::new(3).unwrap();
+        let (sends, recvs) = (10u64, 20u64);
+        spill.append(SENDS, &[0], sends).unwrap();
+        spill.append(RECVS, &[0], recvs).unwrap();
+        let need = sends as usize * Sorter::<SendRow>::memory_per_row()
+            + recvs as usize * Sorter::<RecvRow>::memory_per_row();
+        assert_eq!(run_bytes_of(&spill, 0, need, 7), [need; 3]);
+        assert_eq!(run_bytes_of(&spill, 0, need - 1, 7), [7; 3]);
+    }
+}
