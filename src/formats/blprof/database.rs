@@ -20,6 +20,7 @@ use super::comm::{CommBlockRef, CommFile, CommHeader, NameTagNames};
 use super::commdata::CommRecords;
 use super::files::{Part, file_number};
 use super::headerfile::read_text;
+use super::thread_handle;
 use crate::error::{Error, Location, NotADatabase, Result, Warning};
 use crate::formats::input::{InputKind, looks};
 use crate::progress::Progress;
@@ -115,6 +116,8 @@ pub struct Database {
     comm_index: OnceLock<CommIndex>,
     data_files: Mutex<HashMap<String, Arc<InputFile>>>,
     handles: Mutex<KeptHandles>,
+    /// Tells this database apart in each thread's last data file.
+    id: u64,
     progress: Progress,
 }
 
@@ -238,6 +241,7 @@ impl Database {
             comm_index: OnceLock::new(),
             data_files: Mutex::new(HashMap::new()),
             handles: Mutex::new(KeptHandles::default()),
+            id: thread_handle::new_database_id(),
             progress: Progress::none(),
         })
     }
@@ -516,6 +520,16 @@ impl Database {
     /// checked when the file is opened, not at each use: the check is an
     /// `lstat`, which counted with thousands of processes.
     pub(crate) fn data_handle(&self, name: &str) -> Result<Arc<DataHandle>> {
+        if let Some(h) = thread_handle::recall(self.id, name) {
+            return Ok(h);
+        }
+        let h = self.kept_data_handle(name)?;
+        thread_handle::remember(self.id, name, &h);
+        Ok(h)
+    }
+
+    /// [`Self::data_handle`] from the handles kept, opened if not kept.
+    fn kept_data_handle(&self, name: &str) -> Result<Arc<DataHandle>> {
         let mut handles = self.handles.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(h) = handles.by_name.get(name) {
             return Ok(h.clone());

@@ -13,6 +13,7 @@ pub mod database;
 pub mod files;
 pub mod header;
 pub mod headerfile;
+mod thread_handle;
 pub mod trace;
 pub mod walk;
 
