@@ -1,5 +1,4 @@
-//! Opening input files: the only place that memory-maps, and the crate's only `unsafe`
-//! (with the process's signal and heap settings that reading inputs needs).
+//! Opening input files: the only place that memory-maps, and the crate's only `unsafe`.
 
 // The crate denies unsafe code; mapping a file is the one exemption (each
 // use has its SAFETY note).
@@ -408,27 +407,6 @@ mod test_pause {
                 let _ = std::io::copy(&mut f, &mut std::io::sink());
             }
         });
-    }
-}
-
-/// The C heap of the command-line process.
-pub mod heap {
-    /// Bytes the C allocator adds to each growth of a heap, and keeps at
-    /// its top when memory there is freed. With glibc's default (128 KiB)
-    /// what a header parse freed (a per-file header's text, a parse's
-    /// lists) went back to the system and was faulted in again page by page
-    /// by the next one: at 16,384 processes a fifth of `comm barriers`'
-    /// page faults (4,350 -> 3,460). Untouched pad bytes are not resident.
-    const TOP_PAD: i32 = 4 << 20;
-
-    /// Sets the pad; the binary calls it before any thread starts.
-    pub fn keep_freed_top() {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: mallopt sets one allocator parameter (it takes the
-        // allocator's lock); a refusal leaves the default.
-        unsafe {
-            libc::mallopt(libc::M_TOP_PAD, TOP_PAD);
-        }
     }
 }
 

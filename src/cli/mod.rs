@@ -20,7 +20,6 @@ use crate::cli::context::Context;
 /// turns a mapped input that shrinks into an error, and the thread pool of
 /// `--jobs`.
 pub fn main() -> ExitCode {
-    crate::source::heap::keep_freed_top();
     let cli = args::parse();
     // A mapped input that shrinks (a live run's flush) ends the run with a
     // message and the damaged-data exit code, not a signal.
