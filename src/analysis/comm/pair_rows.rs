@@ -529,7 +529,9 @@ impl RowWriter<'_> {
     fn file<T: Spilled>(&mut self, kind: usize, key: (i32, i32, i32), row: &T) {
         let bucket = 3 * partition(key, self.parts) + kind;
         let filed = match self.width {
-            Width::Narrow => (self.out).push_with(bucket, T::NARROW_BYTES, |out| row.put_narrow(out)),
+            Width::Narrow => {
+                self.out.push_with(bucket, T::NARROW_BYTES, |out| row.put_narrow(out))
+            }
             Width::Wide => self.out.push_with(bucket, T::BYTES, |out| row.put(out)),
         };
         if let Err(e) = filed {
@@ -751,7 +753,10 @@ mod tests {
                 wait_kind: 41,
             });
         }
-        const { assert!(SendRow::NARROW_BYTES < SendRow::BYTES && RecvRow::NARROW_BYTES < RecvRow::BYTES) };
+        const {
+            assert!(SendRow::NARROW_BYTES < SendRow::BYTES);
+            assert!(RecvRow::NARROW_BYTES < RecvRow::BYTES);
+        };
     }
 
     /// Rows are narrow exactly when every process number fits 16 bits and

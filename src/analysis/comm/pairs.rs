@@ -430,7 +430,11 @@ where
     let share = (budget / 2 / at_once).max(run_bytes);
     crate::parallel::Ordered::window(at_once).for_each(
         0..parts,
-        |part| join_partition(&spill, (part, width), run_bytes_of(&spill, part, share, run_bytes), sel, ranges, pairs.as_ref(), new, add),
+        |part| {
+            let run_bytes = run_bytes_of(&spill, part, share, run_bytes);
+            let (spill, sorted) = (&spill, pairs.as_ref());
+            join_partition(spill, (part, width), run_bytes, sel, ranges, sorted, new, add)
+        },
         |found: PartFound<C>| {
             found.chunks.into_iter().for_each(&mut *emit);
             report.paired += found.paired;
