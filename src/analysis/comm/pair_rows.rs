@@ -309,6 +309,45 @@ ordered_by!(DoneRow, |r| (r.from, r.to, r.tag, r.nth));
 // By sender, then in the sender's record order.
 ordered_by!(PairRow, |r| (r.from, r.seq));
 
+/// Writes `row`'s fields in turn into `out` (`len` bytes), each as the
+/// type given, little-endian, at offsets the compiler knows; a field is
+/// never wider than its type here ([`Width::of`] checks narrow rows).
+macro_rules! put_fields {
+    ($row:expr, $out:expr, $len:expr, $($field:ident: $t:ty),+) => {{
+        let Ok(out) = <&mut [u8; $len]>::try_from($out) else {
+            return;
+        };
+        let mut at = 0;
+        $(
+            let n = std::mem::size_of::<$t>();
+            let value = <$t>::try_from($row.$field).unwrap_or_default();
+            out[at..at + n].copy_from_slice(&value.to_le_bytes());
+            at += n;
+        )+
+        let _ = at;
+    }};
+}
+
+/// Reads a `$row` written by [`put_fields`] with the same fields and types.
+macro_rules! get_fields {
+    ($bytes:expr, $len:expr, $row:ident, $($field:ident: $t:ty),+) => {{
+        let mut b = [0u8; $len];
+        if let Ok(whole) = <&[u8; $len]>::try_from($bytes) {
+            b = *whole;
+        }
+        let mut at = 0;
+        $(
+            let n = std::mem::size_of::<$t>();
+            let mut f = [0u8; std::mem::size_of::<$t>()];
+            f.copy_from_slice(&b[at..at + n]);
+            let $field = <$t>::from_le_bytes(f);
+            at += n;
+        )+
+        let _ = at;
+        $row { $($field: From::from($field)),+ }
+    }};
+}
+
 /// A row's bytes in a run: its fields in turn, little-endian, at offsets
 /// the compiler knows (the spill writes and reads every row once).
 macro_rules! row_bytes {
@@ -322,32 +361,10 @@ macro_rules! row_bytes {
                 }
             )?
             fn put(&self, out: &mut [u8]) {
-                let Ok(out) = <&mut [u8; Self::BYTES]>::try_from(out) else {
-                    return;
-                };
-                let mut at = 0;
-                $(
-                    let n = std::mem::size_of::<$t>();
-                    out[at..at + n].copy_from_slice(&self.$field.to_le_bytes());
-                    at += n;
-                )+
-                let _ = at;
+                put_fields!(self, out, Self::BYTES, $($field: $t),+)
             }
             fn get(bytes: &[u8]) -> Self {
-                let mut b = [0u8; Self::BYTES];
-                if let Ok(whole) = <&[u8; Self::BYTES]>::try_from(bytes) {
-                    b = *whole;
-                }
-                let mut at = 0;
-                $(
-                    let n = std::mem::size_of::<$t>();
-                    let mut f = [0u8; std::mem::size_of::<$t>()];
-                    f.copy_from_slice(&b[at..at + n]);
-                    let $field = <$t>::from_le_bytes(f);
-                    at += n;
-                )+
-                let _ = at;
-                $row { $($field),+ }
+                get_fields!(bytes, Self::BYTES, $row, $($field: $t),+)
             }
         }
     };
@@ -431,33 +448,10 @@ macro_rules! narrow_bytes {
         impl Spilled for $row {
             const NARROW_BYTES: usize = 0 $(+ std::mem::size_of::<$t>())+;
             fn put_narrow(&self, out: &mut [u8]) {
-                let Ok(out) = <&mut [u8; Self::NARROW_BYTES]>::try_from(out) else {
-                    return;
-                };
-                let mut at = 0;
-                $(
-                    let n = std::mem::size_of::<$t>();
-                    let narrow = <$t>::try_from(self.$field).unwrap_or_default();
-                    out[at..at + n].copy_from_slice(&narrow.to_le_bytes());
-                    at += n;
-                )+
-                let _ = at;
+                put_fields!(self, out, Self::NARROW_BYTES, $($field: $t),+)
             }
             fn get_narrow(bytes: &[u8]) -> Self {
-                let mut b = [0u8; Self::NARROW_BYTES];
-                if let Ok(whole) = <&[u8; Self::NARROW_BYTES]>::try_from(bytes) {
-                    b = *whole;
-                }
-                let mut at = 0;
-                $(
-                    let n = std::mem::size_of::<$t>();
-                    let mut f = [0u8; std::mem::size_of::<$t>()];
-                    f.copy_from_slice(&b[at..at + n]);
-                    let $field = <$t>::from_le_bytes(f);
-                    at += n;
-                )+
-                let _ = at;
-                $row { $($field: From::from($field)),+ }
+                get_fields!(bytes, Self::NARROW_BYTES, $row, $($field: $t),+)
             }
         }
     };
