@@ -532,9 +532,7 @@ impl RowWriter<'_> {
             self.failed.get_or_insert(e);
         }
     }
-}
 
-impl RowWriter<'_> {
     /// Whether `peer` may be a process read: a row's key holds no other
     /// (and a narrow row could not).
     pub(super) fn is_process(&self, peer: i32) -> bool {
