@@ -104,9 +104,17 @@ pub fn read_text(path: &Path, warnings: &mut Vec<Warning>) -> Result<String> {
     }
 }
 
-/// Texts longer than this are parsed in parallel pieces of this size (a
-/// `bl_prof_H` of 100,000 processes is 5.5 MB, and one of 16,384 is 0.9 MB,
-/// parsed before anything else).
+/// Texts up to this long are parsed in one pass on the calling thread.
+/// Parsed in parallel pieces, a text's parsed lines are held until they are
+/// visited (a hundred bytes a line, in memory just mapped) and the threads
+/// wait for one another: below a few megabytes that cost more CPU than the
+/// pass it splits (a `bl_prof_H` of 16,384 processes, 0.9 MB, read before
+/// any command: `comm barriers --proc 0` took 31.6 ms of CPU in pieces and
+/// 28.9 in one pass, `summary` 14.0 and 12.3).
+const ONE_PASS_UP_TO: usize = 4 << 20;
+
+/// Longer texts (a `bl_prof_H` of 100,000 processes is 5.5 MB) are parsed
+/// in parallel pieces of this size.
 const PIECE: usize = 1 << 18;
 
 /// Parses every line of `text`, calling `visit` for each recognised one with
@@ -118,7 +126,13 @@ pub fn visit_lines<'t>(
     warn: &mut LineWarnings<'_>,
     visit: impl FnMut(usize, HeaderLine<'t>, &mut LineWarnings<'_>),
 ) -> usize {
-    visit_in_pieces(text, PIECE, warn, visit)
+    visit_in_pieces(text, piece_for(text.len()), warn, visit)
+}
+
+/// The pieces a text of `len` bytes is parsed in: the whole text up to
+/// [`ONE_PASS_UP_TO`], [`PIECE`]s past it.
+fn piece_for(len: usize) -> usize {
+    if len <= ONE_PASS_UP_TO { len } else { PIECE }
 }
 
 /// [`visit_lines`] with pieces of `piece` bytes.
@@ -257,6 +271,17 @@ pub fn proc_number(value: i64, nprocs: Option<u64>) -> std::result::Result<usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `bl_prof_H` of 16,384 processes (0.9 MB) in one pass, one of
+    /// 100,000 (5.5 MB) in parallel pieces.
+    #[test]
+    fn long_texts_only_are_cut_into_pieces() {
+        assert_eq!(piece_for(0), 0);
+        assert_eq!(piece_for(900_000), 900_000);
+        assert_eq!(piece_for(ONE_PASS_UP_TO), ONE_PASS_UP_TO);
+        assert_eq!(piece_for(ONE_PASS_UP_TO + 1), PIECE);
+        assert_eq!(piece_for(5_500_000), PIECE);
+    }
 
     /// Every line, warning and number as one sequential pass gives them,
     /// for pieces of any size (cuts inside lines, at line feeds, a last
