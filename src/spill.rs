@@ -342,7 +342,8 @@ impl<'a> Buffered<'a> {
 }
 
 /// Writes all of `slices` (none empty) to `file` from `offset` on (a write
-/// may take only part of them).
+/// may take only part of them: at most `IOV_MAX` slices, as few bytes as
+/// the kernel accepts).
 fn write_all_vectored_at(
     file: &File,
     mut slices: &mut [io::IoSlice<'_>],
@@ -464,6 +465,16 @@ mod tests {
         assert_eq!(read(1), [&b"a"[..], &long, b"d"].concat());
         assert_eq!(read(2), b"bc");
         assert_eq!([0, 1, 2].map(|b| spill.records(b)), [0, 5, 2]);
+        // More chunks than one write takes (IOV_MAX, 1024).
+        let bytes: Vec<[u8; 2]> = (0..3000u16).map(|i| i.to_le_bytes()).collect();
+        let chunks: Vec<(usize, &[u8], u64)> =
+            bytes.iter().enumerate().map(|(i, b)| (i % 3, &b[..], 1)).collect();
+        spill.append_all(&chunks).unwrap();
+        let tail: Vec<u16> = read(1)[long.len() + 2..]
+            .chunks(2)
+            .map(|x| u16::from_le_bytes([x[0], x[1]]))
+            .collect();
+        assert_eq!(tail, (0..3000u16).filter(|i| i % 3 == 1).collect::<Vec<_>>());
     }
 
     /// Writers on the pool's threads write a file each; every bucket
