@@ -122,6 +122,25 @@ impl<T: Row> Sorter<T> {
         self.push_with(rows.len(), |gathered| gathered.extend(rows.map(get)));
     }
 
+    /// Takes the rows of `bytes`, each read off the front by `take` (the
+    /// row and its length; `None` ends them) straight into the rows
+    /// gathered: for rows of more than one length. Room is made for
+    /// `most_rows`, a bound on their number.
+    pub fn push_taken(
+        &self,
+        mut bytes: &[u8],
+        most_rows: usize,
+        take: impl Fn(&[u8]) -> Option<(T, usize)>,
+    ) {
+        self.push_with(most_rows, |gathered| {
+            while let Some((row, len)) = take(bytes) {
+                gathered.push(row);
+                // (A length of 0 would read the row forever.)
+                bytes = bytes.get(len.max(1)..).unwrap_or_default();
+            }
+        });
+    }
+
     /// Adds `n` rows with `add`; past the budget, this thread writes the
     /// rows gathered as a run.
     fn push_with(&self, n: usize, add: impl FnOnce(&mut Vec<T>)) {
@@ -410,6 +429,40 @@ mod tests {
             assert!(failed.is_none());
             let got: Vec<u64> = rows.collect();
             assert_eq!(got, sorted_want, "runs of {run_bytes} bytes, chunks of {chunk_rows}");
+        }
+    }
+
+    /// Rows of two lengths (a first byte 0 marks a short row, of value 0),
+    /// pushed as their bytes in chunks, come out sorted and all there.
+    #[test]
+    fn rows_of_two_lengths_pushed_as_bytes_come_out_sorted() {
+        let want: Vec<u64> = (0..3_000u64).map(|i| i * 7919 % 3_001 * (i % 3)).collect();
+        let bytes_of = |rows: &[u64]| {
+            let mut bytes = Vec::new();
+            for r in rows {
+                bytes.push(u8::from(*r != 0));
+                if *r != 0 {
+                    bytes.extend(r.to_le_bytes());
+                }
+            }
+            bytes
+        };
+        let take = |b: &[u8]| match *b.first()? {
+            0 => Some((0, 1)),
+            _ => Some((u64::get(b.get(1..9)?), 9)),
+        };
+        let mut sorted_want = want.clone();
+        sorted_want.sort_unstable();
+        for run_bytes in [64, 1 << 30] {
+            let sorter = Sorter::with_run_bytes(run_bytes);
+            for rows in want.chunks(1_000) {
+                let chunk = bytes_of(rows);
+                sorter.push_taken(&chunk, chunk.len(), take);
+            }
+            let (rows, failed) = sorter.finish();
+            assert!(failed.is_none());
+            let got: Vec<u64> = rows.collect();
+            assert_eq!(got, sorted_want, "runs of {run_bytes} bytes");
         }
     }
 

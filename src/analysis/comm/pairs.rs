@@ -238,7 +238,7 @@ fn sorted_rows<T: Spilled>(
 ) -> (Sorted<T>, Option<std::io::Error>, Option<std::io::Error>) {
     let sorter = Sorter::with_run_bytes(run_bytes);
     let read = spill.read(3 * part + kind, |chunk| match width {
-        Width::Narrow => sorter.push_decoded(chunk, T::NARROW_BYTES, T::get_narrow),
+        Width::Narrow => sorter.push_taken(chunk, chunk.len() / T::FEWEST_NARROW_BYTES, T::take_narrow),
         Width::Wide => sorter.push_decoded(chunk, T::BYTES, T::get),
     });
     let (rows, unwritten) = sorter.finish();
