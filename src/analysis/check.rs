@@ -198,7 +198,7 @@ impl<'a> KnownFunctions<'a> {
             .filter(|&max| max < bound && table.entries.iter().all(|(n, _)| *n >= 0))
             .map(|max| {
                 let mut known = vec![false; max + 1];
-                for (n, _) in &table.entries {
+                for (n, _) in table.entries.iter() {
                     known[*n as usize] = true;
                 }
                 known

@@ -71,7 +71,7 @@ impl FunctionIndex {
                     .max()
                     .map_or(0, |m| m as usize + 1);
                 let mut remap = vec![u32::MAX; max];
-                for (n, name) in &p.functions.entries {
+                for (n, name) in p.functions.entries.iter() {
                     if let (Some(slot), Some(&g)) =
                         (remap.get_mut(*n as usize), global.get(&**name))
                     {

@@ -131,9 +131,11 @@ pub struct TraceBlockRef {
 /// all its stanzas (each stanza repeats the names known so far).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FunctionTable {
-    /// `(local number, name)`, sorted by number, numbers unique. A name is
-    /// shared by the tables of a header file's processes.
-    pub entries: Vec<(i64, Arc<str>)>,
+    /// `(local number, name)`, sorted by number, numbers unique. Shared by
+    /// the processes of a header file that name the same functions (every
+    /// process mostly does), not a copy per process: thousands of copies
+    /// were thousands of allocations kept to the end.
+    pub entries: Arc<[(i64, Arc<str>)]>,
 }
 
 impl FunctionTable {
@@ -144,25 +146,83 @@ impl FunctionTable {
             .map(|i| &*self.entries[i].1)
     }
 
-    /// Adds `name` with `number` (its copy from `names`); a different name
-    /// for a known number is a conflict that the caller reports.
-    fn insert<'t>(
+    /// Whether the table holds exactly `entries` (in order).
+    fn holds<'a>(&self, entries: impl ExactSizeIterator<Item = (i64, &'a str)>) -> bool {
+        self.entries.len() == entries.len()
+            && self
+                .entries
+                .iter()
+                .zip(entries)
+                .all(|((n, name), (m, other))| *n == m && **name == *other)
+    }
+}
+
+/// The `fName` lines of the stanza being read that its process's table
+/// lacks, and the table finished last: a process whose table ends equal to
+/// it shares it (no list nor name copies per process).
+#[derive(Default)]
+struct StanzaFunctions<'t> {
+    /// `(number, name)` sorted by number (a buffer kept from stanza to
+    /// stanza).
+    new: Vec<(i64, &'t str)>,
+    before: FunctionTable,
+}
+
+impl<'t> StanzaFunctions<'t> {
+    /// Adds `name` with `number` unless `table` (the process's earlier
+    /// stanzas) or this stanza knows the number; a different name for a
+    /// known number is a conflict that the caller reports.
+    fn insert(
         &mut self,
+        table: &FunctionTable,
         number: i64,
         name: &'t str,
-        names: &mut SharedNames<'t>,
     ) -> std::result::Result<(), String> {
-        match self.entries.binary_search_by_key(&number, |(n, _)| *n) {
-            Ok(i) if &*self.entries[i].1 == name => Ok(()),
-            Ok(i) => Err(format!(
-                "function number {number} is {name:?} here but {:?} in an earlier stanza of this process",
-                self.entries[i].1
-            )),
-            Err(i) => {
-                self.entries.insert(i, (number, names.get(name)));
-                Ok(())
-            }
+        let known = match table.name(number) {
+            Some(known) => known,
+            None => match self.new.binary_search_by_key(&number, |(n, _)| *n) {
+                Ok(i) => self.new[i].1,
+                Err(i) => {
+                    self.new.insert(i, (number, name));
+                    return Ok(());
+                }
+            },
+        };
+        if known == name {
+            Ok(())
+        } else {
+            Err(format!(
+                "function number {number} is {name:?} here but {known:?} in an earlier stanza of this process"
+            ))
         }
+    }
+
+    /// Adds the stanza's new names to its process's `table` (its copies of
+    /// the names from `names`); the next stanza starts empty.
+    fn finish(&mut self, table: &mut FunctionTable, names: &mut SharedNames<'t>) {
+        if !self.new.is_empty() {
+            *table = if table.entries.is_empty() && self.before.holds(self.new.iter().copied()) {
+                self.before.clone()
+            } else {
+                // The numbers of the two are disjoint (`insert`).
+                let mut entries: Vec<(i64, Arc<str>)> = table
+                    .entries
+                    .iter()
+                    .cloned()
+                    .chain(self.new.iter().map(|&(n, name)| (n, names.get(name))))
+                    .collect();
+                entries.sort_unstable_by_key(|(n, _)| *n);
+                if self.before.holds(entries.iter().map(|(n, name)| (*n, &**name))) {
+                    self.before.clone()
+                } else {
+                    FunctionTable {
+                        entries: entries.into(),
+                    }
+                }
+            };
+            self.new.clear();
+        }
+        self.before = table.clone();
     }
 }
 
@@ -193,6 +253,7 @@ impl CallStatsFile {
         let mut block_open = false;
         let mut table_of_proc: rustc_hash::FxHashMap<usize, usize> =
             rustc_hash::FxHashMap::default();
+        let mut stanza = StanzaFunctions::default();
         visit_lines(text, &mut warn, |n, line, warn| match line {
             HeaderLine::CallStatsProc {
                 proc,
@@ -201,6 +262,9 @@ impl CallStatsFile {
                 datafile,
                 seekpos,
             } => {
+                if let Some(i) = current {
+                    stanza.finish(&mut f.functions[i].1, &mut names);
+                }
                 block_open = false;
                 current = None;
                 let checked = proc_number(proc, nprocs).and_then(|proc| {
@@ -226,15 +290,7 @@ impl CallStatsFile {
                 match checked {
                     Ok(b) => {
                         let idx = *table_of_proc.entry(b.proc).or_insert_with(|| {
-                            // The processes of a file mostly name the same
-                            // functions: room for as many as the process
-                            // before, one allocation per process instead of
-                            // one per doubling (thousands of processes).
-                            let room = f.functions.last().map_or(0, |(_, t)| t.entries.len());
-                            let table = FunctionTable {
-                                entries: Vec::with_capacity(room),
-                            };
-                            f.functions.push((b.proc, table));
+                            f.functions.push((b.proc, FunctionTable::default()));
                             f.functions.len() - 1
                         });
                         current = Some(idx);
@@ -248,7 +304,7 @@ impl CallStatsFile {
                 Some(i) => {
                     if number < 0 {
                         warn.line(n, format!("negative function number {number}; ignored"));
-                    } else if let Err(m) = f.functions[i].1.insert(number, name, &mut names) {
+                    } else if let Err(m) = stanza.insert(&f.functions[i].1, number, name) {
                         warn.line(n, m);
                     }
                 }
@@ -270,6 +326,9 @@ impl CallStatsFile {
                 ),
             ),
         });
+        if let Some(i) = current {
+            stanza.finish(&mut f.functions[i].1, &mut names);
+        }
         warn.finish();
         f
     }
@@ -318,26 +377,39 @@ fName \"main()\" 2\nfName \"a\" 0\nfName \"late\" 3\ntimeMinMax  0.5 2.5\n";
         assert_eq!(t0.name(1), None);
     }
 
-    /// A process's table starts with room for the names of the process
-    /// before it in the file.
+    /// Processes naming the same functions share one table, also when
+    /// their later stanzas add names in turn; a process naming others has
+    /// its own.
     #[test]
-    fn tables_start_with_room_for_the_names_before() {
-        let mut text = String::from(
-            "CallStatsProc 0 nRSS 0 nTraceStats 1  datafile  bl_call_stats_D_00000  seekpos  0\n",
-        );
-        for n in 0..9 {
-            text.push_str(&format!("fName \"f{n}\" {n}\n"));
-        }
-        text.push_str(
-            "CallStatsProc 1 nRSS 0 nTraceStats 1  datafile  bl_call_stats_D_00000  seekpos  40\n\
-fName \"f0\" 0\n",
-        );
+    fn equal_tables_are_one_table() {
+        let stanza = |proc: usize, names: &str| {
+            let mut s = format!(
+                "CallStatsProc {proc} nRSS 0 nTraceStats 1  datafile  bl_call_stats_D_00000  seekpos  0\n"
+            );
+            for (n, name) in names.split(' ').enumerate() {
+                s.push_str(&format!("fName \"{name}\" {n}\n"));
+            }
+            s
+        };
+        let text = [
+            stanza(0, "a b"),
+            stanza(1, "a b"),
+            stanza(2, "a c"),
+            stanza(0, "a b d"),
+            stanza(1, "a b d"),
+        ]
+        .concat();
         let mut w = Vec::new();
         let f = CallStatsFile::parse(&text, Path::new("h"), None, &mut w);
         assert!(w.is_empty(), "{w:?}");
-        let t1 = &f.functions.iter().find(|(p, _)| *p == 1).unwrap().1;
-        assert_eq!(t1.entries.len(), 1);
-        assert!(t1.entries.capacity() >= 9, "{}", t1.entries.capacity());
+        let table = |p: usize| &f.functions.iter().find(|(q, _)| *q == p).unwrap().1;
+        assert!(Arc::ptr_eq(&table(0).entries, &table(1).entries));
+        assert_eq!(table(1).name(2), Some("d"));
+        assert_eq!(table(2).name(1), Some("c"));
+        assert_eq!(table(2).entries.len(), 2);
+        let first = [stanza(0, "a b"), stanza(1, "a b")].concat();
+        let f = CallStatsFile::parse(&first, Path::new("h"), None, &mut w);
+        assert!(Arc::ptr_eq(&f.functions[0].1.entries, &f.functions[1].1.entries));
     }
 
     #[test]
