@@ -267,6 +267,9 @@ impl<T: Row> Sorted<T> {
 impl<T: Row> Iterator for Sorted<T> {
     type Item = T;
 
+    // (Inlined: a row in memory is then read where the caller wants it, not
+    // copied through the stack in pieces its loads must wait for.)
+    #[inline]
     fn next(&mut self) -> Option<T> {
         match self {
             Sorted::Memory(rows) => rows.next(),
