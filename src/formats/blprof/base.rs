@@ -87,6 +87,11 @@ impl BaseHeader {
             });
         }
         let mut names = SharedNames::default();
+        // Room for every block at once, duplicates dropped in place: grown
+        // from empty and copied into a second list without duplicates, the
+        // blocks were copied a few times over (a `bl_prof_H` has a line per
+        // process, 16,384 of them and more), each copy in fresh pages.
+        h.blocks.reserve_exact(pending.len());
         for (proc, datafile, seekpos, n) in pending {
             let checked = proc_number(proc, h.nprocs).and_then(|proc| {
                 let seekpos = non_negative(seekpos, "seekpos")?;
@@ -107,22 +112,24 @@ impl BaseHeader {
                 Err(m) => warn.line(n, format!("{m}; block ignored")),
             }
         }
-        // Stable sort keeps file order among duplicates, so the first wins.
-        h.blocks.sort_by_key(|b| b.proc);
-        let mut deduped: Vec<BaseBlockRef> = Vec::with_capacity(h.blocks.len());
-        for b in h.blocks.drain(..) {
-            match deduped.last() {
-                Some(prev) if prev.proc == b.proc => warn.line(
+        // Stable sort keeps file order among duplicates, so the first wins
+        // (AMReX writes the processes in order: mostly nothing to sort).
+        if !h.blocks.is_sorted_by_key(|b| b.proc) {
+            h.blocks.sort_by_key(|b| b.proc);
+        }
+        h.blocks.dedup_by(|b, first| {
+            let second = b.proc == first.proc;
+            if second {
+                warn.line(
                     b.line,
                     format!(
                         "second BLProfProc line for process {} (first at line {}); ignored",
-                        b.proc, prev.line
+                        b.proc, first.line
                     ),
-                ),
-                _ => deduped.push(b),
+                );
             }
-        }
-        h.blocks = deduped;
+            second
+        });
         if h.nprocs.is_none() {
             warn.file("no NProcs line; the number of processes is taken from the BLProfProc lines");
         }
@@ -485,6 +492,30 @@ BLProfProc 0 datafile bl_prof_D_00000 seekpos 0\nBLProfProc 1 datafile bl_prof_D
                 .any(|m| m.contains("bl_prof_H:10") && m.contains("negative")),
             "{msgs:?}"
         );
+    }
+
+    /// Out of order and repeated: each process keeps its first line, and
+    /// each later one is a warning naming it, in process order.
+    #[test]
+    fn a_second_block_line_of_a_process_is_dropped() {
+        let line = |p: u32, at: u32| format!("BLProfProc {p} datafile bl_prof_D_00000 seekpos {at}\n");
+        let text = format!(
+            "NProcs 2\n{}{}{}{}{}calcEndTime 1\n",
+            line(1, 10),
+            line(0, 20),
+            line(1, 30),
+            line(0, 40),
+            line(1, 50)
+        );
+        let mut w = Vec::new();
+        let h = BaseHeader::parse(&text, Path::new("H"), &mut w).unwrap();
+        let kept: Vec<(usize, u64, usize)> = h.blocks.iter().map(|b| (b.proc, b.seekpos, b.line)).collect();
+        assert_eq!(kept, vec![(0, 20, 3), (1, 10, 2)]);
+        let msgs: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+        let second = |at: u32, p: u32, first: u32| {
+            format!("H:{at}: second BLProfProc line for process {p} (first at line {first}); ignored")
+        };
+        assert_eq!(msgs, vec![second(5, 0, 3), second(4, 1, 2), second(6, 1, 2)]);
     }
 
     #[test]
