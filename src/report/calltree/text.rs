@@ -7,7 +7,7 @@ use crate::model::calltree::{CallTree, NodeId};
 use crate::report::calltree::view::{Aggregate, Order, TreeView, key, remainder, total_key};
 use crate::report::layout::fit::middle_ellipsis;
 use crate::report::numfmt::human::{percent1, write_duration_right};
-use crate::report::numfmt::padding::{Blanks, TreeIndent, align_right};
+use crate::report::numfmt::padding::{Blanks, TreeIndent};
 
 /// What a tree's header names: one process, or how many were merged.
 pub(crate) fn scope(proc: Option<usize>, nprocs: usize) -> String {
@@ -184,9 +184,8 @@ fn write_columns(line: &mut String, m: &Spread, view: &TreeView, c: &TreeColumns
 
 /// `text` right-aligned in `width` characters at the end of `line`.
 fn push_right(line: &mut String, text: &str, width: usize) {
-    let start = line.len();
+    Blanks(width.saturating_sub(text.chars().count())).push_to(line);
     line.push_str(text);
-    align_right(line, start, width);
 }
 
 /// Where a view hides children (`--top`, `--depth`, `--min-percent`): per
