@@ -7,7 +7,7 @@ use crate::model::calltree::{CallTree, NodeId};
 use crate::report::calltree::view::{Aggregate, Order, TreeView, key, remainder, total_key};
 use crate::report::layout::fit::middle_ellipsis;
 use crate::report::numfmt::human::{percent1, write_duration_right};
-use crate::report::numfmt::padding::{Blanks, TreeIndent, align_right};
+use crate::report::numfmt::padding::{Blanks, TreeIndent};
 
 /// What a tree's header names: one process, or how many were merged.
 pub(crate) fn scope(proc: Option<usize>, nprocs: usize) -> String {
@@ -184,9 +184,8 @@ fn write_columns(line: &mut String, m: &Spread, view: &TreeView, c: &TreeColumns
 
 /// `text` right-aligned in `width` characters at the end of `line`.
 fn push_right(line: &mut String, text: &str, width: usize) {
-    let start = line.len();
+    Blanks(width.saturating_sub(text.chars().count())).push_to(line);
     line.push_str(text);
-    align_right(line, start, width);
 }
 
 /// Where a view hides children (`--top`, `--depth`, `--min-percent`): per
@@ -201,6 +200,11 @@ pub(crate) struct Cuts {
 impl Cuts {
     /// The cuts of `nodes`, the visible nodes in pre-order with depths.
     pub(crate) fn of(tree: &CallTree<Spread>, view: &TreeView, nodes: &[(NodeId, usize)]) -> Self {
+        // Every node shown (nodes are shown once each): none hides a child,
+        // and the walk below, a cache miss a node, would find nothing.
+        if nodes.len() == tree.len() {
+            return Cuts::default();
+        }
         // (line, visible children, their summed key) of the open nodes.
         let mut open: Vec<(usize, usize, f64)> = Vec::new();
         let mut cuts = Cuts::default();
@@ -344,3 +348,50 @@ pub(crate) fn text_lines(
 
 /// Lines of a tree formatted per parallel task.
 pub(crate) const LINES_PER_TASK: usize = 8192;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::calltree::view::visible;
+
+    /// Ten chains `a → b → c`, every node called once.
+    fn chains() -> CallTree<Spread> {
+        let mut tree = CallTree::<Spread>::new();
+        for i in 0..10 {
+            let mut parent = tree.root();
+            for level in ["a", "b", "c"] {
+                parent = tree.child(parent, &format!("{level}{i}"));
+                let m = &mut tree.node_mut(parent).metrics;
+                m.total.calls = 1;
+                m.total.inclusive = 1.0 + i as f64;
+            }
+        }
+        tree
+    }
+
+    /// A view that hides children gets a cut below each node that hides
+    /// some; a view that shows every node gets none.
+    #[test]
+    fn cuts_where_children_are_hidden() {
+        let tree = chains();
+        let all = TreeView {
+            nprocs: 2,
+            ..Default::default()
+        };
+        let nodes = visible(&tree, &all);
+        assert_eq!(nodes.len(), tree.len());
+        assert!(Cuts::of(&tree, &all, &nodes).after.is_empty());
+        let shallow = TreeView {
+            max_depth: Some(1),
+            ..all
+        };
+        let nodes = visible(&tree, &shallow);
+        let cuts = Cuts::of(&tree, &shallow, &nodes);
+        // Each chain's `b` hides its `c`, on the line of that `b`.
+        assert_eq!(cuts.after.len(), 10);
+        for (line, hidden) in &cuts.after {
+            assert_eq!(tree.name(nodes[*line].0).chars().next(), Some('b'));
+            assert_eq!(hidden.iter().map(|h| (h.0, h.1)).collect::<Vec<_>>(), [(2, 1)]);
+        }
+    }
+}

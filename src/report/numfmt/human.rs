@@ -3,6 +3,7 @@
 //! that is not zero (`<0.01`, `0.0012`). Every table, text and HTML report
 //! for people formats its numbers here.
 
+use super::padding::Blanks;
 use super::printf::c_g;
 // `%.Nf` is the fixed-decimals layout of the reports for people too
 // (imbalance ratios, time ranges), so they find it beside the others.
@@ -27,15 +28,30 @@ pub fn duration(x: f64) -> String {
 /// [`duration`] written at the end of `w`, right-aligned to `width`
 /// characters: the lines of big trees, without a `String` per number.
 pub fn write_duration_right(w: &mut String, x: f64, width: usize) {
-    let start = w.len();
-    write_duration(w, x);
-    super::padding::align_right(w, start, width);
+    // The blanks first, from the length the parts give: no counting and
+    // moving of what was written (four numbers a line).
+    if x == 0.0 {
+        Blanks(width.saturating_sub(ZERO.len())).push_to(w);
+        w.push_str(ZERO);
+        return;
+    }
+    match duration_parts(x) {
+        Some(parts) => parts.write_right(w, width),
+        None => {
+            let start = w.len();
+            write_duration(w, x);
+            super::padding::align_right(w, start, width);
+        }
+    }
 }
+
+/// [`duration`] of exact zero.
+const ZERO: &str = "0   ";
 
 /// [`duration`] written at the end of `w`.
 fn write_duration(w: &mut String, x: f64) {
     if x == 0.0 {
-        w.push_str("0   ");
+        w.push_str(ZERO);
     } else if !x.is_finite() {
         // Writing into a String cannot fail.
         let _ = std::fmt::Write::write_fmt(w, format_args!("{x} s "));
@@ -69,8 +85,15 @@ fn times_pow10(a: f64, k: i32) -> f64 {
 /// The integer nearest `w` when `w` is far from a tie (rounding errors of
 /// a few operations cannot then change which integer it is).
 fn clearly_nearest(w: f64) -> Option<f64> {
-    let n = w.round();
+    let n = round_small(w);
     ((w - n).abs() < 0.25).then_some(n)
+}
+
+/// `w.round()` for `0 <= w < 2^52` by a conversion, which truncates:
+/// `w + 0.5` is exact there (its ulp is at most 0.5). `round` is a library
+/// call on x86-64, and a tree's text rounds twice per number.
+fn round_small(w: f64) -> f64 {
+    (w + 0.5) as u64 as f64
 }
 
 /// [`duration_parts`] written out, for the test that compares it with
@@ -83,7 +106,7 @@ fn duration_by_arithmetic(x: f64) -> Option<String> {
 }
 
 /// A duration decided by [`duration_parts`]: `digits` with `decimals` of
-/// them after the point, then the unit.
+/// them after the point, then the unit (two characters).
 struct DurationParts {
     negative: bool,
     digits: u64,
@@ -94,7 +117,22 @@ struct DurationParts {
 impl DurationParts {
     fn write(&self, w: &mut String) {
         let mut buf = itoa::Buffer::new();
+        self.write_digits(w, buf.format(self.digits));
+    }
+
+    /// [`Self::write`] right-aligned to `width` characters.
+    fn write_right(&self, w: &mut String, width: usize) {
+        let mut buf = itoa::Buffer::new();
         let digits = buf.format(self.digits);
+        // The sign, the digits, the point, the blank and the unit's two
+        // characters (`µ` is one character of two bytes).
+        let chars = usize::from(self.negative) + digits.len() + usize::from(self.decimals > 0) + 3;
+        Blanks(width.saturating_sub(chars)).push_to(w);
+        self.write_digits(w, digits);
+    }
+
+    /// The number of `digits` (those of `self.digits`) and the unit.
+    fn write_digits(&self, w: &mut String, digits: &str) {
         let (int, frac) = digits.split_at(digits.len() - self.decimals);
         if self.negative {
             w.push('-');
@@ -138,18 +176,19 @@ fn duration_parts(x: f64) -> Option<DurationParts> {
     // (y - tie) + err is the side of the tie it is on, and an exact tie
     // goes to the even digit, as the formatting rounds. After a division
     // (a ≥ 10^4 s) the formatting decides.
-    let below = y.trunc();
-    let mut n = y.round();
-    if ((y - below) - 0.5).abs() < 1e-6 {
+    // y is positive and small: conversions instead of library calls.
+    let below = y as u64;
+    let mut n = round_small(y);
+    if ((y - below as f64) - 0.5).abs() < 1e-6 {
         if e > 3 {
             return None;
         }
         let err = a.mul_add(POW10[(3 - e) as usize], -y);
-        let side = (y - (below + 0.5)) + err;
-        n = if side > 0.0 || (side == 0.0 && below % 2.0 == 1.0) {
-            below + 1.0
+        let side = (y - (below as f64 + 0.5)) + err;
+        n = if side > 0.0 || (side == 0.0 && below % 2 == 1) {
+            below as f64 + 1.0
         } else {
-            below
+            below as f64
         };
     }
     if !(1000.0..=10000.0).contains(&n) {
@@ -403,6 +442,28 @@ mod tests {
             decided += usize::from(duration_by_arithmetic(x).is_some());
         }
         assert!(decided * 1000 > inside * 999, "{decided} of {inside}");
+    }
+
+    /// Right-aligned durations are `{:>width$}` of [`duration`], whether
+    /// the arithmetic or the formatting decides them, in narrow and wide
+    /// columns.
+    #[test]
+    fn right_aligned_durations_are_padded_durations() {
+        let mut rng = crate::synth::SplitMix64::new(11);
+        let mut values = vec![0.0, -0.0, 2e-12, 1234.5, -0.0033, 0.99996, 1e15, f64::NAN];
+        values.push(f64::NEG_INFINITY);
+        for _ in 0..20_000 {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let x = 10f64.powf(-11.0 + 27.0 * u);
+            values.extend([x, -x]);
+        }
+        for &x in &values {
+            for width in [0, 7, 10, 14] {
+                let mut w = String::from("ab");
+                write_duration_right(&mut w, x, width);
+                assert_eq!(w, format!("ab{:>width$}", duration(x)), "{x:e} in {width}");
+            }
+        }
     }
 
     #[test]
