@@ -356,7 +356,7 @@ macro_rules! row_bytes {
             const BYTES: usize = 0 $(+ std::mem::size_of::<$t>())+;
             $(
                 const SORT_BYTES: usize = super::pair_sort::SORT_BYTES;
-                fn sort(rows: &mut [Self]) {
+                fn sort(rows: &mut [Self]) -> Option<Vec<u32>> {
                     $sort(rows)
                 }
             )?
