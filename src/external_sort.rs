@@ -29,19 +29,24 @@ use crate::spill::check_room;
 use std::collections::binary_heap::PeekMut;
 
 /// A row of fixed size that can be written to a run and read back.
-pub trait Row: Ord + Send + Sized {
+pub trait Row: Ord + Send + Copy {
     /// Bytes of a row in a run.
     const BYTES: usize;
     /// Writes the row to `out` (`BYTES` long).
     fn put(&self, out: &mut [u8]);
     /// Reads a row back from `bytes` (`BYTES` long).
     fn get(bytes: &[u8]) -> Self;
-    /// Bytes per row [`Row::sort`] takes besides the rows.
+    /// Bytes per row [`Row::sort`] takes besides the rows (the order it
+    /// returns included).
     const SORT_BYTES: usize = 0;
     /// Puts `rows` in order: a comparison sort, unless the rows know a
-    /// cheaper way to the same order.
-    fn sort(rows: &mut [Self]) {
+    /// cheaper way to the same order. Such a way may leave the rows where
+    /// they are and return their order instead: the indices of the rows,
+    /// smallest first (rows moved to their places one after another wait
+    /// on memory at every row; rows read in order do not wait in turn).
+    fn sort(rows: &mut [Self]) -> Option<Vec<u32>> {
         rows.sort_unstable();
+        None
     }
 }
 
@@ -162,8 +167,8 @@ impl<T: Row> Sorter<T> {
         };
         let (mut rows, offset) = full;
         // (The rows are distinct: an unstable sort gives the one order.)
-        T::sort(&mut rows);
-        let written = self.write_run(&rows, offset);
+        let order = T::sort(&mut rows);
+        let written = self.write_run(&rows, order.as_deref(), offset);
         let mut s = self.state();
         match written {
             Ok(()) => {
@@ -187,7 +192,9 @@ impl<T: Row> Sorter<T> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn write_run(&self, rows: &[T], offset: u64) -> io::Result<()> {
+    /// Writes `rows` as a run, in `order` (their indices; `None`: as they
+    /// are).
+    fn write_run(&self, rows: &[T], order: Option<&[u32]>, offset: u64) -> io::Result<()> {
         check_room((rows.len() * T::BYTES) as u64)?;
         let file = match self.file.get() {
             Some(f) => f,
@@ -199,9 +206,14 @@ impl<T: Row> Sorter<T> {
         let per = (READ_BYTES / T::BYTES).max(1);
         let mut buf = vec![0u8; per * T::BYTES];
         let mut at = offset;
-        for part in rows.chunks(per) {
-            let bytes = &mut buf[..part.len() * T::BYTES];
-            for (r, out) in part.iter().zip(bytes.chunks_exact_mut(T::BYTES)) {
+        let mut in_order = (0..rows.len()).filter_map(|k| match order {
+            Some(order) => rows.get(*order.get(k)? as usize),
+            None => rows.get(k),
+        });
+        for n in (0..rows.len()).step_by(per).map(|k| per.min(rows.len() - k)) {
+            let bytes = &mut buf[..n * T::BYTES];
+            // (The buffer's places first: the row after them stays.)
+            for (out, r) in bytes.chunks_exact_mut(T::BYTES).zip(in_order.by_ref()) {
                 r.put(out);
             }
             file.write_all_at(bytes, at)?;
@@ -218,13 +230,15 @@ impl<T: Row> Sorter<T> {
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut rows = state.rows;
-        if self.parallel {
+        let order = if self.parallel {
             rows.par_sort_unstable();
+            None
         } else {
-            T::sort(&mut rows);
-        }
+            T::sort(&mut rows)
+        };
+        let rows = InOrder::new(rows, order);
         if state.runs.is_empty() {
-            return (Sorted::Memory(rows.into_iter()), state.failed);
+            return (Sorted::Memory(rows), state.failed);
         }
         let file = self.file.into_inner();
         let mut sources: Vec<Source<T>> = state
@@ -232,7 +246,7 @@ impl<T: Row> Sorter<T> {
             .iter()
             .map(|&(offset, n)| Source::Run(RunReader::new(offset, n)))
             .collect();
-        sources.push(Source::Memory(rows.into_iter()));
+        sources.push(Source::Memory(rows));
         let mut merge = Merge {
             file,
             sources,
@@ -249,7 +263,7 @@ impl<T: Row> Sorter<T> {
 /// The rows of a [`Sorter`], smallest first.
 pub enum Sorted<T> {
     /// No run was written.
-    Memory(std::vec::IntoIter<T>),
+    Memory(InOrder<T>),
     /// Runs merged with the rows left in memory.
     Merged(Merge<T>),
 }
@@ -289,7 +303,41 @@ pub struct Merge<T> {
 
 enum Source<T> {
     Run(RunReader<T>),
-    Memory(std::vec::IntoIter<T>),
+    Memory(InOrder<T>),
+}
+
+/// Rows in memory handed out in order: `rows[i]` for each index `i` of
+/// their order, or the rows as they are without one.
+pub struct InOrder<T> {
+    rows: Vec<T>,
+    order: Option<Vec<u32>>,
+    /// Rows handed out.
+    done: usize,
+}
+
+impl<T> InOrder<T> {
+    fn new(rows: Vec<T>, order: Option<Vec<u32>>) -> Self {
+        InOrder {
+            rows,
+            order,
+            done: 0,
+        }
+    }
+}
+
+impl<T: Copy> Iterator for InOrder<T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        let at = match &self.order {
+            Some(order) => *order.get(self.done)? as usize,
+            None => self.done,
+        };
+        let row = *self.rows.get(at)?;
+        self.done += 1;
+        Some(row)
+    }
 }
 
 /// The rows of one run, read a buffer at a time.
@@ -465,6 +513,45 @@ mod tests {
             let (rows, failed) = sorter.finish();
             assert!(failed.is_none());
             let got: Vec<u64> = rows.collect();
+            assert_eq!(got, sorted_want, "runs of {run_bytes} bytes");
+        }
+    }
+
+    /// A row whose sort leaves the rows where they are and returns their
+    /// order.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    struct Ordered(u64);
+
+    impl Row for Ordered {
+        const BYTES: usize = 8;
+        fn put(&self, out: &mut [u8]) {
+            self.0.put(out)
+        }
+        fn get(bytes: &[u8]) -> Self {
+            Ordered(u64::get(bytes))
+        }
+        fn sort(rows: &mut [Self]) -> Option<Vec<u32>> {
+            let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+            order.sort_unstable_by_key(|&i| rows[i as usize]);
+            Some(order)
+        }
+    }
+
+    /// Rows whose sort gives their order come out in it, whether they are
+    /// written in runs (of any length against the file's buffer) or not.
+    #[test]
+    fn rows_sorted_by_their_order_come_out_in_it() {
+        let want: Vec<u64> = (0..20_000u64).map(|i| i * 7919 % 20_011).collect();
+        let mut sorted_want = want.clone();
+        sorted_want.sort_unstable();
+        for run_bytes in [8, 8 * 9_001, 1 << 30] {
+            let sorter = Sorter::with_run_bytes(run_bytes + Sorter::<Ordered>::memory_per_row());
+            for part in want.chunks(1_000) {
+                sorter.push(&mut part.iter().map(|&r| Ordered(r)).collect());
+            }
+            let (rows, failed) = sorter.finish();
+            assert!(failed.is_none());
+            let got: Vec<u64> = rows.map(|r| r.0).collect();
             assert_eq!(got, sorted_want, "runs of {run_bytes} bytes");
         }
     }

@@ -328,9 +328,13 @@ macro_rules! put_fields {
     }};
 }
 
-/// Reads a `$row` written by [`put_fields`] with the same fields and types.
+/// Reads a `$row` written by [`put_fields`] with the same fields and types
+/// (the fields not written: the values given after them).
 macro_rules! get_fields {
-    ($bytes:expr, $len:expr, $row:ident, $($field:ident: $t:ty),+) => {{
+    (
+        $bytes:expr, $len:expr, $row:ident, $($field:ident: $t:ty),+
+        $(; $($other:ident = $value:expr),+)?
+    ) => {{
         let mut b = [0u8; $len];
         if let Ok(whole) = <&[u8; $len]>::try_from($bytes) {
             b = *whole;
@@ -344,7 +348,7 @@ macro_rules! get_fields {
             at += n;
         )+
         let _ = at;
-        $row { $($field: From::from($field)),+ }
+        $row { $($field: From::from($field)),+ $($(, $other: $value)+)? }
     }};
 }
 
@@ -356,7 +360,7 @@ macro_rules! row_bytes {
             const BYTES: usize = 0 $(+ std::mem::size_of::<$t>())+;
             $(
                 const SORT_BYTES: usize = super::pair_sort::SORT_BYTES;
-                fn sort(rows: &mut [Self]) {
+                fn sort(rows: &mut [Self]) -> Option<Vec<u32>> {
                     $sort(rows)
                 }
             )?
@@ -449,6 +453,10 @@ pub(super) trait Spilled: Row + Keyed + Copy {
     fn narrow_len(&self) -> usize {
         Self::NARROW_BYTES
     }
+    /// Writes the bytes this row keeps ([`Spilled::narrow_len`]).
+    fn put_kept(&self, out: &mut [u8]) {
+        self.put_narrow(out)
+    }
     /// The row whose kept bytes start `bytes`, and their number (`None`:
     /// too few bytes).
     fn take_narrow(bytes: &[u8]) -> Option<(Self, usize)> {
@@ -457,29 +465,15 @@ pub(super) trait Spilled: Row + Keyed + Copy {
     }
 }
 
-/// Writes the bytes `row` keeps narrow (`out`, [`Spilled::narrow_len`]
-/// long).
-fn put_kept<T: Spilled>(row: &T, out: &mut [u8]) {
-    if out.len() == T::NARROW_BYTES {
-        return row.put_narrow(out);
-    }
-    let mut whole = [0u8; MAX_ROW_BYTES];
-    if let Some(whole) = whole.get_mut(..T::NARROW_BYTES) {
-        row.put_narrow(whole);
-        let kept = out.len().min(whole.len());
-        out[..kept].copy_from_slice(&whole[..kept]);
-    }
-}
-
 /// A row's narrow bytes: its fields in turn, each in the type given,
 /// little-endian. The pass files only rows whose fields fit
 /// ([`Width::of`], [`RowWriter::is_process`]).
-/// (`kept fewest by len, take`: a row keeps its first `len(row)` bytes, at
-/// least `fewest`, read back by `take`.)
+/// (`kept fewest by len, put, take`: a row keeps its first `len(row)`
+/// bytes, at least `fewest`, written by `put` and read back by `take`.)
 macro_rules! narrow_bytes {
     (
         $row:ident { $($field:ident: $t:ty),+ $(,)? }
-        $(kept $fewest:expr, by $len:path, $take:path)?
+        $(kept $fewest:expr, by $len:path, $put:path, $take:path)?
     ) => {
         impl Spilled for $row {
             const NARROW_BYTES: usize = 0 $(+ std::mem::size_of::<$t>())+;
@@ -493,6 +487,9 @@ macro_rules! narrow_bytes {
             $(
                 fn narrow_len(&self) -> usize {
                     $len(self)
+                }
+                fn put_kept(&self, out: &mut [u8]) {
+                    $put(self, out)
                 }
                 fn take_narrow(bytes: &[u8]) -> Option<(Self, usize)> {
                     $take(bytes)
@@ -515,7 +512,8 @@ narrow_bytes!(RecvRow {
     wait_kind: u8,
     done: f64,
     entry: f64,
-} kept PENDING_RECV_BYTES, by RecvRow::kept_narrow, RecvRow::take_kept_narrow);
+} kept PENDING_RECV_BYTES, by RecvRow::kept_narrow, RecvRow::put_kept_narrow,
+    RecvRow::take_kept_narrow);
 
 /// Narrow bytes of a receive's completion (`done`, `entry`), which a
 /// pending receive does not keep: they are NaN. Most receives of a run of
@@ -535,16 +533,27 @@ impl RecvRow {
         }
     }
 
+    // A pending receive's fields are written and read where they are: a
+    // row put whole aside and copied in part (or back) makes the loads of
+    // its fields wait for the copy's stores to reach the cache. (Its
+    // fields: the narrow ones before its completion, in their order.)
+    fn put_kept_narrow(&self, out: &mut [u8]) {
+        if !self.pending() {
+            return self.put_narrow(out);
+        }
+        put_fields!(self, out, PENDING_RECV_BYTES,
+            from: u16, to: u16, tag: i32, order: u32, time: f64, kind: u8, size: i32, wait_kind: u8)
+    }
+
     fn take_kept_narrow(bytes: &[u8]) -> Option<(Self, usize)> {
         let head = PENDING_RECV_BYTES;
         if *bytes.get(head - 1)? != PENDING {
             let kept = bytes.get(..Self::NARROW_BYTES)?;
             return Some((Self::get_narrow(kept), Self::NARROW_BYTES));
         }
-        let mut whole = [0u8; MAX_ROW_BYTES];
-        whole[..head].copy_from_slice(&bytes[..head]);
-        let mut row = Self::get_narrow(&whole[..Self::NARROW_BYTES]);
-        (row.done, row.entry) = (NOT_YET.done, NOT_YET.entry);
+        let row = get_fields!(bytes.get(..head)?, PENDING_RECV_BYTES, RecvRow,
+            from: u16, to: u16, tag: i32, order: u32, time: f64, kind: u8, size: i32, wait_kind: u8;
+            done = NOT_YET.done, entry = NOT_YET.entry);
         Some((row, head))
     }
 }
@@ -601,9 +610,7 @@ impl RowWriter<'_> {
     fn file<T: Spilled>(&mut self, kind: usize, key: (i32, i32, i32), row: &T) {
         let bucket = 3 * partition(key, self.parts) + kind;
         let filed = match self.width {
-            Width::Narrow => {
-                self.out.push_with(bucket, row.narrow_len(), |out| put_kept(row, out))
-            }
+            Width::Narrow => self.out.push_with(bucket, row.narrow_len(), |out| row.put_kept(out)),
             Width::Wide => self.out.push_with(bucket, T::BYTES, |out| row.put(out)),
         };
         if let Err(e) = filed {
@@ -782,7 +789,7 @@ mod tests {
     fn narrow_rows_come_back_whole() {
         fn round_trip<T: Spilled>(row: T) {
             let mut narrow = vec![0u8; row.narrow_len()];
-            put_kept(&row, &mut narrow);
+            row.put_kept(&mut narrow);
             narrow.push(0xa5);
             let (back, len) = T::take_narrow(&narrow).unwrap();
             assert_eq!(len, row.narrow_len());
@@ -856,7 +863,7 @@ mod tests {
         let mut chunk = Vec::new();
         for row in [pending, done, pending] {
             let mut kept = vec![0u8; row.narrow_len()];
-            put_kept(&row, &mut kept);
+            row.put_kept(&mut kept);
             chunk.extend(kept);
         }
         let mut rest = &chunk[..];

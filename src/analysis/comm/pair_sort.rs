@@ -1,7 +1,7 @@
-//! Step 2 of the message pairing ([`super::pairs`]): a partition's rows of
-//! one kind put in key order, (sender, receiver, tag) then their place
-//! among the rows of that key (`seq`, `order`, `nth`), moving each row
-//! once.
+//! Step 2 of the message pairing ([`super::pairs`]): the order of a
+//! partition's rows of one kind by key, (sender, receiver, tag) then their
+//! place among the rows of that key (`seq`, `order`, `nth`), without
+//! moving the rows.
 //!
 //! # Why the rows need sorting by key only
 //!
@@ -16,12 +16,15 @@
 //! ```text
 //!   read:    (0→1 t7 #0) (0→2 t9 #1) (0→1 t7 #2) (3→1 t7 #0) (0→2 t9 #3)
 //!   packed:  key₀|0      key₁|1      key₀|2      key₂|3      key₁|4     (key in 96 bits, arrival in 32)
-//!   sorted:  key₀|0 key₀|2 key₁|1 key₁|4 key₂|3   → rows moved to those places
+//!   sorted:  key₀|0 key₀|2 key₁|1 key₁|4 key₂|3   → order 0 2 1 4 3
 //! ```
 //!
 //! The key and the row's arrival are packed into one integer whose order is
 //! the key's, so the sort moves 8 or 16 bytes instead of a 40- to 64-byte
-//! row; the rows are then moved once, cycle by cycle, into their places.
+//! row; the rows stay where they are, and the arrivals of the sorted keys
+//! are the order to read them in (rows moved into their places one after
+//! another would wait on memory at every row: a cycle of the permutation
+//! is a chain of loads).
 //! Within a partition the keys spread over few bits (a few processes, tags
 //! of one run), so each field less the partition's smallest value usually
 //! packs, with the arrival, into a `u64`: those are put in order by a
@@ -31,13 +34,14 @@
 //! bits flipped) put in order by comparing. A receive's pass can file
 //! receives of one key out of order (a nonblocking receive held until its
 //! status comes, a blocking one of the same key filed at once): a check
-//! of the result finds that and sorts the rows by their full order, so the
-//! result is always exactly the rows' [`Ord`] order (the keys are
+//! of the result finds that and sorts the order by the rows' full order,
+//! so the result is always exactly the rows' [`Ord`] order (the keys are
 //! distinct), whatever the arrival.
 //!
-//! Memory: the packed keys, [`SORT_BYTES`] per row, besides the rows (a
-//! `u64` and its copy for the radix sort, or a `u128`;
-//! [`crate::external_sort::Sorter`] counts them in its share).
+//! Memory: the packed keys and the order, [`SORT_BYTES`] per row, besides
+//! the rows (a `u64` and its copy for the radix sort, or a `u128` and the
+//! order's `u32`; [`crate::external_sort::Sorter`] counts them in its
+//! share).
 
 /// A row of the pairing: the key it is filed and matched under.
 pub(super) trait Keyed: Ord {
@@ -46,23 +50,26 @@ pub(super) trait Keyed: Ord {
 }
 
 /// Bytes per row the sort takes besides the rows.
-pub(super) const SORT_BYTES: usize = std::mem::size_of::<u128>();
+pub(super) const SORT_BYTES: usize = std::mem::size_of::<u128>() + std::mem::size_of::<u32>();
 
-/// Puts `rows` in their [`Ord`] order: a sort of their keys packed with
-/// their arrival (the module docs), then a full sort only where a key's
-/// rows did not arrive in order.
-pub(super) fn sort_by_key<T: Keyed + Copy>(rows: &mut [T]) {
+/// The [`Ord`] order of `rows` (their indices, smallest first): a sort of
+/// their keys packed with their arrival (the module docs), then a full
+/// sort only where a key's rows did not arrive in order. Past 2³² rows,
+/// which no index holds, the rows are sorted in place (`None`).
+pub(super) fn sort_by_key<T: Keyed + Copy>(rows: &mut [T]) -> Option<Vec<u32>> {
     if u32::try_from(rows.len()).is_err() {
         rows.sort_unstable();
-        return;
+        return None;
     }
-    match NarrowKeys::of(rows) {
+    let mut order = match NarrowKeys::of(rows) {
         Some(narrow) => group_by_narrow_key(rows, &narrow),
         None => group_by_key(rows),
+    };
+    let row = |i: &u32| &rows[*i as usize];
+    if !order.is_sorted_by(|a, b| row(a) <= row(b)) {
+        order.sort_unstable_by(|a, b| row(a).cmp(row(b)));
     }
-    if !rows.is_sorted() {
-        rows.sort_unstable();
-    }
+    Some(order)
 }
 
 /// Bits of a radix sort's digit: its counts (8 KB) stay in the first-level
@@ -136,9 +143,9 @@ impl NarrowKeys {
     }
 }
 
-/// Puts `rows` in key order, each key's rows in the order they came, by
+/// The order of `rows` by key, each key's rows in the order they came, by
 /// sorting their narrow packed keys.
-fn group_by_narrow_key<T: Keyed + Copy>(rows: &mut [T], narrow: &NarrowKeys) {
+fn group_by_narrow_key<T: Keyed>(rows: &[T], narrow: &NarrowKeys) -> Vec<u32> {
     let mut places: Vec<u64> = (rows.iter().enumerate())
         .map(|(i, r)| narrow.packed(r.key(), i))
         .collect();
@@ -147,7 +154,7 @@ fn group_by_narrow_key<T: Keyed + Copy>(rows: &mut [T], narrow: &NarrowKeys) {
     } else {
         radix_sort(&mut places, narrow.shift[2], narrow.key_bits);
     }
-    move_into_places(rows, &mut places, |p| narrow.arrival(p), |at| at as u64);
+    places.iter().map(|&p| narrow.arrival(p) as u32).collect()
 }
 
 /// Sorts `keys` by their bits `low .. low + bits`, stably (a least
@@ -180,49 +187,20 @@ fn radix_sort(keys: &mut Vec<u64>, low: u32, bits: u32) {
     }
 }
 
-/// Puts `rows` in key order, each key's rows in the order they came
+/// The order of `rows` by key, each key's rows in the order they came
 /// (fewer than 2³² rows).
-fn group_by_key<T: Keyed + Copy>(rows: &mut [T]) {
+fn group_by_key<T: Keyed>(rows: &[T]) -> Vec<u32> {
     let mut places: Vec<u128> = (rows.iter().enumerate())
         .map(|(i, r)| packed(r.key()) | i as u128)
         .collect();
     places.sort_unstable();
-    move_into_places(rows, &mut places, |p| p as u32 as usize, |at| at as u128);
+    places.iter().map(|&p| p as u32).collect()
 }
 
 /// Key `(a, b, c)` in the top 96 bits, ordered as the key is.
 fn packed((a, b, c): (i32, i32, i32)) -> u128 {
     let bits = |v: i32| u128::from(v as u32 ^ 0x8000_0000);
     bits(a) << 96 | bits(b) << 64 | bits(c) << 32
-}
-
-/// Puts row `from(places[i])` at `i`, for every `i`, moving each row once:
-/// each cycle of the permutation is followed from its first place, whose
-/// row waits aside. A place done is marked by pointing at itself
-/// (`place(i)`, which `from` reads as `i`).
-fn move_into_places<T: Copy, P: Copy>(
-    rows: &mut [T],
-    places: &mut [P],
-    from: impl Fn(P) -> usize,
-    place: impl Fn(usize) -> P,
-) {
-    for start in 0..rows.len() {
-        if from(places[start]) == start {
-            continue;
-        }
-        let first = rows[start];
-        let mut at = start;
-        loop {
-            let next = from(places[at]);
-            places[at] = place(at);
-            if next == start {
-                rows[at] = first;
-                break;
-            }
-            rows[at] = rows[next];
-            at = next;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -265,6 +243,20 @@ mod tests {
             .collect()
     }
 
+    /// `rows` read in `order`.
+    fn in_order(rows: &[TestRow], order: &[u32]) -> Vec<TestRow> {
+        order.iter().map(|&i| rows[i as usize]).collect()
+    }
+
+    /// `rows` in the order [`sort_by_key`] gives.
+    fn sorted_by_key(rows: &[TestRow]) -> Vec<TestRow> {
+        let mut sorted = rows.to_vec();
+        match sort_by_key(&mut sorted) {
+            Some(order) => in_order(&sorted, &order),
+            None => sorted,
+        }
+    }
+
     fn sorted_by_comparing(rows: &[TestRow]) -> Vec<TestRow> {
         let mut want = rows.to_vec();
         want.sort_unstable();
@@ -277,19 +269,16 @@ mod tests {
     fn rows_arriving_in_order_come_out_as_a_comparison_sort_puts_them() {
         let mut rng = Xorshift::new(0x9e37_79b9_7f4a_7c15);
         for (n, keys) in [(0, 1), (1, 1), (2, 1), (500, 1), (3000, 40), (3000, 100_000)] {
-            let mut rows = arriving_in_order(&mut rng, n, keys);
+            let rows = arriving_in_order(&mut rng, n, keys);
             let want = sorted_by_comparing(&rows);
             // (In order without the check's full sort.)
-            let mut grouped = rows.clone();
-            group_by_key(&mut grouped);
+            let grouped = in_order(&rows, &group_by_key(&rows));
             assert_eq!(grouped, want, "{n} rows over {keys} keys");
             if let Some(narrow) = NarrowKeys::of(&rows) {
-                let mut grouped = rows.clone();
-                group_by_narrow_key(&mut grouped, &narrow);
+                let grouped = in_order(&rows, &group_by_narrow_key(&rows, &narrow));
                 assert_eq!(grouped, want, "{n} rows over {keys} keys, packed narrow");
             }
-            sort_by_key(&mut rows);
-            assert_eq!(rows, want, "{n} rows over {keys} keys");
+            assert_eq!(sorted_by_key(&rows), want, "{n} rows over {keys} keys");
         }
     }
 
@@ -305,13 +294,11 @@ mod tests {
                 rows.swap(i, j);
             }
             let want = sorted_by_comparing(&rows);
-            sort_by_key(&mut rows);
-            assert_eq!(rows, want, "swapped, {keys} keys");
+            assert_eq!(sorted_by_key(&rows), want, "swapped, {keys} keys");
             for i in (1..rows.len()).rev() {
                 rows.swap(i, rng.below(i as u64 + 1) as usize);
             }
-            sort_by_key(&mut rows);
-            assert_eq!(rows, want, "shuffled, {keys} keys");
+            assert_eq!(sorted_by_key(&rows), want, "shuffled, {keys} keys");
         }
     }
 
@@ -364,15 +351,6 @@ mod tests {
         let narrow = NarrowKeys::of(&full).unwrap();
         assert_eq!(narrow.key_bits + 1, 64);
         assert!(narrow.packed(full[0].key, 0) < narrow.packed(full[1].key, 1));
-    }
-
-    /// The permutation moves each row to the place it is given.
-    #[test]
-    fn rows_move_to_the_places_given() {
-        let mut rows: Vec<u32> = (0..6).collect();
-        let mut places: Vec<u128> = [3u128, 0, 4, 5, 1, 2].to_vec();
-        move_into_places(&mut rows, &mut places, |p| p as usize, |at| at as u128);
-        assert_eq!(rows, [3, 0, 4, 5, 1, 2]);
     }
 
     /// The packed keys order as the keys do, signs included.

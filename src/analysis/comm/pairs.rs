@@ -45,8 +45,8 @@
 //!    tag, order): within a key both are then in the order MPI matches
 //!    them. A key's rows were all filed by one process's pass, in that
 //!    order, so the sort is by key alone and stable ([`super::pair_sort`]:
-//!    packed keys sorted, each row moved once), with a check that the
-//!    rows of each key did come in order.
+//!    packed keys sorted, the rows read in their order, not moved), with a
+//!    check that the rows of each key did come in order.
 //! 3. One walk over both sorted streams ([`super::pair_merge`]) pairs the
 //!    k-th send of each key with its k-th receive; sends or receives a key
 //!    has more of are unmatched.
