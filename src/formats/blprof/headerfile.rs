@@ -69,6 +69,11 @@ impl<'w> LineWarnings<'w> {
         }
     }
 
+    /// Line warnings so far, shown or not.
+    pub fn count(&self) -> usize {
+        self.line_warnings
+    }
+
     /// A warning about the whole file.
     pub fn file(&mut self, message: impl Into<String>) {
         self.out
@@ -126,7 +131,19 @@ pub fn visit_lines<'t>(
     warn: &mut LineWarnings<'_>,
     visit: impl FnMut(usize, HeaderLine<'t>, &mut LineWarnings<'_>),
 ) -> usize {
-    visit_in_pieces(text, piece_for(text.len()), warn, visit)
+    visit_lines_from(text, 1, warn, visit)
+}
+
+/// [`visit_lines`] over a part of a header file (whole lines) whose first
+/// line is the file's line `first`: the numbers visited and warned about
+/// are the file's, so that a reader can visit its file part by part.
+pub fn visit_lines_from<'t>(
+    text: &'t str,
+    first: usize,
+    warn: &mut LineWarnings<'_>,
+    visit: impl FnMut(usize, HeaderLine<'t>, &mut LineWarnings<'_>),
+) -> usize {
+    visit_in_pieces(text, first.saturating_sub(1), piece_for(text.len()), warn, visit)
 }
 
 /// The pieces a text of `len` bytes is parsed in: the whole text up to
@@ -135,9 +152,11 @@ fn piece_for(len: usize) -> usize {
     if len <= ONE_PASS_UP_TO { len } else { PIECE }
 }
 
-/// [`visit_lines`] with pieces of `piece` bytes.
+/// [`visit_lines`] with pieces of `piece` bytes, of a text after `lines_before`
+/// lines of its file.
 fn visit_in_pieces<'t>(
     text: &'t str,
+    lines_before: usize,
     piece: usize,
     warn: &mut LineWarnings<'_>,
     mut visit: impl FnMut(usize, HeaderLine<'t>, &mut LineWarnings<'_>),
@@ -145,6 +164,7 @@ fn visit_in_pieces<'t>(
     let mut recognised = 0;
     if text.len() <= piece {
         for (n, line) in numbered_lines(text) {
+            let n = lines_before + n;
             take_line(n, line, parse_line(line), warn, &mut recognised, &mut visit);
         }
         return recognised;
@@ -152,7 +172,7 @@ fn visit_in_pieces<'t>(
     // A window of pieces at a time, so that the parsed lines held stay a
     // few pieces' worth whatever the text (a file of line feeds is a line
     // per byte); comment and empty lines are not held at all.
-    let mut before = 0; // lines before the piece being visited
+    let mut before = lines_before; // lines before the piece being visited
     let parse_piece = |piece: &'t str| {
         let mut lines = 0;
         let kept: Vec<ParsedLine<'t>> = numbered_lines(piece)
@@ -307,7 +327,7 @@ mod tests {
             let mut out = Vec::new();
             let mut seen = Vec::new();
             let mut warn = LineWarnings::new(Path::new("h"), &mut out);
-            let n = visit_in_pieces(&text, piece, &mut warn, |n, line, _| {
+            let n = visit_in_pieces(&text, 0, piece, &mut warn, |n, line, _| {
                 seen.push(format!("{n}: {line:?}"))
             });
             warn.finish();
