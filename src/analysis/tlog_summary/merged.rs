@@ -77,6 +77,7 @@ pub fn merged_tree(
     );
     // The reads are done; what follows holds the merged tree and prints it.
     crate::formats::tlog::free_read_buffers();
+    super::proc_tree::free_child_tables();
     if nprocs == 0 {
         return (None, warnings);
     }

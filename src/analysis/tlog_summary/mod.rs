@@ -232,6 +232,7 @@ pub fn summarize(t: &TlogFile, names: &EventNames, trees: Trees) -> Summary {
         summary.warnings.extend(warnings);
     }
     summary.across = across_procs(&summary.procs);
+    proc_tree::free_child_tables();
     summary
 }
 

@@ -7,9 +7,10 @@
 //! ```text
 //! node          0 (root)  1 Loop  2 Gmove  3 Loop  4 Bcast   creation order:
 //! parent        -         0       1        2       1         a parent before
-//! first child   1         4       3        -       -         its children,
-//! next sibling  -         -       -        -       2         siblings in
-//! ```                                                         first use
+//! child Loop    1         -       3        -       -         its children,
+//! child Gmove   -         2       -        -       -         siblings in
+//! child Bcast   -         4       -        -       -         first use
+//! ```
 //!
 //! Once built ([`ProcTree::finish`]), it also lists its nodes in pre-order
 //! (each subtree together, siblings in first use). `tlog tree` merges it
@@ -30,13 +31,14 @@ pub(crate) struct ProcTree {
     parent: Vec<u32>,
     /// Per node, the pair number of its name (the root's is 0).
     name: Vec<u8>,
-    /// Per node, its newest child and its next older sibling (0: none; the
-    /// root is nobody's child), to find a child by its pair number: 8 bytes
-    /// a node where a table of the ten pair numbers took 40 (a tree holds
-    /// tens of thousands of nodes, a few trees per thread are built at a
-    /// time). Needed only while the tree grows, so [`Self::finish`] frees
-    /// it and a tree waiting to be merged holds 33 bytes a node.
-    kids: Vec<Kids>,
+    /// Per node, its child of each pair number (0: none; the root is
+    /// nobody's child): one look-up per IN, where a list of siblings took
+    /// a walk through several nodes. 40 bytes a node, needed only while
+    /// the tree grows: [`Self::clear`] takes the thread's table and
+    /// [`Self::finish`] gives it back, so each thread holds one, kept from
+    /// tree to tree (grown and freed per tree it cost more), and a tree
+    /// waiting to be merged holds 33 bytes a node.
+    kids: Vec<[u32; KINDS]>,
     /// Per node, its calls and inclusive and exclusive seconds.
     metrics: Vec<Metrics>,
     /// The nodes in pre-order, set by [`Self::finish`]: 4 bytes a node
@@ -50,12 +52,13 @@ impl ProcTree {
     pub(crate) fn clear(&mut self) {
         self.parent.clear();
         self.name.clear();
+        self.kids = CHILD_TABLE.with(|t| t.take());
         self.kids.clear();
         self.metrics.clear();
         self.preorder.clear();
         self.parent.push(0);
         self.name.push(0);
-        self.kids.push(Kids::default());
+        self.kids.push([0; KINDS]);
         self.metrics.push(Metrics::default());
     }
 
@@ -73,21 +76,15 @@ impl ProcTree {
     /// [`name_slots`]), created on first use.
     #[inline]
     pub(crate) fn child(&mut self, parent: u32, k: usize) -> u32 {
-        let mut c = self.kids[parent as usize].first_child;
-        while c != 0 {
-            if usize::from(self.name[c as usize]) == k {
-                return c;
-            }
-            c = self.kids[c as usize].next_sibling;
+        let found = self.kids[parent as usize][k];
+        if found != 0 {
+            return found;
         }
         let id = self.parent.len() as u32;
-        let next_sibling = std::mem::replace(&mut self.kids[parent as usize].first_child, id);
+        self.kids[parent as usize][k] = id;
         self.parent.push(parent);
         self.name.push(k as u8);
-        self.kids.push(Kids {
-            first_child: 0,
-            next_sibling,
-        });
+        self.kids.push([0; KINDS]);
         self.metrics.push(Metrics::default());
         id
     }
@@ -106,7 +103,7 @@ impl ProcTree {
     /// are the same); and lists the nodes in pre-order.
     pub(crate) fn finish(&mut self) {
         self.list_preorder();
-        self.kids = Vec::new();
+        CHILD_TABLE.with(|t| t.replace(std::mem::take(&mut self.kids)));
         let mut kids = vec![-0.0f64; self.len()];
         for i in 1..self.len() {
             kids[self.parent[i] as usize] += self.metrics[i].inclusive;
@@ -123,12 +120,12 @@ impl ProcTree {
         let mut stack = vec![self.root()];
         while let Some(node) = stack.pop() {
             self.preorder.push(node);
-            // The newest child first: the oldest ends on top.
-            let mut c = self.kids[node as usize].first_child;
-            while c != 0 {
-                stack.push(c);
-                c = self.kids[c as usize].next_sibling;
-            }
+            // Nodes are numbered in creation order, so a node's children
+            // in first use are its children by number. The newest is
+            // pushed first: the oldest ends on top.
+            let mut kids = self.kids[node as usize];
+            kids.sort_unstable_by(|a, b| b.cmp(a));
+            stack.extend(kids.into_iter().take_while(|&c| c != 0));
         }
     }
 
@@ -160,13 +157,17 @@ impl ProcTree {
     }
 }
 
-/// A node's links to find its children by pair number (0: no node).
-#[derive(Debug, Default, Clone, Copy)]
-struct Kids {
-    /// The newest child.
-    first_child: u32,
-    /// The next older sibling.
-    next_sibling: u32,
+thread_local! {
+    /// The thread's child table of [`ProcTree::kids`] between trees.
+    static CHILD_TABLE: std::cell::Cell<Vec<[u32; KINDS]>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Frees every thread's child table: for a caller done building trees
+/// that goes on to hold much else (`tlog tree` prints a big tree).
+pub(crate) fn free_child_tables() {
+    let free = || CHILD_TABLE.with(|t| t.take());
+    rayon::broadcast(|_| free());
+    free();
 }
 
 /// Per pair number, the first pair number of the same name: pairs named
@@ -199,10 +200,13 @@ mod tests {
         assert_eq!(t.preorder(), [t.root(), a, b, d, e, c]);
         let exclusive: Vec<f64> = (0..t.len()).map(|i| t.node(i).2.exclusive).collect();
         assert_eq!(exclusive, [-10.0, 3.5, 3.0, 2.0, 1.0, 0.5]);
-        // Cleared and rebuilt, only the new tree is listed.
+        // Cleared and rebuilt (the thread's child table reused), only the
+        // new tree is listed, even where it reuses a pair number.
         t.clear();
-        let x = t.child(t.root(), 7);
+        let x = t.child(t.root(), 3);
+        let y = t.child(t.root(), 1);
+        assert_eq!(t.len(), 3);
         t.finish();
-        assert_eq!(t.preorder(), [t.root(), x]);
+        assert_eq!(t.preorder(), [t.root(), x, y]);
     }
 }

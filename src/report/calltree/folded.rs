@@ -141,7 +141,7 @@ pub fn write_folded(w: &mut dyn Write, tree: &CallTree<Spread>, view: &TreeView)
     let names = FoldedNames::new(tree);
     let mut path = FoldedPath::new(&names);
     for (id, depth) in visible(tree, view) {
-        path.enter(tree, id, depth);
+        path.enter(tree, id, depth as usize);
         if let Some(us) = folded_us(tree, id, view) {
             path.write_line(w, us)?;
         }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
-use crate::report::calltree::view::{Order, TreeView, key, total_key, visible};
+use crate::report::calltree::view::{Depth, Order, TreeView, key, total_key, visible};
 use crate::report::numfmt::human::duration;
 use crate::report::renderers::html::escape::markup as html_escape;
 
@@ -66,10 +66,10 @@ pub(crate) fn write_html_nodes(
     w: &mut dyn Write,
     tree: &CallTree<Spread>,
     view: &TreeView,
-    nodes: &[(NodeId, usize)],
+    nodes: &[(NodeId, Depth)],
     total: f64,
 ) -> io::Result<()> {
-    let mut open: Vec<usize> = Vec::new();
+    let mut open: Vec<Depth> = Vec::new();
     for (i, &(id, depth)) in nodes.iter().enumerate() {
         while open.last().is_some_and(|&d| d >= depth) {
             open.pop();

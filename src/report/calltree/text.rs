@@ -4,7 +4,7 @@
 
 use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
-use crate::report::calltree::view::{Aggregate, Order, TreeView, key, remainder, total_key};
+use crate::report::calltree::view::{Aggregate, Depth, Order, TreeView, key, remainder, total_key};
 use crate::report::layout::fit::middle_ellipsis;
 use crate::report::numfmt::human::{percent1, write_duration_right};
 use crate::report::numfmt::padding::{Blanks, TreeIndent};
@@ -199,7 +199,7 @@ pub(crate) struct Cuts {
 
 impl Cuts {
     /// The cuts of `nodes`, the visible nodes in pre-order with depths.
-    pub(crate) fn of(tree: &CallTree<Spread>, view: &TreeView, nodes: &[(NodeId, usize)]) -> Self {
+    pub(crate) fn of(tree: &CallTree<Spread>, view: &TreeView, nodes: &[(NodeId, Depth)]) -> Self {
         // Every node shown (nodes are shown once each): none hides a child,
         // and the walk below, a cache miss a node, would find nothing.
         if nodes.len() == tree.len() {
@@ -229,7 +229,7 @@ impl Cuts {
             cuts.after
                 .entry(end)
                 .or_default()
-                .push((depth + 1, hidden, share));
+                .push((depth as usize + 1, hidden, share));
         };
         for (i, &(id, depth)) in nodes.iter().enumerate() {
             while open.last().is_some_and(|&(l, _, _)| nodes[l].1 >= depth) {
@@ -253,7 +253,7 @@ impl Cuts {
 pub(crate) fn hidden_roots(
     tree: &CallTree<Spread>,
     view: &TreeView,
-    nodes: &[(NodeId, usize)],
+    nodes: &[(NodeId, Depth)],
 ) -> Option<String> {
     let roots = tree.node(tree.root()).children();
     let shown: Vec<NodeId> = nodes.iter().filter(|n| n.1 == 0).map(|n| n.0).collect();
@@ -304,7 +304,7 @@ fn more_line(c: &TreeColumns, order: Order, depth: usize, hidden: usize, share: 
 pub(crate) fn text_lines(
     tree: &CallTree<Spread>,
     view: &TreeView,
-    nodes: &[(NodeId, usize)],
+    nodes: &[(NodeId, Depth)],
     cuts: &Cuts,
     lines: std::ops::Range<usize>,
 ) -> String {
@@ -324,7 +324,7 @@ pub(crate) fn text_lines(
         let m = &tree.node(id).metrics;
         write_columns(&mut w, m, view, &c);
         w.push_str("  ");
-        c.write_path(&mut w, depth, tree.name(id));
+        c.write_path(&mut w, depth as usize, tree.name(id));
         w.push('\n');
         // The remainder, first among the node's visible children.
         let has_children = nodes.get(i + 1).is_some_and(|&(_, d)| d > depth);
@@ -335,7 +335,7 @@ pub(crate) fn text_lines(
             {
                 write_duration_right(&mut w, shown, NUMBER);
                 Blanks(rest_width + 2).push_to(&mut w);
-                c.write_path(&mut w, depth + 1, label);
+                c.write_path(&mut w, depth as usize + 1, label);
                 w.push('\n');
             }
         }

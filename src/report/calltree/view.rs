@@ -85,22 +85,27 @@ pub fn key(m: &Spread, order: Order) -> f64 {
     }
 }
 
+/// A node's depth in a listed tree: at most the node count, which fits
+/// `u32` as [`NodeId`] does, and half the size of `usize` in the lists of
+/// hundreds of thousands of nodes.
+pub type Depth = u32;
+
 /// The visible nodes: pre-order, children by the view's order (largest
 /// first), with each node's depth.
-pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)> {
+pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, Depth)> {
     let calls = subtree_calls(tree);
     let total = total_key(tree, view.order);
-    let leaf = |depth: usize| view.max_depth.is_some_and(|m| depth >= m);
-    let walk = |top: NodeId, depth: usize| walk_from(tree, view, &calls, total, top, depth);
+    let leaf = |depth: Depth| view.max_depth.is_some_and(|m| depth as usize >= m);
+    let walk = |top: NodeId, depth: Depth| walk_from(tree, view, &calls, total, top, depth);
     // The top levels in order, as nodes and whole subtrees, until there
     // are subtrees enough for every thread; then the subtrees in parallel.
-    let sorted = |id: NodeId, depth: usize| {
+    let sorted = |id: NodeId, depth: Depth| {
         children_sorted(tree, id, view, &calls, total)
             .into_iter()
             .map(move |c| (c, depth))
     };
     // (node, depth, whole subtree or the node alone)
-    let mut parts: Vec<(NodeId, usize, bool)> =
+    let mut parts: Vec<(NodeId, Depth, bool)> =
         sorted(tree.root(), 0).map(|(c, d)| (c, d, true)).collect();
     let wanted = 8 * rayon::current_num_threads();
     for _ in 0..MAX_SERIAL_LEVELS {
@@ -122,7 +127,7 @@ pub fn visible(tree: &CallTree<Spread>, view: &TreeView) -> Vec<(NodeId, usize)>
     // list and one batch of walks, not the list twice.
     let mut nodes = Vec::new();
     for batch in parts.chunks(2 * rayon::current_num_threads()) {
-        let walks: Vec<Vec<(NodeId, usize)>> = batch
+        let walks: Vec<Vec<(NodeId, Depth)>> = batch
             .par_iter()
             .map(|&(id, depth, whole)| {
                 if whole {
@@ -148,9 +153,9 @@ pub(crate) fn walk_from(
     calls: &[u64],
     total: f64,
     top: NodeId,
-    depth: usize,
-) -> Vec<(NodeId, usize)> {
-    let leaf = |depth: usize| view.max_depth.is_some_and(|m| depth >= m);
+    depth: Depth,
+) -> Vec<(NodeId, Depth)> {
+    let leaf = |depth: Depth| view.max_depth.is_some_and(|m| depth as usize >= m);
     let mut out = Vec::new();
     let mut stack = vec![(top, depth)];
     while let Some((id, depth)) = stack.pop() {
@@ -168,10 +173,10 @@ const MAX_SERIAL_LEVELS: usize = 3;
 
 /// Pushes what [`children_sorted`] returns, at `depth`, the first on top.
 fn push_children_sorted(
-    stack: &mut Vec<(NodeId, usize)>,
+    stack: &mut Vec<(NodeId, Depth)>,
     tree: &CallTree<Spread>,
     id: NodeId,
-    depth: usize,
+    depth: Depth,
     view: &TreeView,
     calls: &[u64],
     total: f64,

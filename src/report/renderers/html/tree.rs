@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use crate::analysis::calltree::Spread;
 use crate::model::calltree::{CallTree, NodeId};
-use crate::report::calltree::view::{Order, TreeView, key, total_key, visible};
+use crate::report::calltree::view::{Depth, Order, TreeView, key, total_key, visible};
 use crate::report::numfmt::human::{duration_text, percent};
 use crate::report::renderers::html::escape::markup as escape;
 
@@ -67,7 +67,7 @@ pub fn write_tree_table(w: &mut dyn Write, t: &TreeTable) -> io::Result<()> {
         escape(t.id)
     )?;
     write_head(w, view)?;
-    let rows: Vec<(NodeId, usize)> = nodes
+    let rows: Vec<(NodeId, Depth)> = nodes
         .iter()
         .zip(&kept)
         .filter(|(_, k)| **k)
@@ -75,7 +75,7 @@ pub fn write_tree_table(w: &mut dyn Write, t: &TreeTable) -> io::Result<()> {
         .collect();
     // The depths of the open `<details>`: an explicit stack, whatever the
     // tree's depth.
-    let mut open: Vec<usize> = Vec::new();
+    let mut open: Vec<Depth> = Vec::new();
     for (i, &(id, depth)) in rows.iter().enumerate() {
         while open.last().is_some_and(|&d| d >= depth) {
             open.pop();
@@ -206,7 +206,7 @@ impl Ord for Candidate {
 fn kept_rows(
     tree: &CallTree<Spread>,
     order: Order,
-    nodes: &[(NodeId, usize)],
+    nodes: &[(NodeId, Depth)],
     max: usize,
 ) -> Vec<bool> {
     if nodes.len() <= max {
