@@ -21,7 +21,11 @@
 //! serve (its own read failed, or the file is shorter than it was): errors
 //! are the file's own. A window belongs to one open file (an id per
 //! [`super::DataHandle`], never reused), so another file's bytes are never
-//! served. Memory: [`WINDOW`] bytes per thread that reads small blocks.
+//! served. A thread keeps [`WINDOWS`] windows, one per file it reads, so a
+//! walk that reads a process's comm block and then its trace block (two
+//! files in turn) still reads each file ahead; the window unused longest
+//! goes to a new file. Memory: up to [`WINDOWS`] x [`WINDOW`] bytes per
+//! thread that reads small blocks.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,6 +35,10 @@ pub(super) const SMALL_READ: usize = 16 << 10;
 
 /// Bytes read ahead at once.
 const WINDOW: usize = 128 << 10;
+
+/// Files a thread reads ahead at once: the comm, trace and call-stats data
+/// of a process, and one spare.
+const WINDOWS: usize = 4;
 
 /// How far past the end of the previous read a read may start and still
 /// fill a window: the gap between two barriers' records of consecutive
@@ -56,10 +64,40 @@ struct Window {
     bytes: Vec<u8>,
     /// File id and end offset of the previous small read.
     last: (u64, u64),
+    /// When the window was last used (a per-thread count of reads).
+    used: u64,
+}
+
+/// A thread's windows and its count of reads.
+#[derive(Default)]
+struct Windows {
+    slots: [Window; WINDOWS],
+    reads: u64,
+}
+
+impl Windows {
+    /// The window of `file`: the one whose last read or bytes are of this
+    /// file, else the one unused longest.
+    fn of(&mut self, file: u64) -> &mut Window {
+        self.reads += 1;
+        let mine = (self.slots.iter()).position(|w| w.last.0 == file || w.file == file);
+        let i = mine.unwrap_or_else(|| {
+            let oldest = self.slots.iter().enumerate().min_by_key(|(_, w)| w.used);
+            oldest.map_or(0, |(i, _)| i)
+        });
+        let w = &mut self.slots[i];
+        if mine.is_none() {
+            // The window now belongs to `file`: none of its bytes or its
+            // last read are this file's.
+            (w.file, w.last) = (0, (0, 0));
+        }
+        w.used = self.reads;
+        w
+    }
 }
 
 thread_local! {
-    static THREAD_WINDOW: RefCell<Window> = RefCell::default();
+    static THREAD_WINDOWS: RefCell<Windows> = RefCell::default();
 }
 
 /// Fills `buf` with the bytes at offset `at` of file `file` (of `file_len`
@@ -79,7 +117,8 @@ pub(super) fn read(
     let Some(end) = at.checked_add(buf.len() as u64) else {
         return false;
     };
-    THREAD_WINDOW.with_borrow_mut(|w| {
+    THREAD_WINDOWS.with_borrow_mut(|windows| {
+        let w = windows.of(file);
         let follows = w.last.0 == file && at >= w.last.1 && at - w.last.1 <= NEAR;
         w.last = (file, end);
         let held = w.start + w.valid as u64;
@@ -153,8 +192,40 @@ mod tests {
         );
         assert!(!read(other, 400_000, &mut buf, 3100, |_, _| false), "a failed fill");
         assert!(
-            !read(file, 400_000, &mut buf, 3200, |_, _| unreachable!()),
-            "the window was dropped"
+            !read(other, 400_000, &mut buf, 3100, |_, _| unreachable!()),
+            "no window of the other file"
         );
+        assert!(
+            read(file, 400_000, &mut buf, 3200, |_, _| unreachable!()),
+            "the first file keeps its window"
+        );
+        assert_eq!(buf, data[3200..3208]);
+    }
+
+    /// A walk that reads a block of one file and then a block of another,
+    /// process after process, reads both ahead: each file keeps its window.
+    #[test]
+    fn alternating_files_each_keep_a_window() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7) as u8).collect();
+        let files = [file_id(), file_id()];
+        let mut fills = [0; 2];
+        let mut served = 0;
+        for k in 0..100u64 {
+            for (f, &file) in files.iter().enumerate() {
+                let at = 1000 + k * (2000 + f as u64 * 376);
+                let mut buf = vec![0; 1500];
+                if read(file, data.len() as u64, &mut buf, at, |w, from| {
+                    fills[f] += 1;
+                    let from = from as usize;
+                    w.copy_from_slice(&data[from..from + w.len()]);
+                    true
+                }) {
+                    served += 1;
+                    assert_eq!(buf, data[at as usize..at as usize + 1500]);
+                }
+            }
+        }
+        assert_eq!(served, 198, "all but each file's first read");
+        assert!(fills.iter().all(|&n| (1..=3).contains(&n)), "{fills:?}");
     }
 }
