@@ -264,36 +264,68 @@ pub fn stream_call_batches(
     block: &TraceBlockRef,
     mut f: impl FnMut(CallBatch<'_>),
 ) -> Result<()> {
-    if let Some(buf) = small_f64_calls(file, block)? {
-        f(CallBatch {
-            bytes: &buf,
-            real: RealWidth::F64,
-        });
-        return Ok(());
-    }
-    let (real, rbytes, total) = locate(file, block)?;
-    let stride = call_size(real) as usize;
-    let mut buf = vec![0u8; STREAM_CALLS.min(block.ntrace as usize) * stride];
-    let mut at = block.seekpos + rbytes;
-    let end = block.seekpos + total;
-    while at < end {
-        let n = buf.len().min((end - at) as usize);
-        file.read_exact_at(&mut buf[..n], at)?;
-        f(CallBatch {
-            bytes: &buf[..n],
-            real,
-        });
-        at += n as u64;
-    }
-    Ok(())
+    with_scratch(|buf| {
+        if let Some(len) = small_f64_calls(file, block, buf)? {
+            f(CallBatch {
+                bytes: &buf[..len],
+                real: RealWidth::F64,
+            });
+            return Ok(());
+        }
+        let (real, rbytes, total) = locate(file, block)?;
+        let stride = call_size(real) as usize;
+        let buf = sized(buf, STREAM_CALLS.min(block.ntrace as usize) * stride);
+        let mut at = block.seekpos + rbytes;
+        let end = block.seekpos + total;
+        while at < end {
+            let n = buf.len().min((end - at) as usize);
+            file.read_exact_at(&mut buf[..n], at)?;
+            f(CallBatch {
+                bytes: &buf[..n],
+                real,
+            });
+            at += n as u64;
+        }
+        Ok(())
+    })
 }
 
-/// The call records of a block of at most [`STREAM_CALLS`] f64 calls that
-/// fits in its file, read at once when its first record is the f64
-/// sentinel (what [`locate`] would find): one positioned read instead of
-/// two for the many tiny blocks of a run of thousands of processes.
-/// `None` for any other block, left to [`locate`].
-fn small_f64_calls(file: &DataHandle, block: &TraceBlockRef) -> Result<Option<Vec<u8>>> {
+thread_local! {
+    /// The thread's buffer for the records read from a block (at most
+    /// [`STREAM_CALLS`] records): a run of thousands of tiny processes
+    /// allocated, zeroed and freed one per block read otherwise.
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Runs `f` with the thread's scratch buffer (taken out while `f` runs, so
+/// that a read nested in `f` gets a buffer of its own).
+fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    let mut buf = SCRATCH.take();
+    let r = f(&mut buf);
+    SCRATCH.set(buf);
+    r
+}
+
+/// The first `len` bytes of `buf`, grown as needed; what they held before
+/// is left (every reader overwrites them whole).
+fn sized(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
+    &mut buf[..len]
+}
+
+/// Reads the call records of a block of at most [`STREAM_CALLS`] f64 calls
+/// that fits in its file into the start of `buf`, at once, and gives their
+/// length when the first record is the f64 sentinel (what [`locate`]
+/// would find): one positioned read instead of two for the many tiny
+/// blocks of a run of thousands of processes. `None` for any other
+/// block, left to [`locate`].
+fn small_f64_calls(
+    file: &DataHandle,
+    block: &TraceBlockRef,
+    buf: &mut Vec<u8>,
+) -> Result<Option<usize>> {
     let Ok((rbytes, total)) = extent(block, RealWidth::F64) else {
         return Ok(None);
     };
@@ -304,10 +336,11 @@ fn small_f64_calls(file: &DataHandle, block: &TraceBlockRef) -> Result<Option<Ve
     if block.ntrace == 0 || block.ntrace > STREAM_CALLS as u64 || !fits {
         return Ok(None);
     }
-    let mut buf = vec![0u8; (total - rbytes) as usize];
-    file.read_exact_at(&mut buf, block.seekpos + rbytes)?;
-    let first = decode_call(&buf[..call_size(RealWidth::F64) as usize], RealWidth::F64);
-    Ok(is_sentinel_record(&first).then_some(buf))
+    let len = (total - rbytes) as usize;
+    let calls = sized(buf, len);
+    file.read_exact_at(calls, block.seekpos + rbytes)?;
+    let first = decode_call(&calls[..call_size(RealWidth::F64) as usize], RealWidth::F64);
+    Ok(is_sentinel_record(&first).then_some(len))
 }
 
 /// A buffer of call records (see [`stream_call_batches`]).
@@ -334,21 +367,23 @@ pub fn read_regions(file: &DataHandle, block: &TraceBlockRef) -> Result<Vec<Regi
     let (real, rbytes, _) = locate(file, block)?;
     let stride = region_size(real) as usize;
     let mut records = Vec::new();
-    let mut buf = vec![0u8; (STREAM_CALLS * stride).min(rbytes as usize)];
-    let mut at = block.seekpos;
-    let end = block.seekpos + rbytes;
-    while at < end {
-        let n = buf.len().min((end - at) as usize);
-        file.read_exact_at(&mut buf[..n], at)?;
-        let regions = TraceBlock {
-            regions: &buf[..n],
-            calls: &[],
-            real,
-        };
-        records.extend(regions.regions());
-        at += n as u64;
-    }
-    Ok(records)
+    with_scratch(|buf| {
+        let buf = sized(buf, (STREAM_CALLS * stride).min(rbytes as usize));
+        let mut at = block.seekpos;
+        let end = block.seekpos + rbytes;
+        while at < end {
+            let n = buf.len().min((end - at) as usize);
+            file.read_exact_at(&mut buf[..n], at)?;
+            let regions = TraceBlock {
+                regions: &buf[..n],
+                calls: &[],
+                real,
+            };
+            records.extend(regions.regions());
+            at += n as u64;
+        }
+        Ok(records)
+    })
 }
 
 /// The Real width of `block` (f64 unless only the f32 layout shows a
@@ -575,6 +610,39 @@ pub(crate) mod tests {
             assert_eq!(got, want);
             assert!(got.contains("past the end"), "{got}");
             assert!(read_regions(&handle, &short).is_err());
+        }
+    }
+
+    /// The thread's scratch buffer, grown by a big block, gives a small
+    /// block after it its own records only (and its regions), for the
+    /// small-block read and the streamed one alike.
+    #[test]
+    fn a_smaller_block_after_a_bigger_one_reads_its_own_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let big_calls: Vec<_> = (0..STREAM_CALLS + 3)
+            .map(|i| (0, 1, 2.0, 1.0, i as f64))
+            .collect();
+        let big = block_bytes(&[(0.5, 0, true), (0.9, 0, false)], &big_calls);
+        let small_calls = [(0, 2, 3.0, 3.0, 7.0), (1, 3, 0.5, 0.5, 8.0)];
+        let small = block_bytes(&[(0.25, 1, true)], &small_calls);
+        let mut file = big.clone();
+        file.extend_from_slice(&small);
+        let path = dir.path().join("bl_call_stats_D_00000");
+        std::fs::write(&path, &file).unwrap();
+        let mapped = InputFile::from_bytes(&path, file.clone());
+        let handle = DataHandle::open(&path).unwrap();
+        let blocks = [
+            block_ref(0, 2, big_calls.len() as u64 + 1, 0),
+            block_ref(0, 1, 3, big.len() as u64),
+            block_ref(0, 2, big_calls.len() as u64 + 1, 0),
+        ];
+        for block in &blocks {
+            let want = TraceBlock::read(&mapped, block).unwrap();
+            let mut streamed = Vec::new();
+            stream_calls(&handle, block, |c| streamed.push(*c)).unwrap();
+            assert_eq!(streamed, want.calls().collect::<Vec<_>>());
+            let regions = read_regions(&handle, block).unwrap();
+            assert_eq!(regions, want.regions().collect::<Vec<_>>());
         }
     }
 
