@@ -9,8 +9,8 @@
 //!                                      each tree back to the pool
 //! ```
 //!
-//! A process tree ([`ProcTree`]) lists its nodes in pre-order, siblings in
-//! first use, so it is merged in one pass over that list: each node's
+//! A process tree ([`ProcTree`]) is numbered in pre-order, siblings in
+//! first use, so it is merged in one pass over its nodes: each node's
 //! place in the result is its parent's place's child of its name. The
 //! result's nodes are then created subtree by subtree, where the next
 //! processes' passes find them together (in creation order they were
@@ -85,9 +85,9 @@ pub fn merged_tree(
     (Some((merged, nprocs)), warnings)
 }
 
-/// Adds process `p`'s tree to `merged`, node by node in pre-order;
-/// `place` is scratch memory, `name_ids` the pair numbers' names in
-/// `merged`.
+/// Adds process `p`'s tree to `merged`, node by node in pre-order (its
+/// numbering once finished); `place` is scratch memory, `name_ids` the
+/// pair numbers' names in `merged`.
 fn merge_into(
     merged: &mut CallTree<Spread>,
     place: &mut Vec<NodeId>,
@@ -99,12 +99,12 @@ fn merge_into(
     place.resize(tree.len(), merged.root());
     let (_, _, m) = tree.node(0);
     merged.node_mut(merged.root()).metrics.add(p, m);
-    // The root, first, is placed.
-    for &i in tree.preorder().iter().skip(1) {
-        let (parent, name, m) = tree.node(i as usize);
+    // The root, first, is placed; a parent comes before its children.
+    for i in 1..tree.len() {
+        let (parent, name, m) = tree.node(i);
         let at = merged.child_by_name_id(place[parent as usize], name_ids[usize::from(name)]);
         merged.node_mut(at).metrics.add(p, m);
-        place[i as usize] = at;
+        place[i] = at;
     }
 }
 

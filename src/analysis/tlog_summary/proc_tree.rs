@@ -12,19 +12,23 @@
 //! child Bcast   -         4       -        -       -         first use
 //! ```
 //!
-//! Once built ([`ProcTree::finish`]), it also lists its nodes in pre-order
+//! Once built, [`ProcTree::finish`] renumbers its nodes in pre-order
 //! (each subtree together, siblings in first use). `tlog tree` merges it
 //! into the tree of all processes node by node in that order
 //! ([`super::merged_tree`]), so the merged tree's nodes are created, and
 //! visited by the next processes, subtree by subtree: neighbours in memory,
-//! where creation order jumps across the whole tree at every node.
+//! where creation order jumps across the whole tree at every node. The
+//! merge then also reads this tree's arrays front to back, where a list of
+//! the nodes in pre-order sent it across them.
 //! [`ProcTree::to_call_tree`] gives the [`CallTree`] of one process for the
 //! library's summary.
 
 use super::KINDS;
 use crate::model::calltree::{CallTree, Metrics, NodeId};
 
-/// The nesting tree of one process, nodes in creation order.
+/// The nesting tree of one process, nodes in creation order while it
+/// grows, in pre-order once finished: either way a parent's number is
+/// below its children's, and siblings are numbered in first use.
 #[derive(Debug, Default)]
 pub(crate) struct ProcTree {
     /// Per node, its parent (the root's is 0).
@@ -37,13 +41,10 @@ pub(crate) struct ProcTree {
     /// the tree grows: [`Self::clear`] takes the thread's table and
     /// [`Self::finish`] gives it back, so each thread holds one, kept from
     /// tree to tree (grown and freed per tree it cost more), and a tree
-    /// waiting to be merged holds 33 bytes a node.
+    /// waiting to be merged holds 29 bytes a node.
     kids: Vec<[u32; KINDS]>,
     /// Per node, its calls and inclusive and exclusive seconds.
     metrics: Vec<Metrics>,
-    /// The nodes in pre-order, set by [`Self::finish`]: 4 bytes a node
-    /// rather than the 29 of a copy of the tree in that order.
-    preorder: Vec<u32>,
 }
 
 impl ProcTree {
@@ -55,7 +56,6 @@ impl ProcTree {
         self.kids = CHILD_TABLE.with(|t| t.take());
         self.kids.clear();
         self.metrics.clear();
-        self.preorder.clear();
         self.parent.push(0);
         self.name.push(0);
         self.kids.push([0; KINDS]);
@@ -100,9 +100,8 @@ impl ProcTree {
     /// Sets every node's exclusive time: its inclusive time less its
     /// children's, summed in sibling order (the order and the start of
     /// `Iterator::sum` over a [`CallTree`] node's children, so the bits
-    /// are the same); and lists the nodes in pre-order.
+    /// are the same); then renumbers the nodes in pre-order.
     pub(crate) fn finish(&mut self) {
-        self.list_preorder();
         CHILD_TABLE.with(|t| t.replace(std::mem::take(&mut self.kids)));
         let mut kids = vec![-0.0f64; self.len()];
         for i in 1..self.len() {
@@ -111,31 +110,26 @@ impl ProcTree {
         for (m, k) in self.metrics.iter_mut().zip(kids) {
             m.exclusive = m.inclusive - k;
         }
-    }
-
-    /// Lists the nodes in pre-order, siblings in first use, with a stack
-    /// rather than recursion (a tree may be thousands deep).
-    fn list_preorder(&mut self) {
-        self.preorder.clear();
-        let mut stack = vec![self.root()];
-        while let Some(node) = stack.pop() {
-            self.preorder.push(node);
-            // Nodes are numbered in creation order, so a node's children
-            // in first use are its children by number. The newest is
-            // pushed first: the oldest ends on top.
-            let mut kids = self.kids[node as usize];
-            kids.sort_unstable_by(|a, b| b.cmp(a));
-            stack.extend(kids.into_iter().take_while(|&c| c != 0));
+        let mut at = preorder_positions(&self.parent);
+        for p in &mut self.parent {
+            *p = at[*p as usize];
+        }
+        // In place, a cycle of the permutation at a time (a copy would
+        // double the tree while it is waiting to be merged): each node
+        // visited goes to its place, whose node is carried on.
+        for start in 0..self.len() {
+            let mut to = std::mem::replace(&mut at[start], PLACED) as usize;
+            while to != PLACED as usize {
+                self.parent.swap(start, to);
+                self.name.swap(start, to);
+                self.metrics.swap(start, to);
+                to = std::mem::replace(&mut at[to], PLACED) as usize;
+            }
         }
     }
 
-    /// The nodes in pre-order, the root first (after [`Self::finish`]).
-    pub(crate) fn preorder(&self) -> &[u32] {
-        &self.preorder
-    }
-
-    /// Node `i`'s parent, the pair number of its name and its metrics (`i` below [`Self::len`];
-    /// the root's parent is itself).
+    /// Node `i`'s parent, the pair number of its name and its metrics (`i`
+    /// below [`Self::len`]; the root's parent is itself).
     pub(crate) fn node(&self, i: usize) -> (u32, u8, &Metrics) {
         (self.parent[i], self.name[i], &self.metrics[i])
     }
@@ -155,6 +149,37 @@ impl ProcTree {
         }
         tree
     }
+}
+
+/// [`ProcTree::finish`]'s mark of a node moved to its place.
+const PLACED: u32 = u32::MAX;
+
+/// Per node of a tree numbered in creation order (`parent[i] < i` but for
+/// the root, 0), its place in pre-order with siblings in creation order:
+/// each node's subtree size, then each child placed after its parent and
+/// its elder siblings' subtrees. No sort and no stack: two passes over the
+/// nodes.
+fn preorder_positions(parent: &[u32]) -> Vec<u32> {
+    // Subtree sizes: children have higher numbers, so walking backwards
+    // adds each whole subtree to its parent.
+    let mut next = vec![1u32; parent.len()];
+    for i in (1..parent.len()).rev() {
+        next[parent[i] as usize] += next[i];
+    }
+    // Now `next[i]` turns from node i's subtree size to the place of its
+    // next child, once i is placed: parents are placed before children.
+    let mut at = vec![0u32; parent.len()];
+    if let Some(root) = next.first_mut() {
+        *root = 1;
+    }
+    for i in 1..parent.len() {
+        let p = parent[i] as usize;
+        let size = next[i];
+        at[i] = next[p];
+        next[p] += size;
+        next[i] = at[i] + 1;
+    }
+    at
 }
 
 thread_local! {
@@ -181,10 +206,11 @@ mod tests {
     use super::ProcTree;
 
     /// Built as root → a → b, root → c, b → d, a → e (creation order
-    /// a b c d e), the pre-order is a b d e c: each subtree together,
-    /// siblings in first use; the exclusive times are unchanged by it.
+    /// a b c d e), the finished tree is numbered a b d e c: each subtree
+    /// together, siblings in first use; the exclusive times are unchanged
+    /// by it.
     #[test]
-    fn finish_lists_the_nodes_in_preorder() {
+    fn finish_numbers_the_nodes_in_preorder() {
         let mut t = ProcTree::default();
         t.clear();
         let a = t.child(t.root(), 1);
@@ -197,16 +223,33 @@ mod tests {
             t.add_call(node, s);
         }
         t.finish();
-        assert_eq!(t.preorder(), [t.root(), a, b, d, e, c]);
-        let exclusive: Vec<f64> = (0..t.len()).map(|i| t.node(i).2.exclusive).collect();
-        assert_eq!(exclusive, [-10.0, 3.5, 3.0, 2.0, 1.0, 0.5]);
+        let nodes: Vec<(u32, u8, f64)> = (0..t.len())
+            .map(|i| {
+                let (parent, name, m) = t.node(i);
+                (parent, name, m.exclusive)
+            })
+            .collect();
+        assert_eq!(
+            nodes,
+            [
+                (0, 0, -10.0),
+                (0, 1, 3.5),
+                (1, 2, 3.0),
+                (2, 4, 1.0),
+                (1, 5, 0.5),
+                (0, 3, 2.0)
+            ]
+        );
         // Cleared and rebuilt (the thread's child table reused), only the
-        // new tree is listed, even where it reuses a pair number.
+        // new tree is there, even where it reuses a pair number.
         t.clear();
         let x = t.child(t.root(), 3);
         let y = t.child(t.root(), 1);
-        assert_eq!(t.len(), 3);
+        t.child(x, 2);
+        assert_eq!(t.len(), 4);
         t.finish();
-        assert_eq!(t.preorder(), [t.root(), x, y]);
+        let names: Vec<u8> = (0..t.len()).map(|i| t.node(i).1).collect();
+        assert_eq!(names, [0, 3, 2, 1]);
+        assert_eq!((x, y), (1, 2));
     }
 }
