@@ -28,7 +28,8 @@ pub(super) struct Join<'s> {
     sel: &'s CommSelection<'s>,
     ranges: Option<&'s ProcRanges>,
     paired: u64,
-    /// The sums per route, when the caller wants them.
+    /// The sums per route, when the caller wants them (given an empty
+    /// list to fill).
     routes: Option<PartRoutes>,
     unmatched_sends: Vec<((usize, u64), MsgEnd)>,
     unmatched_recvs: Vec<((i32, i32, i32, u64), MsgEnd)>,
@@ -39,7 +40,7 @@ impl<'s> Join<'s> {
         (mut sends, mut recvs, mut dones): (Sorted<SendRow>, Sorted<RecvRow>, Sorted<DoneRow>),
         sel: &'s CommSelection<'s>,
         ranges: Option<&'s ProcRanges>,
-        routes: Routes,
+        routes: Option<PartRoutes>,
     ) -> Self {
         Join {
             send: sends.next(),
@@ -51,7 +52,7 @@ impl<'s> Join<'s> {
             sel,
             ranges,
             paired: 0,
-            routes: (routes == Routes::Summed).then(PartRoutes::new),
+            routes,
             unmatched_sends: Vec::new(),
             unmatched_recvs: Vec::new(),
         }

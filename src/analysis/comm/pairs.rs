@@ -273,7 +273,7 @@ fn join_partition<N, A, C>(
     sel: &CommSelection<'_>,
     ranges: Option<&ProcRanges>,
     pairs: Option<&Sorter<PairRow>>,
-    routes: Routes,
+    routes: Option<&SpareRoutes>,
     new: &N,
     add: &A,
 ) -> PartFound<C>
@@ -286,6 +286,7 @@ where
     let (sends, e1, w1) = sorted_rows(spill, part, SENDS, sends_bytes);
     let (recvs, e2, w2) = sorted_rows(spill, part, RECVS, recvs_bytes);
     let (dones, e3, w3) = sorted_rows(spill, part, DONES, dones_bytes);
+    let routes = routes.map(SpareRoutes::take);
     let mut join = Join::new((sends, recvs, dones), sel, ranges, routes);
     let mut chunks = Vec::new();
     match pairs {
@@ -321,6 +322,29 @@ where
         unmatched_recvs,
         unread: e1.or(e2).or(e3).or(e4),
         unwritten: w1.or(w2).or(w3),
+    }
+}
+
+/// Partitions' route lists, handed back once merged for later partitions
+/// to fill: at 16,384 processes every route is in every partition, and a
+/// list of some 2 MB per partition, faulted in afresh and grown by copies,
+/// was a twentieth of `comm pairs`.
+#[derive(Default)]
+struct SpareRoutes(std::sync::Mutex<Vec<PartRoutes>>);
+
+impl SpareRoutes {
+    /// An empty list: one handed back (its memory kept), or a new one.
+    fn take(&self) -> PartRoutes {
+        let spare = self.0.lock().ok().and_then(|mut s| s.pop());
+        let mut list = spare.unwrap_or_default();
+        list.clear();
+        list
+    }
+
+    fn put(&self, list: PartRoutes) {
+        if let Ok(mut s) = self.0.lock() {
+            s.push(list);
+        }
     }
 }
 
@@ -446,6 +470,8 @@ where
     // (The memory a partition's sort may take depends on the threads, the
     // order of its rows out does not.)
     let at_once = (2 * threads).min(PARTS_AT_ONCE);
+    let spare_routes = SpareRoutes::default();
+    let spare = (routes == Routes::Summed).then_some(&spare_routes);
     let share = (budget / 2 / at_once).max(run_bytes);
     crate::parallel::Ordered::window(at_once).for_each(
         0..parts,
@@ -453,13 +479,16 @@ where
             let run_bytes = run_bytes_of(&spill, part, share, run_bytes);
             let (spill, sorted) = (&spill, pairs.as_ref());
             let part = (part, width);
-            join_partition(spill, part, run_bytes, sel, ranges, sorted, routes, new, add)
+            join_partition(spill, part, run_bytes, sel, ranges, sorted, spare, new, add)
         },
         |found: PartFound<C>| {
             found.chunks.into_iter().for_each(&mut *emit);
             report.paired += found.paired;
             for (r, sums) in &found.routes {
                 route_sums.merge(*r, sums);
+            }
+            if let Some(spare) = spare {
+                spare.put(found.routes);
             }
             unmatched_sends.extend(found.unmatched_sends);
             unmatched_recvs.extend(found.unmatched_recvs);
@@ -557,6 +586,19 @@ mod tests {
     /// A partition whose rows of every kind fit its share together is
     /// sorted within the share; one a byte larger, within the partitions'
     /// cut, kind by kind.
+    /// A route list handed back comes out again empty, with its memory.
+    #[test]
+    fn a_route_list_handed_back_is_taken_again_empty() {
+        let spare = SpareRoutes::default();
+        assert_eq!(spare.take().capacity(), 0);
+        let sums = super::super::pair_merge::RouteSum::new();
+        let list: PartRoutes = vec![((0, 1), sums); 100];
+        spare.put(list);
+        let again = spare.take();
+        assert!(again.is_empty() && again.capacity() >= 100);
+        assert_eq!(spare.take().capacity(), 0);
+    }
+
     /// The pairing without its report hands on the same pairs, in the
     /// same chunks, with the same warnings as the one with it.
     #[test]
