@@ -32,7 +32,7 @@ use rustc_hash::FxHashMap;
 
 use super::latency_log::{Batch, LatencyLog};
 use super::pair_log::{self, PairLog};
-use super::pairs::{MsgEnd, Pair, PairingSummary, comm_records, pair_messages_unordered};
+use super::pairs::{MsgEnd, Pair, PairingSummary, comm_records, pair_each_unordered};
 use super::scope::CommScope;
 use super::select::CommSelection;
 use super::sync::{BarrierStats, BarrierSummary, ProcBarrierTotals, barriers};
@@ -179,10 +179,9 @@ fn route_mins(db: &Database, log_pairs: bool) -> (PairedRoutes, Vec<Warning>) {
         pairs: log_pairs.then(|| PairLog::new(records)).flatten(),
     };
     let log_pairs = found.pairs.is_some();
-    let (_, warnings) = pair_messages_unordered(
+    let warnings = pair_each_unordered(
         db,
         &CommSelection::all(),
-        None,
         RouteChunk::default,
         |c: &mut RouteChunk, p: &Pair| {
             if log_pairs {
@@ -220,10 +219,9 @@ fn route_mins(db: &Database, log_pairs: bool) -> (PairedRoutes, Vec<Warning>) {
 /// (the log's fallback, and the tests' reference).
 fn negative_latencies(db: &Database, offsets: &ClockOffsets) -> (u64, u64, Vec<Warning>) {
     let (mut n, mut negative) = (0u64, 0u64);
-    let (_, warnings) = pair_messages_unordered(
+    let warnings = pair_each_unordered(
         db,
         &CommSelection::all(),
-        None,
         || (0u64, 0u64),
         |c: &mut (u64, u64), p: &Pair| {
             if let Some(l) = p.latency_to_completion.filter(|l| l.is_finite()) {
@@ -449,10 +447,9 @@ mod tests {
                 )
             };
             let mut want = Vec::new();
-            let (_, w) = pair_messages_unordered(
+            let w = pair_each_unordered(
                 &db,
                 &CommSelection::all(),
-                None,
                 Vec::new,
                 |c: &mut Vec<_>, p: &Pair| c.push(bits(&p.into())),
                 &mut |c| want.push(c),

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 
 use super::completion::{WaitTracker, is_nonblocking_recv};
-use super::pair_merge::{RouteSum, RouteSums, routes_of};
+use super::pair_merge::{RouteSum, RouteSums, Routes, routes_of};
 use super::pair_rows::Width;
 use super::pairs::{
     Handing, MEMORY_BUDGET, MsgEnd, Pair, PairOrder, PairingSummary, pair_within, row_width,
@@ -114,7 +114,7 @@ pub(super) fn sequential(db: &Database, sel: &CommSelection<'_>) -> (Vec<Pair>, 
     let mut report = PairingSummary::default();
     let mut queues = receives(db, sel, &mut report);
     let mut pairs = Vec::new();
-    let mut routes = RouteSums::new();
+    let mut routes: BTreeMap<(usize, usize), RouteSum> = BTreeMap::new();
     for p in &index.procs {
         every_record(db, sel, p, &mut |r| {
             if !sel.contains(r.time) || !is_send(r.kind) || r.size == AFTER_CALL {
@@ -156,7 +156,11 @@ pub(super) fn sequential(db: &Database, sel: &CommSelection<'_>) -> (Vec<Pair>, 
         });
     }
     report.paired = pairs.len() as u64;
-    report.routes = routes_of(routes);
+    let mut totals = RouteSums::default();
+    for (r, sums) in &routes {
+        totals.merge(*r, sums);
+    }
+    report.routes = routes_of(totals);
     for (i, q) in queues.into_iter().enumerate() {
         for ((src, tag), left) in q {
             for (x, ..) in left {
@@ -187,6 +191,7 @@ fn pair_all(
         ranges,
         budget,
         order,
+        Routes::Summed,
         Handing {
             new: Vec::new,
             add: |v: &mut Vec<String>, p: &Pair| v.push(full(p)),

@@ -42,7 +42,7 @@ use rustc_hash::FxHashMap;
 use super::attribution::{AttributionSums, PathTime, PathTrees, attribute};
 use super::clocks::ClockOffsets;
 use super::pair_log::PairTimes;
-use super::pairs::{Pair, pair_messages_unordered};
+use super::pairs::{Pair, pair_each_unordered};
 use super::scope::CommScope;
 use super::select::{CommSelection, inside};
 use super::sync::barriers;
@@ -480,7 +480,7 @@ pub fn wait_states(
         Some(log) => log.replay(db.dir(), new, add, emit),
         None => {
             let add = |chunk: &mut _, p: &Pair| add(chunk, &PairTimes::from(p));
-            pair_messages_unordered(db, sel, None, new, add, emit).1
+            pair_each_unordered(db, sel, new, add, emit)
         }
     };
     warnings.extend(w);
