@@ -128,7 +128,13 @@ pub struct Regions {
 impl Regions {
     /// Reads and pairs the region records of every process, in parallel.
     pub fn load(db: &Database) -> Regions {
-        let per_proc: Vec<(ProcRegions, Vec<Warning>)> = db.trace_blocks(None).map_procs(load_proc);
+        Regions::from_procs(db, db.trace_blocks(None).map_procs(load_proc))
+    }
+
+    /// The regions of `db` from every process's paired records and the
+    /// warnings of reading them, in process order (for a pass that reads
+    /// the region records along with other data).
+    pub fn from_procs(db: &Database, per_proc: Vec<(ProcRegions, Vec<Warning>)>) -> Regions {
         let mut regions = Regions::default();
         if let Some(h) = &db.call_stats {
             for r in &h.regions {
