@@ -107,7 +107,8 @@ pub fn check_database(db: &Database) -> DatabaseCheck {
         traces.checked.push(("call records", totals.records));
 
         let r = Regions::from_procs(db, region_procs);
-        regions.checked.push(("regions", r.numbers().len() as u64));
+        let numbers = r.numbers();
+        regions.checked.push(("regions", numbers.len() as u64));
         regions.checked.push((
             "ranges",
             r.procs
@@ -117,7 +118,7 @@ pub fn check_database(db: &Database) -> DatabaseCheck {
                 .sum(),
         ));
         regions.found(r.warnings.iter().cloned());
-        regions.found(region_problems(db, &r));
+        regions.found(region_problems(db, &r, &numbers));
     }
 
     let has_comm = db.require(Part::Comm).is_ok();
@@ -296,13 +297,14 @@ fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>, (ProcRegions,
 /// Region checks beyond the pairing: numbers missing from the names table,
 /// ranges that end before they start, and processes whose number of region
 /// records differs from process 0's (a note: ranks may open regions
-/// differently).
-fn region_problems(db: &Database, r: &Regions) -> Vec<Warning> {
+/// differently). `numbers` are `r.numbers()` (asked once: a sort of every
+/// process's region numbers).
+fn region_problems(db: &Database, r: &Regions, numbers: &[i32]) -> Vec<Warning> {
     let at = Location::file(db.dir().join("bl_call_stats_H"));
     let mut out = Vec::new();
-    let unnamed: Vec<i32> = r
-        .numbers()
-        .into_iter()
+    let unnamed: Vec<i32> = numbers
+        .iter()
+        .copied()
         .filter(|n| !r.names.contains_key(n))
         .collect();
     if !unnamed.is_empty() && !r.names.is_empty() {
@@ -334,11 +336,7 @@ fn region_problems(db: &Database, r: &Regions) -> Vec<Warning> {
     }
     if let Some(first) = r.procs.first() {
         let ranges = |p: &ProcRegions, n: i32| p.ranges.get(&n).map_or(0, Vec::len);
-        for n in r
-            .numbers()
-            .into_iter()
-            .filter(|&n| n != super::regions::NO_REGION)
-        {
+        for &n in numbers.iter().filter(|&&n| n != super::regions::NO_REGION) {
             let differ: Vec<usize> = r
                 .procs
                 .iter()

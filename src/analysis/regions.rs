@@ -93,14 +93,11 @@ impl ProcRegions {
     /// The parts of `span` that no user-region range covers (zero-length
     /// gaps left out).
     fn outside_user_regions(&self, span: (f64, f64)) -> Vec<TimeRange> {
-        let user = RangeList::union_of(self.ranges.values().flatten().copied().collect());
-        let mut gaps = RangeList::single(TimeRange::new(span.0, span.1));
-        gaps.subtract_all(&user);
-        gaps.ranges()
-            .iter()
-            .filter(|r| !r.is_empty())
-            .copied()
-            .collect()
+        let mut user = Vec::with_capacity(self.ranges.values().map(Vec::len).sum());
+        for v in self.ranges.values() {
+            user.extend_from_slice(v);
+        }
+        RangeList::union_of(user).gaps_within(TimeRange::new(span.0, span.1))
     }
 
     /// Total seconds inside region `number`.
