@@ -12,7 +12,7 @@ use crate::formats::blprof::trace::CallRecord;
 use crate::formats::blprof::walk::TraceProcWalk;
 
 use super::comm::check::comm_check;
-use super::regions::Regions;
+use super::regions::{ProcRegions, Regions};
 
 /// One part of the check.
 #[derive(Debug, serde::Serialize)]
@@ -96,16 +96,19 @@ pub fn check_database(db: &Database) -> DatabaseCheck {
         traces.found(index.warnings.iter().cloned());
         let per_proc = db.trace_blocks(None).map_procs(check_calls);
         let mut totals = CallTotals::default();
-        for (t, w) in per_proc {
+        let mut region_procs = Vec::with_capacity(per_proc.len());
+        for (t, w, r) in per_proc {
             totals.add(&t);
             traces.found(w);
+            region_procs.push(r);
         }
         traces.checked.push(("processes", index.procs.len() as u64));
         traces.checked.push(("blocks", totals.blocks));
         traces.checked.push(("call records", totals.records));
 
-        let r = Regions::load(db);
-        regions.checked.push(("regions", r.numbers().len() as u64));
+        let r = Regions::from_procs(db, region_procs);
+        let numbers = r.numbers();
+        regions.checked.push(("regions", numbers.len() as u64));
         regions.checked.push((
             "ranges",
             r.procs
@@ -115,7 +118,7 @@ pub fn check_database(db: &Database) -> DatabaseCheck {
                 .sum(),
         ));
         regions.found(r.warnings.iter().cloned());
-        regions.found(region_problems(db, &r));
+        regions.found(region_problems(db, &r, &numbers));
     }
 
     let has_comm = db.require(Part::Comm).is_ok();
@@ -219,8 +222,9 @@ impl<'a> KnownFunctions<'a> {
     }
 }
 
-/// Checks one process's call records, block after block.
-fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>) {
+/// Checks one process's call records, block after block, and pairs its
+/// region records (read with the calls: one read per small block).
+fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>, (ProcRegions, Vec<Warning>)) {
     let proc = p.proc();
     let known = KnownFunctions::new(&proc.functions);
     let mut totals = CallTotals::default();
@@ -229,13 +233,15 @@ fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>) {
         Default::default();
     let mut warnings = Vec::new();
     let mut prev: Option<CallRecord> = None;
+    let mut region_records = Vec::new();
+    let mut region_warnings = Vec::new();
     for b in p.blocks() {
         totals.blocks += 1;
         let block = b.block();
         let here = Location::line(&block.header, block.line);
         let mut index = 0u64;
         let bounds = block.time_min_max;
-        let skipped = b.for_each_call(|c| {
+        let (regions, skipped) = b.regions_and_calls(|c| {
             index += 1;
             totals.records += 1;
             let mut fault = |f: CallFault| {
@@ -269,6 +275,10 @@ fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>) {
             prev = Some(*c);
         });
         warnings.extend(skipped);
+        match regions {
+            Ok(r) => region_records.extend(r.into_iter().map(|r| (r.time, r.number, r.start))),
+            Err(w) => region_warnings.push(w),
+        }
     }
     for (f, (count, at, first)) in faults {
         warnings.push(Warning::new(
@@ -280,19 +290,21 @@ fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>) {
             ),
         ));
     }
-    (totals, warnings)
+    let regions = ProcRegions::pair(proc.proc, region_records);
+    (totals, warnings, (regions, region_warnings))
 }
 
 /// Region checks beyond the pairing: numbers missing from the names table,
 /// ranges that end before they start, and processes whose number of region
 /// records differs from process 0's (a note: ranks may open regions
-/// differently).
-fn region_problems(db: &Database, r: &Regions) -> Vec<Warning> {
+/// differently). `numbers` are `r.numbers()` (asked once: a sort of every
+/// process's region numbers).
+fn region_problems(db: &Database, r: &Regions, numbers: &[i32]) -> Vec<Warning> {
     let at = Location::file(db.dir().join("bl_call_stats_H"));
     let mut out = Vec::new();
-    let unnamed: Vec<i32> = r
-        .numbers()
-        .into_iter()
+    let unnamed: Vec<i32> = numbers
+        .iter()
+        .copied()
         .filter(|n| !r.names.contains_key(n))
         .collect();
     if !unnamed.is_empty() && !r.names.is_empty() {
@@ -323,12 +335,8 @@ fn region_problems(db: &Database, r: &Regions) -> Vec<Warning> {
         }
     }
     if let Some(first) = r.procs.first() {
-        let ranges = |p: &super::regions::ProcRegions, n: i32| p.ranges.get(&n).map_or(0, Vec::len);
-        for n in r
-            .numbers()
-            .into_iter()
-            .filter(|&n| n != super::regions::NO_REGION)
-        {
+        let ranges = |p: &ProcRegions, n: i32| p.ranges.get(&n).map_or(0, Vec::len);
+        for &n in numbers.iter().filter(|&&n| n != super::regions::NO_REGION) {
             let differ: Vec<usize> = r
                 .procs
                 .iter()

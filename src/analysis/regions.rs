@@ -93,14 +93,11 @@ impl ProcRegions {
     /// The parts of `span` that no user-region range covers (zero-length
     /// gaps left out).
     fn outside_user_regions(&self, span: (f64, f64)) -> Vec<TimeRange> {
-        let user = RangeList::union_of(self.ranges.values().flatten().copied().collect());
-        let mut gaps = RangeList::single(TimeRange::new(span.0, span.1));
-        gaps.subtract_all(&user);
-        gaps.ranges()
-            .iter()
-            .filter(|r| !r.is_empty())
-            .copied()
-            .collect()
+        let mut user = Vec::with_capacity(self.ranges.values().map(Vec::len).sum());
+        for v in self.ranges.values() {
+            user.extend_from_slice(v);
+        }
+        RangeList::union_of(user).gaps_within(TimeRange::new(span.0, span.1))
     }
 
     /// Total seconds inside region `number`.
@@ -128,7 +125,13 @@ pub struct Regions {
 impl Regions {
     /// Reads and pairs the region records of every process, in parallel.
     pub fn load(db: &Database) -> Regions {
-        let per_proc: Vec<(ProcRegions, Vec<Warning>)> = db.trace_blocks(None).map_procs(load_proc);
+        Regions::from_procs(db, db.trace_blocks(None).map_procs(load_proc))
+    }
+
+    /// The regions of `db` from every process's paired records and the
+    /// warnings of reading them, in process order (for a pass that reads
+    /// the region records along with other data).
+    pub fn from_procs(db: &Database, per_proc: Vec<(ProcRegions, Vec<Warning>)>) -> Regions {
         let mut regions = Regions::default();
         if let Some(h) = &db.call_stats {
             for r in &h.regions {

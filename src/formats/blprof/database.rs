@@ -467,6 +467,24 @@ impl Database {
         super::trace::read_regions(&*self.data_handle(&block.datafile)?, block)
     }
 
+    /// [`Database::trace_regions`] and [`Database::stream_trace_call_batches`]
+    /// of one block, a small block read once (see
+    /// [`super::trace::read_regions_and_call_batches`]).
+    pub(crate) fn trace_regions_and_call_batches(
+        &self,
+        block: &TraceBlockRef,
+        mut f: impl FnMut(super::trace::CallBatch<'_>),
+    ) -> (Result<Vec<super::trace::RegionRecord>>, Result<()>) {
+        match self.data_handle(&block.datafile) {
+            Ok(file) => super::trace::read_regions_and_call_batches(&file, block, f),
+            // Each part reports the file as it does alone.
+            Err(_) => {
+                let calls = self.stream_trace_call_batches(block, &mut f);
+                (self.trace_regions(block), calls)
+            }
+        }
+    }
+
     /// Maps only the bytes of one comm block (offsets stay file offsets, so
     /// [`super::commdata::CommBlock::read`] works on it): memory stays at the blocks
     /// in hand. An extent past the end of the file maps what exists and

@@ -386,6 +386,69 @@ pub fn read_regions(file: &DataHandle, block: &TraceBlockRef) -> Result<Vec<Regi
     })
 }
 
+/// Bytes up to which a block is read whole by [`read_regions_and_call_batches`]
+/// (the reads the read-ahead window serves, see `crate::source`).
+const WHOLE_BLOCK: u64 = 16 << 10;
+
+/// [`read_regions`] and [`stream_call_batches`] of one block, with the same
+/// answers and errors, for a pass that wants both: a small f64 block (most
+/// of a run of thousands of processes) is read once, whole, instead of
+/// once per part, with its Real width found once.
+pub fn read_regions_and_call_batches(
+    file: &DataHandle,
+    block: &TraceBlockRef,
+    mut f: impl FnMut(CallBatch<'_>),
+) -> (Result<Vec<RegionRecord>>, Result<()>) {
+    let whole = with_scratch(|buf| {
+        let len = small_f64_block(file, block, buf)?;
+        let (regions, calls) = buf[..len.total].split_at(len.regions);
+        f(CallBatch {
+            bytes: calls,
+            real: RealWidth::F64,
+        });
+        let regions = TraceBlock {
+            regions,
+            calls: &[],
+            real: RealWidth::F64,
+        };
+        Some(regions.regions().collect())
+    });
+    match whole {
+        Some(regions) => (Ok(regions), Ok(())),
+        None => {
+            let calls = stream_call_batches(file, block, f);
+            (read_regions(file, block), calls)
+        }
+    }
+}
+
+/// Byte lengths of a block's region records and of the whole block.
+struct BlockLen {
+    regions: usize,
+    total: usize,
+}
+
+/// Reads `block` whole into the start of `buf` when it is an f64 block of
+/// at most [`WHOLE_BLOCK`] bytes and [`STREAM_CALLS`] calls that fits in
+/// its file and shows the f64 sentinel (so that [`locate`] and
+/// [`small_f64_calls`] would read it as f64 without error). `None` for any
+/// other block and on a failed read, left to the readers of each part.
+fn small_f64_block(file: &DataHandle, block: &TraceBlockRef, buf: &mut Vec<u8>) -> Option<BlockLen> {
+    let (rbytes, total) = extent(block, RealWidth::F64).ok()?;
+    let fits = block
+        .seekpos
+        .checked_add(total)
+        .is_some_and(|end| end <= file.len());
+    if block.ntrace == 0 || block.ntrace > STREAM_CALLS as u64 || total > WHOLE_BLOCK || !fits {
+        return None;
+    }
+    let (regions, total) = (rbytes as usize, total as usize);
+    let bytes = sized(buf, total);
+    file.read_exact_at(bytes, block.seekpos).ok()?;
+    let first = &bytes[regions..regions + call_size(RealWidth::F64) as usize];
+    is_sentinel_record(&decode_call(first, RealWidth::F64)).then_some(BlockLen { regions, total })
+}
+
 /// The Real width of `block` (f64 unless only the f32 layout shows a
 /// sentinel), its region bytes and its whole length, checked against the
 /// file's length: the same answers and errors as [`TraceBlock::read`].
@@ -644,6 +707,49 @@ pub(crate) mod tests {
             let regions = read_regions(&handle, block).unwrap();
             assert_eq!(regions, want.regions().collect::<Vec<_>>());
         }
+    }
+
+    /// Reading both parts of a block together gives what reading each
+    /// alone gives: a small f64 block (read whole), an f32 one, one too big
+    /// to read whole, and one past the end of its file (the same errors).
+    #[test]
+    fn regions_and_calls_read_together_match_each_read_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = block_bytes(&[(0.25, 1, true), (0.5, 1, false)], &[(0, 2, 3.0, 3.0, 7.0)]);
+        let big_calls: Vec<_> = (0..STREAM_CALLS + 3)
+            .map(|i| (0, 1, 2.0, 1.0, i as f64))
+            .collect();
+        let big = block_bytes(&[(0.5, 0, true), (0.9, 0, false)], &big_calls);
+        let f32 = block_bytes_f32(&[(0.25, 1, true)], &[(0, 4, 0.5)]);
+        let mut file = small.clone();
+        let mut at = |bytes: &[u8]| {
+            let seekpos = file.len() as u64;
+            file.extend_from_slice(bytes);
+            seekpos
+        };
+        let blocks = [
+            block_ref(0, 2, 2, 0),
+            block_ref(1, 2, big_calls.len() as u64 + 1, at(&big)),
+            block_ref(2, 1, 2, at(&f32)),
+            block_ref(3, 2, 2, at(&[]) - 50),
+        ];
+        let path = dir.path().join("bl_call_stats_D_00000");
+        std::fs::write(&path, &file).unwrap();
+        let handle = DataHandle::open(&path).unwrap();
+        let text = |r: &Result<()>| r.as_ref().map_err(ToString::to_string).cloned();
+        for block in &blocks {
+            let mut alone = Vec::new();
+            let calls_alone = stream_calls(&handle, block, |c| alone.push(*c));
+            let regions_alone = read_regions(&handle, block).map_err(|e| e.to_string());
+            let mut together = Vec::new();
+            let (regions, calls) = read_regions_and_call_batches(&handle, block, |batch| {
+                together.extend(batch.calls())
+            });
+            assert_eq!(together, alone, "process {}", block.proc);
+            assert_eq!(regions.map_err(|e| e.to_string()), regions_alone);
+            assert_eq!(text(&calls), text(&calls_alone));
+        }
+        assert!(read_regions(&handle, &blocks[3]).is_err());
     }
 
     #[test]

@@ -357,6 +357,28 @@ impl<'a> TraceBlockWalk<'a> {
         r.map_err(|e| Skipped::RegionRecords.trace(self.block, self.proc.proc, &e))
     }
 
+    /// [`Self::regions`] and [`Self::for_each_call`] together, for a pass
+    /// that wants both: a small block is read once instead of once each.
+    pub fn regions_and_calls(
+        &self,
+        mut f: impl FnMut(&CallRecord),
+    ) -> (Result<Vec<RegionRecord>, Warning>, Option<Warning>) {
+        let (regions, calls) = self.db.trace_regions_and_call_batches(self.block, |batch| {
+            for c in batch.calls() {
+                if !c.is_sentinel() {
+                    f(&c);
+                }
+            }
+        });
+        self.db.progress().advance(2);
+        (
+            regions.map_err(|e| Skipped::RegionRecords.trace(self.block, self.proc.proc, &e)),
+            calls
+                .err()
+                .map(|e| Skipped::TraceBlock.trace(self.block, self.proc.proc, &e)),
+        )
+    }
+
     /// The block mapped whole (its bytes only, see
     /// [`Database::trace_block_file`]), located and checked.
     pub fn mapped(&self, skipped: Skipped) -> Result<MappedTraceBlock<'a>, Warning> {
