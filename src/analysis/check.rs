@@ -12,7 +12,11 @@ use crate::formats::blprof::trace::CallRecord;
 use crate::formats::blprof::walk::TraceProcWalk;
 
 use super::comm::check::comm_check;
-use super::regions::{ProcRegions, Regions};
+use std::collections::BTreeMap;
+
+use super::regions::{
+    NO_REGION, ProcRegionCounts, ProcRegions, region_name, region_names, unpaired_records,
+};
 
 /// One part of the check.
 #[derive(Debug, serde::Serialize)]
@@ -97,28 +101,35 @@ pub fn check_database(db: &Database) -> DatabaseCheck {
         let per_proc = db.trace_blocks(None).map_procs(check_calls);
         let mut totals = CallTotals::default();
         let mut region_procs = Vec::with_capacity(per_proc.len());
-        for (t, w, r) in per_proc {
+        let mut region_warnings = Vec::new();
+        for (t, w, (r, rw)) in per_proc {
             totals.add(&t);
             traces.found(w);
+            region_warnings.extend(rw);
             region_procs.push(r);
         }
         traces.checked.push(("processes", index.procs.len() as u64));
         traces.checked.push(("blocks", totals.blocks));
         traces.checked.push(("call records", totals.records));
 
-        let r = Regions::from_procs(db, region_procs);
-        let numbers = r.numbers();
+        let names = region_names(db);
+        let numbers = region_numbers(&names, &region_procs);
         regions.checked.push(("regions", numbers.len() as u64));
         regions.checked.push((
             "ranges",
-            r.procs
+            region_procs
                 .iter()
-                .flat_map(|p| p.ranges.values())
-                .map(|v| v.len() as u64)
+                .flat_map(|p| &p.ranges)
+                .map(|(_, count)| *count as u64)
                 .sum(),
         ));
-        regions.found(r.warnings.iter().cloned());
-        regions.found(region_problems(db, &r, &numbers));
+        regions.found(region_warnings);
+        let unpaired = region_procs
+            .iter()
+            .map(|p| (p.proc, &p.unmatched_starts, &p.unmatched_stops));
+        let at = Location::file(db.dir());
+        regions.found(unpaired_records(&names, unpaired, region_procs.len(), &at));
+        regions.found(region_problems(db, &names, &region_procs, &numbers));
     }
 
     let has_comm = db.require(Part::Comm).is_ok();
@@ -224,7 +235,9 @@ impl<'a> KnownFunctions<'a> {
 
 /// Checks one process's call records, block after block, and pairs its
 /// region records (read with the calls: one read per small block).
-fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>, (ProcRegions, Vec<Warning>)) {
+fn check_calls(
+    p: TraceProcWalk<'_>,
+) -> (CallTotals, Vec<Warning>, (ProcRegionCounts, Vec<Warning>)) {
     let proc = p.proc();
     let known = KnownFunctions::new(&proc.functions);
     let mut totals = CallTotals::default();
@@ -238,14 +251,16 @@ fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>, (ProcRegions,
     for b in p.blocks() {
         totals.blocks += 1;
         let block = b.block();
-        let here = Location::line(&block.header, block.line);
         let mut index = 0u64;
         let bounds = block.time_min_max;
         let (regions, skipped) = b.regions_and_calls(|c| {
             index += 1;
             totals.records += 1;
             let mut fault = |f: CallFault| {
-                let e = faults.entry(f).or_insert((0, here.clone(), index - 1));
+                // The location made for a fault's first record only.
+                let e = faults
+                    .entry(f)
+                    .or_insert_with(|| (0, Location::line(&block.header, block.line), index - 1));
                 e.0 += 1;
             };
             let deepest = prev.map_or(0, |q| q.depth.saturating_add(1));
@@ -290,24 +305,50 @@ fn check_calls(p: TraceProcWalk<'_>) -> (CallTotals, Vec<Warning>, (ProcRegions,
             ),
         ));
     }
-    let regions = ProcRegions::pair(proc.proc, region_records);
+    // Counted here, in the process's task: its ranges are freed as soon
+    // as they are made.
+    let regions = ProcRegions::pair(proc.proc, region_records).into();
     (totals, warnings, (regions, region_warnings))
+}
+
+/// Every region number in the names table or with ranges on any process,
+/// in order.
+fn region_numbers(names: &BTreeMap<i32, String>, procs: &[ProcRegionCounts]) -> Vec<i32> {
+    let mut numbers: Vec<i32> = names.keys().copied().collect();
+    // Processes mostly have the regions of the one before: those are not
+    // added again (a sort of every process's numbers took a millisecond
+    // at 16,384 processes).
+    let mut previous: &[(i32, usize)] = &[];
+    for p in procs {
+        let same = (p.ranges.iter().map(|r| r.0)).eq(previous.iter().map(|r| r.0));
+        if !same {
+            numbers.extend(p.ranges.iter().map(|r| r.0));
+            previous = &p.ranges;
+        }
+    }
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
 }
 
 /// Region checks beyond the pairing: numbers missing from the names table,
 /// ranges that end before they start, and processes whose number of region
 /// records differs from process 0's (a note: ranks may open regions
-/// differently). `numbers` are `r.numbers()` (asked once: a sort of every
-/// process's region numbers).
-fn region_problems(db: &Database, r: &Regions, numbers: &[i32]) -> Vec<Warning> {
+/// differently). `numbers` are [`region_numbers`].
+fn region_problems(
+    db: &Database,
+    names: &BTreeMap<i32, String>,
+    procs: &[ProcRegionCounts],
+    numbers: &[i32],
+) -> Vec<Warning> {
     let at = Location::file(db.dir().join("bl_call_stats_H"));
     let mut out = Vec::new();
     let unnamed: Vec<i32> = numbers
         .iter()
         .copied()
-        .filter(|n| !r.names.contains_key(n))
+        .filter(|n| !names.contains_key(n))
         .collect();
-    if !unnamed.is_empty() && !r.names.is_empty() {
+    if !unnamed.is_empty() && !names.is_empty() {
         let list: Vec<String> = unnamed.iter().map(i32::to_string).collect();
         out.push(Warning::new(
             at.clone(),
@@ -317,30 +358,21 @@ fn region_problems(db: &Database, r: &Regions, numbers: &[i32]) -> Vec<Warning> 
             ),
         ));
     }
-    for p in &r.procs {
-        let backwards = p
-            .ranges
-            .values()
-            .flatten()
-            .filter(|t| t.stop < t.start)
-            .count();
-        if backwards > 0 {
-            out.push(Warning::new(
-                at.clone(),
-                format!(
-                    "process {}: {backwards} region range(s) stop before they start",
-                    p.proc
-                ),
-            ));
-        }
+    for p in procs.iter().filter(|p| p.backwards > 0) {
+        out.push(Warning::new(
+            at.clone(),
+            format!(
+                "process {}: {} region range(s) stop before they start",
+                p.proc, p.backwards
+            ),
+        ));
     }
-    if let Some(first) = r.procs.first() {
-        let ranges = |p: &ProcRegions, n: i32| p.ranges.get(&n).map_or(0, Vec::len);
-        for &n in numbers.iter().filter(|&&n| n != super::regions::NO_REGION) {
-            let differ: Vec<usize> = r
-                .procs
+    if let Some(first) = procs.first() {
+        for &n in numbers.iter().filter(|&&n| n != NO_REGION) {
+            let ranges = first.ranges_of(n);
+            let differ: Vec<usize> = procs
                 .iter()
-                .filter(|p| ranges(p, n) != ranges(first, n))
+                .filter(|p| p.ranges_of(n) != ranges)
                 .map(|p| p.proc)
                 .collect();
             if !differ.is_empty() {
@@ -348,8 +380,8 @@ fn region_problems(db: &Database, r: &Regions, numbers: &[i32]) -> Vec<Warning> 
                     at.clone(),
                     format!(
                         "region {:?}: {} range(s) on process {}, a different number on process(es) {}",
-                        r.name(n),
-                        ranges(first, n),
+                        region_name(names, n),
+                        ranges,
                         first.proc,
                         crate::model::procs::process_list(&differ, 6)
                     ),
@@ -358,4 +390,31 @@ fn region_problems(db: &Database, r: &Regions, numbers: &[i32]) -> Vec<Warning> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The numbers of the names table and of every process's ranges, each
+    /// once, in order, however the processes repeat or differ.
+    #[test]
+    fn region_numbers_are_the_names_and_every_process_s_ranges() {
+        let names: BTreeMap<i32, String> = [(0, "a".into()), (4, "b".into())].into();
+        let counts = |proc, numbers: &[i32]| ProcRegionCounts {
+            proc,
+            ranges: numbers.iter().map(|&n| (n, 1)).collect(),
+            ..Default::default()
+        };
+        let procs = [
+            counts(0, &[0, 2]),
+            counts(1, &[0, 2]),
+            counts(2, &[7]),
+            counts(3, &[0, 2]),
+            counts(4, &[]),
+            counts(5, &[3, 4]),
+        ];
+        assert_eq!(region_numbers(&names, &procs), vec![0, 2, 3, 4, 7]);
+        assert_eq!(region_numbers(&BTreeMap::new(), &procs[..2]), vec![0, 2]);
+    }
 }

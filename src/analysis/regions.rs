@@ -19,6 +19,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use smallvec::SmallVec;
+
 use super::ranges::{RangeList, TimeRange};
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::Database;
@@ -108,6 +110,50 @@ impl ProcRegions {
     }
 }
 
+/// What an integrity check keeps of one process's regions: how many
+/// ranges each region has and the records that did not pair, not the
+/// ranges themselves (at 16,384 processes those were most of a check's
+/// heap, allocated and freed one process at a time).
+#[derive(Debug, Clone, Default)]
+pub struct ProcRegionCounts {
+    pub proc: usize,
+    /// Closed ranges per region number with any, in number order
+    /// (`__NoRegion__`'s gaps included).
+    pub ranges: SmallVec<[(i32, usize); 8]>,
+    /// Ranges that stop before they start.
+    pub backwards: usize,
+    /// Stops that found no open start, per region.
+    pub unmatched_stops: BTreeMap<i32, usize>,
+    /// User-region starts never stopped.
+    pub unmatched_starts: BTreeMap<i32, usize>,
+}
+
+impl ProcRegionCounts {
+    /// The closed ranges of region `number` (0 without any).
+    pub fn ranges_of(&self, number: i32) -> usize {
+        self.ranges
+            .binary_search_by_key(&number, |(n, _)| *n)
+            .map_or(0, |i| self.ranges[i].1)
+    }
+}
+
+impl From<ProcRegions> for ProcRegionCounts {
+    fn from(p: ProcRegions) -> Self {
+        ProcRegionCounts {
+            proc: p.proc,
+            ranges: p.ranges.iter().map(|(&n, v)| (n, v.len())).collect(),
+            backwards: p
+                .ranges
+                .values()
+                .flatten()
+                .filter(|t| t.stop < t.start)
+                .count(),
+            unmatched_stops: p.unmatched_stops,
+            unmatched_starts: p.unmatched_starts,
+        }
+    }
+}
+
 /// Regions of every process of a database.
 #[derive(Debug, Default)]
 pub struct Regions {
@@ -129,17 +175,12 @@ impl Regions {
     }
 
     /// The regions of `db` from every process's paired records and the
-    /// warnings of reading them, in process order (for a pass that reads
-    /// the region records along with other data).
-    pub fn from_procs(db: &Database, per_proc: Vec<(ProcRegions, Vec<Warning>)>) -> Regions {
-        let mut regions = Regions::default();
-        if let Some(h) = &db.call_stats {
-            for r in &h.regions {
-                if let Ok(n) = i32::try_from(r.number) {
-                    regions.names.insert(n, r.name.clone());
-                }
-            }
-        }
+    /// warnings of reading them, in process order.
+    fn from_procs(db: &Database, per_proc: Vec<(ProcRegions, Vec<Warning>)>) -> Regions {
+        let mut regions = Regions {
+            names: region_names(db),
+            ..Default::default()
+        };
         for (p, w) in per_proc {
             regions.warnings.extend(w);
             if let Some((a, b)) = p.time_span {
@@ -156,101 +197,18 @@ impl Regions {
     }
 
     /// One message per region and kind of unpaired record, over all
-    /// processes: starts never stopped are damage (a run cut short), stops
-    /// without a start a known quirk of stock AMReX (a note).
+    /// processes (see [`unpaired_records`]).
     fn unpaired_records(&self, location: &Location) -> Vec<Warning> {
-        let mut starts: BTreeMap<i32, Vec<(usize, usize)>> = BTreeMap::new();
-        let mut stops: BTreeMap<i32, Vec<(usize, usize)>> = BTreeMap::new();
-        for p in &self.procs {
-            for (&n, &c) in &p.unmatched_starts {
-                starts.entry(n).or_default().push((p.proc, c));
-            }
-            for (&n, &c) in &p.unmatched_stops {
-                stops.entry(n).or_default().push((p.proc, c));
-            }
-        }
-        let nprocs = self.procs.len();
-        let mut out = Vec::new();
-        let numbers: BTreeSet<i32> = starts.keys().chain(stops.keys()).copied().collect();
-        for n in numbers {
-            if let Some(per_proc) = starts.get(&n) {
-                let what = "starts never stopped";
-                let text = self.unpaired_text(n, what, per_proc, nprocs);
-                out.push(Warning::new(
-                    location.clone(),
-                    format!("{text}; left out of its time ranges"),
-                ));
-            }
-            if let Some(per_proc) = stops.get(&n) {
-                let text = self.unpaired_text(n, "stops without a start", per_proc, nprocs);
-                out.push(Warning::note(
-                    location.clone(),
-                    format!("{text}; ignored for its time ranges"),
-                ));
-            }
-        }
-        out
-    }
-
-    /// `region "R" (number 5): 140 stops without a start on each of 8
-    /// processes`, or with the counts and processes when they differ.
-    fn unpaired_text(
-        &self,
-        n: i32,
-        what: &str,
-        per_proc: &[(usize, usize)],
-        nprocs: usize,
-    ) -> String {
-        let region = match self.names.get(&n) {
-            Some(name) => format!("region \"{name}\" (number {n})"),
-            None => format!("region {n}"),
-        };
-        let mut by_count: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for &(proc, count) in per_proc {
-            by_count.entry(count).or_default().push(proc);
-        }
-        if per_proc.len() == nprocs && by_count.len() == 1 {
-            let count = per_proc[0].1;
-            let each = if nprocs == 1 {
-                "on its 1 process".to_string()
-            } else {
-                format!("on each of {nprocs} processes")
-            };
-            return format!("{region}: {count} {what} {each}");
-        }
-        /// Counts listed before the rest are summed up.
-        const MAX_GROUPS: usize = 4;
-        let groups: Vec<String> = by_count
+        let procs = self
+            .procs
             .iter()
-            .rev()
-            .take(MAX_GROUPS)
-            .map(|(count, procs)| {
-                let on = if procs.len() == 1 {
-                    "process"
-                } else {
-                    "processes"
-                };
-                format!("{count} on {on} {}", process_list(procs, 6))
-            })
-            .collect();
-        let more = if by_count.len() > MAX_GROUPS {
-            ", …"
-        } else {
-            ""
-        };
-        format!(
-            "{region}: {what} on {} of {nprocs} processes ({}{more})",
-            per_proc.len(),
-            groups.join("; ")
-        )
+            .map(|p| (p.proc, &p.unmatched_starts, &p.unmatched_stops));
+        unpaired_records(&self.names, procs, self.procs.len(), location)
     }
 
     /// The region's name (`region N` when the names table lacks it).
     pub fn name(&self, number: i32) -> String {
-        self.names
-            .get(&number)
-            .cloned()
-            .unwrap_or_else(|| format!("region {number}"))
+        region_name(&self.names, number)
     }
 
     /// Every region number seen in the names table or in any process.
@@ -273,6 +231,125 @@ impl Regions {
             .ok()
             .map(|i| &self.procs[i])
     }
+}
+
+/// Region names by number (rank 0's table in `bl_call_stats_H`).
+pub fn region_names(db: &Database) -> BTreeMap<i32, String> {
+    let mut names = BTreeMap::new();
+    if let Some(h) = &db.call_stats {
+        for r in &h.regions {
+            if let Ok(n) = i32::try_from(r.number) {
+                names.insert(n, r.name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// The name of region `number` in `names` (`region N` when it lacks it).
+pub fn region_name(names: &BTreeMap<i32, String>, number: i32) -> String {
+    names
+        .get(&number)
+        .cloned()
+        .unwrap_or_else(|| format!("region {number}"))
+}
+
+/// Unpaired records of one process: its number, and its starts never
+/// stopped and stops without a start, per region.
+pub type Unpaired<'a> = (usize, &'a BTreeMap<i32, usize>, &'a BTreeMap<i32, usize>);
+
+/// One message per region and kind of unpaired record, over the `nprocs`
+/// processes `procs`: starts never stopped are damage (a run cut short),
+/// stops without a start a known quirk of stock AMReX (a note).
+pub fn unpaired_records<'a>(
+    names: &BTreeMap<i32, String>,
+    procs: impl Iterator<Item = Unpaired<'a>>,
+    nprocs: usize,
+    location: &Location,
+) -> Vec<Warning> {
+    let mut starts: BTreeMap<i32, Vec<(usize, usize)>> = BTreeMap::new();
+    let mut stops: BTreeMap<i32, Vec<(usize, usize)>> = BTreeMap::new();
+    for (proc, unmatched_starts, unmatched_stops) in procs {
+        for (&n, &c) in unmatched_starts {
+            starts.entry(n).or_default().push((proc, c));
+        }
+        for (&n, &c) in unmatched_stops {
+            stops.entry(n).or_default().push((proc, c));
+        }
+    }
+    let mut out = Vec::new();
+    let numbers: BTreeSet<i32> = starts.keys().chain(stops.keys()).copied().collect();
+    for n in numbers {
+        if let Some(per_proc) = starts.get(&n) {
+            let what = "starts never stopped";
+            let text = unpaired_text(names, n, what, per_proc, nprocs);
+            out.push(Warning::new(
+                location.clone(),
+                format!("{text}; left out of its time ranges"),
+            ));
+        }
+        if let Some(per_proc) = stops.get(&n) {
+            let text = unpaired_text(names, n, "stops without a start", per_proc, nprocs);
+            out.push(Warning::note(
+                location.clone(),
+                format!("{text}; ignored for its time ranges"),
+            ));
+        }
+    }
+    out
+}
+
+/// `region "R" (number 5): 140 stops without a start on each of 8
+/// processes`, or with the counts and processes when they differ.
+fn unpaired_text(
+    names: &BTreeMap<i32, String>,
+    n: i32,
+    what: &str,
+    per_proc: &[(usize, usize)],
+    nprocs: usize,
+) -> String {
+    let region = match names.get(&n) {
+        Some(name) => format!("region \"{name}\" (number {n})"),
+        None => format!("region {n}"),
+    };
+    let mut by_count: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &(proc, count) in per_proc {
+        by_count.entry(count).or_default().push(proc);
+    }
+    if per_proc.len() == nprocs && by_count.len() == 1 {
+        let count = per_proc[0].1;
+        let each = if nprocs == 1 {
+            "on its 1 process".to_string()
+        } else {
+            format!("on each of {nprocs} processes")
+        };
+        return format!("{region}: {count} {what} {each}");
+    }
+    /// Counts listed before the rest are summed up.
+    const MAX_GROUPS: usize = 4;
+    let groups: Vec<String> = by_count
+        .iter()
+        .rev()
+        .take(MAX_GROUPS)
+        .map(|(count, procs)| {
+            let on = if procs.len() == 1 {
+                "process"
+            } else {
+                "processes"
+            };
+            format!("{count} on {on} {}", process_list(procs, 6))
+        })
+        .collect();
+    let more = if by_count.len() > MAX_GROUPS {
+        ", …"
+    } else {
+        ""
+    };
+    format!(
+        "{region}: {what} on {} of {nprocs} processes ({}{more})",
+        per_proc.len(),
+        groups.join("; ")
+    )
 }
 
 fn load_proc(p: TraceProcWalk<'_>) -> (ProcRegions, Vec<Warning>) {
@@ -395,6 +472,38 @@ mod tests {
         );
         assert_eq!(r.unmatched_stops[&4], 1);
         assert_eq!(r.unmatched_starts[&5], 1);
+    }
+
+    /// A check keeps each region's number of ranges (`__NoRegion__`'s gaps
+    /// included), the ranges that go back, and the unpaired records.
+    #[test]
+    fn counts_keep_ranges_per_region_and_unpaired_records() {
+        let r = ProcRegions::pair(
+            7,
+            [
+                (1.0, 3, true),
+                (2.0, 3, false),
+                (3.0, 3, true),
+                (2.5, 3, false),
+                (4.0, 2, true),
+                (5.0, 2, false),
+                (5.5, 2, true),
+                (5.5, 2, false),
+                (6.0, 4, false),
+                (7.0, 5, true),
+            ],
+        );
+        let c = ProcRegionCounts::from(r.clone());
+        assert_eq!(c.proc, 7);
+        let want: Vec<(i32, usize)> = r.ranges.iter().map(|(&n, v)| (n, v.len())).collect();
+        assert_eq!(c.ranges.to_vec(), want);
+        assert_eq!(c.ranges_of(3), 2);
+        assert_eq!(c.ranges_of(NO_REGION), r.ranges[&NO_REGION].len());
+        assert_eq!(c.ranges_of(9), 0);
+        assert_eq!(c.ranges_of(2), 2);
+        assert_eq!(c.backwards, 1, "3.0 .. 2.5, not 5.5 .. 5.5");
+        assert_eq!(c.unmatched_stops, r.unmatched_stops);
+        assert_eq!(c.unmatched_starts, r.unmatched_starts);
     }
 
     #[test]

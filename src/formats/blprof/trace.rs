@@ -265,9 +265,11 @@ pub fn stream_call_batches(
     mut f: impl FnMut(CallBatch<'_>),
 ) -> Result<()> {
     with_scratch(|buf| {
-        if let Some(len) = small_f64_calls(file, block, buf)? {
+        // A small block's calls at once: one positioned read instead of
+        // two for the many tiny blocks of a run of thousands of processes.
+        if let Some(len) = read_small_f64(file, block, buf, SmallRead::Calls)? {
             f(CallBatch {
-                bytes: &buf[..len],
+                bytes: &buf[..len.total],
                 real: RealWidth::F64,
             });
             return Ok(());
@@ -313,34 +315,6 @@ fn sized(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
         buf.resize(len, 0);
     }
     &mut buf[..len]
-}
-
-/// Reads the call records of a block of at most [`STREAM_CALLS`] f64 calls
-/// that fits in its file into the start of `buf`, at once, and gives their
-/// length when the first record is the f64 sentinel (what [`locate`]
-/// would find): one positioned read instead of two for the many tiny
-/// blocks of a run of thousands of processes. `None` for any other
-/// block, left to [`locate`].
-fn small_f64_calls(
-    file: &DataHandle,
-    block: &TraceBlockRef,
-    buf: &mut Vec<u8>,
-) -> Result<Option<usize>> {
-    let Ok((rbytes, total)) = extent(block, RealWidth::F64) else {
-        return Ok(None);
-    };
-    let fits = block
-        .seekpos
-        .checked_add(total)
-        .is_some_and(|end| end <= file.len());
-    if block.ntrace == 0 || block.ntrace > STREAM_CALLS as u64 || !fits {
-        return Ok(None);
-    }
-    let len = (total - rbytes) as usize;
-    let calls = sized(buf, len);
-    file.read_exact_at(calls, block.seekpos + rbytes)?;
-    let first = decode_call(&calls[..call_size(RealWidth::F64) as usize], RealWidth::F64);
-    Ok(is_sentinel_record(&first).then_some(len))
 }
 
 /// A buffer of call records (see [`stream_call_batches`]).
@@ -400,7 +374,10 @@ pub fn read_regions_and_call_batches(
     mut f: impl FnMut(CallBatch<'_>),
 ) -> (Result<Vec<RegionRecord>>, Result<()>) {
     let whole = with_scratch(|buf| {
-        let len = small_f64_block(file, block, buf)?;
+        // On a failed read, each part is read again, with its own errors.
+        let len = read_small_f64(file, block, buf, SmallRead::Whole)
+            .ok()
+            .flatten()?;
         let (regions, calls) = buf[..len.total].split_at(len.regions);
         f(CallBatch {
             bytes: calls,
@@ -422,31 +399,55 @@ pub fn read_regions_and_call_batches(
     }
 }
 
-/// Byte lengths of a block's region records and of the whole block.
+/// Byte lengths of the region records and of all the bytes that
+/// [`read_small_f64`] read of a block.
 struct BlockLen {
     regions: usize,
     total: usize,
 }
 
-/// Reads `block` whole into the start of `buf` when it is an f64 block of
-/// at most [`WHOLE_BLOCK`] bytes and [`STREAM_CALLS`] calls that fits in
-/// its file and shows the f64 sentinel (so that [`locate`] and
-/// [`small_f64_calls`] would read it as f64 without error). `None` for any
-/// other block and on a failed read, left to the readers of each part.
-fn small_f64_block(file: &DataHandle, block: &TraceBlockRef, buf: &mut Vec<u8>) -> Option<BlockLen> {
-    let (rbytes, total) = extent(block, RealWidth::F64).ok()?;
+/// What [`read_small_f64`] reads of a block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SmallRead {
+    /// The call records, however many bytes the block has.
+    Calls,
+    /// Region and call records, up to [`WHOLE_BLOCK`] bytes.
+    Whole,
+}
+
+/// Reads `part` of `block` into the start of `buf` with one positioned read
+/// when the block is an f64 block of 1 to [`STREAM_CALLS`] calls that fits
+/// in its file and whose first call is the f64 sentinel (what [`locate`]
+/// would find: it is then read as f64 without error), and gives the
+/// lengths of what was read. `Ok(None)` for any other block (nothing, or
+/// bytes that are not the answer, left in `buf`).
+fn read_small_f64(
+    file: &DataHandle,
+    block: &TraceBlockRef,
+    buf: &mut Vec<u8>,
+    part: SmallRead,
+) -> Result<Option<BlockLen>> {
+    let Ok((rbytes, total)) = extent(block, RealWidth::F64) else {
+        return Ok(None);
+    };
     let fits = block
         .seekpos
         .checked_add(total)
         .is_some_and(|end| end <= file.len());
-    if block.ntrace == 0 || block.ntrace > STREAM_CALLS as u64 || total > WHOLE_BLOCK || !fits {
-        return None;
+    let too_big = part == SmallRead::Whole && total > WHOLE_BLOCK;
+    if block.ntrace == 0 || block.ntrace > STREAM_CALLS as u64 || too_big || !fits {
+        return Ok(None);
     }
-    let (regions, total) = (rbytes as usize, total as usize);
-    let bytes = sized(buf, total);
-    file.read_exact_at(bytes, block.seekpos).ok()?;
-    let first = &bytes[regions..regions + call_size(RealWidth::F64) as usize];
-    is_sentinel_record(&decode_call(first, RealWidth::F64)).then_some(BlockLen { regions, total })
+    // Bytes of the block before the first one read.
+    let skipped = if part == SmallRead::Calls { rbytes } else { 0 };
+    let len = BlockLen {
+        regions: (rbytes - skipped) as usize,
+        total: (total - skipped) as usize,
+    };
+    let bytes = sized(buf, len.total);
+    file.read_exact_at(bytes, block.seekpos + skipped)?;
+    let first = &bytes[len.regions..len.regions + call_size(RealWidth::F64) as usize];
+    Ok(is_sentinel_record(&decode_call(first, RealWidth::F64)).then_some(len))
 }
 
 /// The Real width of `block` (f64 unless only the f32 layout shows a
@@ -750,6 +751,50 @@ pub(crate) mod tests {
             assert_eq!(text(&calls), text(&calls_alone));
         }
         assert!(read_regions(&handle, &blocks[3]).is_err());
+    }
+
+    /// A small f64 block is read at once, its calls alone or whole (up to
+    /// [`WHOLE_BLOCK`] bytes); an f32 block, an empty one and one past the
+    /// end of its file are left to the readers of each part.
+    #[test]
+    fn small_f64_blocks_are_read_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = block_bytes(&[(0.25, 1, true)], &[(0, 2, 3.0, 3.0, 7.0)]);
+        let many: Vec<_> = (0..WHOLE_BLOCK / 40).map(|i| (0, 1, 2.0, 1.0, i as f64)).collect();
+        let big = block_bytes(&[], &many);
+        let f32 = block_bytes_f32(&[(0.25, 1, true)], &[(0, 4, 0.5)]);
+        let mut file = small.clone();
+        let mut at = |bytes: &[u8]| {
+            let seekpos = file.len() as u64;
+            file.extend_from_slice(bytes);
+            seekpos
+        };
+        // The f32 block first: read as f64, it fits in the file.
+        let (f32_at, big_at) = (at(&f32), at(&big));
+        let end = at(&[]);
+        let path = dir.path().join("bl_call_stats_D_00000");
+        std::fs::write(&path, &file).unwrap();
+        let handle = DataHandle::open(&path).unwrap();
+        let read = |block: &TraceBlockRef, part| {
+            let mut buf = Vec::new();
+            let len = read_small_f64(&handle, block, &mut buf, part).unwrap();
+            len.map(|l| (l.regions, l.total, buf[l.regions..l.total].to_vec()))
+        };
+        let calls = small[16..].to_vec();
+        let block = block_ref(0, 1, 2, 0);
+        assert_eq!(read(&block, SmallRead::Whole), Some((16, 96, calls.clone())));
+        assert_eq!(read(&block, SmallRead::Calls), Some((0, 80, calls)));
+        let block = block_ref(1, 0, many.len() as u64 + 1, big_at);
+        assert_eq!(read(&block, SmallRead::Whole), None, "over WHOLE_BLOCK bytes");
+        assert_eq!(read(&block, SmallRead::Calls).map(|r| r.1), Some(big.len()));
+        for block in [
+            block_ref(2, 1, 2, f32_at),
+            block_ref(3, 0, 0, 0),
+            block_ref(4, 1, 2, end - 50),
+        ] {
+            assert_eq!(read(&block, SmallRead::Whole), None, "process {}", block.proc);
+            assert_eq!(read(&block, SmallRead::Calls), None, "process {}", block.proc);
+        }
     }
 
     #[test]
