@@ -30,6 +30,7 @@ use crate::formats::blprof::commdata::{AFTER_CALL, BEFORE_CALL, func_name, is_se
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::{CommProcWalk, Skipped};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// One process at one barrier.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -89,8 +90,12 @@ pub struct BarrierSummary {
 /// name borrowed from the headers (or a function's), so that a process's
 /// barriers copy no names (one copy per barrier number is made).
 type Sync<'a> = (i64, &'a str, f64, f64);
+/// A process's synchronisations of one kind: inline up to one (a barrier
+/// per process is common at scale, where a vector per process was an
+/// allocation per process).
+type Syncs<'a> = SmallVec<[Sync<'a>; 1]>;
 /// One process: its barriers, its all-reductions, warnings.
-type ProcSyncs<'a> = (usize, Vec<Sync<'a>>, Vec<Sync<'a>>, Vec<Warning>);
+type ProcSyncs<'a> = (usize, Syncs<'a>, Syncs<'a>, Vec<Warning>);
 
 /// Barriers from the `bNum` entries (before record at the index, after
 /// record next); all-reductions (types 1–4) from their before/after records
@@ -99,7 +104,7 @@ type ProcSyncs<'a> = (usize, Vec<Sync<'a>>, Vec<Sync<'a>>, Vec<Warning>);
 fn proc_syncs<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> ProcSyncs<'a> {
     let sel = *walk.selection();
     let entered = |t: f64| ranges.is_none_or(|r| r.contains(t));
-    let (mut bars, mut reds) = (Vec::new(), Vec::new());
+    let (mut bars, mut reds) = (Syncs::new(), Syncs::new());
     let warnings = walk.for_each_block(
         Skipped::Synchronisations,
         Skipped::Synchronisations,
@@ -156,7 +161,7 @@ fn proc_syncs<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> ProcSyn
 /// `ranges` (`None`: all).
 fn proc_barriers<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> ProcSyncs<'a> {
     let sel = *walk.selection();
-    let (mut bars, mut warnings) = (Vec::new(), Vec::new());
+    let (mut bars, mut warnings) = (Syncs::new(), Vec::new());
     'blocks: for b in walk.blocks().filter(|b| !b.barriers.is_empty()) {
         for bar in &b.barriers {
             let Ok(i) = u64::try_from(bar.record_index) else {
@@ -177,7 +182,7 @@ fn proc_barriers<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> Proc
             }
         }
     }
-    (walk.proc().proc, bars, Vec::new(), warnings)
+    (walk.proc().proc, bars, Syncs::new(), warnings)
 }
 
 /// Synchronisations grouped by number, processes added in process order;
@@ -190,7 +195,7 @@ struct SyncGroups {
 }
 
 impl SyncGroups {
-    fn add(&mut self, proc: usize, list: Vec<Sync<'_>>) {
+    fn add(&mut self, proc: usize, list: Syncs<'_>) {
         let mut t = ProcBarrierTotals {
             proc,
             ..Default::default()
