@@ -13,7 +13,7 @@ use super::trace_summary::Selection;
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::{Database, ProcTrace};
 use crate::formats::blprof::walk::TraceProcWalk;
-use super::spread_merge::SpreadMerge;
+use super::spread_merge::{RunTrees, SpreadMerge};
 use crate::model::calltree::{CallTree, Metrics, NodeId};
 
 /// Metrics of a node merged over processes.
@@ -360,19 +360,123 @@ fn join_part(tree: &mut CallTree, part: &PartTree, context: &[String]) {
 }
 
 /// The tree of one process (`Some(proc)`) or merged over all processes.
+///
+/// Runs of processes gather their trees in parallel; the main thread only
+/// adds each run's union and sums (with thousands of small processes,
+/// merging every tree there left the other threads waiting on it).
 pub fn call_tree(
     db: &Database,
     selection: &Selection,
     proc: Option<usize>,
 ) -> (CallTree<Spread>, usize, Vec<Warning>) {
     let mut merge = SpreadMerge::default();
-    let pool = TreePool::default();
-    let warnings = for_each_process_tree(db, selection, proc, &pool, |p, t| (p, t), |(p, t)| {
-        merge.add(p, &t);
-        pool.put(t);
-    });
+    // Runs merged, for later runs to gather into: it holds at most the
+    // runs in flight at once.
+    let spare = std::sync::Mutex::new(Vec::new());
+    let warnings = for_each_process_run(
+        db,
+        selection,
+        proc,
+        || {
+            let mut spare = spare.lock().unwrap_or_else(|p| p.into_inner());
+            spare.pop().unwrap_or_else(RunTrees::default)
+        },
+        RunTrees::add,
+        |mut run| {
+            merge.add_run(&run);
+            run.clear();
+            spare.lock().unwrap_or_else(|p| p.into_inner()).push(run);
+        },
+    );
     let n = merge.procs();
     (merge.finish(), n, warnings)
+}
+
+/// Call records (by the headers' counts) past which a run of processes
+/// takes no further process: what a run gathers is held until it is
+/// consumed, a few runs per thread at once.
+const RUN_RECORDS: u64 = 1 << 15;
+
+/// Processes in a run at most (the headers' counts may be 0 or wrong).
+const RUN_PROCS: usize = 512;
+
+/// Runs per thread handed on at a time by [`for_each_process_run`].
+const RUNS_PER_THREAD: usize = 4;
+
+/// Folds the trees of each run of consecutive processes (`Some(proc)`: that
+/// one) into one value, `init()` then `visit(acc, process, tree)` in
+/// process order, the runs in parallel a window at a time, and hands the
+/// values to `consume` in process order; returns the warnings about the
+/// blocks, in process order. A run builds its trees into one
+/// [`CallTree`] (cleared between processes).
+pub fn for_each_process_run<A: Send>(
+    db: &Database,
+    selection: &Selection,
+    proc: Option<usize>,
+    init: impl Fn() -> A + Sync,
+    visit: impl Fn(&mut A, usize, &CallTree) + Sync,
+    mut consume: impl FnMut(A),
+) -> Vec<Warning> {
+    let walk = db.trace_blocks(proc.as_ref().map(std::slice::from_ref));
+    let one = walk.procs().count() == 1;
+    let records = |p: &TraceProcWalk<'_>| {
+        p.proc()
+            .blocks
+            .iter()
+            .fold(0u64, |n, b| n.saturating_add(b.ntrace))
+    };
+    let runs = runs(walk.procs(), records, RUN_RECORDS, RUN_PROCS);
+    let mut warnings = Vec::new();
+    crate::parallel::Ordered::per_thread(RUNS_PER_THREAD)
+        .overlapped()
+        .for_each(
+            runs,
+            |run| {
+                let mut acc = init();
+                let mut found = Vec::new();
+                let mut tree = CallTree::new();
+                for p in run {
+                    if one {
+                        let w;
+                        (tree, w) = process_tree(p, selection, one);
+                        found.extend(w);
+                    } else {
+                        found.extend(whole_process_tree_into(p, selection, &mut tree));
+                    }
+                    visit(&mut acc, p.proc().proc, &tree);
+                }
+                (acc, found)
+            },
+            |(acc, w)| {
+                warnings.extend(w);
+                consume(acc);
+            },
+        );
+    warnings
+}
+
+/// `items` cut into runs of consecutive ones: a run takes items while its
+/// `weight` stays within `max_weight` and it has fewer than `max_len`
+/// items; it takes one item at least.
+fn runs<T>(
+    items: impl Iterator<Item = T>,
+    weight: impl Fn(&T) -> u64,
+    max_weight: u64,
+    max_len: usize,
+) -> impl Iterator<Item = Vec<T>> {
+    let mut items = items.peekable();
+    std::iter::from_fn(move || {
+        let mut run = Vec::new();
+        let mut total = 0u64;
+        while let Some(item) = items.next_if(|item| {
+            let more = total.saturating_add(weight(item));
+            run.is_empty() || (more <= max_weight && run.len() < max_len)
+        }) {
+            total = total.saturating_add(weight(&item));
+            run.push(item);
+        }
+        (!run.is_empty()).then_some(run)
+    })
 }
 
 /// Processes' trees built in parallel per window handed on by
@@ -697,6 +801,25 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn runs_are_consecutive_and_bounded() {
+        let weights = [3u64, 4, 0, 9, 20, 1, 1, 1, 1, 1, 2, u64::MAX, 5];
+        let cut: Vec<Vec<u64>> = runs(weights.iter().copied(), |&w| w, 10, 4).collect();
+        assert_eq!(
+            cut,
+            vec![
+                vec![3, 4, 0],
+                vec![9],
+                vec![20],
+                vec![1, 1, 1, 1],
+                vec![1, 2],
+                vec![u64::MAX],
+                vec![5]
+            ]
+        );
+        assert_eq!(runs(std::iter::empty::<u64>(), |&w| w, 10, 4).count(), 0);
     }
 
     #[test]

@@ -30,6 +30,19 @@ impl SpreadMerge {
         self.procs += 1;
     }
 
+    /// Adds the trees of a run of processes (the runs in process order, after
+    /// the processes added before): the tree of adding them one at a time,
+    /// bit for bit, with one lookup per node of the run's union instead of
+    /// one per node of each tree.
+    pub fn add_run(&mut self, run: &RunTrees) {
+        let here = self.merged.merge_shape(&run.shape);
+        for &(node, proc, ref m) in &run.terms {
+            let at = here[node.0 as usize];
+            self.merged.node_mut(at).metrics.add(proc as usize, m);
+        }
+        self.procs += run.procs;
+    }
+
     /// Processes added so far.
     pub fn procs(&self) -> usize {
         self.procs
@@ -46,6 +59,43 @@ impl SpreadMerge {
             }
         }
         self.merged
+    }
+}
+
+/// The trees of a run of consecutive processes, gathered (in parallel with
+/// other runs) for [`SpreadMerge::add_run`]: floating-point sums depend on
+/// their order, so a run keeps each node's metrics per process, to be
+/// added in process order after those of the processes before the run.
+#[derive(Default)]
+pub struct RunTrees {
+    /// The union of the trees, numbered as a [`SpreadMerge`] of the run
+    /// alone numbers it.
+    shape: CallTree<()>,
+    /// (node of `shape`, process, its metrics there) in process order.
+    terms: Vec<(NodeId, u32, Metrics)>,
+    procs: usize,
+}
+
+impl RunTrees {
+    /// Empties the run for the next one, keeping its memory (a run's
+    /// metrics can be megabytes, new pages to fault in each time) and its
+    /// names (their translation into the merged tree is kept).
+    pub fn clear(&mut self) {
+        self.shape.clear();
+        self.terms.clear();
+        self.procs = 0;
+    }
+
+    /// Adds process `proc`'s tree (processes in order).
+    pub fn add(&mut self, proc: usize, tree: &CallTree) {
+        // As `Spread::add` keeps it.
+        let proc = u32::try_from(proc).unwrap_or(u32::MAX);
+        let terms = &mut self.terms;
+        let root = self.shape.root();
+        self.shape.merge_nodes(root, tree, tree.root(), |_, node, from| {
+            terms.push((node, proc, tree.node(from).metrics));
+        });
+        self.procs += 1;
     }
 }
 
@@ -137,6 +187,47 @@ mod tests {
         let whole = merge_trees(&trees);
         assert!(rows(&whole).len() > 5);
         assert_eq!(rows(&m.finish()), rows(&whole));
+    }
+
+    /// Pre-order ids and rows: the node numbering too.
+    fn numbered(t: &CallTree<Spread>) -> Vec<String> {
+        t.preorder()
+            .into_iter()
+            .map(|(id, d)| format!("{} {d} {} {:?}", id.0, t.name(id), t.node(id).metrics))
+            .collect()
+    }
+
+    #[test]
+    fn runs_add_as_their_trees_one_at_a_time() {
+        let mut trees = trees();
+        // A node first seen deep in one run and shallow in the next: a
+        // pre-order walk over the run's union would number them otherwise.
+        for (i, path) in [&["main", "a", "x"][..], &["late"][..], &["main", "a", "y"][..]]
+            .into_iter()
+            .enumerate()
+        {
+            let mut t: CallTree = CallTree::new();
+            let id = t.node_at_path(path);
+            t.node_mut(id).metrics.inclusive = 0.7 + i as f64;
+            trees.push((100 + i, t));
+        }
+        let mut one_at_a_time = SpreadMerge::default();
+        for (p, t) in &trees {
+            one_at_a_time.add(*p, t);
+        }
+        let expected = numbered(&one_at_a_time.finish());
+        for len in [1, 2, 5, 24, 100] {
+            let mut m = SpreadMerge::default();
+            for chunk in trees.chunks(len) {
+                let mut run = RunTrees::default();
+                for (p, t) in chunk {
+                    run.add(*p, t);
+                }
+                m.add_run(&run);
+            }
+            assert_eq!(m.procs(), trees.len());
+            assert_eq!(numbered(&m.finish()), expected, "runs of {len}");
+        }
     }
 
     #[test]

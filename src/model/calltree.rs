@@ -257,14 +257,27 @@ impl<M: Default> CallTree<M> {
         from: NodeId,
         mut combine: impl FnMut(&mut M, &N),
     ) {
+        self.merge_nodes(to, other, from, |tree, to, from| {
+            combine(&mut tree.nodes[to.0 as usize].metrics, &other.node(from).metrics)
+        });
+    }
+
+    /// Unifies the subtree of `other` at `from` into the subtree of `self`
+    /// at `to` as [`Self::merge_from`] does, calling `matched(self, node
+    /// here, node of other)` for every node of the subtree (in pre-order):
+    /// for merges that keep something per pair of nodes.
+    pub fn merge_nodes<N>(
+        &mut self,
+        to: NodeId,
+        other: &CallTree<N>,
+        from: NodeId,
+        mut matched: impl FnMut(&mut Self, NodeId, NodeId),
+    ) {
         // `other`'s name ids in this tree, translated once instead of per node.
         let names = self.take_translation(other);
         let mut stack = vec![(from, to)];
         while let Some((from, to)) = stack.pop() {
-            combine(
-                &mut self.nodes[to.0 as usize].metrics,
-                &other.node(from).metrics,
-            );
+            matched(self, to, from);
             // Create the targets in sibling order (new children keep
             // `other`'s order), then reverse them for a pre-order walk.
             let first = stack.len();
@@ -278,6 +291,30 @@ impl<M: Default> CallTree<M> {
             stack[first..].reverse();
         }
         self.keep_translation(other, names);
+    }
+
+    /// Per node of `other`, the node of this tree at the same path, the
+    /// missing ones created in `other`'s id order: merging trees one at a
+    /// time into `other` and then `other` into this tree numbers and orders
+    /// the nodes as merging the same trees into this tree directly (a node
+    /// is created here when it was created in `other`, unless it was here
+    /// already), as no pre-order walk over `other` would.
+    pub fn merge_shape<N>(&mut self, other: &CallTree<N>) -> Vec<NodeId> {
+        let names = self.take_translation(other);
+        let mut here = Vec::with_capacity(other.nodes.len());
+        here.push(self.root());
+        for i in 1..other.nodes.len() {
+            let id = NodeId(i as u32);
+            // A parent's id is below its children's: mapped already.
+            let parent = here[other.nodes[i].parent as usize];
+            let name = match names.get(other.node_names[i] as usize) {
+                Some(&name) => name,
+                None => self.intern(other.name(id)),
+            };
+            here.push(self.child_by_name_id(parent, name));
+        }
+        self.keep_translation(other, names);
+        here
     }
 
     /// [`Self::translate_names`] of `other`, from the translation kept by
