@@ -32,7 +32,7 @@ fn is_control(c: char) -> bool {
 /// Whether `s` holds a control character (line breaks counted unless
 /// `keep_newline`): a byte scan that clears the text of a big tree without
 /// decoding it (C1 controls are the UTF-8 sequences `C2 80`..`C2 9F`).
-fn has_control_bytes(s: &str, keep_newline: bool) -> bool {
+pub(crate) fn has_control_bytes(s: &str, keep_newline: bool) -> bool {
     let b = s.as_bytes();
     // Folds without early exits, which the compiler turns into vector code.
     let c0 = b.iter().fold(false, |found, &x| {

@@ -234,6 +234,9 @@ fn fit_columns(columns: &[Column], header: bool, rows: &[Vec<String>]) -> Vec<Fi
                 .map(|s| {
                     if c.path {
                         call_path::whole_width(s).min(MAX_CELL_BYTES)
+                    } else if s.len() <= MAX_CELL_BYTES && s.is_ascii() {
+                        // Kept whole, a character a byte: no decoding.
+                        s.len()
                     } else {
                         shortened_cell(s).chars().count()
                     }
@@ -257,11 +260,21 @@ fn write_row<'c>(
     keep: &[char],
     line: &mut String,
 ) -> io::Result<()> {
-    use std::fmt::Write as _;
     line.clear();
     for (i, ((column, limit), cell)) in columns.iter().zip(cells).enumerate() {
         if i > 0 {
             line.push_str(column.gap);
+        }
+        // Most cells (numbers, plain names) need none of the work below:
+        // written as they are, their width their length.
+        if let Some(chars) = plain_chars(cell, column, *limit) {
+            let width = if keep.is_empty() {
+                column.width.min(MAX_CELL_BYTES)
+            } else {
+                column.width
+            };
+            push_padded(line, cell, chars, width, column.align);
+            continue;
         }
         let cell = if column.shrink {
             middle_ellipsis(cell, *limit)
@@ -279,17 +292,39 @@ fn write_row<'c>(
         };
         // Names from the data: no raw control characters on a terminal.
         let cell = crate::report::escape::visible_except(&cell, keep);
-        // Writing into a String cannot fail.
-        // Padded by hand: a format width panics past 65,535 (a long name).
-        let short = if width > 0 { width.saturating_sub(cell.chars().count()) } else { 0 };
-        let pad = crate::report::numfmt::padding::Blanks(short);
-        let _ = match column.align {
-            Align::Left => write!(line, "{cell}{pad}"),
-            Align::Right => write!(line, "{pad}{cell}"),
-        };
+        push_padded(line, &cell, cell.chars().count(), width, column.align);
     }
     line.push('\n');
     w.write_all(line.as_bytes())
+}
+
+/// The characters of `cell` when it is written in `column` as it is: no
+/// control character (nothing escaped), within [`MAX_CELL_BYTES`] and, in
+/// a column that shrinks, within its `limit`.
+fn plain_chars(cell: &str, column: &Column, limit: usize) -> Option<usize> {
+    if cell.len() > MAX_CELL_BYTES || crate::report::escape::has_control_bytes(cell, false) {
+        return None;
+    }
+    // Characters: bytes that do not continue a UTF-8 sequence.
+    let chars = cell.bytes().filter(|&b| (b as i8) >= -0x40).count();
+    (!column.shrink || chars <= limit).then_some(chars)
+}
+
+/// `cell` of `chars` characters at the end of `line`, padded to `width`
+/// on the side its alignment leaves.
+fn push_padded(line: &mut String, cell: &str, chars: usize, width: usize, align: Align) {
+    // Padded by hand: a format width panics past 65,535 (a long name).
+    let pad = crate::report::numfmt::padding::Blanks(width.saturating_sub(chars));
+    match align {
+        Align::Left => {
+            line.push_str(cell);
+            pad.push_to(line);
+        }
+        Align::Right => {
+            pad.push_to(line);
+            line.push_str(cell);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -382,6 +417,33 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "  regions: region \"advance\"\n    (number 5): 140 stops\n    without a start\n"
+        );
+    }
+
+    #[test]
+    fn plain_cells_are_counted_in_characters_and_others_left_to_the_escapes() {
+        let name = Column::left("Name", 4);
+        assert_eq!(plain_chars("1.234 µs", &name, 20), Some(8));
+        assert_eq!(plain_chars("a\tb", &name, 20), None);
+        assert_eq!(plain_chars("a\u{85}b", &name, 20), None);
+        // Longer than a shrinking column's limit: shortened, not plain.
+        assert_eq!(plain_chars("abcdef", &name, 5), None);
+        assert_eq!(plain_chars("abcdef", &Column::right("N", 4), 5), Some(6));
+        assert_eq!(plain_chars(&"x".repeat(MAX_CELL_BYTES + 1), &name, usize::MAX), None);
+        let mut doc = Document::new();
+        doc.table(Table::new(
+            vec![Column::right("Wait", 10), Column::left("Host", 6).after(" |")],
+            vec![
+                vec!["1.234 µs".into(), "né".into()],
+                vec!["2 s".into(), "a\tb".into()],
+            ]
+            .into_iter(),
+        ));
+        let mut out = Vec::new();
+        write_document(&mut out, doc, None).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "      Wait |Host  \n  1.234 µs |né    \n       2 s |a\\tb  \n"
         );
     }
 
