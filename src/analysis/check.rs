@@ -15,7 +15,7 @@ use super::comm::check::comm_check;
 use std::collections::BTreeMap;
 
 use super::regions::{
-    NO_REGION, ProcRegionCounts, ProcRegions, region_name, region_names, unpaired_records,
+    NO_REGION, ProcRegionCounts, region_name, region_names, unpaired_records,
 };
 
 /// One part of the check.
@@ -305,9 +305,8 @@ fn check_calls(
             ),
         ));
     }
-    // Counted here, in the process's task: its ranges are freed as soon
-    // as they are made.
-    let regions = ProcRegions::pair(proc.proc, region_records).into();
+    // Counted here, in the process's task, without keeping its ranges.
+    let regions = ProcRegionCounts::count(proc.proc, region_records);
     (totals, warnings, (regions, region_warnings))
 }
 

@@ -78,13 +78,7 @@ impl RangeList {
     /// when regions are paired).
     pub fn union_of(mut ranges: Vec<TimeRange>) -> Self {
         ranges.sort_by(|a, b| a.start.total_cmp(&b.start));
-        ranges.dedup_by(|x, prev| {
-            let overlaps = prev.stop >= x.start;
-            if overlaps {
-                prev.stop = prev.stop.max(x.stop);
-            }
-            overlaps
-        });
+        merge_sorted(&mut ranges);
         RangeList { ranges }
     }
 
@@ -113,19 +107,8 @@ impl RangeList {
     /// The parts of `span` that no range covers, zero-length parts left
     /// out: [`Self::subtract_all`] from `span` alone, in one allocation.
     pub fn gaps_within(&self, span: TimeRange) -> Vec<TimeRange> {
-        // A linear skip, as in `subtract_all`: stops read from a file may
-        // be NaN, which a binary search would not skip alike.
-        let first = self
-            .ranges
-            .iter()
-            .take_while(|x| x.stop <= span.start)
-            .count();
         let mut gaps = Vec::with_capacity(self.ranges.len() + 1);
-        uncovered(span, &self.ranges[first..], |r| {
-            if !r.is_empty() {
-                gaps.push(r);
-            }
-        });
+        for_each_gap(&self.ranges, span, |r| gaps.push(r));
         gaps
     }
 
@@ -174,6 +157,42 @@ impl RangeList {
     pub fn total(&self) -> f64 {
         self.ranges.iter().map(TimeRange::len).sum()
     }
+}
+
+/// How many ranges `RangeList::union_of(ranges).gaps_within(span)` has,
+/// for `ranges` already sorted as `union_of` sorts them: merged in the
+/// caller's buffer and counted, so that a caller doing this once per
+/// process allocates nothing.
+pub fn gap_count_of_union(ranges: &mut Vec<TimeRange>, span: TimeRange) -> usize {
+    merge_sorted(ranges);
+    let mut count = 0;
+    for_each_gap(ranges, span, |_| count += 1);
+    count
+}
+
+/// Merges `ranges`, sorted by start, in place: ranges that overlap or
+/// touch become one.
+fn merge_sorted(ranges: &mut Vec<TimeRange>) {
+    ranges.dedup_by(|x, prev| {
+        let overlaps = prev.stop >= x.start;
+        if overlaps {
+            prev.stop = prev.stop.max(x.stop);
+        }
+        overlaps
+    });
+}
+
+/// Calls `f` on each part of `span` that `union` (sorted, merged ranges)
+/// does not cover, zero-length parts left out, in order.
+fn for_each_gap(union: &[TimeRange], span: TimeRange, mut f: impl FnMut(TimeRange)) {
+    // A linear skip, as in `subtract_all`: stops read from a file may
+    // be NaN, which a binary search would not skip alike.
+    let first = union.iter().take_while(|x| x.stop <= span.start).count();
+    uncovered(span, &union[first..], |r| {
+        if !r.is_empty() {
+            f(r);
+        }
+    });
 }
 
 /// Calls `f` on each part of `t` that `cut` (sorted ranges, the first one
@@ -284,7 +303,8 @@ mod tests {
     }
 
     /// `gaps_within` is `subtract_all` from the span alone with the empty
-    /// parts left out, NaN stops included (a region time may be NaN).
+    /// parts left out, NaN stops included (a region time may be NaN), and
+    /// `gap_count_of_union` counts its ranges.
     #[test]
     fn gaps_within_is_the_span_less_the_list() {
         let r = TimeRange::new;
@@ -296,8 +316,12 @@ mod tests {
             vec![r(-3.0, -2.0), r(f64::NAN, 1.0), r(3.0, 4.0)],
         ];
         for ranges in lists {
+            let mut sorted = ranges.clone();
+            sorted.sort_by(|a, b| a.start.total_cmp(&b.start));
             let list = RangeList::union_of(ranges);
             for span in [r(0.0, 10.0), r(2.0, 2.0), r(5.5, 11.0)] {
+                let count = gap_count_of_union(&mut sorted.clone(), span);
+                assert_eq!(count, list.gaps_within(span).len(), "{list:?} {span:?}");
                 let mut want = RangeList::single(span);
                 want.subtract_all(&list);
                 let want: Vec<_> = want.ranges().iter().filter(|r| !r.is_empty()).copied().collect();

@@ -17,11 +17,12 @@
 //! the two agree (the writer's own ranges end a few microseconds after the
 //! user start they precede, and that start's calls come later).
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use smallvec::SmallVec;
 
-use super::ranges::{RangeList, TimeRange};
+use super::ranges::{RangeList, TimeRange, gap_count_of_union};
 use crate::error::{Location, Warning};
 use crate::formats::blprof::database::Database;
 use crate::formats::blprof::walk::TraceProcWalk;
@@ -114,7 +115,7 @@ impl ProcRegions {
 /// ranges each region has and the records that did not pair, not the
 /// ranges themselves (at 16,384 processes those were most of a check's
 /// heap, allocated and freed one process at a time).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProcRegionCounts {
     pub proc: usize,
     /// Closed ranges per region number with any, in number order
@@ -137,20 +138,131 @@ impl ProcRegionCounts {
     }
 }
 
-impl From<ProcRegions> for ProcRegionCounts {
-    fn from(p: ProcRegions) -> Self {
-        ProcRegionCounts {
-            proc: p.proc,
-            ranges: p.ranges.iter().map(|(&n, v)| (n, v.len())).collect(),
-            backwards: p
-                .ranges
-                .values()
-                .flatten()
-                .filter(|t| t.stop < t.start)
-                .count(),
-            unmatched_stops: p.unmatched_stops,
-            unmatched_starts: p.unmatched_starts,
+impl ProcRegionCounts {
+    /// Pairs a process's region records (all blocks, in order) as
+    /// [`ProcRegions::pair`] does and keeps only the counts, in buffers
+    /// reused by the thread from process to process: pairing into maps of
+    /// vectors cost a dozen allocations per process, the most of a check
+    /// at 16,384 processes after the reading.
+    pub fn count(proc: usize, records: impl IntoIterator<Item = (f64, i32, bool)>) -> Self {
+        RegionCounter::with(|counter| counter.count(proc, records))
+    }
+}
+
+/// One user region's pairing state on the process being counted.
+#[derive(Default)]
+struct RegionTally {
+    /// Whether the process has a record of this region.
+    seen: bool,
+    /// Start times not yet stopped, the most recent last.
+    open: Vec<f64>,
+    /// Closed ranges.
+    closed: usize,
+    /// Stops that found no open start.
+    unmatched_stops: usize,
+}
+
+impl RegionTally {
+    /// Unseen and empty, the stack's capacity kept.
+    fn reset(&mut self) {
+        self.seen = false;
+        self.open.clear();
+        self.closed = 0;
+        self.unmatched_stops = 0;
+    }
+}
+
+/// A thread's buffers for [`ProcRegionCounts::count`].
+#[derive(Default)]
+struct RegionCounter {
+    /// Per user region number: kept from one process to the next while
+    /// the processes have it (processes mostly have the same regions), so
+    /// their stacks keep their capacity.
+    tallies: BTreeMap<i32, RegionTally>,
+    /// The closed user ranges, with their region number, in closing order.
+    closed: Vec<(TimeRange, i32)>,
+    /// The same ranges in the order `ProcRegions::pair` unites them.
+    user: Vec<TimeRange>,
+}
+
+thread_local! {
+    static REGION_COUNTER: RefCell<RegionCounter> = RefCell::default();
+}
+
+impl RegionCounter {
+    fn with<R>(f: impl FnOnce(&mut RegionCounter) -> R) -> R {
+        REGION_COUNTER.with(|c| f(&mut c.borrow_mut()))
+    }
+
+    fn count(
+        &mut self,
+        proc: usize,
+        records: impl IntoIterator<Item = (f64, i32, bool)>,
+    ) -> ProcRegionCounts {
+        // Regions the last process did not have are dropped: the map
+        // stays the size of one process's regions.
+        self.tallies.retain(|_, t| t.seen);
+        self.tallies.values_mut().for_each(RegionTally::reset);
+        self.closed.clear();
+        let mut out = ProcRegionCounts {
+            proc,
+            ..Default::default()
+        };
+        let mut time_span: Option<(f64, f64)> = None;
+        for (time, number, start) in records {
+            if number < 0 {
+                continue;
+            }
+            time_span = Some(match time_span {
+                None => (time, time),
+                Some((a, b)) => (a.min(time), b.max(time)),
+            });
+            if number == NO_REGION {
+                continue;
+            }
+            let tally = self.tallies.entry(number).or_default();
+            tally.seen = true;
+            if start {
+                tally.open.push(time);
+            } else if let Some(t0) = tally.open.pop() {
+                tally.closed += 1;
+                let range = TimeRange::new(t0, time);
+                out.backwards += usize::from(range.stop < range.start);
+                self.closed.push((range, number));
+            } else {
+                tally.unmatched_stops += 1;
+            }
         }
+        if let Some((a, b)) = time_span {
+            let gaps = self.gaps_outside_user_regions(TimeRange::new(a, b));
+            if gaps > 0 {
+                out.ranges.push((NO_REGION, gaps));
+            }
+        }
+        for (&number, t) in self.tallies.iter().filter(|(_, t)| t.seen) {
+            if t.closed > 0 {
+                out.ranges.push((number, t.closed));
+            }
+            if t.unmatched_stops > 0 {
+                out.unmatched_stops.insert(number, t.unmatched_stops);
+            }
+            if !t.open.is_empty() {
+                out.unmatched_starts.insert(number, t.open.len());
+            }
+        }
+        out
+    }
+
+    /// How many `__NoRegion__` ranges [`ProcRegions::pair`] makes of
+    /// `span`: its user ranges, each region's sorted by start and the
+    /// regions in number order, sorted again by start (both sorts stable:
+    /// with NaN stops the order of equal starts changes the union).
+    fn gaps_outside_user_regions(&mut self, span: TimeRange) -> usize {
+        self.closed
+            .sort_by(|(a, na), (b, nb)| a.start.total_cmp(&b.start).then(na.cmp(nb)));
+        self.user.clear();
+        self.user.extend(self.closed.iter().map(|(r, _)| *r));
+        gap_count_of_union(&mut self.user, span)
     }
 }
 
@@ -478,22 +590,21 @@ mod tests {
     /// included), the ranges that go back, and the unpaired records.
     #[test]
     fn counts_keep_ranges_per_region_and_unpaired_records() {
-        let r = ProcRegions::pair(
-            7,
-            [
-                (1.0, 3, true),
-                (2.0, 3, false),
-                (3.0, 3, true),
-                (2.5, 3, false),
-                (4.0, 2, true),
-                (5.0, 2, false),
-                (5.5, 2, true),
-                (5.5, 2, false),
-                (6.0, 4, false),
-                (7.0, 5, true),
-            ],
-        );
-        let c = ProcRegionCounts::from(r.clone());
+        let records = [
+            (1.0, 3, true),
+            (2.0, 3, false),
+            (3.0, 3, true),
+            (2.5, 3, false),
+            (4.0, 2, true),
+            (5.0, 2, false),
+            (5.5, 2, true),
+            (5.5, 2, false),
+            (6.0, 4, false),
+            (7.0, 5, true),
+        ];
+        let r = ProcRegions::pair(7, records);
+        let c = ProcRegionCounts::count(7, records);
+        assert_eq!(c, counts_of(&r));
         assert_eq!(c.proc, 7);
         let want: Vec<(i32, usize)> = r.ranges.iter().map(|(&n, v)| (n, v.len())).collect();
         assert_eq!(c.ranges.to_vec(), want);
@@ -504,6 +615,48 @@ mod tests {
         assert_eq!(c.backwards, 1, "3.0 .. 2.5, not 5.5 .. 5.5");
         assert_eq!(c.unmatched_stops, r.unmatched_stops);
         assert_eq!(c.unmatched_starts, r.unmatched_starts);
+    }
+
+    /// The counts of a process's paired regions, straight from its ranges.
+    fn counts_of(p: &ProcRegions) -> ProcRegionCounts {
+        ProcRegionCounts {
+            proc: p.proc,
+            ranges: p.ranges.iter().map(|(&n, v)| (n, v.len())).collect(),
+            backwards: (p.ranges.values().flatten())
+                .filter(|t| t.stop < t.start)
+                .count(),
+            unmatched_stops: p.unmatched_stops.clone(),
+            unmatched_starts: p.unmatched_starts.clone(),
+        }
+    }
+
+    /// Counting gives what pairing gives, on processes one after another on
+    /// the same thread (its buffers reused) whose regions come and go, with
+    /// times out of order, equal starts and NaN.
+    #[test]
+    fn counts_are_those_of_the_paired_ranges() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        for proc in 0..400 {
+            let nregions = 1 + next(6) as i32;
+            let records: Vec<(f64, i32, bool)> = (0..next(40))
+                .map(|_| {
+                    let time = match next(20) {
+                        0 => f64::NAN,
+                        1 => 0.0,
+                        k => k as f64 * 0.5,
+                    };
+                    (time, next(nregions as u64 + 1) as i32 - 1, next(2) == 0)
+                })
+                .collect();
+            let want = counts_of(&ProcRegions::pair(proc, records.iter().copied()));
+            assert_eq!(ProcRegionCounts::count(proc, records), want, "process {proc}");
+        }
     }
 
     #[test]
