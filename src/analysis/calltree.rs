@@ -397,8 +397,9 @@ pub fn call_tree(
 /// consumed, a few runs per thread at once.
 const RUN_RECORDS: u64 = 1 << 15;
 
-/// Processes in a run at most (the headers' counts may be 0 or wrong).
-const RUN_PROCS: usize = 512;
+/// Processes in a run at most (the headers' counts may be 0 or wrong):
+/// runs end at every multiple of it, for chunked merges to take whole runs.
+pub(crate) const RUN_PROCS: usize = 512;
 
 /// Runs per thread handed on at a time by [`for_each_process_run`].
 const RUNS_PER_THREAD: usize = 4;
@@ -456,8 +457,10 @@ pub fn for_each_process_run<A: Send>(
 }
 
 /// `items` cut into runs of consecutive ones: a run takes items while its
-/// `weight` stays within `max_weight` and it has fewer than `max_len`
-/// items; it takes one item at least.
+/// `weight` stays within `max_weight` and it takes one item at least; no
+/// run crosses a multiple of `max_len` items, so that a caller summing
+/// blocks of a multiple of `max_len` items can take whole runs
+/// ([`RUN_PROCS`]).
 fn runs<T>(
     items: impl Iterator<Item = T>,
     weight: impl Fn(&T) -> u64,
@@ -465,24 +468,22 @@ fn runs<T>(
     max_len: usize,
 ) -> impl Iterator<Item = Vec<T>> {
     let mut items = items.peekable();
+    let max_len = max_len.max(1);
+    let mut taken = 0usize;
     std::iter::from_fn(move || {
         let mut run = Vec::new();
         let mut total = 0u64;
         while let Some(item) = items.next_if(|item| {
             let more = total.saturating_add(weight(item));
-            run.is_empty() || (more <= max_weight && run.len() < max_len)
+            run.is_empty() || (more <= max_weight && !taken.is_multiple_of(max_len))
         }) {
             total = total.saturating_add(weight(&item));
             run.push(item);
+            taken += 1;
         }
         (!run.is_empty()).then_some(run)
     })
 }
-
-/// Processes' trees built in parallel per window handed on by
-/// [`for_each_process_tree`] (a few per thread: their trees are what is
-/// held at once).
-const TREES_PER_THREAD: usize = 16;
 
 /// Trees done with, for later processes' trees to be built into
 /// ([`CallTree::clear`] keeps their memory): with thousands of small
@@ -507,46 +508,6 @@ impl<M: Default> TreePool<M> {
         let tree = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
         tree.unwrap_or_default()
     }
-}
-
-/// Builds the tree of each process (`Some(proc)`: that one) in parallel, a
-/// window of processes at a time, turns each with `map(process, tree)`
-/// (in parallel too) and hands the results to `consume` in process order;
-/// returns the warnings about the blocks, in process order. Memory holds
-/// a window or two of trees, not one per process as [`process_trees`].
-/// Trees are built into ones taken from `pool` (`consume` may put them
-/// back).
-pub fn for_each_process_tree<R: Send>(
-    db: &Database,
-    selection: &Selection,
-    proc: Option<usize>,
-    pool: &TreePool,
-    map: impl Fn(usize, CallTree) -> R + Sync,
-    mut consume: impl FnMut(R),
-) -> Vec<Warning> {
-    let walk = db.trace_blocks(proc.as_ref().map(std::slice::from_ref));
-    let one = walk.procs().count() == 1;
-    let mut warnings = Vec::new();
-    crate::parallel::Ordered::per_thread(TREES_PER_THREAD)
-        .overlapped()
-        .for_each(
-            walk.procs(),
-            |p| {
-                let (tree, w) = if one {
-                    process_tree(p, selection, one)
-                } else {
-                    let mut tree = pool.take();
-                    let w = whole_process_tree_into(p, selection, &mut tree);
-                    (tree, w)
-                };
-                (map(p.proc().proc, tree), w)
-            },
-            |(r, w)| {
-                warnings.extend(w);
-                consume(r);
-            },
-        );
-    warnings
 }
 
 /// The tree of each process (`Some(proc)`: that one), in process order,
@@ -813,8 +774,8 @@ mod tests {
                 vec![3, 4, 0],
                 vec![9],
                 vec![20],
-                vec![1, 1, 1, 1],
-                vec![1, 2],
+                vec![1, 1, 1],
+                vec![1, 1, 2],
                 vec![u64::MAX],
                 vec![5]
             ]
@@ -902,12 +863,11 @@ mod tests {
         assert_eq!(one.concat(), vec![expected[7].clone()]);
     }
 
-    /// The trees streamed by [`for_each_process_tree`], built into trees
-    /// handed back, merge to the tree of the process trees built anew, at
-    /// any number of threads; the pool ends with fewer trees than processes
-    /// (trees were reused).
+    /// The trees merged by runs of processes on the workers equal the
+    /// process trees built anew and merged one by one, at any number of
+    /// threads.
     #[test]
-    fn reused_trees_merge_as_fresh_ones() {
+    fn run_merged_trees_equal_fresh_ones() {
         let (_dir, db) = fifty_procs();
         let selection = Selection { ranges: None };
         let rows = |t: &CallTree<Spread>| {
@@ -924,21 +884,9 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let pool = TreePool::default();
-            let mut merge = SpreadMerge::default();
-            threads_pool.install(|| {
-                for_each_process_tree(&db, &selection, None, &pool, |p, t| (p, t), |(p, t)| {
-                    merge.add(p, &t);
-                    pool.put(t);
-                })
-            });
-            assert_eq!(merge.procs(), 50);
-            assert_eq!(rows(&merge.finish()), expected, "{threads} threads");
-            let kept = pool.0.lock().unwrap().len();
-            assert!(kept < 50, "{threads} threads: {kept} trees, none reused");
+            let (tree, n, _) = threads_pool.install(|| call_tree(&db, &selection, None));
+            assert_eq!((rows(&tree), n), (expected.clone(), 50), "{threads} threads");
         }
-        let (tree, n, _) = call_tree(&db, &selection, None);
-        assert_eq!((rows(&tree), n), (expected, 50));
     }
 
     /// Runs of records cut anywhere and joined equal one walk over all of

@@ -5,11 +5,12 @@
 //! the run did not write, or could not be read, becomes an [`Absent`] note.
 
 use std::collections::HashSet;
+use std::sync::Mutex;
 
 use super::base_summary::base_summary;
 use super::callers::{MERGE_CHUNK, bottom_up_into};
-use super::calltree::{Spread, TreePool, for_each_process_tree};
-use super::spread_merge::{ChunkedSpreadMerge, SpreadMerge};
+use super::calltree::{RUN_PROCS, Spread, for_each_process_run};
+use super::spread_merge::{ChunkedSpreadMerge, RunTrees, SpreadMerge};
 use super::comm::scope::CommScope;
 use super::comm::select::CommSelection;
 use super::comm::sync::{SendMatrixGroups, send_matrix_groups};
@@ -227,28 +228,29 @@ fn trace_sections(
         Some(p) if !traced(p) => Err(Absent(format!("No call traces for process {p}."))),
         _ => {
             // One read of the traces for both trees, as `calltree` and
-            // `calltree --bottom-up` build them.
-            // Each process's trees are merged as they come, in process
-            // order: memory holds a window of them, not one per process.
+            // `calltree --bottom-up` build them: runs of processes gather
+            // both on the workers, the main thread adds each run in
+            // process order (as `call_tree` does), so memory holds a window
+            // of runs, not a tree per process.
             let mut down = SpreadMerge::default();
             let mut up = ChunkedSpreadMerge::new(MERGE_CHUNK);
             let mut cut = false;
-            let (pool, up_pool) = (TreePool::default(), TreePool::default());
-            let w = for_each_process_tree(
+            let spare = Mutex::new(Vec::new());
+            let w = for_each_process_run(
                 db,
                 &Selection { ranges: None },
                 opts.proc,
-                &pool,
-                |p, t| {
-                    let built = bottom_up_into(&t, &|_| true, up_pool.take());
-                    (p, t, built)
+                || {
+                    let mut spare = spare.lock().unwrap_or_else(|p| p.into_inner());
+                    spare.pop().unwrap_or_else(RunBothTrees::default)
                 },
-                |(p, t, built)| {
-                    down.add(p, &t);
-                    pool.put(t);
-                    cut |= built.cut;
-                    up.add(p, &built.tree);
-                    up_pool.put(built.tree);
+                RunBothTrees::add,
+                |mut run| {
+                    down.add_run(&run.down);
+                    up.add_run(&run.up);
+                    cut |= run.cut;
+                    run.clear();
+                    spare.lock().unwrap_or_else(|p| p.into_inner()).push(run);
                 },
             );
             warnings.extend(w);
@@ -269,6 +271,39 @@ fn trace_sections(
         Ok(timelines)
     };
     (tree, Ok(stats), timeline)
+}
+
+// The bottom-up merge sums chunks of `MERGE_CHUNK` processes: runs end at
+// its edges, so it takes them whole, with the same sums.
+const _: () = assert!(MERGE_CHUNK.is_multiple_of(RUN_PROCS));
+
+/// What a run of consecutive processes gathers for both trees.
+#[derive(Default)]
+struct RunBothTrees {
+    down: RunTrees,
+    up: RunTrees,
+    /// Some process's caller paths were cut.
+    cut: bool,
+    /// The bottom-up tree of the process being added (its memory reused).
+    scratch: CallTree,
+}
+
+impl RunBothTrees {
+    /// Adds process `proc`'s tree and its bottom-up tree.
+    fn add(&mut self, proc: usize, tree: &CallTree) {
+        self.down.add(proc, tree);
+        let built = bottom_up_into(tree, &|_| true, std::mem::take(&mut self.scratch));
+        self.cut |= built.cut;
+        self.up.add(proc, &built.tree);
+        self.scratch = built.tree;
+    }
+
+    /// Empties the run for the next one, keeping its memory.
+    fn clear(&mut self) {
+        self.down.clear();
+        self.up.clear();
+        self.cut = false;
+    }
 }
 
 /// Send matrix and communication timeline, from the comm profile.

@@ -124,6 +124,17 @@ impl ChunkedSpreadMerge {
         }
     }
 
+    /// Adds the trees of a run of processes (the runs in process order): as
+    /// adding them one at a time, bit for bit, if no run crosses a multiple
+    /// of `chunk` processes (a chunk closes at the first run end at or past
+    /// `chunk` processes).
+    pub fn add_run(&mut self, run: &RunTrees) {
+        self.current.add_run(run);
+        if self.current.procs() >= self.chunk {
+            self.absorb_chunk();
+        }
+    }
+
     fn absorb_chunk(&mut self) {
         let chunk = std::mem::take(&mut self.current).finish();
         self.total.merge_with(&chunk, Spread::absorb);
@@ -243,6 +254,30 @@ mod tests {
                 expected.merge_with(&merge_trees(c), Spread::absorb);
             }
             assert_eq!(rows(&m.finish()), rows(&expected), "chunk {chunk}");
+        }
+    }
+
+    #[test]
+    fn chunked_runs_add_as_their_trees_one_at_a_time() {
+        let trees = trees();
+        for (chunk, run_len) in [(4, 2), (6, 3), (6, 6), (1, 1), (100, 7)] {
+            let mut one_at_a_time = ChunkedSpreadMerge::new(chunk);
+            for (p, t) in &trees {
+                one_at_a_time.add(*p, t);
+            }
+            let mut m = ChunkedSpreadMerge::new(chunk);
+            for c in trees.chunks(run_len) {
+                let mut run = RunTrees::default();
+                for (p, t) in c {
+                    run.add(*p, t);
+                }
+                m.add_run(&run);
+            }
+            assert_eq!(
+                numbered(&m.finish()),
+                numbered(&one_at_a_time.finish()),
+                "chunk {chunk}, runs of {run_len}"
+            );
         }
     }
 }
