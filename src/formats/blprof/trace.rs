@@ -616,6 +616,13 @@ pub(crate) mod tests {
     }
 
     /// f32 bytes of a block like [`block_bytes`]'s.
+    /// Appends `bytes` to `file`, giving their seek position there.
+    fn append(file: &mut Vec<u8>, bytes: &[u8]) -> u64 {
+        let seekpos = file.len() as u64;
+        file.extend_from_slice(bytes);
+        seekpos
+    }
+
     fn block_bytes_f32(regions: &[(f32, i32, bool)], calls: &[(i32, i32, f32)]) -> Vec<u8> {
         let mut v = Vec::new();
         for &(t, n, s) in regions {
@@ -723,11 +730,7 @@ pub(crate) mod tests {
         let big = block_bytes(&[(0.5, 0, true), (0.9, 0, false)], &big_calls);
         let f32 = block_bytes_f32(&[(0.25, 1, true)], &[(0, 4, 0.5)]);
         let mut file = small.clone();
-        let mut at = |bytes: &[u8]| {
-            let seekpos = file.len() as u64;
-            file.extend_from_slice(bytes);
-            seekpos
-        };
+        let mut at = |bytes: &[u8]| append(&mut file, bytes);
         let blocks = [
             block_ref(0, 2, 2, 0),
             block_ref(1, 2, big_calls.len() as u64 + 1, at(&big)),
@@ -764,11 +767,7 @@ pub(crate) mod tests {
         let big = block_bytes(&[], &many);
         let f32 = block_bytes_f32(&[(0.25, 1, true)], &[(0, 4, 0.5)]);
         let mut file = small.clone();
-        let mut at = |bytes: &[u8]| {
-            let seekpos = file.len() as u64;
-            file.extend_from_slice(bytes);
-            seekpos
-        };
+        let mut at = |bytes: &[u8]| append(&mut file, bytes);
         // The f32 block first: read as f64, it fits in the file.
         let (f32_at, big_at) = (at(&f32), at(&big));
         let end = at(&[]);
