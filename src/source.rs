@@ -12,6 +12,7 @@ use memmap2::Mmap;
 
 use crate::error::{Error, Location, Result};
 
+pub mod descriptor_table;
 mod read_ahead;
 
 /// The bytes of one input file, memory-mapped when possible.

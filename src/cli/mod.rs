@@ -21,6 +21,8 @@ use crate::cli::context::Context;
 /// `--jobs`.
 pub fn main() -> ExitCode {
     let cli = args::parse();
+    // Before any thread starts: growing the table later stalls a reader.
+    crate::source::descriptor_table::reserve();
     // A mapped input that shrinks (a live run's flush) ends the run with a
     // message and the damaged-data exit code, not a signal.
     crate::source::sigbus::exit_on_sigbus(i32::from(context::EXIT_DATA));
