@@ -126,7 +126,12 @@ fn write_table(
     // Path columns are measured at any width: each is as wide as its
     // widest path laid out (whole without a width).
     let any_path = columns.iter().any(|c| c.path);
-    let (mut measured, layout) = if runs || (width.is_none() && !any_path) {
+    // A table whose columns can be neither shortened nor dropped is laid
+    // out whole at any width: nothing to measure, so its rows are written
+    // as they come, not held (a table of a row per process held 10,000
+    // rows, 50,000 cells, before writing the first).
+    let fixed = !columns.iter().any(|c| c.shrink || c.drop_rank > 0 || c.path);
+    let (mut measured, layout) = if runs || fixed || (width.is_none() && !any_path) {
         (Vec::new(), Fit::whole(columns.len()))
     } else {
         let measured: Vec<Vec<String>> = rows.by_ref().take(MEASURED_ROWS).collect();
@@ -445,6 +450,39 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "      Wait |Host  \n  1.234 µs |né    \n       2 s |a\\tb  \n"
         );
+    }
+
+    #[test]
+    fn rows_of_a_table_that_cannot_change_are_written_as_they_come() {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+        /// Output shared with the rows, which look at it as they are made.
+        #[derive(Clone, Default)]
+        struct Shared(Rc<RefCell<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                self.0.borrow_mut().write(buf)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let out = Shared::default();
+        // Each row holds the lines written before it was made.
+        let seen = out.clone();
+        let rows = (0..3).map(move |_| {
+            let lines = seen.0.borrow().iter().filter(|&&b| b == b'\n').count();
+            vec![lines.to_string(), "x".into()]
+        });
+        let mut doc = Document::new();
+        doc.table(Table::new(
+            vec![Column::right("Seen", 4), Column::right("X", 2)],
+            rows,
+        ));
+        write_document(&mut out.clone(), doc, Some(80)).unwrap();
+        let text = String::from_utf8(out.0.borrow().clone()).unwrap();
+        // The header, then each row once the one before it was written.
+        assert_eq!(text, "Seen  X\n   1  x\n   2  x\n   3  x\n");
     }
 
     #[test]
