@@ -126,10 +126,18 @@ fn write_table(
     // Path columns are measured at any width: each is as wide as its
     // widest path laid out (whole without a width).
     let any_path = columns.iter().any(|c| c.path);
-    let (mut measured, layout) = if runs || (width.is_none() && !any_path) {
-        (Vec::new(), Fit::whole(columns.len()))
+    // A table whose columns can be neither shortened nor dropped is laid
+    // out whole at any width: nothing to measure, so its rows are written
+    // as they come, not held (a table of a row per process held 10,000
+    // rows, 50,000 cells, before writing the first).
+    let fixed = !columns.iter().any(|c| c.shrink || c.drop_rank > 0 || c.path);
+    let (mut measured, layout) = if runs || fixed || (width.is_none() && !any_path) {
+        (HeldRows::default(), Fit::whole(columns.len()))
     } else {
-        let measured: Vec<Vec<String>> = rows.by_ref().take(MEASURED_ROWS).collect();
+        let mut measured = HeldRows::default();
+        for row in rows.by_ref().take(MEASURED_ROWS) {
+            measured.push(&row);
+        }
         let layout = fit(&fit_columns(&columns, header, &measured), width);
         (measured, layout)
     };
@@ -141,10 +149,14 @@ fn write_table(
         .collect();
     let mut widest = vec![0; columns.len()];
     for &(i, limit) in &paths {
-        lay_out_paths(&mut measured, i, limit);
+        let texts = {
+            let cells: Vec<Option<&str>> = measured.rows().map(|r| r.get(i)).collect();
+            laid_out_paths(&cells, limit)
+        };
+        measured.replace_column(i, &texts);
         // A path column is as wide as its widest text laid out.
         widest[i] = measured
-            .iter()
+            .rows()
             .filter_map(|r| r.get(i))
             .map(|c| c.chars().count())
             .max()
@@ -152,7 +164,10 @@ fn write_table(
     }
     let rows = rows.map(|mut row| {
         for &(i, limit) in &paths {
-            lay_out_paths(std::slice::from_mut(&mut row), i, limit);
+            if let Some(cell) = row.get_mut(i) {
+                let text = laid_out_paths(&[Some(cell.as_str())], limit).pop();
+                *cell = text.unwrap_or_default();
+            }
         }
         row
     });
@@ -172,64 +187,125 @@ fn write_table(
         })
         .collect();
     let shown = layout.shown;
-    let all_shown = shown.iter().all(|&s| s);
-    // A row's cells in the columns shown.
-    let pick = |row: Vec<String>| -> Vec<String> {
-        if all_shown {
-            return row;
-        }
-        row.into_iter()
-            .zip(&shown)
-            .filter(|(_, s)| **s)
-            .map(|(c, _)| c)
-            .collect()
-    };
     if header {
-        let cells = columns
-            .iter()
-            .map(|(c, _)| c.header.clone())
-            .collect::<Vec<_>>();
-        write_row(w, &columns, cells.iter().map(String::as_str), keep, line)?;
+        let cells = columns.iter().map(|(c, _)| c.header.as_str());
+        write_row(w, &columns, cells, keep, line)?;
     }
-    for row in measured.into_iter().chain(rows) {
-        let cells = pick(row);
-        write_row(w, &columns, cells.iter().map(String::as_str), keep, line)?;
+    for row in measured.rows() {
+        write_row(w, &columns, shown_cells(row.cells(), &shown), keep, line)?;
+    }
+    for row in rows {
+        let cells = row.iter().map(String::as_str);
+        write_row(w, &columns, shown_cells(cells, &shown), keep, line)?;
     }
     Ok(())
 }
 
-/// Column `col` of `rows` (call path cells) as text within `limit`.
-fn lay_out_paths(rows: &mut [Vec<String>], col: usize, limit: usize) {
+/// The cells of a row in the columns `shown`.
+fn shown_cells<'c>(
+    cells: impl Iterator<Item = &'c str>,
+    shown: &[bool],
+) -> impl Iterator<Item = &'c str> {
+    cells.zip(shown).filter(|(_, s)| **s).map(|(c, _)| c)
+}
+
+/// Rows held while a table is measured, their cells end to end in one
+/// string: a table of a row per process held 10,000 rows of cells, each
+/// its own allocation, which grew the heap only to be freed again.
+#[derive(Default)]
+struct HeldRows {
+    text: String,
+    /// Where each cell ends in `text`.
+    cell_ends: Vec<usize>,
+    /// Where each row's cells end in `cell_ends`.
+    row_ends: Vec<usize>,
+}
+
+/// One row of [`HeldRows`].
+#[derive(Clone, Copy)]
+struct HeldRow<'h> {
+    text: &'h str,
+    /// Where the row starts in `text`, and where its cells end.
+    start: usize,
+    ends: &'h [usize],
+}
+
+impl<'h> HeldRow<'h> {
+    /// Cell `i`, if the row has it.
+    fn get(&self, i: usize) -> Option<&'h str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { self.start } else { self.ends[i - 1] };
+        Some(&self.text[start..end])
+    }
+
+    /// The cells in order.
+    fn cells(self) -> impl Iterator<Item = &'h str> {
+        (0..self.ends.len()).filter_map(move |i| self.get(i))
+    }
+}
+
+impl HeldRows {
+    fn push(&mut self, row: &[String]) {
+        for cell in row {
+            self.text.push_str(cell);
+            self.cell_ends.push(self.text.len());
+        }
+        self.row_ends.push(self.cell_ends.len());
+    }
+
+    /// The rows in order.
+    fn rows(&self) -> impl Iterator<Item = HeldRow<'_>> {
+        (0..self.row_ends.len()).map(move |r| {
+            let first = if r == 0 { 0 } else { self.row_ends[r - 1] };
+            let start = if first == 0 { 0 } else { self.cell_ends[first - 1] };
+            HeldRow {
+                text: &self.text,
+                start,
+                ends: &self.cell_ends[first..self.row_ends[r]],
+            }
+        })
+    }
+
+    /// The same rows with their cells of column `col` replaced by `texts`
+    /// (one per row; a row without that column keeps its cells).
+    fn replace_column(&mut self, col: usize, texts: &[String]) {
+        let mut new = HeldRows::default();
+        let mut row = Vec::new();
+        for (r, text) in self.rows().zip(texts) {
+            row.clear();
+            row.extend(r.cells().enumerate().map(|(i, c)| {
+                if i == col { text.clone() } else { c.to_owned() }
+            }));
+            new.push(&row);
+        }
+        *self = new;
+    }
+}
+
+/// Call path cells as text within `limit` (whole for `usize::MAX`),
+/// laid out together so that different paths stay apart; a missing cell
+/// counts as an empty path.
+fn laid_out_paths(cells: &[Option<&str>], limit: usize) -> Vec<String> {
     if limit == usize::MAX {
-        for cell in rows.iter_mut().filter_map(|r| r.get_mut(col)) {
-            *cell = call_path::whole(cell);
-        }
-        return;
+        return cells.iter().map(|c| call_path::whole(c.unwrap_or(""))).collect();
     }
-    let texts = {
-        let paths: Vec<Vec<&str>> = rows
-            .iter()
-            .map(|r| r.get(col).map_or_else(Vec::new, |c| call_path::frames(c)))
-            .collect();
-        call_path::fit_all(&paths, limit)
-    };
-    for (row, text) in rows.iter_mut().zip(texts) {
-        if let Some(cell) = row.get_mut(col) {
-            *cell = text;
-        }
-    }
+    let paths: Vec<Vec<&str>> = cells
+        .iter()
+        .map(|c| c.map_or_else(Vec::new, call_path::frames))
+        .collect();
+    call_path::fit_all(&paths, limit)
 }
 
 /// The columns as the fitting sees them: widths from the header and the
 /// measured rows.
-fn fit_columns(columns: &[Column], header: bool, rows: &[Vec<String>]) -> Vec<FitColumn> {
+fn fit_columns(columns: &[Column], header: bool, rows: &HeldRows) -> Vec<FitColumn> {
     columns
         .iter()
         .enumerate()
         .map(|(i, c)| {
             let header_width = if header { c.header.chars().count() } else { 0 };
             let cells = rows
-                .iter()
+                .rows()
                 .filter_map(|r| r.get(i))
                 .map(|s| {
                     if c.path {
@@ -445,6 +521,61 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "      Wait |Host  \n  1.234 µs |né    \n       2 s |a\\tb  \n"
         );
+    }
+
+    #[test]
+    fn rows_of_a_table_that_cannot_change_are_written_as_they_come() {
+        use std::cell::RefCell;
+        use std::rc::Rc;
+        /// Output shared with the rows, which look at it as they are made.
+        #[derive(Clone, Default)]
+        struct Shared(Rc<RefCell<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                self.0.borrow_mut().write(buf)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let out = Shared::default();
+        // Each row holds the lines written before it was made.
+        let seen = out.clone();
+        let rows = (0..3).map(move |_| {
+            let lines = seen.0.borrow().iter().filter(|&&b| b == b'\n').count();
+            vec![lines.to_string(), "x".into()]
+        });
+        let mut doc = Document::new();
+        doc.table(Table::new(
+            vec![Column::right("Seen", 4), Column::right("X", 2)],
+            rows,
+        ));
+        write_document(&mut out.clone(), doc, Some(80)).unwrap();
+        let text = String::from_utf8(out.0.borrow().clone()).unwrap();
+        // The header, then each row once the one before it was written.
+        assert_eq!(text, "Seen  X\n   1  x\n   2  x\n   3  x\n");
+    }
+
+    #[test]
+    fn held_rows_give_back_their_cells_and_replace_a_column() {
+        let mut held = HeldRows::default();
+        let rows: [&[&str]; 4] = [&["a", "bc", ""], &[], &["d"], &["ef", "g", "h"]];
+        for row in rows {
+            held.push(&row.iter().map(|c| c.to_string()).collect::<Vec<_>>());
+        }
+        let back = |held: &HeldRows| -> Vec<Vec<String>> {
+            held.rows()
+                .map(|r| r.cells().map(str::to_owned).collect())
+                .collect()
+        };
+        assert_eq!(back(&held), rows.map(|r| r.to_vec()));
+        assert_eq!(held.rows().nth(3).and_then(|r| r.get(1)), Some("g"));
+        assert_eq!(held.rows().nth(2).and_then(|r| r.get(1)), None);
+        // Column 1 replaced; the rows without it keep their cells.
+        let texts = ["1", "2", "3", "4"].map(String::from);
+        held.replace_column(1, &texts);
+        let expected: [&[&str]; 4] = [&["a", "1", ""], &[], &["d"], &["ef", "4", "h"]];
+        assert_eq!(back(&held), expected.map(|r| r.to_vec()));
     }
 
     #[test]
