@@ -725,7 +725,6 @@ mod tests {
         Database::open(path).unwrap()
     }
 
-    /// Each report's words, unchanged.
     #[test]
     fn walks_are_cut_into_tasks_per_thread() {
         assert_eq!(procs_per_task(16_384, 2), 512);
@@ -734,6 +733,7 @@ mod tests {
         assert_eq!(procs_per_task(0, 0), 1, "never 0: rayon takes at least 1");
     }
 
+    /// Each report's words, unchanged.
     #[test]
     fn skipped_blocks_keep_their_words() {
         let e = Error::invalid(Location::file("D"), "short");
