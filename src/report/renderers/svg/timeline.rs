@@ -288,34 +288,25 @@ fn lane_markup(
     bars: &[LaneBar],
 ) -> String {
     use std::fmt::Write as _;
-    let LaneGeometry {
-        left,
-        top,
-        lane,
-        gap,
-        every,
-        slice,
-        shared,
-    } = *at;
     let t0 = pic.span.0;
     let mut w = String::new();
-    let y = top + lane * i as f64;
+    let y = at.top + at.lane * i as f64;
     // Writing to a String cannot fail.
-    if i.is_multiple_of(every) {
+    if i.is_multiple_of(at.every) {
         let _ = writeln!(
             w,
             r#"<text x="4" y="{}" font-size="11" font-family="sans-serif">{label}</text>"#,
-            y + lane.min(12.0),
+            y + at.lane.min(12.0),
         );
     }
-    let who = if pic.proc_in_title || shared {
+    let who = if pic.proc_in_title || at.shared {
         format!("{label} ")
     } else {
         String::new()
     };
     let mut prev: Option<&LaneBar> = None;
     for b in bars {
-        let mut x0 = left + b.first as f64;
+        let mut x0 = at.left + b.first as f64;
         let mut wd = (b.last - b.first + 1) as f64;
         let follows = prev.is_some_and(|p| p.key == b.key && p.last + 1 == b.first);
         if pic.split && follows && wd >= 2.0 {
@@ -324,13 +315,13 @@ fn lane_markup(
         }
         prev = Some(b);
         let (a, z) = (
-            t0 + slice * b.first as f64,
-            t0 + slice * (b.last + 1) as f64,
+            t0 + at.slice * b.first as f64,
+            t0 + at.slice * (b.last + 1) as f64,
         );
         let _ = writeln!(
             w,
             r#"<rect x="{x0}" y="{y}" width="{wd}" height="{}" fill="{}" fill-opacity="{:.2}"><title>{who}{} {a:.6}..{z:.6} s: {} {}, {:.0}% busy</title></rect>"#,
-            lane - gap,
+            at.lane - at.gap,
             (pic.colour)(b.key),
             0.25 + 0.75 * b.busy,
             (pic.name)(b.key),
