@@ -407,6 +407,13 @@ fn push_padded(line: &mut String, cell: &str, chars: usize, width: usize, align:
 mod tests {
     use super::*;
 
+    /// `doc` as text within `width`.
+    fn written(doc: Document, width: Option<usize>) -> String {
+        let mut out = Vec::new();
+        write_document(&mut out, doc, width).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
     fn columns_keep_their_least_width_and_gaps() {
         let mut doc = Document::new();
@@ -422,10 +429,8 @@ mod tests {
             ]
             .into_iter(),
         ));
-        let mut out = Vec::new();
-        write_document(&mut out, doc, None).unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            written(doc, None),
             "title\n  N  Name    Host\n  1  a       h\n12345  longer name  \n"
         );
     }
@@ -450,9 +455,7 @@ mod tests {
         let render = |width| {
             let mut doc = Document::new();
             doc.table(table());
-            let mut out = Vec::new();
-            write_document(&mut out, doc, width).unwrap();
-            String::from_utf8(out).unwrap()
+            written(doc, width)
         };
         let whole = render(None);
         assert!(whole.contains("ParallelCopy_nowait"), "{whole}");
@@ -488,10 +491,8 @@ mod tests {
     fn items_wrap_within_the_width_under_their_text() {
         let mut doc = Document::new();
         doc.item("regions: region \"advance\" (number 5): 140 stops without a start");
-        let mut out = Vec::new();
-        write_document(&mut out, doc, Some(30)).unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            written(doc, Some(30)),
             "  regions: region \"advance\"\n    (number 5): 140 stops\n    without a start\n"
         );
     }
@@ -515,10 +516,8 @@ mod tests {
             ]
             .into_iter(),
         ));
-        let mut out = Vec::new();
-        write_document(&mut out, doc, None).unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            written(doc, None),
             "      Wait |Host  \n  1.234 µs |né    \n       2 s |a\\tb  \n"
         );
     }
@@ -588,8 +587,6 @@ mod tests {
             )
             .headless(),
         );
-        let mut out = Vec::new();
-        write_document(&mut out, doc, None).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), " 1\n");
+        assert_eq!(written(doc, None), " 1\n");
     }
 }
