@@ -15,11 +15,10 @@ fn comm_ref(ncomm: u64, seekpos: u64) -> CommBlockRef {
         host: None,
         barriers: Default::default(),
         name_tags: Default::default(),
-        reductions: vec![],
+        rare: None,
         time_min_max: None,
         timer_time: None,
         tag_range: None,
-        tag_wraps: vec![],
         header: std::path::Path::new("bl_comm_prof_H_00000").into(),
         line: 7,
     }

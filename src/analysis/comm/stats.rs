@@ -207,7 +207,7 @@ fn scan_proc<'a>(walk: CommProcWalk<'a>, ranges: Option<&RangeList>) -> Partial<
             }
             out.proc.barriers += b.barriers.len() as u64;
             out.proc.name_tags += b.name_tags.len() as u64;
-            out.reductions += b.reductions.len() as u64;
+            out.reductions += b.reductions().len() as u64;
             for bar in &b.barriers {
                 *count_of(&mut out.barrier_names, &*bar.name) += 1;
             }

@@ -39,6 +39,12 @@ pub fn open_database(path: &std::path::Path) -> crate::Result<KeptDatabase> {
     Database::open(path).map(|db| KeptDatabase(Some(Box::new(db))))
 }
 
+/// [`open_database`] with the comm index built (see
+/// [`Database::open_for_comm`]).
+pub fn open_comm_database(path: &std::path::Path) -> crate::Result<KeptDatabase> {
+    Database::open_for_comm(path).map(|db| KeptDatabase(Some(Box::new(db))))
+}
+
 /// A database that is not freed when dropped (see [`open_database`]),
 /// except in the fuzz target, which runs many commands in one process.
 pub struct KeptDatabase(Option<Box<Database>>);

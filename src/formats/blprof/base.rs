@@ -22,6 +22,10 @@ pub struct BaseBlockRef {
     pub line: usize,
 }
 
+/// A `BLProfProc` line as read (process, data file, seek position, line),
+/// checked once the whole header is read (`NProcs` may come after it).
+type PendingBlock<'t> = (i64, &'t str, i64, usize);
+
 /// The parsed `bl_prof_H`.
 #[derive(Debug, Clone, Default)]
 pub struct BaseHeader {
@@ -46,7 +50,7 @@ impl BaseHeader {
         };
         let mut warn = LineWarnings::new(path, warnings);
         let mut relevant = 0usize;
-        let mut pending: Vec<(i64, &str, i64, usize)> = Vec::new();
+        let mut pending: Vec<PendingBlock<'_>> = Vec::new();
         visit_lines(text, &mut warn, |n, line, warn| {
             relevant += 1;
             match line {
@@ -87,31 +91,33 @@ impl BaseHeader {
             });
         }
         let mut names = SharedNames::default();
-        // Room for every block at once, duplicates dropped in place: grown
-        // from empty and copied into a second list without duplicates, the
-        // blocks were copied a few times over (a `bl_prof_H` has a line per
-        // process, 16,384 of them and more), each copy in fresh pages.
-        h.blocks.reserve_exact(pending.len());
-        for (proc, datafile, seekpos, n) in pending {
-            let checked = proc_number(proc, h.nprocs).and_then(|proc| {
-                let seekpos = non_negative(seekpos, "seekpos")?;
-                if file_number(datafile, Part::Base.data_prefix()).is_none() {
-                    return Err(format!(
-                        "data file name {datafile:?} is not bl_prof_D_<digits>"
-                    ));
-                }
-                Ok(BaseBlockRef {
-                    proc,
-                    datafile: names.get(datafile),
-                    seekpos,
-                    line: n,
-                })
-            });
-            match checked {
-                Ok(b) => h.blocks.push(b),
-                Err(m) => warn.line(n, format!("{m}; block ignored")),
-            }
-        }
+        let nprocs = h.nprocs;
+        // The blocks take the place of their lines in the list of lines (a
+        // line and a block are one size, so `collect` reuses the list): a
+        // second list was fresh memory, 40 bytes a process (16,384
+        // processes and more), every page of it a page fault.
+        h.blocks = pending
+            .into_iter()
+            .filter_map(|(proc, datafile, seekpos, n)| {
+                let checked = proc_number(proc, nprocs).and_then(|proc| {
+                    let seekpos = non_negative(seekpos, "seekpos")?;
+                    if file_number(datafile, Part::Base.data_prefix()).is_none() {
+                        return Err(format!(
+                            "data file name {datafile:?} is not bl_prof_D_<digits>"
+                        ));
+                    }
+                    Ok(BaseBlockRef {
+                        proc,
+                        datafile: names.get(datafile),
+                        seekpos,
+                        line: n,
+                    })
+                });
+                checked
+                    .map_err(|m| warn.line(n, format!("{m}; block ignored")))
+                    .ok()
+            })
+            .collect();
         // Stable sort keeps file order among duplicates, so the first wins
         // (AMReX writes the processes in order: mostly nothing to sort).
         if !h.blocks.is_sorted_by_key(|b| b.proc) {
@@ -451,6 +457,15 @@ mod tests {
 
     const HEADER: &str = "BLProfVersion 1\nNProcs  2\nNOutFiles  1\nphFName \"a()\"\nphFName \"b c\"\n\
 BLProfProc 0 datafile bl_prof_D_00000 seekpos 0\nBLProfProc 1 datafile bl_prof_D_00000 seekpos 32\ncalcEndTime 1.5\n";
+
+    /// A header's blocks reuse the list of its lines only while the two
+    /// are one size (and alignment).
+    #[test]
+    fn a_block_fits_in_the_place_of_its_line() {
+        use std::mem::{align_of, size_of};
+        assert_eq!(size_of::<PendingBlock<'_>>(), size_of::<BaseBlockRef>());
+        assert_eq!(align_of::<PendingBlock<'_>>(), align_of::<BaseBlockRef>());
+    }
 
     #[test]
     fn parses_a_base_header() {

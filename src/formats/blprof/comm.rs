@@ -144,7 +144,7 @@ pub enum NameTagRef {
 }
 
 /// One communication block and everything its stanza says.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CommBlockRef {
     pub proc: usize,
     pub ncomm: u64,
@@ -156,16 +156,42 @@ pub struct CommBlockRef {
     /// Inline up to one each (a block per process is common at scale).
     pub barriers: SmallVec<[BarrierRef; 1]>,
     pub name_tags: SmallVec<[NameTagRef; 1]>,
-    /// `red <number> <record index>` (accepted; AMReX never writes it).
-    pub reductions: Vec<(i64, i64)>,
+    /// The lines most blocks lack, `None` without any.
+    pub rare: Option<Box<RareLines>>,
     /// First and last record time of this block; `None` for the `0.0 0.0`
     /// placeholder of an empty block.
     pub time_min_max: Option<(f64, f64)>,
     pub timer_time: Option<f64>,
     pub tag_range: Option<(i64, i64)>,
-    pub tag_wraps: Vec<i64>,
     pub header: Arc<Path>,
     pub line: usize,
+}
+
+/// The lines of a stanza that most stanzas lack, held apart: as two lists
+/// in every block they were a sixth of its size, and a block per process is
+/// fresh memory, every page of it a page fault (16,384 processes: 0.7 MB).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RareLines {
+    /// `red <number> <record index>` (accepted; AMReX never writes it).
+    pub reductions: Vec<(i64, i64)>,
+    /// `tagWraps <index>` (AMReX writes it only when the tags wrapped).
+    pub tag_wraps: Vec<i64>,
+}
+
+impl CommBlockRef {
+    /// The block's `red` lines: (reduction number, record index).
+    pub fn reductions(&self) -> &[(i64, i64)] {
+        self.rare.as_ref().map_or(&[], |r| &r.reductions)
+    }
+
+    /// The block's `tagWraps` indexes.
+    pub fn tag_wraps(&self) -> &[i64] {
+        self.rare.as_ref().map_or(&[], |r| &r.tag_wraps)
+    }
+
+    fn rare_mut(&mut self) -> &mut RareLines {
+        self.rare.get_or_insert_default()
+    }
 }
 
 /// A process's name-tag names: one list shared by the processes of a
@@ -198,11 +224,13 @@ impl CommFile {
         };
         let mut warn = LineWarnings::new(path, warnings);
         let header: Arc<Path> = Arc::from(path);
-        let mut names = SharedNames::default();
+        // A host per stanza, and a few names shared by all.
+        let mut names = SharedNames::with_capacity(stanzas + 8);
         let mut block_open = false;
         // The stanza's names replace the process's list (they are cumulative).
         let mut stanza_names = StanzaNames::default();
-        let mut names_of_proc: FxHashMap<usize, usize> = FxHashMap::default();
+        let mut names_of_proc: FxHashMap<usize, usize> =
+            FxHashMap::with_capacity_and_hasher(stanzas, Default::default());
         let mut finish_stanza = |f: &mut CommFile, stanza_names: &mut StanzaNames| {
             if let (Some(names), Some(b)) = (stanza_names.finish(), f.blocks.last()) {
                 match names_of_proc.entry(b.proc) {
@@ -243,11 +271,10 @@ impl CommFile {
                         host: host.map(|h| names.get(h)),
                         barriers: SmallVec::new(),
                         name_tags: SmallVec::new(),
-                        reductions: Vec::new(),
+                        rare: None,
                         time_min_max: None,
                         timer_time: None,
                         tag_range: None,
-                        tag_wraps: Vec::new(),
                         header: header.clone(),
                         line: n,
                     })
@@ -295,14 +322,14 @@ impl CommFile {
                 HeaderLine::Red {
                     number,
                     record_index,
-                } => b.reductions.push((number, record_index)),
+                } => b.rare_mut().reductions.push((number, record_index)),
                 HeaderLine::TimeMinMax { min, max } => {
                     b.time_min_max = (b.ncomm > 0 && min <= max).then_some((min, max));
                 }
                 HeaderLine::TimerTime(t) => b.timer_time = Some(t),
                 HeaderLine::NameTagNames(name) => stanza_names.push(names.get(name)),
                 HeaderLine::TagRange { min, max } => b.tag_range = Some((min, max)),
-                HeaderLine::TagWraps(i) => b.tag_wraps.push(i),
+                HeaderLine::TagWraps(i) => b.rare_mut().tag_wraps.push(i),
                 other => warn.line(
                     n,
                     format!(
@@ -387,12 +414,13 @@ timeMinMax  0.0  0.0\nnameTagNames  \"Init::top\"\nnameTagNames  \"STEP 0\"\nnam
         assert_eq!(b.host.as_deref(), Some("nid001234"));
         assert_eq!(b.barriers[0].record_index, 3);
         assert_eq!(b.name_tags.len(), 2);
-        assert_eq!(b.reductions, vec![(1, 5)]);
+        assert_eq!(b.reductions(), [(1, 5)]);
         assert_eq!(b.time_min_max, Some((0.0306, 0.0664)));
         assert_eq!(b.timer_time, Some(2.1e-08));
         assert_eq!(b.tag_range, Some((1000, 2147483647)));
-        assert_eq!(b.tag_wraps, vec![2]);
+        assert_eq!(b.tag_wraps(), [2]);
         assert_eq!(f.blocks[1].time_min_max, None, "empty-block placeholder");
+        assert_eq!(f.blocks[1].rare, None, "no red or tagWraps line");
         assert_eq!(f.blocks[1].host.as_deref(), Some("cn-12.hpc.local"));
         let names: NameTagNames =
             Arc::from([Arc::from("Init::top"), Arc::from("STEP 0"), Arc::from("STEP 1")]);

@@ -462,11 +462,10 @@ mod tests {
             host: None,
             barriers: Default::default(),
             name_tags: Default::default(),
-            reductions: vec![],
+            rare: None,
             time_min_max: None,
             timer_time: None,
             tag_range: None,
-            tag_wraps: vec![],
             header: std::path::Path::new("h").into(),
             line: 1,
         };

@@ -16,6 +16,13 @@ use crate::error::{Location, Result, Warning, WarningKind};
 pub struct SharedNames<'t>(FxHashMap<&'t str, Arc<str>>);
 
 impl<'t> SharedNames<'t> {
+    /// Room for `names` names: a header file's names are mostly one per
+    /// process (hosts), and grown from empty the table was rebuilt a few
+    /// times per file.
+    pub fn with_capacity(names: usize) -> Self {
+        SharedNames(FxHashMap::with_capacity_and_hasher(names, Default::default()))
+    }
+
     pub fn get(&mut self, s: &'t str) -> Arc<str> {
         self.0.entry(s).or_insert_with(|| Arc::from(s)).clone()
     }

@@ -211,7 +211,7 @@ fn open_comm_db<'c>(
     ctx: &'c Context,
     what: &str,
 ) -> anyhow::Result<(super::KeptDatabase, Bar<'c>)> {
-    let mut db = super::open_database(path)?;
+    let mut db = super::open_comm_database(path)?;
     ctx.warn_all(db.warnings());
     db.require(Part::Comm)?;
     ctx.warn_all(&db.comm_index().warnings);
