@@ -485,31 +485,6 @@ fn runs<T>(
     })
 }
 
-/// Trees done with, for later processes' trees to be built into
-/// ([`CallTree::clear`] keeps their memory): with thousands of small
-/// processes, allocating each tree's nodes anew was most of `calltree`.
-/// It holds at most the trees in flight at once.
-pub struct TreePool<M = Metrics>(std::sync::Mutex<Vec<CallTree<M>>>);
-
-impl<M> Default for TreePool<M> {
-    fn default() -> Self {
-        TreePool(std::sync::Mutex::new(Vec::new()))
-    }
-}
-
-impl<M: Default> TreePool<M> {
-    /// Hands `tree` back for reuse.
-    pub fn put(&self, tree: CallTree<M>) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(tree);
-    }
-
-    /// A tree handed back, or a new one.
-    pub fn take(&self) -> CallTree<M> {
-        let tree = self.0.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        tree.unwrap_or_default()
-    }
-}
-
 /// The tree of each process (`Some(proc)`: that one), in process order,
 /// with the warnings about their blocks: what [`call_tree`] merges, for
 /// analyses that transform each process's tree before the merge

@@ -22,7 +22,9 @@
 
 use std::collections::BTreeMap;
 
-use super::attribution::{Attribution, AttributionSums, PathTrees, ProcAttribution, attribute};
+use super::attribution::{
+    Attribution, AttributionSums, ProcAttribution, RunPaths, attribute, procs_per_run,
+};
 use super::scope::CommScope;
 use super::select::ProcRanges;
 use super::timeline::{CallBuilder, CommCall};
@@ -138,9 +140,19 @@ struct Acc {
 /// One process's findings.
 struct Partial {
     proc: ProcTime,
-    types: BTreeMap<i32, Acc>,
     attribution: Option<ProcAttribution>,
     warnings: Vec<Warning>,
+}
+
+/// The findings of a run of consecutive processes: each process's, the
+/// calls per size bucket of all of them (counts: their order does not
+/// matter; a process's own would be a fixed array per type and process
+/// held to the end), and their call paths.
+#[derive(Default)]
+struct Run {
+    procs: Vec<Partial>,
+    sizes: BTreeMap<i32, [u64; SIZE_BUCKETS]>,
+    paths: Option<RunPaths>,
 }
 
 /// A call kept for attribution: entry, seconds counted, type.
@@ -195,8 +207,8 @@ fn scan_proc(
     walk: CommProcWalk<'_>,
     opts: &TimeOptions<'_>,
     ranges: Option<&ProcRanges>,
-    trees: &PathTrees,
-) -> Partial {
+    run: &mut Run,
+) {
     let db = walk.database();
     let proc = walk.proc().proc;
     let window = walk.selection().window;
@@ -250,29 +262,34 @@ fn scan_proc(
         traced,
         ..Default::default()
     };
-    for (&k, a) in &types {
+    for (k, a) in types {
         p.calls += a.calls;
         p.seconds += a.seconds;
         p.by_type.push((k, a.calls, a.seconds));
+        if has_message_size(k) {
+            let sizes = run.sizes.entry(k).or_insert([0; SIZE_BUCKETS]);
+            for (s, n) in sizes.iter_mut().zip(a.sizes) {
+                *s += n;
+            }
+        }
     }
     let mut warnings = warnings;
     let attribution = keep_calls.then(|| {
         kept.sort_by(|a, b| a.start.total_cmp(&b.start));
-        let paths = opts.paths.then_some(trees);
-        let (a, w) = attribute(db, proc, &kept, paths, opts.regions);
+        let (a, w) = attribute(db, proc, &kept, run.paths.as_mut(), opts.regions);
         warnings.extend(w);
         a
     });
-    Partial {
+    run.procs.push(Partial {
         proc: p,
-        types,
         attribution,
         warnings,
-    }
+    });
 }
 
 /// MPI time of the processes `scope` selects (inside its window and region
-/// ranges), per process in parallel, merged in process order as they come.
+/// ranges), in parallel over runs of consecutive processes, merged in
+/// process order.
 pub fn mpi_time(
     db: &Database,
     scope: &CommScope,
@@ -283,32 +300,50 @@ pub fn mpi_time(
     let mut warnings = Vec::new();
     let mut types: BTreeMap<i32, (Acc, Vec<(usize, f64)>)> = BTreeMap::new();
     let mut attribution: Option<AttributionSums> = None;
-    // Each process's result is folded in as it comes, in process order:
-    // its call-path tree is merged and dropped (holding them all until the
-    // end took 218 MB at 16,384 processes).
     let walk = db.comm_blocks(&scope.selection());
-    let trees = PathTrees::default();
-    walk.fold_procs(|w| scan_proc(w, opts, ranges, &trees), |p| {
-        for (k, a) in p.types {
-            let (sum, per) = types.entry(k).or_default();
-            sum.calls += a.calls;
-            sum.seconds += a.seconds;
-            for (s, n) in sum.sizes.iter_mut().zip(a.sizes) {
+    // Runs of as many selected processes each, whatever their numbers.
+    let selected: Vec<usize> = walk.procs().map(|w| w.proc().proc).collect();
+    let per_run = procs_per_run(selected.len());
+    let run_of = |p: usize| selected.partition_point(|&q| q < p) / per_run;
+    let runs = walk.map_proc_runs(run_of, |_, procs| {
+        let mut run = Run {
+            paths: opts.paths.then(RunPaths::default),
+            ..Run::default()
+        };
+        for w in procs {
+            scan_proc(*w, opts, ranges, &mut run);
+        }
+        run
+    });
+    for run in runs {
+        for p in run.procs {
+            for &(k, calls, seconds) in &p.proc.by_type {
+                let (sum, per) = types.entry(k).or_default();
+                sum.calls += calls;
+                sum.seconds += seconds;
+                per.push((p.proc.proc, seconds));
+            }
+            if let Some(a) = p.attribution {
+                attribution
+                    .get_or_insert_with(AttributionSums::default)
+                    .add(a);
+            }
+            warnings.extend(p.warnings);
+            out.calls += p.proc.calls;
+            out.seconds += p.proc.seconds;
+            out.traced += p.proc.traced;
+            out.procs.push(p.proc);
+        }
+        for (k, sizes) in run.sizes {
+            let (sum, _) = types.entry(k).or_default();
+            for (s, n) in sum.sizes.iter_mut().zip(sizes) {
                 *s += n;
             }
-            per.push((p.proc.proc, a.seconds));
         }
-        if let Some(a) = p.attribution {
-            attribution
-                .get_or_insert_with(AttributionSums::default)
-                .add(a, &trees);
+        if let (Some(sums), Some(paths)) = (attribution.as_mut(), run.paths) {
+            sums.add_paths(paths);
         }
-        warnings.extend(p.warnings);
-        out.calls += p.proc.calls;
-        out.seconds += p.proc.seconds;
-        out.traced += p.proc.traced;
-        out.procs.push(p.proc);
-    });
+    }
     let nprocs = out.procs.len();
     out.by_type = types
         .into_iter()

@@ -37,9 +37,10 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::attribution::{AttributionSums, PathTime, PathTrees, attribute};
+use super::attribution::{AttributionSums, PathTime, RunPaths, procs_per_run};
 use super::clocks::ClockOffsets;
 use super::pair_log::PairTimes;
 use super::pairs::{Pair, pair_each_unordered};
@@ -619,10 +620,6 @@ fn summarise(report: &mut WaitReport, waits: &[Wait], top: usize) {
 /// the receive order (a lock taken per so many).
 const ARRIVALS_PER_TAKE: usize = 1024;
 
-/// Processes per thread whose call paths are built at a time: a window's
-/// trees are held until merged (as `comm time` holds them).
-const PATH_PROCS_PER_THREAD: usize = 64;
-
 /// The waits per call path: each process's waits, sorted by entry, given to
 /// the innermost timed call open at their entry (comm_attribution).
 fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning>) {
@@ -631,32 +628,34 @@ fn path_waits(db: &Database, waits: &mut [Wait]) -> (Vec<PathWaits>, Vec<Warning
             .cmp(&b.proc)
             .then(a.raw_entry.total_cmp(&b.raw_entry))
     });
+    // Each process walks its whole call trace: runs of processes in
+    // parallel, merged in process order (the sums of a sequential pass).
+    let procs: Vec<&[Wait]> = waits.chunk_by(|a, b| a.proc == b.proc).collect();
+    let runs: Vec<(RunPaths, Vec<Warning>)> = procs
+        .par_chunks(procs_per_run(procs.len()))
+        .map(|run| {
+            let mut paths = RunPaths::default();
+            let mut warnings = Vec::new();
+            for waits in run {
+                let counted: Vec<Counted> = waits
+                    .iter()
+                    .map(|w| Counted {
+                        start: w.raw_entry,
+                        seconds: w.seconds,
+                        kind: w.kind,
+                    })
+                    .collect();
+                warnings.extend(paths.add(db, waits[0].proc, &counted));
+            }
+            (paths, warnings)
+        })
+        .collect();
     let mut sums = AttributionSums::default();
-    let trees = PathTrees::default();
     let mut warnings = Vec::new();
-    // Each process walks its whole call trace: the processes in parallel,
-    // their trees merged in process order (the sums of a sequential pass).
-    let attributed = |chunk: &[Wait]| {
-        let counted: Vec<Counted> = chunk
-            .iter()
-            .map(|w| Counted {
-                start: w.raw_entry,
-                seconds: w.seconds,
-                kind: w.kind,
-            })
-            .collect();
-        attribute(db, chunk[0].proc, &counted, Some(&trees), None)
-    };
-    crate::parallel::Ordered::per_thread(PATH_PROCS_PER_THREAD)
-        .overlapped()
-        .for_each(
-            waits.chunk_by(|a, b| a.proc == b.proc),
-            attributed,
-            |(a, w)| {
-                sums.add(a, &trees);
-                warnings.extend(w);
-            },
-        );
+    for (paths, w) in runs {
+        sums.add_paths(paths);
+        warnings.extend(w);
+    }
     let rows = sums.finish(None).paths.unwrap_or_default();
     let rows = rows
         .into_iter()

@@ -150,7 +150,7 @@ impl FunctionTable {
 
     /// Whether `other` is this table (a copy of it): the tables of
     /// processes that name the same functions are one table.
-    fn same_as(&self, other: &FunctionTable) -> bool {
+    pub(crate) fn same_as(&self, other: &FunctionTable) -> bool {
         Arc::ptr_eq(&self.entries, &other.entries)
             || (self.entries.is_empty() && other.entries.is_empty())
     }

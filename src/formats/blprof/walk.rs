@@ -12,7 +12,7 @@
 //!
 //! db.comm_blocks(&selection)    --proc, --time       CommWalk
 //!   .map_procs(|p| …)           a task per process,  progress per process
-//!   .fold_procs(|p| …, fold)    the same, results folded in process order as they come
+//!   .fold_small_procs(|p| …, fold)  the same, results folded in process order as they come
 //!     p.for_each_block(…)       the blocks whose timeMinMax meets --time
 //!   .record_blocks(skipped)     block after block (exports)
 //! ```
@@ -507,19 +507,10 @@ impl<'a> CommWalk<'a> {
     }
 
     /// [`Self::map_procs`] with each result handed to `consume` in process
-    /// order as soon as the processes before it are done: memory holds a
-    /// window of results (a few per thread), not one per process, for
-    /// results that are big (`comm time`'s call-path tree of a process).
-    pub fn fold_procs<R: Send>(
-        &self,
-        f: impl Fn(CommProcWalk<'a>) -> R + Sync,
-        consume: impl FnMut(R),
-    ) {
-        self.fold_procs_in_windows(PROCS_PER_WINDOW, f, consume)
-    }
-
-    /// [`Self::fold_procs`] for results of a few hundred bytes (a process's
-    /// counts): windows of [`SMALL_RESULTS_PER_WINDOW`] processes per thread.
+    /// order as soon as the processes before it are done, for results of a
+    /// few hundred bytes (a process's counts): memory holds windows of
+    /// [`SMALL_RESULTS_PER_WINDOW`] processes per thread, not one result
+    /// per process.
     /// Each window wakes the threads and waits for them, which at 64 per
     /// thread was most of the context switches of `comm barriers` at
     /// 16,384 processes.
@@ -590,11 +581,6 @@ impl<'a> CommWalk<'a> {
         self.procs().flat_map(move |p| p.record_blocks(skipped))
     }
 }
-
-/// Processes per thread in a window of [`CommWalk::fold_procs`]: enough
-/// that a window's tasks outweigh its start (a process's task can be a few
-/// microseconds), few enough that its results stay small.
-const PROCS_PER_WINDOW: usize = 64;
 
 /// Processes per thread in a window of [`CommWalk::fold_small_procs`]: a
 /// few windows at 16,384 processes, a few megabytes of results held.
