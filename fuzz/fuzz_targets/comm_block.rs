@@ -29,11 +29,10 @@ fuzz_target!(|data: &[u8]| {
         host: None,
         barriers: Default::default(),
         name_tags: Default::default(),
-        reductions: vec![],
         time_min_max: None,
         timer_time: None,
         tag_range: None,
-        tag_wraps: vec![],
+        rare: None,
         header: std::path::Path::new("bl_comm_prof_H_00000").into(),
         line: 1,
     };
