@@ -43,7 +43,9 @@
 //! order's `u32`; [`crate::external_sort::Sorter`] counts them in its
 //! share).
 
-/// A row of the pairing: the key it is filed and matched under.
+/// A row of the pairing: the key it is filed and matched under. Its
+/// [`Ord`] orders by that key first (rows of different keys compare as
+/// their keys do), then by the row's place.
 pub(super) trait Keyed: Ord {
     /// (sender, receiver, tag).
     fn key(&self) -> (i32, i32, i32);
@@ -61,15 +63,32 @@ pub(super) fn sort_by_key<T: Keyed + Copy>(rows: &mut [T]) -> Option<Vec<u32>> {
         rows.sort_unstable();
         return None;
     }
-    let mut order = match NarrowKeys::of(rows) {
+    let (mut order, in_order) = match NarrowKeys::of(rows) {
         Some(narrow) => group_by_narrow_key(rows, &narrow),
         None => group_by_key(rows),
     };
-    let row = |i: &u32| &rows[*i as usize];
-    if !order.is_sorted_by(|a, b| row(a) <= row(b)) {
+    if !in_order {
+        let row = |i: &u32| &rows[*i as usize];
         order.sort_unstable_by(|a, b| row(a).cmp(row(b)));
     }
     Some(order)
+}
+
+/// Whether rows sorted by their packed keys (`places`, each key's rows in
+/// the order they came) are in their [`Ord`] order: rows of different keys
+/// are (the packing orders as the keys, and so does [`Keyed`]'s order), so
+/// only neighbours of one key are compared. Loading every row in the
+/// order found, all over the rows, was most of this step when the keys
+/// are many.
+fn in_order<T: Keyed, P: Copy>(
+    rows: &[T],
+    places: &[P],
+    key: impl Fn(P) -> u128,
+    arrival: impl Fn(P) -> usize,
+) -> bool {
+    places.windows(2).all(|w| {
+        key(w[0]) != key(w[1]) || rows[arrival(w[0])] <= rows[arrival(w[1])]
+    })
 }
 
 /// Bits of a radix sort's digit: its counts (8 KB) stay in the first-level
@@ -144,8 +163,8 @@ impl NarrowKeys {
 }
 
 /// The order of `rows` by key, each key's rows in the order they came, by
-/// sorting their narrow packed keys.
-fn group_by_narrow_key<T: Keyed>(rows: &[T], narrow: &NarrowKeys) -> Vec<u32> {
+/// sorting their narrow packed keys; and whether it is their [`Ord`] order.
+fn group_by_narrow_key<T: Keyed>(rows: &[T], narrow: &NarrowKeys) -> (Vec<u32>, bool) {
     let mut places: Vec<u64> = (rows.iter().enumerate())
         .map(|(i, r)| narrow.packed(r.key(), i))
         .collect();
@@ -154,7 +173,11 @@ fn group_by_narrow_key<T: Keyed>(rows: &[T], narrow: &NarrowKeys) -> Vec<u32> {
     } else {
         radix_sort(&mut places, narrow.shift[2], narrow.key_bits);
     }
-    places.iter().map(|&p| narrow.arrival(p) as u32).collect()
+    // (The key: the bits above the arrival's, fewer than 64 of them.)
+    let key = |p: u64| u128::from(p >> narrow.shift[2]);
+    let sorted = in_order(rows, &places, key, |p| narrow.arrival(p));
+    let order = places.iter().map(|&p| narrow.arrival(p) as u32).collect();
+    (order, sorted)
 }
 
 /// Sorts `keys` by their bits `low .. low + bits`, stably (a least
@@ -188,13 +211,14 @@ fn radix_sort(keys: &mut Vec<u64>, low: u32, bits: u32) {
 }
 
 /// The order of `rows` by key, each key's rows in the order they came
-/// (fewer than 2³² rows).
-fn group_by_key<T: Keyed>(rows: &[T]) -> Vec<u32> {
+/// (fewer than 2³² rows); and whether it is their [`Ord`] order.
+fn group_by_key<T: Keyed>(rows: &[T]) -> (Vec<u32>, bool) {
     let mut places: Vec<u128> = (rows.iter().enumerate())
         .map(|(i, r)| packed(r.key()) | i as u128)
         .collect();
     places.sort_unstable();
-    places.iter().map(|&p| p as u32).collect()
+    let sorted = in_order(rows, &places, |p| p >> 32, |p| p as u32 as usize);
+    (places.iter().map(|&p| p as u32).collect(), sorted)
 }
 
 /// Key `(a, b, c)` in the top 96 bits, ordered as the key is.
@@ -271,12 +295,15 @@ mod tests {
         for (n, keys) in [(0, 1), (1, 1), (2, 1), (500, 1), (3000, 40), (3000, 100_000)] {
             let rows = arriving_in_order(&mut rng, n, keys);
             let want = sorted_by_comparing(&rows);
-            // (In order without the check's full sort.)
-            let grouped = in_order(&rows, &group_by_key(&rows));
-            assert_eq!(grouped, want, "{n} rows over {keys} keys");
+            // (In order without the check's full sort, and found so.)
+            let (order, sorted) = group_by_key(&rows);
+            assert_eq!(in_order(&rows, &order), want, "{n} rows over {keys} keys");
+            assert!(sorted, "{n} rows over {keys} keys: found in order");
             if let Some(narrow) = NarrowKeys::of(&rows) {
-                let grouped = in_order(&rows, &group_by_narrow_key(&rows, &narrow));
+                let (order, sorted) = group_by_narrow_key(&rows, &narrow);
+                let grouped = in_order(&rows, &order);
                 assert_eq!(grouped, want, "{n} rows over {keys} keys, packed narrow");
+                assert!(sorted, "{n} rows over {keys} keys, packed narrow: found in order");
             }
             assert_eq!(sorted_by_key(&rows), want, "{n} rows over {keys} keys");
         }
@@ -295,6 +322,14 @@ mod tests {
             }
             let want = sorted_by_comparing(&rows);
             assert_eq!(sorted_by_key(&rows), want, "swapped, {keys} keys");
+            // (Swapped rows of one key are found out of order.)
+            let found = |rows: &[TestRow]| {
+                let narrow = NarrowKeys::of(rows).map(|n| group_by_narrow_key(rows, &n).1);
+                (group_by_key(rows).1, narrow.unwrap_or(false))
+            };
+            if keys == 1 {
+                assert_eq!(found(&rows), (false, false), "swapped, one key");
+            }
             for i in (1..rows.len()).rev() {
                 rows.swap(i, rng.below(i as u64 + 1) as usize);
             }
