@@ -91,42 +91,78 @@ enum Visit {
     Exit,
 }
 
+/// The working memory of [`bottom_up_into`], kept from one tree to the
+/// next: with thousands of small processes, growing these anew per
+/// process was most of the allocations of `report`'s bottom-up trees.
+#[derive(Default)]
+pub struct BottomUpMemory {
+    kept: Vec<bool>,
+    names: Vec<u32>,
+    path: Vec<NodeId>,
+    owned: Vec<bool>,
+    owners: Vec<NodeId>,
+    owner_base: Vec<usize>,
+    stack: Vec<Visit>,
+}
+
 /// The bottom-up tree of one process's tree, with roots only for the
 /// functions `keep` takes (all: `|_| true`).
 pub fn bottom_up(top: &CallTree, keep: &dyn Fn(&str) -> bool) -> Built<Metrics> {
-    bottom_up_into(top, keep, CallTree::new())
+    bottom_up_into(top, keep, CallTree::new(), &mut BottomUpMemory::default())
 }
 
 /// [`bottom_up`] built into `out`, cleared first (its memory and name
-/// table kept): a tree per process then allocates no nodes anew.
+/// table kept), with the walk's buffers in `memory`: a tree per process
+/// then allocates nothing anew.
 pub fn bottom_up_into(
     top: &CallTree,
     keep: &dyn Fn(&str) -> bool,
     mut out: CallTree,
+    memory: &mut BottomUpMemory,
 ) -> Built<Metrics> {
     out.clear();
-    let kept = kept_names(top, keep);
-    let names = out.translate_names(top);
+    let BottomUpMemory {
+        kept,
+        names,
+        path,
+        owned,
+        owners,
+        owner_base,
+        stack,
+    } = memory;
+    kept.clear();
+    kept.extend(top.names().iter().map(|n| keep(n)));
+    // `out.translate_names(top)`, into the kept buffer.
+    names.clear();
+    names.extend(
+        top.names()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| out.intern_at(n, i as u32)),
+    );
+    let names = &*names;
     let name_of = |id: NodeId| {
         top.name_index(id)
             .and_then(|i| names.get(i as usize).copied())
     };
     let mut cut = false;
     // The top-down nodes from the outermost call down to the current one.
-    let mut path: Vec<NodeId> = Vec::new();
+    path.clear();
     // Bottom-up nodes already holding the inclusive time of a call on the
     // current path (by node id), and which path entry set each: a node is
     // owned by at most one entry, so these are bounded by `out`'s size.
-    let mut owned: Vec<bool> = vec![false];
-    let mut owners: Vec<NodeId> = Vec::new();
-    let mut owner_base: Vec<usize> = Vec::new();
-    let mut stack: Vec<Visit> = top
-        .node(top.root())
-        .children()
-        .iter()
-        .rev()
-        .map(|&c| Visit::Enter(c, 0))
-        .collect();
+    owned.clear();
+    owned.push(false);
+    owners.clear();
+    owner_base.clear();
+    stack.clear();
+    stack.extend(
+        top.node(top.root())
+            .children()
+            .iter()
+            .rev()
+            .map(|&c| Visit::Enter(c, 0)),
+    );
     while let Some(visit) = stack.pop() {
         let (id, depth) = match visit {
             Visit::Enter(id, depth) => (id, depth),

@@ -156,26 +156,39 @@ fn join_parts<'a>(parts: impl Iterator<Item = &'a PartTree> + Clone) -> Option<(
 /// Every record of the process in one walk.
 fn whole_process_tree(p: TraceProcWalk<'_>, selection: &Selection) -> (CallTree, Vec<Warning>) {
     let mut tree = CallTree::new();
-    let found = whole_process_tree_into(p, selection, &mut tree);
+    let found = whole_process_tree_into(p, selection, &mut tree, &mut BuilderMemory::default());
     (tree, found)
 }
 
 /// [`whole_process_tree`] into `tree`, cleared first (its name table
-/// kept): a run of processes reuses one tree's memory.
+/// kept), with the walk's buffers in `memory`: a run of processes reuses
+/// one tree's memory and one set of buffers (with thousands of small
+/// processes, growing them anew per process was a tenth of the walk).
 fn whole_process_tree_into(
     p: TraceProcWalk<'_>,
     selection: &Selection,
     tree: &mut CallTree,
+    memory: &mut BuilderMemory,
 ) -> Vec<Warning> {
     tree.clear();
     let mut part = PartBuilder::new(p.proc(), selection, p.row(), false, std::mem::take(tree));
+    part.reuse(std::mem::take(memory));
     let mut found = p.for_each_call(|c| part.call(c));
-    let part = part.finish();
+    let (part, kept) = part.finish_whole();
+    *memory = kept;
     if part.jumps > 0 {
         found.push(jumps_warning(p, part.jumps));
     }
     *tree = part.tree;
     found
+}
+
+/// The buffers of a [`PartBuilder`], kept from one process to the next.
+#[derive(Default)]
+struct BuilderMemory {
+    stack: Vec<NodeId>,
+    names: Vec<Option<u32>>,
+    cache: Vec<Option<(NodeId, u32, NodeId)>>,
 }
 
 fn jumps_warning(p: TraceProcWalk<'_>, jumps: usize) -> Warning {
@@ -327,6 +340,27 @@ impl<'a> PartBuilder<'a> {
         self.part.end = self.stack;
         self.part
     }
+
+    /// Builds on `memory`'s buffers, emptied (before any call).
+    fn reuse(&mut self, mut memory: BuilderMemory) {
+        memory.stack.clear();
+        memory.names.clear();
+        memory.cache.clear();
+        self.stack = memory.stack;
+        self.names = memory.names;
+        self.cache = memory.cache;
+    }
+
+    /// [`Self::finish`] without the calls open at the end (which only
+    /// joining blocks needs), giving back the buffers for the next process.
+    fn finish_whole(self) -> (PartTree, BuilderMemory) {
+        let memory = BuilderMemory {
+            stack: self.stack,
+            names: self.names,
+            cache: self.cache,
+        };
+        (self.part, memory)
+    }
 }
 
 /// Adds a block's tree to the process's: each placeholder stands for the
@@ -436,13 +470,14 @@ pub fn for_each_process_run<A: Send>(
                 let mut acc = init();
                 let mut found = Vec::new();
                 let mut tree = CallTree::new();
+                let mut memory = BuilderMemory::default();
                 for p in run {
                     if one {
                         let w;
                         (tree, w) = process_tree(p, selection, one);
                         found.extend(w);
                     } else {
-                        found.extend(whole_process_tree_into(p, selection, &mut tree));
+                        found.extend(whole_process_tree_into(p, selection, &mut tree, &mut memory));
                     }
                     visit(&mut acc, p.proc().proc, &tree);
                 }
@@ -539,13 +574,14 @@ pub fn fold_process_trees<A: Send>(
             let mut acc = init(run.len());
             let mut warnings = Vec::new();
             let mut tree = CallTree::new();
+            let mut memory = BuilderMemory::default();
             for &p in run {
                 if one {
                     let w;
                     (tree, w) = process_tree(p, selection, one);
                     warnings.extend(w);
                 } else {
-                    warnings.extend(whole_process_tree_into(p, selection, &mut tree));
+                    warnings.extend(whole_process_tree_into(p, selection, &mut tree, &mut memory));
                 }
                 visit(&mut acc, p.proc().proc, &tree);
             }

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 use super::base_summary::base_summary;
-use super::callers::{MERGE_CHUNK, bottom_up_into};
+use super::callers::{BottomUpMemory, MERGE_CHUNK, bottom_up_into};
 use super::calltree::{RUN_PROCS, Spread, for_each_process_run};
 use super::spread_merge::{ChunkedSpreadMerge, RunTrees, SpreadMerge};
 use super::comm::scope::CommScope;
@@ -286,13 +286,20 @@ struct RunBothTrees {
     cut: bool,
     /// The bottom-up tree of the process being added (its memory reused).
     scratch: CallTree,
+    /// The bottom-up walk's buffers (reused likewise).
+    memory: BottomUpMemory,
 }
 
 impl RunBothTrees {
     /// Adds process `proc`'s tree and its bottom-up tree.
     fn add(&mut self, proc: usize, tree: &CallTree) {
         self.down.add(proc, tree);
-        let built = bottom_up_into(tree, &|_| true, std::mem::take(&mut self.scratch));
+        let built = bottom_up_into(
+            tree,
+            &|_| true,
+            std::mem::take(&mut self.scratch),
+            &mut self.memory,
+        );
         self.cut |= built.cut;
         self.up.add(proc, &built.tree);
         self.scratch = built.tree;

@@ -193,21 +193,33 @@ pub fn trace_timelines(
             let a = c.start.clamp(span.0, span.1);
             let z = c.end().clamp(a, span.1);
             let first = col(a);
-            for (i, cell) in cols[d].iter_mut().enumerate().take(col(z) + 1).skip(first) {
+            let Some(cells) = cols[d].get_mut(first..=col(z)) else {
+                return;
+            };
+            // The function's seconds summed in a register, in the same
+            // order: a sum kept in memory made a load and a store part of
+            // the chain of additions, per column of every process.
+            let Some(total) = totals[d].get_mut(g) else {
+                return;
+            };
+            let mut sum = *total;
+            let g = g as u32;
+            for (i, cell) in (first..).zip(cells) {
                 let lo = span.0 + slice * i as f64;
                 let overlap = (z.min(lo + slice) - a.max(lo)).max(0.0);
-                totals[d][g] += overlap;
+                sum += overlap;
                 // An instant still shows: the smallest positive weight.
                 let t = overlap.max(1e-300);
                 let starts = u32::from(i == first);
-                match cell.iter_mut().find(|e| e.0 == g as u32) {
+                match cell.iter_mut().find(|e| e.0 == g) {
                     Some(e) => {
                         e.1 += t;
                         e.2 += starts;
                     }
-                    None => cell.push((g as u32, t, starts)),
+                    None => cell.push((g, t, starts)),
                 }
             }
+            *total = sum;
         });
         (totals, latest, warnings)
     };
@@ -303,14 +315,24 @@ fn lanes_bars(lanes: &[&[Column]], slice: f64) -> Vec<Vec<TraceBar>> {
 
 /// Adds column `i` of a lane to its bars.
 fn add_column(bars: &mut Vec<TraceBar>, i: u32, cell: &Column, slice: f64) {
-    // Ties go to the lower function index, for any call order.
-    let Some(&(f, _, n)) = cell
-        .iter()
-        .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
-    else {
-        return;
+    let (f, n, seconds) = match cell.as_slice() {
+        [] => return,
+        // Most cells (a call over many columns) hold one function: its
+        // seconds are the sum, as the fold below gives them (weights are
+        // positive, so the fold's starting zero changes no bit).
+        &[(f, t, n)] => (f, n, t),
+        _ => {
+            // Ties go to the lower function index, for any call order.
+            let Some(&(f, _, n)) = cell
+                .iter()
+                .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
+            else {
+                return;
+            };
+            (f, n, cell.iter().map(|e| e.1).sum::<f64>())
+        }
     };
-    let busy = (cell.iter().map(|e| e.1).sum::<f64>() / slice).min(1.0);
+    let busy = (seconds / slice).min(1.0);
     match bars.last_mut() {
         Some(b) if b.function == f && b.last + 1 == i && n == 0 => {
             let k = (b.last - b.first + 1) as f64;

@@ -118,6 +118,10 @@ pub struct CallTree<M = Metrics> {
     /// translates only the names new since the tree's last merge instead
     /// of comparing every name again.
     translations: HashMap<u64, Vec<u32>>,
+    /// The walk of [`Self::merge_nodes`], kept between merges: a run merges
+    /// a small tree per process, and growing a new stack for each was
+    /// most of its allocations.
+    merge_stack: Vec<(NodeId, NodeId)>,
 }
 
 impl<M> CallTree<M> {
@@ -141,6 +145,7 @@ impl<M> CallTree<M> {
             spare_children: Vec::new(),
             table: new_table(),
             translations: HashMap::default(),
+            merge_stack: Vec::new(),
         }
     }
 }
@@ -174,6 +179,7 @@ impl<M: Default> CallTree<M> {
             spare_children: Vec::new(),
             table: new_table(),
             translations: HashMap::default(),
+            merge_stack: Vec::new(),
         }
     }
 
@@ -275,7 +281,9 @@ impl<M: Default> CallTree<M> {
     ) {
         // `other`'s name ids in this tree, translated once instead of per node.
         let names = self.take_translation(other);
-        let mut stack = vec![(from, to)];
+        let mut stack = std::mem::take(&mut self.merge_stack);
+        stack.clear();
+        stack.push((from, to));
         while let Some((from, to)) = stack.pop() {
             matched(self, to, from);
             // Create the targets in sibling order (new children keep
@@ -290,6 +298,7 @@ impl<M: Default> CallTree<M> {
             }
             stack[first..].reverse();
         }
+        self.merge_stack = stack;
         self.keep_translation(other, names);
     }
 

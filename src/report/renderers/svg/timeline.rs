@@ -110,13 +110,12 @@ fn group_lanes(rows: &[(usize, Vec<LaneBar>)], columns: usize, votes: &mut Votes
     for (_, bars) in rows {
         for b in bars {
             let span = b.first as usize..=(b.last as usize).min(columns.saturating_sub(1));
-            for (c, column) in votes
-                .iter_mut()
-                .enumerate()
-                .take(*span.end() + 1)
-                .skip(*span.start())
-            {
-                let calls = if c == b.first as usize { b.calls } else { 0 };
+            let Some(span) = votes.get_mut(span) else {
+                continue;
+            };
+            // The bar's calls count in its first column only.
+            let mut calls = b.calls;
+            for column in span {
                 match column.iter_mut().find(|v| v.0 == b.key) {
                     Some(v) => {
                         v.1 += 1;
@@ -125,6 +124,7 @@ fn group_lanes(rows: &[(usize, Vec<LaneBar>)], columns: usize, votes: &mut Votes
                     }
                     None => column.push((b.key, 1, b.busy, calls)),
                 }
+                calls = 0;
             }
         }
     }
