@@ -82,7 +82,15 @@ impl FunctionMatch {
 /// Per name index of `tree`: whether `keep` takes the name (decided once
 /// per distinct name, not per node: a glob match costs).
 fn kept_names(tree: &CallTree, keep: &dyn Fn(&str) -> bool) -> Vec<bool> {
-    tree.names().iter().map(|n| keep(n)).collect()
+    let mut kept = Vec::new();
+    kept_names_into(tree, keep, &mut kept);
+    kept
+}
+
+/// [`kept_names`] into `kept`, cleared first.
+fn kept_names_into(tree: &CallTree, keep: &dyn Fn(&str) -> bool, kept: &mut Vec<bool>) {
+    kept.clear();
+    kept.extend(tree.names().iter().map(|n| keep(n)));
 }
 
 /// A step of a pre-order walk that also sees each node's end.
@@ -130,16 +138,8 @@ pub fn bottom_up_into(
         owner_base,
         stack,
     } = memory;
-    kept.clear();
-    kept.extend(top.names().iter().map(|n| keep(n)));
-    // `out.translate_names(top)`, into the kept buffer.
-    names.clear();
-    names.extend(
-        top.names()
-            .iter()
-            .enumerate()
-            .map(|(i, n)| out.intern_at(n, i as u32)),
-    );
+    kept_names_into(top, keep, kept);
+    out.translate_names_into(top, names);
     let names = &*names;
     let name_of = |id: NodeId| {
         top.name_index(id)

@@ -414,9 +414,16 @@ impl<M: Default> CallTree<M> {
     /// Per name id of `other`, the id of the name in this tree (added on
     /// first use); each name's own id tried first (see [`Self::intern_at`]).
     pub fn translate_names<N>(&mut self, other: &CallTree<N>) -> Vec<u32> {
-        (0..other.names.len() as u32)
-            .map(|i| self.intern_at(&other.names[i as usize], i))
-            .collect()
+        let mut ids = Vec::new();
+        self.translate_names_into(other, &mut ids);
+        ids
+    }
+
+    /// [`Self::translate_names`] into `ids`, cleared first (a caller
+    /// translating a tree per process keeps one buffer).
+    pub fn translate_names_into<N>(&mut self, other: &CallTree<N>, ids: &mut Vec<u32>) {
+        ids.clear();
+        ids.extend((0..other.names.len() as u32).map(|i| self.intern_at(&other.names[i as usize], i)));
     }
 
     /// [`Self::intern`], comparing the name with id `guess` first: trees
