@@ -106,7 +106,7 @@ impl Report for CommStatsReport<'_> {
                 ]
             }),
         ));
-        doc.line("").table(Table::new(
+        doc.line("").table(Table::filled(
             vec![
                 Column::right("Proc", 5),
                 Column::right("Records", 10),
@@ -117,18 +117,18 @@ impl Report for CommStatsReport<'_> {
                 Column::right("NameTags", 9),
                 Column::left("Host", 0).after("  "),
             ],
-            s.procs.iter().map(|p| {
-                vec![
-                    p.proc.to_string(),
-                    p.records.to_string(),
-                    p.calls.to_string(),
-                    p.sends.to_string(),
-                    p.bytes_sent.to_string(),
-                    p.barriers.to_string(),
-                    p.name_tags.to_string(),
-                    p.host.as_deref().unwrap_or("-").to_owned(),
-                ]
-            }),
+            s.procs.iter(),
+            |p, cells| {
+                cells
+                    .int(p.proc)
+                    .int(p.records)
+                    .int(p.calls)
+                    .int(p.sends)
+                    .int(p.bytes_sent)
+                    .int(p.barriers)
+                    .int(p.name_tags)
+                    .text(p.host.as_deref().unwrap_or("-"));
+            },
         ));
         doc
     }

@@ -57,21 +57,18 @@ impl Report for BarriersReport<'_> {
                 ]
             }),
         ));
-        doc.line("").table(Table::new(
+        doc.line("").table(Table::filled(
             vec![
                 Column::right("Proc", 5),
                 Column::right("Barriers", 9),
                 Column::right("Wait", 12),
                 Column::right("Last arrivals", 14),
             ],
-            r.procs.iter().map(|p| {
-                vec![
-                    p.proc.to_string(),
-                    p.barriers.to_string(),
-                    duration(p.wait),
-                    p.last_arrivals.to_string(),
-                ]
-            }),
+            r.procs.iter(),
+            |p, cells| {
+                cells.int(p.proc).int(p.barriers);
+                cells.text(&duration(p.wait)).int(p.last_arrivals);
+            },
         ));
         if !r.reductions.is_empty() {
             reductions_section(&mut doc, r);
@@ -110,21 +107,18 @@ fn reductions_section<'a>(doc: &mut Document<'a>, r: &'a BarrierSummary) {
                 ]
             }),
         ));
-    doc.line("").table(Table::new(
+    doc.line("").table(Table::filled(
         vec![
             Column::right("Proc", 5),
             Column::right("Reductions", 11),
             Column::right("Wait", 12),
             Column::right("Last arrivals", 14),
         ],
-        r.reduction_procs.iter().map(|p| {
-            vec![
-                p.proc.to_string(),
-                p.barriers.to_string(),
-                duration(p.wait),
-                p.last_arrivals.to_string(),
-            ]
-        }),
+        r.reduction_procs.iter(),
+        |p, cells| {
+            cells.int(p.proc).int(p.barriers);
+            cells.text(&duration(p.wait)).int(p.last_arrivals);
+        },
     ));
 }
 

@@ -112,8 +112,69 @@ impl Column {
     }
 }
 
-/// Rows of cells, produced as they are written.
-pub type Rows<'a> = Box<dyn Iterator<Item = Vec<String>> + 'a>;
+/// Rows of cells, produced as they are written, each into a row the
+/// renderer keeps from one row to the next: a table filled cell by cell
+/// ([`Table::filled`]) allocates no string per cell (a table of a row per
+/// process made a string per cell, 130,000 at 16,384 processes, each
+/// allocated and freed on the thread that writes the output).
+pub struct Rows<'a>(Box<dyn NextRow + 'a>);
+
+/// Puts the next row's cells in a row; `false` after the last row.
+trait NextRow: FnMut(&mut Vec<String>) -> bool {}
+
+impl<F: FnMut(&mut Vec<String>) -> bool> NextRow for F {}
+
+impl<'a> Rows<'a> {
+    /// Rows made whole, one `Vec` each.
+    pub fn whole(rows: impl Iterator<Item = Vec<String>> + 'a) -> Self {
+        let mut rows = rows;
+        Rows(Box::new(move |row| match rows.next() {
+            Some(next) => {
+                *row = next;
+                true
+            }
+            None => false,
+        }))
+    }
+
+    /// Puts the next row's cells in `row` (in place of its cells); `false`
+    /// after the last row.
+    pub fn next_into(&mut self, row: &mut Vec<String>) -> bool {
+        (self.0)(row)
+    }
+}
+
+/// The cells of one row of a [`Table::filled`], written in order into the
+/// strings of the row before.
+pub struct Cells<'r> {
+    row: &'r mut Vec<String>,
+    written: usize,
+}
+
+impl Cells<'_> {
+    /// The next cell, empty, to write into.
+    pub fn next(&mut self) -> &mut String {
+        if self.written == self.row.len() {
+            self.row.push(String::new());
+        }
+        let cell = &mut self.row[self.written];
+        cell.clear();
+        self.written += 1;
+        cell
+    }
+
+    /// The next cell: `text`.
+    pub fn text(&mut self, text: &str) -> &mut Self {
+        self.next().push_str(text);
+        self
+    }
+
+    /// The next cell: the integer `n` in decimal.
+    pub fn int(&mut self, n: impl itoa::Integer) -> &mut Self {
+        self.next().push_str(itoa::Buffer::new().format(n));
+        self
+    }
+}
 
 /// A table: columns and the rows under them.
 pub struct Table<'a> {
@@ -131,7 +192,32 @@ impl<'a> Table<'a> {
         Table {
             columns,
             header: true,
-            rows: Box::new(rows),
+            rows: Rows::whole(rows),
+        }
+    }
+
+    /// A table with a header line and a row per item, its cells written by
+    /// `fill` in column order (a long table: no string per cell).
+    pub fn filled<T>(
+        columns: Vec<Column>,
+        items: impl Iterator<Item = T> + 'a,
+        mut fill: impl FnMut(T, &mut Cells<'_>) + 'a,
+    ) -> Self {
+        let mut items = items;
+        let rows = Rows(Box::new(move |row| {
+            let Some(item) = items.next() else {
+                return false;
+            };
+            let mut cells = Cells { row, written: 0 };
+            fill(item, &mut cells);
+            let written = cells.written;
+            row.truncate(written);
+            true
+        }));
+        Table {
+            columns,
+            header: true,
+            rows,
         }
     }
 

@@ -9,7 +9,8 @@ pub fn write_table(w: &mut dyn Write, table: Table<'_>) -> io::Result<()> {
     let mut out = csv::Writer::from_writer(w);
     out.write_record(table.columns.iter().map(|c| c.header.as_str()))
         .map_err(csv_io_error)?;
-    for row in table.rows {
+    let (mut rows, mut row) = (table.rows, Vec::new());
+    while rows.next_into(&mut row) {
         // Names from the data must not be read as formulas by a
         // spreadsheet; numbers stay numbers.
         let row: Vec<_> = row

@@ -134,8 +134,8 @@ fn write_table(
     let (mut measured, layout) = if runs || fixed || (width.is_none() && !any_path) {
         (HeldRows::default(), Fit::whole(columns.len()))
     } else {
-        let mut measured = HeldRows::default();
-        for row in rows.by_ref().take(MEASURED_ROWS) {
+        let (mut measured, mut row) = (HeldRows::default(), Vec::new());
+        while measured.len() < MEASURED_ROWS && rows.next_into(&mut row) {
             measured.push(&row);
         }
         let layout = fit(&fit_columns(&columns, header, &measured), width);
@@ -162,15 +162,6 @@ fn write_table(
             .max()
             .unwrap_or(0);
     }
-    let rows = rows.map(|mut row| {
-        for &(i, limit) in &paths {
-            if let Some(cell) = row.get_mut(i) {
-                let text = laid_out_paths(&[Some(cell.as_str())], limit).pop();
-                *cell = text.unwrap_or_default();
-            }
-        }
-        row
-    });
     let columns: Vec<(Column, usize)> = columns
         .into_iter()
         .zip(&widest)
@@ -194,7 +185,15 @@ fn write_table(
     for row in measured.rows() {
         write_row(w, &columns, shown_cells(row.cells(), &shown), keep, line)?;
     }
-    for row in rows {
+    // One row kept for all: a filled table's cells reuse its strings.
+    let mut row = Vec::new();
+    while rows.next_into(&mut row) {
+        for &(i, limit) in &paths {
+            if let Some(cell) = row.get_mut(i) {
+                let text = laid_out_paths(&[Some(cell.as_str())], limit).pop();
+                *cell = text.unwrap_or_default();
+            }
+        }
         let cells = row.iter().map(String::as_str);
         write_row(w, &columns, shown_cells(cells, &shown), keep, line)?;
     }
@@ -251,6 +250,11 @@ impl HeldRows {
             self.cell_ends.push(self.text.len());
         }
         self.row_ends.push(self.cell_ends.len());
+    }
+
+    /// Rows held.
+    fn len(&self) -> usize {
+        self.row_ends.len()
     }
 
     /// The rows in order.
@@ -412,6 +416,53 @@ mod tests {
         let mut out = Vec::new();
         write_document(&mut out, doc, width).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    /// A table filled cell by cell writes what the same rows made whole
+    /// write, at any width (measured or not), however many cells each row
+    /// has: the strings of the row before are reused, never shown again.
+    #[test]
+    fn filled_rows_write_as_whole_rows() {
+        let rows: Vec<Vec<String>> = vec![
+            vec!["1".into(), "a name".into(), "host-1".into()],
+            vec!["22".into(), "b".into()],
+            vec![],
+            vec!["333".into(), "a much longer name than the rest".into(), "h".into()],
+            vec!["4".into()],
+        ];
+        let columns = || {
+            vec![
+                Column::right("N", 3),
+                Column::left("Name", 6).after("  "),
+                Column::left("Host", 0).after("  "),
+            ]
+        };
+        for width in [None, Some(20), Some(80)] {
+            let mut whole = Document::new();
+            whole.table(Table::new(columns(), rows.clone().into_iter()));
+            let mut filled = Document::new();
+            filled.table(Table::filled(columns(), rows.iter(), |row, cells| {
+                for (i, cell) in row.iter().enumerate() {
+                    match cell.parse::<u32>() {
+                        Ok(n) if i == 0 => cells.int(n),
+                        _ => cells.text(cell),
+                    };
+                }
+            }));
+            assert_eq!(written(filled, width), written(whole, width), "{width:?}");
+        }
+        // CSV rows are all as long as the header.
+        let mut csv = Vec::new();
+        let table = Table::filled(columns(), rows.iter(), |row, cells| {
+            for i in 0..3 {
+                cells.text(row.get(i).map_or("", String::as_str));
+            }
+        });
+        crate::report::renderers::csv::write_table(&mut csv, table).unwrap();
+        assert_eq!(
+            String::from_utf8(csv).unwrap(),
+            "N,Name,Host\n1,a name,host-1\n22,b,\n,,\n333,a much longer name than the rest,h\n4,,\n"
+        );
     }
 
     #[test]
