@@ -519,6 +519,16 @@ mod tests {
             let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             let x = 10f64.powf(-11.0 + 27.0 * u);
             values.extend([x, -x]);
+            // Next to the ties of 4 digits and to 10^k (where the unit or
+            // the point moves: 999.95 µs is `1.000 ms`).
+            let n = 1000 + rng.next_u64() % 9000;
+            let k = (rng.next_u64() % 20) as i32 - 13;
+            for base in [(n as f64 + 0.5) * 10f64.powi(k), 10f64.powi(k + 3)] {
+                values.extend([base.next_down(), base, base.next_up()]);
+            }
+        }
+        for x in [999.95e-6, 9.9995e-4, 0.99995, 9999.5, 1e-9, 0.9999e-9, 1e4] {
+            values.extend([x, -x]);
         }
         for &x in &values {
             for width in [0, 7, 10, 14] {
