@@ -676,13 +676,15 @@ pub fn zero_absent_minimums(merged: &mut CallTree<Spread>, n: usize) {
 /// Calls in the node's subtree (for hiding branches no selected call reached).
 pub fn subtree_calls(tree: &CallTree<Spread>) -> Vec<u64> {
     let n = tree.len() + 1;
-    let mut calls: Vec<u64> = (0..n)
-        .map(|i| tree.node(NodeId(i as u32)).metrics.total.calls)
-        .collect();
+    let mut calls = vec![0u64; n];
     // A parent's id is below its children's (see `CallTree`): walking ids
-    // backwards sums every subtree before its parent is reached.
-    for i in (1..n).rev() {
-        if let Some(p) = tree.node(NodeId(i as u32)).parent() {
+    // backwards sums every subtree before its parent is reached, so one
+    // pass over the nodes (a big tree's tens of MB) adds each node's own
+    // calls and hands the sum on.
+    for i in (0..n).rev() {
+        let node = tree.node(NodeId(i as u32));
+        calls[i] += node.metrics.total.calls;
+        if let Some(p) = node.parent() {
             debug_assert!((p.0 as usize) < i);
             calls[p.0 as usize] += calls[i];
         }

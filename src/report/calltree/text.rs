@@ -182,9 +182,10 @@ fn write_columns(line: &mut String, m: &Spread, view: &TreeView, c: &TreeColumns
     }
 }
 
-/// `text` right-aligned in `width` characters at the end of `line`.
+/// `text` right-aligned in `width` characters at the end of `line`; `text`
+/// is ASCII (digits, `-`), a character a byte: no counting.
 fn push_right(line: &mut String, text: &str, width: usize) {
-    Blanks(width.saturating_sub(text.chars().count())).push_to(line);
+    Blanks(width.saturating_sub(text.len())).push_to(line);
     line.push_str(text);
 }
 

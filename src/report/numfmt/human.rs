@@ -122,6 +122,10 @@ impl DurationParts {
 
     /// [`Self::write`] right-aligned to `width` characters.
     fn write_right(&self, w: &mut String, width: usize) {
+        if let Some(text) = self.four_digits_right(width, &mut [0; SHORT]) {
+            w.push_str(text);
+            return;
+        }
         let mut buf = itoa::Buffer::new();
         let digits = buf.format(self.digits);
         // The sign, the digits, the point, the blank and the unit's two
@@ -129,6 +133,43 @@ impl DurationParts {
         let chars = usize::from(self.negative) + digits.len() + usize::from(self.decimals > 0) + 3;
         Blanks(width.saturating_sub(chars)).push_to(w);
         self.write_digits(w, digits);
+    }
+
+    /// [`Self::write_right`] of 4 digits (every duration below 10^4 s)
+    /// laid out in `buf`, blanks included, to be pushed at once: a tree's
+    /// lines have four numbers each, and a push per part (and the digits
+    /// through `itoa`) cost more than finding them. `None` for more
+    /// digits or more blanks than `buf` holds.
+    fn four_digits_right<'b>(&self, width: usize, buf: &'b mut [u8; SHORT]) -> Option<&'b str> {
+        let n = u32::try_from(self.digits).ok().filter(|n| (1000..10000).contains(n))?;
+        let point = usize::from(self.decimals > 0);
+        // The sign, the digits, the point, the blank and the unit's two
+        // characters (`µ` is one character of two bytes).
+        let chars = usize::from(self.negative) + 4 + point + 3;
+        let blanks = width.saturating_sub(chars);
+        let len = blanks + chars - 2 + self.unit.len();
+        if len > SHORT || self.decimals > 3 {
+            return None;
+        }
+        buf[..blanks].fill(b' ');
+        let mut at = blanks;
+        if self.negative {
+            buf[at] = b'-';
+            at += 1;
+        }
+        let digits = [n / 1000, n / 100 % 10, n / 10 % 10, n % 10].map(|d| b'0' + d as u8);
+        let int = 4 - self.decimals;
+        buf[at..at + int].copy_from_slice(&digits[..int]);
+        at += int;
+        if point > 0 {
+            buf[at] = b'.';
+            buf[at + 1..at + 1 + self.decimals].copy_from_slice(&digits[int..]);
+            at += 1 + self.decimals;
+        }
+        buf[at] = b' ';
+        at += 1;
+        buf[at..at + self.unit.len()].copy_from_slice(self.unit.as_bytes());
+        std::str::from_utf8(&buf[..at + self.unit.len()]).ok()
     }
 
     /// The number of `digits` (those of `self.digits`) and the unit.
@@ -146,6 +187,10 @@ impl DurationParts {
         w.push_str(self.unit);
     }
 }
+
+/// Bytes of [`DurationParts::four_digits_right`]'s text: a column of a
+/// tree's lines (10 characters) and room to spare.
+const SHORT: usize = 24;
 
 /// What [`duration_by_formatting`] writes, found with a few float
 /// operations instead of two exact decimal conversions and a parse (a
@@ -197,6 +242,24 @@ fn duration_parts(x: f64) -> Option<DurationParts> {
     if n == 10000.0 {
         n = 1000.0;
         e += 1;
+    }
+    // From a nanosecond to 9999 s the 4 digits are n and the unit and the
+    // point follow from e alone (12.35 ms: n = 1235, e = -2), with no
+    // float operation left: the value parsed back lies in [10^e, 10^(e+1))
+    // and is n at 3 decimals of 10^e.
+    if let Some((unit, shift)) = match e {
+        0..=3 => Some(("s ", e)),
+        -3..=-1 => Some(("ms", e + 3)),
+        -6..=-4 => Some(("µs", e + 6)),
+        -9..=-7 => Some(("ns", e + 9)),
+        _ => None,
+    } {
+        return Some(DurationParts {
+            negative: x < 0.0,
+            digits: n as u64,
+            decimals: (3 - shift) as usize,
+            unit,
+        });
     }
     // What parsing `{x:.3e}` gives: n and 10^(e-3) are exact, so one
     // division or product is the correctly rounded value.
@@ -455,6 +518,16 @@ mod tests {
         for _ in 0..20_000 {
             let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             let x = 10f64.powf(-11.0 + 27.0 * u);
+            values.extend([x, -x]);
+            // Next to the ties of 4 digits and to 10^k (where the unit or
+            // the point moves: 999.95 µs is `1.000 ms`).
+            let n = 1000 + rng.next_u64() % 9000;
+            let k = (rng.next_u64() % 20) as i32 - 13;
+            for base in [(n as f64 + 0.5) * 10f64.powi(k), 10f64.powi(k + 3)] {
+                values.extend([base.next_down(), base, base.next_up()]);
+            }
+        }
+        for x in [999.95e-6, 9.9995e-4, 0.99995, 9999.5, 1e-9, 0.9999e-9, 1e4] {
             values.extend([x, -x]);
         }
         for &x in &values {

@@ -372,7 +372,10 @@ fn write_row<'c>(
         };
         // Names from the data: no raw control characters on a terminal.
         let cell = crate::report::escape::visible_except(&cell, keep);
-        push_padded(line, &cell, cell.chars().count(), width, column.align);
+        // A column of no least width pads nothing: the runs of a big
+        // tree's lines (30 MB) are not counted.
+        let chars = if width == 0 { 0 } else { cell.chars().count() };
+        push_padded(line, &cell, chars, width, column.align);
     }
     line.push('\n');
     w.write_all(line.as_bytes())
