@@ -3,7 +3,7 @@
 use crate::analysis::comm::clocks::ClockOffsets;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
-use crate::report::numfmt::human::{duration, percent};
+use crate::report::numfmt::human::{duration, percent, write_duration};
 
 pub struct ClocksReport<'a>(pub &'a ClockOffsets);
 
@@ -37,7 +37,7 @@ impl Report for ClocksReport<'_> {
         .line("median of barrier exits, then shifted so that messages complete after")
         .line("they are sent (docs/COMM.md)")
         .line("")
-        .table(Table::new(
+        .table(Table::filled(
             vec![
                 Column::right("Proc", 5),
                 Column::right("Offset", 14),
@@ -46,15 +46,17 @@ impl Report for ClocksReport<'_> {
                 Column::right("Barriers", 9).droppable(3),
                 Column::right("Message shift", 14).droppable(1),
             ],
-            c.procs.iter().map(|p| {
-                vec![
-                    p.proc.to_string(),
-                    duration(p.offset),
-                    p.barrier_offset.map_or_else(|| "-".to_owned(), duration),
-                    p.barriers.to_string(),
-                    duration(p.message_shift),
-                ]
-            }),
+            c.procs.iter(),
+            |p, cells| {
+                cells.int(p.proc);
+                write_duration(cells.next(), p.offset);
+                match p.barrier_offset {
+                    Some(t) => write_duration(cells.next(), t),
+                    None => cells.next().push('-'),
+                }
+                cells.int(p.barriers);
+                write_duration(cells.next(), p.message_shift);
+            },
         ))
         .line("")
         .line("Residual")

@@ -9,7 +9,7 @@ use crate::analysis::comm::pairs::{Pair, PairingSummary};
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
 use crate::report::layout::region_filter::region_line;
-use crate::report::numfmt::human::{duration, fixed};
+use crate::report::numfmt::human::{fixed, write_duration};
 
 /// `comm pairs` in a table: per route, then the unmatched ends.
 pub struct PairsReport<'a>(pub &'a PairingSummary);
@@ -42,7 +42,7 @@ impl Report for PairsReport<'_> {
         })
         .line("Latency runs to the receive's record (a nonblocking receive's post);")
         .line("to done, to the wait that returned its status (docs/COMM.md).\n")
-        .table(Table::new(
+        .table(Table::filled(
             vec![
                 Column::right("From", 5),
                 Column::right("To", 5),
@@ -53,20 +53,18 @@ impl Report for PairsReport<'_> {
                 Column::right("Mean to done", 13),
                 Column::right("Max to done", 13).droppable(3),
             ],
-            r.routes.iter().map(|x| {
-                vec![
-                    x.from.to_string(),
-                    x.to.to_string(),
-                    x.messages.to_string(),
-                    x.bytes.to_string(),
-                    duration(x.latency_mean),
-                    duration(x.latency_max),
-                    x.completion_latency_mean
-                        .map_or_else(|| "-".to_owned(), duration),
-                    x.completion_latency_max
-                        .map_or_else(|| "-".to_owned(), duration),
-                ]
-            }),
+            r.routes.iter(),
+            |x, cells| {
+                cells.int(x.from).int(x.to).int(x.messages).int(x.bytes);
+                write_duration(cells.next(), x.latency_mean);
+                write_duration(cells.next(), x.latency_max);
+                for done in [x.completion_latency_mean, x.completion_latency_max] {
+                    match done {
+                        Some(t) => write_duration(cells.next(), t),
+                        None => cells.next().push('-'),
+                    }
+                }
+            },
         ));
         for (title, list) in [
             ("Unmatched sends", &r.unmatched_sends),

@@ -10,7 +10,7 @@ use crate::analysis::filter::FilterNames;
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
 use crate::report::layout::path_tree::tree_lines;
-use crate::report::numfmt::human::{duration, percent};
+use crate::report::numfmt::human::{duration, percent, write_duration};
 
 /// `comm time` of one database.
 pub struct MpiTimeReport<'a> {
@@ -259,7 +259,7 @@ impl Report for MpiTimeReport<'_> {
             }),
         ));
         doc.line("").line("By process");
-        doc.table(Table::new(
+        doc.table(Table::filled(
             vec![
                 Column::right("Proc", 5),
                 Column::right("Calls", 10),
@@ -267,15 +267,13 @@ impl Report for MpiTimeReport<'_> {
                 Column::right("Traced", 12),
                 Column::right("MPI %", 7),
             ],
-            t.procs.iter().map(|p| {
-                vec![
-                    p.proc.to_string(),
-                    p.calls.to_string(),
-                    duration(p.seconds),
-                    duration(p.traced),
-                    pct(p.seconds, p.traced),
-                ]
-            }),
+            t.procs.iter(),
+            |p, cells| {
+                cells.int(p.proc).int(p.calls);
+                write_duration(cells.next(), p.seconds);
+                write_duration(cells.next(), p.traced);
+                cells.text(&pct(p.seconds, p.traced));
+            },
         ));
         doc.line("")
             .line("Message sizes (calls per size in bytes, types with a size)");

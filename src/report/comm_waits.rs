@@ -5,7 +5,7 @@ use crate::analysis::comm::waits::{StateSeconds, WaitReport};
 use crate::report::Report;
 use crate::report::document::{Column, Document, Table};
 use crate::report::layout::path_tree::tree_lines;
-use crate::report::numfmt::human::duration;
+use crate::report::numfmt::human::{duration, write_duration};
 
 pub struct WaitsReport<'a> {
     pub waits: &'a WaitReport,
@@ -60,22 +60,15 @@ fn by_process(r: &WaitReport) -> Table<'_> {
     ];
     columns.extend(rare.iter().map(|s| Column::right(s.column, 14).droppable(2)));
     columns.extend([Column::right("Total", 10), Column::right("Caused", 10)]);
-    Table::new(
-        columns,
-        r.procs.iter().map(move |p| {
-            let w = &p.waited;
-            let mut row = vec![
-                p.proc.to_string(),
-                duration(w.late_sender),
-                duration(w.late_receiver),
-                duration(w.barrier),
-                duration(w.nxn),
-            ];
-            row.extend(rare.iter().map(|s| duration((s.get)(w))));
-            row.extend([duration(w.total), duration(p.caused)]);
-            row
-        }),
-    )
+    Table::filled(columns, r.procs.iter(), move |p, cells| {
+        let w = &p.waited;
+        cells.int(p.proc);
+        let seconds = [w.late_sender, w.late_receiver, w.barrier, w.nxn];
+        let rare = rare.iter().map(|s| (s.get)(w));
+        for x in seconds.into_iter().chain(rare).chain([w.total, p.caused]) {
+            write_duration(cells.next(), x);
+        }
+    })
 }
 
 impl Report for WaitsReport<'_> {

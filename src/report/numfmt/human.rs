@@ -48,8 +48,9 @@ pub fn write_duration_right(w: &mut String, x: f64, width: usize) {
 /// [`duration`] of exact zero.
 const ZERO: &str = "0   ";
 
-/// [`duration`] written at the end of `w`.
-fn write_duration(w: &mut String, x: f64) {
+/// [`duration`] written at the end of `w` (a table's cell, without a
+/// `String` of its own).
+pub fn write_duration(w: &mut String, x: f64) {
     if x == 0.0 {
         w.push_str(ZERO);
     } else if !x.is_finite() {
