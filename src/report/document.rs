@@ -117,12 +117,10 @@ impl Column {
 /// ([`Table::filled`]) allocates no string per cell (a table of a row per
 /// process made a string per cell, 130,000 at 16,384 processes, each
 /// allocated and freed on the thread that writes the output).
-pub struct Rows<'a>(Box<dyn NextRow + 'a>);
+pub struct Rows<'a>(Box<NextRow<'a>>);
 
 /// Puts the next row's cells in a row; `false` after the last row.
-trait NextRow: FnMut(&mut Vec<String>) -> bool {}
-
-impl<F: FnMut(&mut Vec<String>) -> bool> NextRow for F {}
+type NextRow<'a> = dyn FnMut(&mut Vec<String>) -> bool + 'a;
 
 impl<'a> Rows<'a> {
     /// Rows made whole, one `Vec` each.
