@@ -192,6 +192,7 @@ for r in "${ranks[@]}"; do
 done
 echo
 printf "%-30s %6s %9s %8s %9s %8s %6s\n" "rank-count scaling" procs "input MB" "s j$threads" "MB/s" "peak MB" x64
+declare -A first_of # a row's seconds per byte at 64 processes, by name
 scale() { # name part(all|trace|comm) args... (@ stands for the database)
   local name=$1 part=$2 first="" p db files input best kb t a
   shift 2
@@ -212,6 +213,7 @@ scale() { # name part(all|trace|comm) args... (@ stands for the database)
     done
     # Seconds per byte of the first (64-process) row.
     [ -z "$first" ] && first=$(awk -v s="$best" -v b="$input" 'BEGIN { print s / b }')
+    first_of[$name]=$first
     awk -v n="$name" -v p="$p" -v b="$input" -v s="$best" -v kb="$kb" -v f="$first" 'BEGIN {
       printf "%-30s %6d %9.0f %8.3f %9.0f %8.0f %6.1f\n", n, p, b / 1e6, s,
         (s > 0 ? b / 1e6 / s : 0), kb / 1024, (f > 0 ? s / b / f : 0) }'
@@ -230,4 +232,25 @@ scale "comm clocks"                comm  comm clocks @
 scale "comm waits"                 comm  comm waits @
 scale "comm waits --align-clocks"  comm  comm waits @ --align-clocks
 scale "comm check"                 comm  comm check @
+# The floor (bench/floor/comm.rs): only the stanza fields and records the
+# command needs, no checks, names or warnings. Its x64 is against
+# profparse's own 64-process row: no implementation gets below it.
+floor() { # name mode row
+  local name=$1 mode=$2 row=$3 r p db input best t
+  for r in "${ranks[@]}"; do
+    p=${r%%:*}; db="$dir/ranks$p"
+    input=$(bytes "$db"/bl_comm_prof_*)
+    best=""
+    for _ in $(seq "$runs"); do
+      t=$(once "$dir/comm-floor" "$mode" "$db") || exit 1
+      if faster "${t% *}" "$best"; then best=${t% *}; fi
+    done
+    awk -v n="$name" -v p="$p" -v b="$input" -v s="$best" -v f="${first_of[$row]}" 'BEGIN {
+      printf "%-30s %6d %9.0f %8.3f %9.0f %8s %6.1f\n", n, p, b / 1e6, s,
+        (s > 0 ? b / 1e6 / s : 0), "-", (f > 0 ? s / b / f : 0) }'
+  done
+}
+rustc -O --edition 2021 bench/floor/comm.rs -o "$dir/comm-floor"
+floor "comm barriers: floor"       barriers "comm barriers"
+floor "comm stats: floor"          stats    "comm stats"
 rm -rf "$out"
