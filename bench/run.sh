@@ -234,7 +234,7 @@ scale "comm waits --align-clocks"  comm  comm waits @ --align-clocks
 scale "comm check"                 comm  comm check @
 # The floor (bench/floor/comm.rs): only the stanza fields and records the
 # command needs, no checks, names or warnings. Its x64 is against
-# profparse's own 64-process row: no implementation gets below it.
+# profparse's own 64-process row: the room the target leaves a reader.
 floor() { # name mode row
   local name=$1 mode=$2 row=$3 r p db input best t
   for r in "${ranks[@]}"; do

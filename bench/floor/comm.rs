@@ -12,8 +12,8 @@
 //!     rustc -O --edition 2021 bench/floor/comm.rs -o /tmp/comm-floor
 //!     /tmp/comm-floor barriers "$dir/ranks16384" > /dev/null
 //!
-//! Its best wall time beside profparse's at 64 processes bounds the x64
-//! any implementation can reach (docs/PERFORMANCE.md).
+//! Its best wall time beside profparse's at 64 processes shows the room
+//! issue 41's x64 target leaves a reader (docs/PERFORMANCE.md).
 use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{Read, Write};
