@@ -329,13 +329,21 @@ impl Regions {
         // Processes mostly have the same few regions: a number is looked up
         // in the short sorted list, not gathered once per process and sorted
         // (16,384 processes: a serial pause of milliseconds).
-        let mut v: Vec<i32> = self.names.keys().copied().collect();
-        for n in self.procs.iter().flat_map(|p| p.ranges.keys().copied()) {
+        // Each thread gathers its share, in parallel (a map per process to
+        // visit), and the lists are merged the same way.
+        let add = |mut v: Vec<i32>, n: i32| {
             if let Err(at) = v.binary_search(&n) {
                 v.insert(at, n);
             }
-        }
-        v
+            v
+        };
+        let names: Vec<i32> = self.names.keys().copied().collect();
+        self.procs
+            .par_iter()
+            .fold(Vec::new, |v, p| p.ranges.keys().copied().fold(v, add))
+            .reduce(Vec::new, |a, b| b.into_iter().fold(a, add))
+            .into_iter()
+            .fold(names, add)
     }
 
     /// The ranges of process `proc`, if it has any.
