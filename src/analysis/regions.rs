@@ -20,6 +20,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
+use rayon::prelude::*;
 use smallvec::SmallVec;
 
 use super::ranges::{RangeList, TimeRange, gap_count_of_union};
@@ -325,15 +326,24 @@ impl Regions {
 
     /// Every region number seen in the names table or in any process.
     pub fn numbers(&self) -> Vec<i32> {
-        let mut v: Vec<i32> = self
-            .names
-            .keys()
-            .copied()
-            .chain(self.procs.iter().flat_map(|p| p.ranges.keys().copied()))
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v
+        // Processes mostly have the same few regions: a number is looked up
+        // in the short sorted list, not gathered once per process and sorted
+        // (16,384 processes: a serial pause of milliseconds).
+        // Each thread gathers its share, in parallel (a map per process to
+        // visit), and the lists are merged the same way.
+        let add = |mut v: Vec<i32>, n: i32| {
+            if let Err(at) = v.binary_search(&n) {
+                v.insert(at, n);
+            }
+            v
+        };
+        let names: Vec<i32> = self.names.keys().copied().collect();
+        self.procs
+            .par_iter()
+            .fold(Vec::new, |v, p| p.ranges.keys().copied().fold(v, add))
+            .reduce(Vec::new, |a, b| b.into_iter().fold(a, add))
+            .into_iter()
+            .fold(names, add)
     }
 
     /// The ranges of process `proc`, if it has any.
@@ -500,10 +510,24 @@ pub struct RegionStats {
 /// Statistics of every region, in region-number order.
 pub fn region_stats(regions: &Regions) -> Vec<RegionStats> {
     let nprocs = regions.procs.len().max(1) as f64;
-    regions
-        .numbers()
-        .into_iter()
-        .map(|n| {
+    let numbers = regions.numbers();
+    // Each process's seconds and ranges per region, looked up and summed in
+    // parallel (a map lookup and a sum per process and region); the sums
+    // over processes below stay in process order, the same bits.
+    let per_region = numbers.len().max(1);
+    let mut cells = vec![(0.0, 0usize); regions.procs.len() * per_region];
+    cells
+        .par_chunks_mut(per_region)
+        .zip(&regions.procs)
+        .for_each(|(row, p)| {
+            for (cell, &n) in row.iter_mut().zip(&numbers) {
+                *cell = (p.total(n), p.ranges.get(&n).map_or(0, Vec::len));
+            }
+        });
+    numbers
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
             let mut s = RegionStats {
                 name: regions.name(n),
                 number: n,
@@ -514,9 +538,9 @@ pub fn region_stats(regions: &Regions) -> Vec<RegionStats> {
                 max: f64::NEG_INFINITY,
                 max_proc: None,
             };
-            for p in &regions.procs {
-                let t = p.total(n);
-                s.count += p.ranges.get(&n).map_or(0, Vec::len);
+            for (p, row) in regions.procs.iter().zip(cells.chunks(per_region)) {
+                let (t, count) = row[i];
+                s.count += count;
                 s.total += t;
                 s.min = s.min.min(t);
                 if t > s.max {

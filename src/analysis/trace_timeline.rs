@@ -130,9 +130,115 @@ pub fn trace_span(db: &Database) -> (Option<(f64, f64)>, Vec<Warning>) {
     ((t1 >= t0).then_some((t0, t1)), w)
 }
 
-/// Per column: `(function, seconds, calls starting here)` of the outermost
-/// calls touching it.
-type Column = Vec<(u32, f64, u32)>;
+/// One function's share of a column: `(function, seconds, calls starting
+/// here)`.
+type Entry = (u32, f64, u32);
+
+/// A lane's columns, flat: per column the first function to touch it is
+/// held in place (most columns: one call over many), any others in a list
+/// of the lane's, chained in the order they came. Held as a `Vec` per
+/// column, every column of every process was a pointer to follow and a
+/// heap entry to fill (16,384 processes: 18.5 million), most of the time
+/// of the timelines.
+struct Lane {
+    cells: Vec<Cell>,
+    more: Vec<Cell>,
+}
+
+/// A column of a [`Lane`]: its first entry, and where its next one is in
+/// [`Lane::more`] ([`NONE`]: no other). Function [`NONE`]: no entry.
+#[derive(Clone, Copy)]
+struct Cell {
+    entry: Entry,
+    next: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+const EMPTY: Cell = Cell {
+    entry: (NONE, 0.0, 0),
+    next: NONE,
+};
+
+impl Lane {
+    fn new(columns: usize) -> Self {
+        Lane {
+            cells: vec![EMPTY; columns],
+            more: Vec::new(),
+        }
+    }
+
+    /// Adds `t` seconds and `starts` calls of function `f` to column `i`.
+    #[inline(always)]
+    fn add(&mut self, i: usize, f: u32, t: f64, starts: u32) {
+        let cell = &mut self.cells[i];
+        if cell.entry.0 == f {
+            cell.entry.1 += t;
+            cell.entry.2 += starts;
+            return;
+        }
+        if cell.entry.0 == NONE {
+            cell.entry = (f, t, starts);
+            return;
+        }
+        self.add_other(i, f, t, starts);
+    }
+
+    /// [`Self::add`] of a function that is not the column's first.
+    #[cold]
+    fn add_other(&mut self, i: usize, f: u32, t: f64, starts: u32) {
+        let mut link = self.cells[i].next;
+        let mut last = None;
+        while link != NONE {
+            let e = &mut self.more[link as usize];
+            if e.entry.0 == f {
+                e.entry.1 += t;
+                e.entry.2 += starts;
+                return;
+            }
+            last = Some(link as usize);
+            link = e.next;
+        }
+        // At most a function per call of the lane: fewer than 2^32 - 1.
+        let at = u32::try_from(self.more.len()).unwrap_or(NONE);
+        self.more.push(Cell {
+            entry: (f, t, starts),
+            next: NONE,
+        });
+        match last {
+            Some(l) => self.more[l].next = at,
+            None => self.cells[i].next = at,
+        }
+    }
+
+    /// Column `i`'s entries in the order they came (into `others` when
+    /// there are several), the column emptied for the next process.
+    #[inline(always)]
+    fn take<'a>(&mut self, i: usize, others: &'a mut Vec<Entry>) -> Taken<'a> {
+        let cell = std::mem::replace(&mut self.cells[i], EMPTY);
+        if cell.entry.0 == NONE {
+            return Taken::Empty;
+        }
+        if cell.next == NONE {
+            return Taken::One(cell.entry);
+        }
+        others.clear();
+        others.push(cell.entry);
+        let mut link = cell.next;
+        while let Some(e) = self.more.get(link as usize) {
+            others.push(e.entry);
+            link = e.next;
+        }
+        Taken::Several(others)
+    }
+}
+
+/// A column taken from a [`Lane`].
+enum Taken<'a> {
+    Empty,
+    One(Entry),
+    Several(&'a [Entry]),
+}
 
 /// Bins the outermost calls of every process into `columns` slices of
 /// `span`. Calls outside the span are clipped to it.
@@ -175,9 +281,8 @@ pub fn trace_timelines(
     let procs: Vec<_> = db.trace_blocks(None).procs().collect();
     // Bins one process's calls into its cells (a lane per depth); gives its
     // seconds per function and latest end per depth, and its warnings.
-    let bin = |walk: &TraceProcWalk<'_>, cols: &mut Vec<Vec<Column>>| {
+    let bin = |walk: &TraceProcWalk<'_>, cols: &mut [Lane]| {
         let row = walk.row();
-        cols.iter_mut().flatten().for_each(Vec::clear);
         let mut totals = vec![vec![0f64; nfuncs]; depths];
         let mut latest = vec![f64::NEG_INFINITY; depths];
         let col = |t: f64| (((t - span.0) / slice).floor().max(0.0) as usize).min(columns - 1);
@@ -193,9 +298,8 @@ pub fn trace_timelines(
             let a = c.start.clamp(span.0, span.1);
             let z = c.end().clamp(a, span.1);
             let first = col(a);
-            let Some(cells) = cols[d].get_mut(first..=col(z)) else {
-                return;
-            };
+            let lane = &mut cols[d];
+            let last = col(z);
             // The function's seconds summed in a register, in the same
             // order: a sum kept in memory made a load and a store part of
             // the chain of additions, per column of every process.
@@ -204,20 +308,13 @@ pub fn trace_timelines(
             };
             let mut sum = *total;
             let g = g as u32;
-            for (i, cell) in (first..).zip(cells) {
+            for i in first..=last.min(lane.cells.len().saturating_sub(1)) {
                 let lo = span.0 + slice * i as f64;
                 let overlap = (z.min(lo + slice) - a.max(lo)).max(0.0);
                 sum += overlap;
                 // An instant still shows: the smallest positive weight.
                 let t = overlap.max(1e-300);
-                let starts = u32::from(i == first);
-                match cell.iter_mut().find(|e| e.0 == g) {
-                    Some(e) => {
-                        e.1 += t;
-                        e.2 += starts;
-                    }
-                    None => cell.push((g, t, starts)),
-                }
+                lane.add(i, g, t, u32::from(i == first));
             }
             *total = sum;
         });
@@ -234,13 +331,17 @@ pub fn trace_timelines(
     // The columns' cells are emptied and refilled per process, not made
     // anew: with thousands of processes, a cell's first push per process
     // (columns × depths allocations each) was most of the time.
-    let empty_cells = || vec![vec![vec![Vec::new(); columns]; depths]; at_once];
+    let empty_cells = || {
+        (0..at_once)
+            .map(|_| (0..depths).map(|_| Lane::new(columns)).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
     let per: Vec<(Vec<Level>, Vec<Warning>)> = procs
         .par_chunks(at_once)
-        .map_init(empty_cells, |cells: &mut Vec<Vec<Vec<Column>>>, chunk| {
+        .map_init(empty_cells, |cells: &mut Vec<Vec<Lane>>, chunk| {
             let binned: Vec<_> = chunk.iter().zip(cells.iter_mut()).map(|(walk, cols)| bin(walk, cols)).collect();
-            let lanes: Vec<&[Column]> = cells[..chunk.len()].iter().flatten().map(Vec::as_slice).collect();
-            let mut bars = lanes_bars(&lanes, slice).into_iter();
+            let mut lanes: Vec<&mut Lane> = cells[..chunk.len()].iter_mut().flatten().collect();
+            let mut bars = lanes_bars(&mut lanes, slice).into_iter();
             chunk
                 .iter()
                 .zip(binned)
@@ -300,22 +401,31 @@ const MIN_CHUNKS_PER_THREAD: usize = 64;
 /// neighbouring columns won by the same function merge unless a call of it
 /// starts in the later one, so that back-to-back calls (an application's
 /// time steps) stay apart. At most one bar per column whatever the calls.
-fn lanes_bars(lanes: &[&[Column]], slice: f64) -> Vec<Vec<TraceBar>> {
+/// The lanes are left empty for the next processes.
+fn lanes_bars(lanes: &mut [&mut Lane], slice: f64) -> Vec<Vec<TraceBar>> {
     let mut bars: Vec<Vec<TraceBar>> = vec![Vec::new(); lanes.len()];
-    let columns = lanes.iter().map(|l| l.len()).max().unwrap_or(0);
+    let columns = lanes.iter().map(|l| l.cells.len()).max().unwrap_or(0);
+    let mut others = Vec::new();
     for i in 0..columns {
-        for (lane, bars) in lanes.iter().zip(&mut bars) {
-            if let Some(cell) = lane.get(i) {
-                add_column(bars, i as u32, cell, slice);
+        for (lane, bars) in lanes.iter_mut().zip(&mut bars) {
+            if i < lane.cells.len() {
+                match lane.take(i, &mut others) {
+                    Taken::Empty => {}
+                    Taken::One(e) => add_column(bars, i as u32, &[e], slice),
+                    Taken::Several(cell) => add_column(bars, i as u32, cell, slice),
+                }
             }
         }
+    }
+    for lane in lanes {
+        lane.more.clear();
     }
     bars
 }
 
-/// Adds column `i` of a lane to its bars.
-fn add_column(bars: &mut Vec<TraceBar>, i: u32, cell: &Column, slice: f64) {
-    let (f, n, seconds) = match cell.as_slice() {
+/// Adds column `i` of a lane, its entries in the order they came, to its bars.
+fn add_column(bars: &mut Vec<TraceBar>, i: u32, cell: &[Entry], slice: f64) {
+    let (f, n, seconds) = match cell {
         [] => return,
         // Most cells (a call over many columns) hold one function: its
         // seconds are the sum, as the fold below gives them (weights are
@@ -364,9 +474,20 @@ fn add_column(bars: &mut Vec<TraceBar>, i: u32, cell: &Column, slice: f64) {
 mod tests {
     use super::*;
 
+    /// A lane with `columns`' entries added in order.
+    fn lane_of(columns: &[Vec<Entry>]) -> Lane {
+        let mut lane = Lane::new(columns.len());
+        for (i, cell) in columns.iter().enumerate() {
+            for &(f, t, n) in cell {
+                lane.add(i, f, t, n);
+            }
+        }
+        lane
+    }
+
     /// Lanes whose bars are long runs of uneven busy shares (the running
     /// means' bits depend on every step) and ties.
-    fn lane(seed: u32) -> Vec<Column> {
+    fn lane(seed: u32) -> Vec<Vec<Entry>> {
         (0..40u32)
             .map(|i| match (i + seed) % 7 {
                 0 => Vec::new(),
@@ -380,20 +501,58 @@ mod tests {
     /// Lanes side by side give each lane's bars as made one at a time.
     #[test]
     fn lanes_side_by_side_are_lanes_one_at_a_time() {
-        let lanes: Vec<Vec<Column>> = (0..5).map(lane).collect();
-        let slices: Vec<&[Column]> = lanes.iter().map(Vec::as_slice).collect();
-        let together = lanes_bars(&slices, 0.7);
-        for (l, bars) in slices.iter().zip(&together) {
-            assert_eq!(bars, &lanes_bars(&[l], 0.7)[0]);
+        let columns: Vec<Vec<Vec<Entry>>> = (0..5).map(lane).collect();
+        let mut lanes: Vec<Lane> = columns.iter().map(|c| lane_of(c)).collect();
+        let mut refs: Vec<&mut Lane> = lanes.iter_mut().collect();
+        let together = lanes_bars(&mut refs, 0.7);
+        for (c, bars) in columns.iter().zip(&together) {
+            assert_eq!(bars, &lanes_bars(&mut [&mut lane_of(c)], 0.7)[0]);
         }
         assert_ne!(together[0], together[1]);
+        assert!(
+            lanes.iter().all(|l| l.more.is_empty() && l.cells.iter().all(|c| c.entry.0 == NONE)),
+            "the lanes are left empty for the next processes"
+        );
+    }
+
+    /// A lane's columns hold what a `Vec` per column holds, in the same
+    /// order, however the additions interleave over columns and functions;
+    /// a lane emptied by `lanes_bars` serves the next process as a new one.
+    #[test]
+    fn lanes_hold_what_vecs_per_column_hold() {
+        let mut rng = crate::test_rng::Xorshift::new(41);
+        let columns = 9;
+        let mut lane = Lane::new(columns);
+        for round in 0..200 {
+            let mut expected: Vec<Vec<Entry>> = vec![Vec::new(); columns];
+            for _ in 0..rng.below(40) {
+                let i = rng.below(columns as u64) as usize;
+                let f = rng.below(1 + round % 5) as u32;
+                let t = rng.uniform();
+                let n = rng.below(2) as u32;
+                lane.add(i, f, t, n);
+                match expected[i].iter_mut().find(|e| e.0 == f) {
+                    Some(e) => {
+                        e.1 += t;
+                        e.2 += n;
+                    }
+                    None => expected[i].push((f, t, n)),
+                }
+            }
+            let slice = 0.3;
+            let mut want = Vec::new();
+            for (i, cell) in expected.iter().enumerate() {
+                add_column(&mut want, i as u32, cell, slice);
+            }
+            assert_eq!(lanes_bars(&mut [&mut lane], slice)[0], want, "round {round}");
+        }
     }
 
     /// A bar spans the columns its function wins in a row, until a call of
     /// it starts; its busy share is the mean of its columns'.
     #[test]
     fn bars_merge_columns_until_a_call_starts() {
-        let lane: Vec<Column> = vec![
+        let lane: Vec<Vec<Entry>> = vec![
             vec![(4, 0.5, 1)],
             vec![(4, 1.0, 0), (2, 0.25, 0)],
             vec![(4, 0.25, 0)],
@@ -401,7 +560,7 @@ mod tests {
             Vec::new(),
             vec![(1, 0.5, 0), (3, 0.5, 0)],
         ];
-        let bars = &lanes_bars(&[&lane], 1.0)[0];
+        let bars = &lanes_bars(&mut [&mut lane_of(&lane)], 1.0)[0];
         let spans: Vec<(u32, u32, u32, u64)> =
             bars.iter().map(|b| (b.first, b.last, b.function, b.calls)).collect();
         assert_eq!(spans, [(0, 2, 4, 1), (3, 3, 4, 1), (5, 5, 1, 0)]);

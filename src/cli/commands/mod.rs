@@ -45,6 +45,12 @@ pub fn open_comm_database(path: &std::path::Path) -> crate::Result<KeptDatabase>
     Database::open_for_comm(path).map(|db| KeptDatabase(Some(Box::new(db))))
 }
 
+/// [`open_database`] with the trace index built (see
+/// [`Database::open_for_traces`]).
+pub fn open_trace_database(path: &std::path::Path) -> crate::Result<KeptDatabase> {
+    Database::open_for_traces(path).map(|db| KeptDatabase(Some(Box::new(db))))
+}
+
 /// A database that is not freed when dropped (see [`open_database`]),
 /// except in the fuzz target, which runs many commands in one process.
 pub struct KeptDatabase(Option<Box<Database>>);
@@ -65,12 +71,19 @@ impl std::ops::DerefMut for KeptDatabase {
 impl Drop for KeptDatabase {
     fn drop(&mut self) {
         if let Some(db) = self.0.take() {
-            if cfg!(fuzzing) {
-                drop(db);
-            } else {
-                std::mem::forget(db);
-            }
+            leave_to_exit(db);
         }
+    }
+}
+
+/// Leaves `value` unfreed, to the process's exit (see [`open_database`]):
+/// for what a command holds until it ends. The fuzz target, which runs
+/// many commands in one process, frees it.
+pub fn leave_to_exit<T>(value: T) {
+    if cfg!(fuzzing) {
+        drop(value);
+    } else {
+        std::mem::forget(value);
     }
 }
 

@@ -11,7 +11,7 @@ use crate::cli::context::Context;
 
 /// Opens a database that must have call traces.
 pub fn open_trace_db(path: &std::path::Path, ctx: &Context) -> anyhow::Result<super::KeptDatabase> {
-    let db = super::open_database(path)?;
+    let db = super::open_trace_database(path)?;
     ctx.warn_all(db.warnings());
     db.require(crate::formats::blprof::Part::Trace)?;
     ctx.warn_all(&db.trace_index().warnings);

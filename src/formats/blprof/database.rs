@@ -175,7 +175,7 @@ impl Database {
     /// Fails when `dir` is not a directory or holds no part at all; a
     /// damaged or missing single part is a warning.
     pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
-        Self::open_with(dir.as_ref(), false)
+        Self::open_with(dir.as_ref(), None)
     }
 
     /// [`Database::open`], with the comm index ([`Database::comm_index`])
@@ -183,10 +183,19 @@ impl Database {
     /// the base header (a line per process) parsed alone left all but one
     /// core idle (16,384 processes: 2.6 ms of a 28 ms `comm matrix`).
     pub fn open_for_comm(dir: impl AsRef<Path>) -> Result<Database> {
-        Self::open_with(dir.as_ref(), true)
+        Self::open_with(dir.as_ref(), Some(Part::Comm))
     }
 
-    fn open_with(dir: &Path, with_comm_index: bool) -> Result<Database> {
+    /// [`Database::open`], with the trace index ([`Database::trace_index`])
+    /// built while the base header is parsed, as [`Database::open_for_comm`]
+    /// does for the comm index: for the reports on call traces.
+    pub fn open_for_traces(dir: impl AsRef<Path>) -> Result<Database> {
+        Self::open_with(dir.as_ref(), Some(Part::Trace))
+    }
+
+    /// Opens the database; `index`, the comm or trace index to build while
+    /// the base header is parsed.
+    fn open_with(dir: &Path, index: Option<Part>) -> Result<Database> {
         let meta = std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
         if !meta.is_dir() {
             return Err(Error::NotADatabase {
@@ -249,14 +258,20 @@ impl Database {
                 id: thread_handle::new_database_id(),
                 progress: Progress::none(),
             };
-            // Without its own NProcs the index takes the base header's.
-            if with_comm_index && db.comm.as_ref().is_some_and(|h| h.nprocs.is_some()) {
-                db.comm_index();
+            // Without its own NProcs an index takes the base header's.
+            match index {
+                Some(Part::Comm) if db.comm.as_ref().is_some_and(|h| h.nprocs.is_some()) => {
+                    db.comm_index();
+                }
+                Some(Part::Trace) if db.call_stats.as_ref().is_some_and(|h| h.nprocs.is_some()) => {
+                    db.trace_index();
+                }
+                _ => {}
             }
             Ok(db)
         };
         // On one thread there is nothing to overlap, only a hand-over.
-        let overlap = with_comm_index && rayon::current_num_threads() > 1;
+        let overlap = index.is_some() && rayon::current_num_threads() > 1;
         let ((base, mut warnings), db) = if overlap {
             rayon::join(parse_base, open_rest)
         } else {
@@ -1028,6 +1043,62 @@ mod tests {
         let not_a_database = tempfile::tempdir().unwrap();
         assert_eq!(
             Database::open_for_comm(not_a_database.path()).err().map(|e| e.to_string()),
+            Database::open(not_a_database.path()).err().map(|e| e.to_string())
+        );
+    }
+
+    #[test]
+    fn opening_with_the_trace_index_changes_nothing() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blprof");
+        // Damaged: a base header that disagrees on NProcs, and a call-stats
+        // header without NProcs (the index then waits for the base header's).
+        let damaged = tempfile::tempdir().unwrap();
+        let no_nprocs = tempfile::tempdir().unwrap();
+        let small = fixtures.join("small4/bl_prof");
+        for entry in std::fs::read_dir(&small).unwrap() {
+            let name = entry.unwrap().file_name();
+            if name.to_string_lossy().starts_with("bl_call_stats") {
+                std::fs::copy(small.join(&name), damaged.path().join(&name)).unwrap();
+                std::fs::copy(small.join(&name), no_nprocs.path().join(&name)).unwrap();
+            }
+        }
+        let base = "BLProfVersion 2\nNProcs 3\nBLProfProc 0 datafile x seekpos 0\n";
+        std::fs::write(damaged.path().join("bl_prof_H"), base).unwrap();
+        std::fs::write(no_nprocs.path().join("bl_prof_H"), base).unwrap();
+        let header = std::fs::read_to_string(small.join("bl_call_stats_H")).unwrap();
+        let without: String = header
+            .lines()
+            .filter(|l| !l.starts_with("NProcs"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(no_nprocs.path().join("bl_call_stats_H"), without).unwrap();
+        let dirs = [
+            small.clone(),
+            fixtures.join("host_nid/bl_prof"),
+            damaged.path().to_path_buf(),
+            no_nprocs.path().to_path_buf(),
+        ];
+        let seen = |db: &Database| {
+            let index = db.trace_index();
+            format!(
+                "{:?}\n{:?}\n{:?}\n{:?}",
+                db.warnings(),
+                db.nprocs(),
+                index.procs,
+                index.warnings
+            )
+        };
+        for (i, dir) in dirs.iter().enumerate() {
+            let apart = seen(&Database::open(dir).unwrap());
+            let together = seen(&Database::open_for_traces(dir).unwrap());
+            assert_eq!(apart, together, "{}", dir.display());
+            if i >= 2 {
+                assert!(apart.contains("Warning"), "{}: {apart}", dir.display());
+            }
+        }
+        let not_a_database = tempfile::tempdir().unwrap();
+        assert_eq!(
+            Database::open_for_traces(not_a_database.path()).err().map(|e| e.to_string()),
             Database::open(not_a_database.path()).err().map(|e| e.to_string())
         );
     }
