@@ -134,37 +134,37 @@ pub fn trace_span(db: &Database) -> (Option<(f64, f64)>, Vec<Warning>) {
 /// here)`.
 type Entry = (u32, f64, u32);
 
-/// A lane's columns, flat: per column the first function to touch it is
-/// held in place (most columns: one call over many), any others in a list
-/// of the lane's, chained in the order they came. Held as a `Vec` per
-/// column, every column of every process was a pointer to follow and a
-/// heap entry to fill (16,384 processes: 18.5 million), most of the time
-/// of the timelines.
+/// A lane's columns: per column the first function to touch it is held in
+/// place (most columns: one call over many), any others in a list of the
+/// column's, kept from process to process. Held as a `Vec` per column, every
+/// column of every process was a pointer to follow and a heap entry to fill
+/// (16,384 processes: 18.5 million), most of the time of the timelines.
 struct Lane {
     cells: Vec<Cell>,
-    more: Vec<Cell>,
+    /// Per column, its entries after the first, in the order they came.
+    others: Vec<Vec<Entry>>,
 }
 
-/// A column of a [`Lane`]: its first entry, and where its next one is in
-/// [`Lane::more`] ([`NONE`]: no other). Function [`NONE`]: no entry.
+/// A column of a [`Lane`]: its first entry (function [`NONE`]: none), and
+/// whether it has others.
 #[derive(Clone, Copy)]
 struct Cell {
     entry: Entry,
-    next: u32,
+    more: bool,
 }
 
 const NONE: u32 = u32::MAX;
 
 const EMPTY: Cell = Cell {
     entry: (NONE, 0.0, 0),
-    next: NONE,
+    more: false,
 };
 
 impl Lane {
     fn new(columns: usize) -> Self {
         Lane {
             cells: vec![EMPTY; columns],
-            more: Vec::new(),
+            others: vec![Vec::new(); columns],
         }
     }
 
@@ -181,55 +181,33 @@ impl Lane {
             cell.entry = (f, t, starts);
             return;
         }
-        self.add_other(i, f, t, starts);
-    }
-
-    /// [`Self::add`] of a function that is not the column's first.
-    #[cold]
-    fn add_other(&mut self, i: usize, f: u32, t: f64, starts: u32) {
-        let mut link = self.cells[i].next;
-        let mut last = None;
-        while link != NONE {
-            let e = &mut self.more[link as usize];
-            if e.entry.0 == f {
-                e.entry.1 += t;
-                e.entry.2 += starts;
-                return;
+        cell.more = true;
+        let others = &mut self.others[i];
+        match others.iter_mut().find(|e| e.0 == f) {
+            Some(e) => {
+                e.1 += t;
+                e.2 += starts;
             }
-            last = Some(link as usize);
-            link = e.next;
-        }
-        // At most a function per call of the lane: fewer than 2^32 - 1.
-        let at = u32::try_from(self.more.len()).unwrap_or(NONE);
-        self.more.push(Cell {
-            entry: (f, t, starts),
-            next: NONE,
-        });
-        match last {
-            Some(l) => self.more[l].next = at,
-            None => self.cells[i].next = at,
+            None => others.push((f, t, starts)),
         }
     }
 
-    /// Column `i`'s entries in the order they came (into `others` when
-    /// there are several), the column emptied for the next process.
+    /// Column `i`'s entries in the order they came (gathered in `several`
+    /// when there are more than one), the column emptied for the next
+    /// process.
     #[inline(always)]
-    fn take<'a>(&mut self, i: usize, others: &'a mut Vec<Entry>) -> Taken<'a> {
+    fn take<'a>(&mut self, i: usize, several: &'a mut Vec<Entry>) -> Taken<'a> {
         let cell = std::mem::replace(&mut self.cells[i], EMPTY);
         if cell.entry.0 == NONE {
             return Taken::Empty;
         }
-        if cell.next == NONE {
+        if !cell.more {
             return Taken::One(cell.entry);
         }
-        others.clear();
-        others.push(cell.entry);
-        let mut link = cell.next;
-        while let Some(e) = self.more.get(link as usize) {
-            others.push(e.entry);
-            link = e.next;
-        }
-        Taken::Several(others)
+        several.clear();
+        several.push(cell.entry);
+        several.append(&mut self.others[i]);
+        Taken::Several(several)
     }
 }
 
@@ -417,9 +395,6 @@ fn lanes_bars(lanes: &mut [&mut Lane], slice: f64) -> Vec<Vec<TraceBar>> {
             }
         }
     }
-    for lane in lanes {
-        lane.more.clear();
-    }
     bars
 }
 
@@ -510,7 +485,8 @@ mod tests {
         }
         assert_ne!(together[0], together[1]);
         assert!(
-            lanes.iter().all(|l| l.more.is_empty() && l.cells.iter().all(|c| c.entry.0 == NONE)),
+            lanes.iter().all(|l| l.others.iter().all(Vec::is_empty)
+                && l.cells.iter().all(|c| c.entry.0 == NONE && !c.more)),
             "the lanes are left empty for the next processes"
         );
     }
