@@ -509,58 +509,106 @@ pub struct RegionStats {
 
 /// Statistics of every region, in region-number order.
 pub fn region_stats(regions: &Regions) -> Vec<RegionStats> {
-    let nprocs = regions.procs.len().max(1) as f64;
+    region_stats_within(regions, STATS_CELLS_AT_ONCE)
+}
+
+/// [`region_stats`] with a table of at most `cells_at_once` cells (one
+/// process's share at least).
+fn region_stats_within(regions: &Regions, cells_at_once: usize) -> Vec<RegionStats> {
     let numbers = regions.numbers();
     // Each process's seconds and ranges per region, looked up and summed in
-    // parallel (a map lookup and a sum per process and region); the sums
-    // over processes below stay in process order, the same bits.
-    let per_region = numbers.len().max(1);
-    let mut cells = vec![(0.0, 0usize); regions.procs.len() * per_region];
-    cells
-        .par_chunks_mut(per_region)
-        .zip(&regions.procs)
-        .for_each(|(row, p)| {
-            for (cell, &n) in row.iter_mut().zip(&numbers) {
-                *cell = (p.total(n), p.ranges.get(&n).map_or(0, Vec::len));
-            }
-        });
-    numbers
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| {
-            let mut s = RegionStats {
-                name: regions.name(n),
-                number: n,
-                count: 0,
-                total: 0.0,
-                min: f64::INFINITY,
-                avg: 0.0,
-                max: f64::NEG_INFINITY,
-                max_proc: None,
-            };
-            for (p, row) in regions.procs.iter().zip(cells.chunks(per_region)) {
-                let (t, count) = row[i];
-                s.count += count;
-                s.total += t;
-                s.min = s.min.min(t);
-                if t > s.max {
-                    s.max = t;
-                    s.max_proc = Some(p.proc);
+    // parallel (a map lookup and a sum per process and region), a share of
+    // the regions at a time so that the table stays within
+    // `cells_at_once` whatever the numbers of regions and processes;
+    // the sums over processes stay in process order, the same bits.
+    let procs = regions.procs.len().max(1);
+    let per_pass = (cells_at_once / procs).max(1);
+    let mut cells = Vec::new();
+    let mut out = Vec::with_capacity(numbers.len());
+    for share in numbers.chunks(per_pass) {
+        cells.clear();
+        cells.resize(regions.procs.len() * share.len(), (0.0, 0usize));
+        cells
+            .par_chunks_mut(share.len())
+            .zip(&regions.procs)
+            .for_each(|(row, p)| {
+                for (cell, &n) in row.iter_mut().zip(share) {
+                    *cell = (p.total(n), p.ranges.get(&n).map_or(0, Vec::len));
                 }
-            }
-            if regions.procs.is_empty() {
-                s.min = 0.0;
-                s.max = 0.0;
-            }
-            s.avg = s.total / nprocs;
-            s
-        })
-        .collect()
+            });
+        for (i, &n) in share.iter().enumerate() {
+            let rows = cells.chunks(share.len()).map(|row| row[i]);
+            out.push(one_region_stats(regions, n, rows));
+        }
+    }
+    out
+}
+
+/// Cells of [`region_stats`]' table at once (16 bytes each).
+const STATS_CELLS_AT_ONCE: usize = 1 << 20;
+
+/// Region `n`'s statistics from each process's (seconds, ranges) in it, in
+/// process order.
+fn one_region_stats(
+    regions: &Regions,
+    n: i32,
+    per_proc: impl Iterator<Item = (f64, usize)>,
+) -> RegionStats {
+    let nprocs = regions.procs.len().max(1) as f64;
+    let mut s = RegionStats {
+        name: regions.name(n),
+        number: n,
+        count: 0,
+        total: 0.0,
+        min: f64::INFINITY,
+        avg: 0.0,
+        max: f64::NEG_INFINITY,
+        max_proc: None,
+    };
+    for (p, (t, count)) in regions.procs.iter().zip(per_proc) {
+        s.count += count;
+        s.total += t;
+        s.min = s.min.min(t);
+        if t > s.max {
+            s.max = t;
+            s.max_proc = Some(p.proc);
+        }
+    }
+    if regions.procs.is_empty() {
+        s.min = 0.0;
+        s.max = 0.0;
+    }
+    s.avg = s.total / nprocs;
+    s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The statistics come out the same however few regions a pass takes.
+    #[test]
+    fn region_stats_in_passes_are_the_stats_at_once() {
+        let procs = (0..5)
+            .map(|p| {
+                let records = (0..7).flat_map(|r| {
+                    let t = f64::from(p * 10 + r);
+                    [(t, r, true), (t + 0.1 * f64::from(p + 1), r, false)]
+                });
+                ProcRegions::pair(p as usize, records)
+            })
+            .collect();
+        let regions = Regions {
+            procs,
+            ..Default::default()
+        };
+        let key = |v: Vec<RegionStats>| format!("{v:?}");
+        let at_once = key(region_stats_within(&regions, usize::MAX));
+        assert!(at_once.contains("max_proc: Some(4)"), "{at_once}");
+        for cells in [1, 5, 10, 12, 35] {
+            assert_eq!(key(region_stats_within(&regions, cells)), at_once, "{cells}");
+        }
+    }
 
     #[test]
     fn pairs_by_region_not_by_time() {
