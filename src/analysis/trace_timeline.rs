@@ -146,7 +146,8 @@ struct Lane {
 }
 
 /// A column of a [`Lane`]: its first entry (function [`NONE`]: none), and
-/// whether it has others.
+/// whether it has others (so that a column of one function, most of them,
+/// never touches [`Lane::others`]).
 #[derive(Clone, Copy)]
 struct Cell {
     entry: Entry,
@@ -277,7 +278,6 @@ pub fn trace_timelines(
             let z = c.end().clamp(a, span.1);
             let first = col(a);
             let lane = &mut cols[d];
-            let last = col(z);
             // The function's seconds summed in a register, in the same
             // order: a sum kept in memory made a load and a store part of
             // the chain of additions, per column of every process.
@@ -286,7 +286,7 @@ pub fn trace_timelines(
             };
             let mut sum = *total;
             let g = g as u32;
-            for i in first..=last.min(lane.cells.len().saturating_sub(1)) {
+            for i in first..=col(z) {
                 let lo = span.0 + slice * i as f64;
                 let overlap = (z.min(lo + slice) - a.max(lo)).max(0.0);
                 sum += overlap;
