@@ -428,8 +428,12 @@ pub fn call_tree(
 
 /// Call records (by the headers' counts) past which a run of processes
 /// takes no further process: what a run gathers is held until it is
-/// consumed, a few runs per thread at once.
-const RUN_RECORDS: u64 = 1 << 15;
+/// consumed, a few runs per thread at once. At 16,384 processes (a block
+/// of about 66 calls each) runs of 2^15 records held some 16 runs of 500
+/// processes' tree nodes in flight: `report`'s peak 60 MB, most of it
+/// pages faulted in once; 2^13 holds a quarter of that (peak 46 MB, the
+/// same time).
+const RUN_RECORDS: u64 = 1 << 13;
 
 /// Processes in a run at most (the headers' counts may be 0 or wrong):
 /// runs end at every multiple of it, for chunked merges to take whole runs.
