@@ -326,24 +326,25 @@ impl Regions {
 
     /// Every region number seen in the names table or in any process.
     pub fn numbers(&self) -> Vec<i32> {
-        // Processes mostly have the same few regions: each thread adds its
-        // processes' numbers to a short sorted list (a map per process to
-        // visit), and the lists are merged the same way, where gathering a
-        // number per process and region and sorting them all was a serial
-        // pause of milliseconds at 16,384 processes.
-        let add = |mut v: Vec<i32>, n: i32| {
-            if let Err(at) = v.binary_search(&n) {
-                v.insert(at, n);
-            }
-            v
-        };
-        let names: Vec<i32> = self.names.keys().copied().collect();
-        self.procs
+        // Each thread gathers its processes' numbers in a set, and the sets
+        // are merged (gathering a number per process and region and sorting
+        // them all was a serial pause of milliseconds at 16,384 processes).
+        // A set, not a sorted list with inserts: numbers interleaved over
+        // processes would make those inserts quadratic in a damaged file's
+        // many region numbers.
+        let mut all = self
+            .procs
             .par_iter()
-            .fold(Vec::new, |v, p| p.ranges.keys().copied().fold(v, add))
-            .reduce(Vec::new, |a, b| b.into_iter().fold(a, add))
-            .into_iter()
-            .fold(names, add)
+            .fold(BTreeSet::new, |mut set, p| {
+                set.extend(p.ranges.keys().copied());
+                set
+            })
+            .reduce(BTreeSet::new, |mut a, b| {
+                a.extend(b);
+                a
+            });
+        all.extend(self.names.keys().copied());
+        all.into_iter().collect()
     }
 
     /// The ranges of process `proc`, if it has any.
@@ -585,6 +586,28 @@ fn one_region_stats(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every number once, ascending, from the names and every process,
+    /// however the processes' numbers interleave.
+    #[test]
+    fn numbers_are_the_sorted_union() {
+        let procs = (0..3)
+            .map(|p| {
+                let records = (0..2_000).flat_map(|i| {
+                    let (r, t) = (i * 3 + p, f64::from(i * 3 + p));
+                    [(t, r, true), (t + 0.5, r, false)]
+                });
+                ProcRegions::pair(p as usize, records)
+            })
+            .collect();
+        let regions = Regions {
+            procs,
+            names: [(7, "seven".to_owned()), (-1, "unused".to_owned())].into(),
+            ..Default::default()
+        };
+        let expected: Vec<i32> = std::iter::once(-1).chain(0..6_000).collect();
+        assert_eq!(regions.numbers(), expected);
+    }
 
     /// The statistics come out the same however few regions a pass takes.
     #[test]
